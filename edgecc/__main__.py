@@ -1,0 +1,5 @@
+import sys
+
+from edgecc.cli import main
+
+sys.exit(main())

@@ -1,0 +1,119 @@
+"""The `edgecc` command line: argument parsing, human tables and --json output, exit codes.
+
+Owns: the verbs and flags (the DESIGN.md contract), turning every EdgeccError into one line on
+stderr with exit status 2, and never letting a traceback reach the user for bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from edgecc.errors import EdgeccError
+from edgecc.targets import TARGETS, get_target
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2 (argparse prints usage + message)
+        self.exit(2, f"edgecc: error: {message}\n")
+
+
+def _add_target(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--target", choices=sorted(TARGETS), help="target core / ISA")
+    p.add_argument("--board", help="board name (boards/) or path to a board file")
+
+
+def _resolve_target(args):
+    if getattr(args, "board", None):
+        from edgecc.boards import load_board
+        board = load_board(args.board)
+        if args.target and args.target != board.target:
+            raise EdgeccError(f"--target {args.target} conflicts with board {board.name} "
+                              f"(target {board.target})")
+        return get_target(board.target), board
+    return get_target(args.target or "host"), None
+
+
+def cmd_compile(args) -> int:
+    from edgecc.codegen import write_files
+    from edgecc.compiler import compile_model
+    target, _ = _resolve_target(args)
+    c = compile_model(args.model, target, args.name)
+    paths = write_files(c.files, Path(args.output))
+    info = dict(model=str(args.model), target=target.name, name=args.name,
+                files=[str(p) for p in paths], arena_bytes=c.plan.arena,
+                lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
+                compile_seconds=round(c.seconds, 3))
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print(f"wrote {len(paths)} files to {args.output}: arena {c.plan.arena} B "
+              f"(lower bound {c.plan.lower_bound} B), weights {c.weights_bytes} B, "
+              f"{c.seconds:.2f} s")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from edgecc.verify import verify_model
+    target, board = _resolve_target(args)
+    r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep)
+    if args.json:
+        print(json.dumps(r.as_json()))
+    else:
+        status = "bit-exact" if r.bit_exact else f"MISMATCH in {r.mismatched_bytes} bytes"
+        print(f"{Path(args.model).name} on {r.target}: {status} ({r.total_bytes} output bytes) "
+              f"arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
+        if r.first_bad_layer:
+            print(f"first layer that differs: {r.first_bad_layer}")
+    return 0 if r.bit_exact else 1
+
+
+def cmd_inspect(args) -> int:
+    from edgecc.inspect import inspect_model
+    return inspect_model(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="edgecc", description="Compile quantized neural networks to plain C.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+
+    c = sub.add_parser("compile", help="write C for a model")
+    c.add_argument("model")
+    _add_target(c)
+    c.add_argument("--name", default="model", help="C prefix of the generated API")
+    c.add_argument("-o", "--output", required=True, help="output folder")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_compile)
+
+    v = sub.add_parser("verify", help="build, run and compare with TFLite Micro byte for byte")
+    v.add_argument("model")
+    _add_target(v)
+    v.add_argument("--cc", choices=["gcc", "clang"], help="C compiler (default gcc)")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--json", action="store_true")
+    v.add_argument("--keep", type=Path, help="keep the build folder here")
+    v.set_defaults(fn=cmd_verify)
+
+    i = sub.add_parser("inspect", help="the graph before and after each pass")
+    i.add_argument("model")
+    i.add_argument("--json", action="store_true")
+    i.add_argument("--verbose", action="store_true")
+    i.add_argument("--dump-ir", type=Path)
+    i.set_defaults(fn=cmd_inspect)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except EdgeccError as e:
+        print(f"edgecc: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Rendering the generated C: NAME.h, NAME.c, NAME_weights.c and the runtime header.
+
+Owns: the Jinja2 environment (StrictUndefined, no autoescape), the C spelling of every number and
+array, symbol naming (always through edgecc.names), and the file set. Templates only loop over
+what this module prepared; every number is computed in Python. Output is deterministic: the same
+model and options give byte-identical files.
+"""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import numpy as np
+
+from edgecc.ir import Graph
+from edgecc.lower import Lowered
+from edgecc.names import c_comment, c_ident
+from edgecc.plan import Plan
+from edgecc.resources import data_dir
+
+RUNTIME_FILES = ("edgecc_rt.h",)
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                              trim_blocks=True, lstrip_blocks=True, autoescape=False)
+
+
+def c_literal_list(a: np.ndarray, per_line: int = 24) -> str:
+    flat = np.asarray(a).ravel().tolist()
+    lines = [", ".join(str(int(x)) for x in flat[i:i + per_line]) for i in range(0, len(flat), per_line)]
+    return ",\n    ".join(lines)
+
+
+@dataclass
+class ConstArray:
+    symbol: str
+    ctype: str
+    count: int
+    body: str
+
+
+def _ctype(a: np.ndarray) -> str:
+    return {np.dtype("int8"): "int8_t", np.dtype("uint8"): "uint8_t", np.dtype("int16"): "int16_t",
+            np.dtype("int32"): "int32_t", np.dtype("uint32"): "uint32_t",
+            np.dtype("int64"): "int64_t"}[np.asarray(a).dtype]
+
+
+def describe_value(g: Graph, v: str) -> str:
+    val = g.value(v)
+    label = f" '{c_comment(val.label, 60)}'" if val.label else ""
+    return f"{v}{label} {c_comment(str(val.type), 100)}"
+
+
+def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str, str]:
+    env = _env()
+    ident = c_ident(name)
+    consts: list[ConstArray] = []
+    layers = []
+    for li, lw in enumerate(lowered):
+        n, k = lw.node, lw.kernel
+        fn = f"{ident}_layer{li}_{c_ident(n.op.lower())}"
+        csyms = {}
+        for key, arr in k.consts.items():
+            sym = f"{ident}_l{li}_{c_ident(key)}"
+            arr = np.asarray(arr)
+            consts.append(ConstArray(sym, _ctype(arr), max(arr.size, 1), c_literal_list(arr) or "0"))
+            csyms[key] = sym
+        ctx = {"p": k.params, "c": csyms}
+        for i, v in enumerate(n.inputs):
+            if v is not None and not g.value(v).is_const:
+                t = g.type(v).dtype.c
+                ctx[f"in{i}"] = f"((const {t} *)(arena + {plan.offsets[v]}))"
+        for i, v in enumerate(n.outputs):
+            ctx[f"out{i}"] = f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))"
+        if k.scratch:
+            ctx["scratch"] = f"(arena + {plan.scratch[g.nodes.index(n)]})"
+        body = env.get_template(lw.template_path).render(**ctx)
+        traces = [(int(v[1:]), plan.offsets[v], g.type(v).nbytes) for v in n.outputs
+                  if v[1:].isdigit()]
+        layers.append(dict(
+            fn=fn, body=body, op=n.op, index=n.index, variant=k.variant,
+            template=lw.template_path,
+            inputs=[describe_value(g, v) for v in n.inputs if v is not None],
+            outputs=[describe_value(g, v) for v in n.outputs],
+            params=c_comment(", ".join(f"{a}={b}" for a, b in k.params.items()
+                                       if not isinstance(b, (list, tuple))), 300),
+            traces=traces))
+    ios = dict(
+        inputs=[dict(offset=plan.offsets[v], size=g.type(v).nbytes, desc=describe_value(g, v))
+                for v in g.inputs],
+        outputs=[dict(offset=plan.offsets[v], size=g.type(v).nbytes, desc=describe_value(g, v))
+                 for v in g.outputs])
+    common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
+                  arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
+                  runtime=RUNTIME_FILES, **ios)
+    files = {
+        f"{ident.lower()}.h": env.get_template("model/model.h.j2").render(**common),
+        f"{ident.lower()}.c": env.get_template("model/model.c.j2").render(**common),
+        f"{ident.lower()}_weights.c": env.get_template("model/weights.c.j2").render(**common),
+    }
+    rt = data_dir("runtime_c")
+    for f in RUNTIME_FILES:
+        files[f] = (rt / f).read_text()
+    return files
+
+
+def write_files(files: dict[str, str], out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fname, text in sorted(files.items()):
+        p = out / fname
+        p.write_text(text)
+        paths.append(p)
+    return paths

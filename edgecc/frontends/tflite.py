@@ -1,0 +1,164 @@
+"""TFLite flatbuffer -> edgecc IR, through the `tflite` package's generated readers.
+
+Owns: reading subgraph 0 (tensors, constant buffers including those stored after the flatbuffer by
+offset/size, per-tensor and per-channel quantization, builtin options as snake_case attrs, op
+versions), and rejecting a model with every unsupported op listed at once. Value names are `t<i>`
+for TFLite tensor i so layers can be matched with TFLite Micro's tensors; the model's own names are
+kept as labels (never used as C identifiers).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import flatbuffers
+import numpy as np
+import tflite
+
+from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.ir import DType, Graph, Node, QParams, TensorType, Value
+from edgecc.ops import failed_constraints, is_supported
+
+_TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
+               7: DType.INT16, 9: DType.INT8}
+_OPTION_CLASS = {v: k for k, v in vars(tflite.BuiltinOptions).items() if isinstance(v, int)}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _options_dict(op, opts_type: int) -> dict:
+    """Every scalar field of the op's builtin options table, by snake_case name (defaults filled)."""
+    if opts_type == 0:
+        return {}
+    cls_name = _OPTION_CLASS.get(opts_type)
+    cls = getattr(tflite, cls_name, None) if cls_name else None
+    if cls is None:
+        return {}
+    obj = cls()
+    table = op.BuiltinOptions()
+    if table is None:  # options omitted: build an empty table so accessors return schema defaults
+        b = flatbuffers.Builder(16)
+        getattr(tflite, f"{cls_name}Start")(b)
+        b.Finish(getattr(tflite, f"{cls_name}End")(b))
+        buf = b.Output()
+        obj.Init(buf, flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, 0))
+    else:
+        obj.Init(table.Bytes, table.Pos)
+    out = {}
+    for m in dir(cls):
+        if m.startswith("_") or m in ("Init",) or m.startswith("GetRootAs") or m.endswith(
+                "BufferHasIdentifier") or m.endswith("Length") or m.endswith("IsNone"):
+            continue
+        fn = getattr(obj, m)
+        if m.endswith("AsNumpy"):
+            val = fn()
+            out[_snake(m[:-len("AsNumpy")])] = [] if isinstance(val, int) else val.tolist()
+            continue
+        if hasattr(cls, m + "AsNumpy"):
+            continue
+        try:
+            out[_snake(m)] = fn()
+        except TypeError:
+            continue
+    return out
+
+
+def _read_buffer(model, raw: bytes, idx: int) -> bytes | None:
+    buf = model.Buffers(idx)
+    if buf is None:
+        return None
+    off, size = buf.Offset(), buf.Size()
+    if off > 1 and size > 0:  # stored after the flatbuffer (models > 2 GB style)
+        if off + size > len(raw):
+            raise ModelFormatError(f"buffer {idx} points past the end of the file")
+        return raw[off:off + size]
+    if buf.DataLength() == 0:
+        return None
+    return buf.DataAsNumpy().tobytes()
+
+
+def _qparams(t) -> QParams | None:
+    q = t.Quantization()
+    if q is None or q.ScaleLength() == 0:
+        return None
+    scales = tuple(float(s) for s in q.ScaleAsNumpy())
+    zps = tuple(int(z) for z in q.ZeroPointAsNumpy()) if q.ZeroPointLength() else (0,) * len(scales)
+    if len(zps) == 1 and len(scales) > 1:
+        zps = zps * len(scales)
+    return QParams(scales, zps, int(q.QuantizedDimension()))
+
+
+def load_tflite(path: str | Path) -> Graph:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ModelFormatError(f"{path}: cannot read: {e.strerror}") from None
+    if len(raw) < 8 or raw[4:8] != b"TFL3":
+        raise ModelFormatError(f"{path}: not a TFLite flatbuffer (no 'TFL3' identifier)")
+    try:
+        return _build(raw, path)
+    except (ModelFormatError, UnsupportedModel):
+        raise
+    except Exception as e:  # flatbuffers raises assorted errors on truncated/corrupt input
+        raise ModelFormatError(f"{path}: malformed TFLite model ({type(e).__name__}: {e})") from None
+
+
+def _build(raw: bytes, path: Path) -> Graph:
+    model = tflite.Model.GetRootAsModel(raw, 0)
+    if model.SubgraphsLength() < 1:
+        raise ModelFormatError(f"{path}: model has no subgraph")
+    sg = model.Subgraphs(0)
+    values: dict[str, Value] = {}
+    for i in range(sg.TensorsLength()):
+        t = sg.Tensors(i)
+        ttype = t.Type()
+        if ttype not in _TFL_DTYPES:
+            raise UnsupportedModel(f"{path}: tensor {i} has unsupported type {ttype}")
+        dtype = _TFL_DTYPES[ttype]
+        shape = tuple(int(s) for s in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        shape = tuple(max(s, 1) if s < 0 else s for s in shape)  # dynamic dims: fixed at 1
+        data = _read_buffer(model, raw, t.Buffer())
+        arr = None
+        if data is not None:
+            arr = np.frombuffer(data, dtype=dtype.np).copy()
+            if arr.size != int(np.prod(shape, dtype=np.int64)):
+                raise ModelFormatError(f"{path}: tensor {i} has {arr.size} elements of data for "
+                                       f"shape {list(shape)}")
+            arr = arr.reshape(shape)
+        label = (t.Name() or b"").decode("utf-8", "replace")
+        values[f"t{i}"] = Value(f"t{i}", TensorType(shape, dtype, _qparams(t)), arr, label=label)
+
+    nodes: list[Node] = []
+    unsupported: list[str] = []
+    for i in range(sg.OperatorsLength()):
+        op = sg.Operators(i)
+        code = model.OperatorCodes(op.OpcodeIndex())
+        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        version = code.Version()
+        if builtin == 32:
+            name = "CUSTOM:" + (code.CustomCode() or b"").decode("utf-8", "replace")
+        else:
+            name = tflite.BUILTIN_OPCODE2NAME.get(builtin, f"BUILTIN_{builtin}")
+        ins = [None if x < 0 else f"t{x}" for x in (op.InputsAsNumpy() if op.InputsLength() else [])]
+        outs = [f"t{x}" for x in (op.OutputsAsNumpy() if op.OutputsLength() else [])]
+        attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else {}
+        attrs["version"] = version
+        nodes.append(Node(name, ins, outs, attrs, name=f"{i}_{name.lower()}", index=i))
+        if not is_supported(name):
+            unsupported.append(f"{name} v{version} at op {i}")
+
+    inputs = [f"t{x}" for x in sg.InputsAsNumpy()] if sg.InputsLength() else []
+    outputs = [f"t{x}" for x in sg.OutputsAsNumpy()] if sg.OutputsLength() else []
+    g = Graph(values, nodes, inputs, outputs, name=path.stem)
+    if unsupported:
+        raise UnsupportedModel(f"{path}: unsupported ops: " + "; ".join(unsupported))
+    problems = []
+    for n in nodes:
+        for msg in failed_constraints(g, n):
+            problems.append(f"{n.op} at op {n.index} ({n.outputs[0] if n.outputs else '?'}): {msg}")
+    if problems:
+        raise UnsupportedModel(f"{path}: unsupported parameters: " + "; ".join(problems))
+    return g

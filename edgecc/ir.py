@@ -1,0 +1,184 @@
+"""The edgecc intermediate representation.
+
+Owns: DType, QParams, TensorType, Value, Node, Graph and `verify`. A graph is a list of nodes in
+topological order over named values; constants carry their numpy data. All mutation of a graph goes
+through `Graph` methods (`add_node`, `replace_nodes`, `set_outputs`) so that passes stay small and
+`verify` can check the invariants after each one.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+class DType(enum.Enum):
+    """Element types the IR knows, with their numpy and C spellings."""
+
+    INT8 = ("int8", "int8_t", 1)
+    UINT8 = ("uint8", "uint8_t", 1)
+    INT16 = ("int16", "int16_t", 2)
+    INT32 = ("int32", "int32_t", 4)
+    INT64 = ("int64", "int64_t", 8)
+    FLOAT32 = ("float32", "float", 4)
+    BOOL = ("bool", "uint8_t", 1)
+
+    @property
+    def np(self) -> np.dtype:
+        return np.dtype(self.value[0])
+
+    @property
+    def c(self) -> str:
+        return self.value[1]
+
+    @property
+    def size(self) -> int:
+        return self.value[2]
+
+
+@dataclass(frozen=True)
+class QParams:
+    """Affine quantization: real = scale * (q - zero_point); per-tensor or per-channel on `axis`."""
+
+    scale: tuple[float, ...]
+    zero_point: tuple[int, ...]
+    axis: int = 0
+
+    @property
+    def per_channel(self) -> bool:
+        return len(self.scale) > 1
+
+    def scale_f32(self) -> np.ndarray:
+        return np.asarray(self.scale, dtype=np.float32)
+
+    def __str__(self) -> str:
+        if self.per_channel:
+            return f"scale[{len(self.scale)}] axis={self.axis} zp={self.zero_point[0]}"
+        return f"scale={self.scale[0]:.6g} zp={self.zero_point[0]}"
+
+
+@dataclass(frozen=True)
+class TensorType:
+    shape: tuple[int, ...]
+    dtype: DType
+    q: QParams | None = None
+
+    @property
+    def numel(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * self.dtype.size
+
+    def __str__(self) -> str:
+        s = f"{self.dtype.value[0]}{list(self.shape)}"
+        return f"{s} ({self.q})" if self.q else s
+
+
+@dataclass
+class Value:
+    """A named tensor: an activation (data is None) or a constant (data holds its numpy array)."""
+
+    name: str
+    type: TensorType
+    data: np.ndarray | None = None
+    label: str = ""  # the model's own name for the tensor: for humans, never a C identifier
+
+    @property
+    def is_const(self) -> bool:
+        return self.data is not None
+
+
+@dataclass
+class Node:
+    """One operation. `inputs` may contain None for an omitted optional input (e.g. no bias)."""
+
+    op: str
+    inputs: list[str | None]
+    outputs: list[str]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    name: str = ""
+    index: int = -1  # the op's index in the source model, for error messages
+
+
+class IRError(Exception):
+    pass
+
+
+@dataclass
+class Graph:
+    values: dict[str, Value]
+    nodes: list[Node]
+    inputs: list[str]
+    outputs: list[str]
+    name: str = "model"
+
+    def value(self, name: str) -> Value:
+        return self.values[name]
+
+    def type(self, name: str) -> TensorType:
+        return self.values[name].type
+
+    def producer(self) -> dict[str, Node]:
+        return {o: n for n in self.nodes for o in n.outputs}
+
+    def consumers(self) -> dict[str, list[Node]]:
+        out: dict[str, list[Node]] = {}
+        for n in self.nodes:
+            for i in n.inputs:
+                if i is not None:
+                    out.setdefault(i, []).append(n)
+        return out
+
+    def copy(self) -> "Graph":
+        return Graph(dict(self.values),
+                     [Node(n.op, list(n.inputs), list(n.outputs), dict(n.attrs), n.name, n.index)
+                      for n in self.nodes],
+                     list(self.inputs), list(self.outputs), self.name)
+
+    def activations(self) -> list[str]:
+        """Non-constant values that are used, in first-appearance order."""
+        seen: dict[str, None] = {}
+        for name in self.inputs:
+            seen[name] = None
+        for n in self.nodes:
+            for v in [*n.inputs, *n.outputs]:
+                if v is not None and not self.values[v].is_const:
+                    seen[v] = None
+        return list(seen)
+
+
+def verify(g: Graph) -> None:
+    """Check the graph's invariants; raise IRError naming the first broken one."""
+    from edgecc.ops import get_op  # local: ops import ir
+
+    defined = set(g.inputs) | {k for k, v in g.values.items() if v.is_const}
+    producers: set[str] = set()
+    for name in g.inputs:
+        if name not in g.values:
+            raise IRError(f"graph input {name!r} has no value")
+    for n in g.nodes:
+        for i in n.inputs:
+            if i is None:
+                continue
+            if i not in g.values:
+                raise IRError(f"node {n.name} ({n.op}) reads unknown value {i!r}")
+            if i not in defined:
+                raise IRError(f"node {n.name} ({n.op}) reads {i!r} before it is produced")
+        for o in n.outputs:
+            if o in producers or o in g.inputs or g.values[o].is_const:
+                raise IRError(f"value {o!r} has more than one producer")
+            producers.add(o)
+            defined.add(o)
+        op = get_op(n.op)
+        inferred = op.infer(g, n)
+        for o, t in zip(n.outputs, inferred):
+            have = g.values[o].type
+            if t is not None and (tuple(t.shape) != tuple(have.shape) or t.dtype != have.dtype):
+                raise IRError(f"node {n.name} ({n.op}): output {o!r} is {have}, inferred {t}")
+    for o in g.outputs:
+        if o not in defined:
+            raise IRError(f"graph output {o!r} is never produced")

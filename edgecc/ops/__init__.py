@@ -1,0 +1,142 @@
+"""The op registry: one `OpDef` per operator, each defined in its own module `edgecc/ops/<op>.py`.
+
+Owns: the `OpDef`/`Kernel` records, registration, lookup, and the constraint check that reports
+every unsupported node of a graph at once. An op module holds everything about its op: the
+constraints (small functions whose docstring is the user-facing message), shape/type inference, the
+numpy reference with TFLite's exact integer arithmetic, and the lowering (template + constants).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from edgecc.ir import Graph, Node, TensorType
+
+Constraint = Callable[[Graph, Node], bool]
+
+
+@dataclass
+class Kernel:
+    """What the lowering of one node hands to codegen.
+
+    template: file name under templates/<isa>/ (searched along the target's path).
+    params:   numbers and lists the template prints (Python computed all of them).
+    consts:   arrays emitted as `const` data in NAME_weights.c; the template sees their C symbols.
+    scratch:  bytes of arena scratch the kernel needs while it runs.
+    """
+
+    template: str
+    params: dict[str, Any] = field(default_factory=dict)
+    consts: dict[str, np.ndarray] = field(default_factory=dict)
+    scratch: int = 0
+    variant: str = "portable"
+    reason: str = ""
+
+
+@dataclass
+class OpDef:
+    name: str
+    infer: Callable[[Graph, Node], list[TensorType | None]]
+    reference: Callable[[Graph, Node, list[np.ndarray | None]], list[np.ndarray]]
+    lower: Callable[[Graph, Node, Any], Kernel] | None
+    constraints: list[Constraint] = field(default_factory=list)
+    alias: bool = False  # output is the input's bytes reinterpreted (no code, shared storage)
+    dtypes: str = "int8"
+    reference_oracle: str = "TFLite Micro"
+
+
+REGISTRY: dict[str, OpDef] = {}
+_loaded = False
+
+
+def register(op: OpDef) -> OpDef:
+    REGISTRY[op.name] = op
+    return op
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for mod in pkgutil.iter_modules(__path__):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{mod.name}")
+
+
+def get_op(name: str) -> OpDef:
+    _load_all()
+    if name not in REGISTRY:
+        raise KeyError(name)
+    return REGISTRY[name]
+
+
+def all_ops() -> dict[str, OpDef]:
+    _load_all()
+    return dict(sorted(REGISTRY.items()))
+
+
+def is_supported(name: str) -> bool:
+    _load_all()
+    return name in REGISTRY
+
+
+def failed_constraints(g: Graph, n: Node) -> list[str]:
+    """Messages (constraint docstrings) of every constraint node `n` breaks."""
+    op = get_op(n.op)
+    out = []
+    for c in op.constraints:
+        try:
+            ok = c(g, n)
+        except Exception as e:  # a constraint that cannot even evaluate is a failure to report
+            ok = False
+            out.append(f"{(c.__doc__ or c.__name__).strip()} ({e})")
+            continue
+        if not ok:
+            out.append((c.__doc__ or c.__name__).strip())
+    return out
+
+
+# ---- helpers shared by op modules ----------------------------------------------------------
+
+def in_type(g: Graph, n: Node, i: int = 0) -> TensorType:
+    return g.type(n.inputs[i])  # type: ignore[arg-type]
+
+
+def out_type(g: Graph, n: Node, i: int = 0) -> TensorType:
+    return g.type(n.outputs[i])
+
+
+def const(g: Graph, n: Node, i: int) -> np.ndarray | None:
+    name = n.inputs[i] if i < len(n.inputs) else None
+    if name is None:
+        return None
+    return g.value(name).data
+
+
+def dtype_limits(t: TensorType) -> tuple[int, int]:
+    info = np.iinfo(t.dtype.np)
+    return int(info.min), int(info.max)
+
+
+def conv_out_size(padding: int, size: int, k: int, stride: int, dilation: int) -> int:
+    """TFLite ComputeOutSize: padding 0 = SAME, 1 = VALID."""
+    eff = (k - 1) * dilation + 1
+    if padding == 0:
+        return (size + stride - 1) // stride
+    return (size + stride - eff) // stride
+
+
+def conv_pad(padding: int, size: int, k: int, stride: int, dilation: int, out: int) -> int:
+    """TFLite ComputePaddingHeightWidth's leading pad for one dimension."""
+    eff = (k - 1) * dilation + 1
+    total = ((out - 1) * stride + eff - size)
+    return max(total // 2, 0) if padding == 0 else 0
+
+
+def c_array(a: np.ndarray) -> str:
+    return ", ".join(str(int(x)) for x in np.asarray(a).ravel())

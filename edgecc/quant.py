@@ -1,0 +1,113 @@
+"""TFLite's integer arithmetic, in numpy, bit for bit.
+
+Owns: turning a real multiplier into (int32 multiplier, shift) exactly as TFLite's
+`QuantizeMultiplier` does, and the fixed-point primitives of gemmlowp/TFLite
+(SaturatingRoundingDoublingHighMul, RoundingDivideByPOT, MultiplyByQuantizedMultiplier) evaluated
+on int64 arrays with int32 wrap-around where C would wrap. The C twins of these functions live in
+`runtime_c/edgecc_rt.h`; both must stay bit-identical.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+INT32_MIN = -(1 << 31)
+INT32_MAX = (1 << 31) - 1
+
+
+def tflite_round(x: float) -> int:
+    """std::round: half away from zero."""
+    return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
+
+
+def quantize_multiplier(m: float) -> tuple[int, int]:
+    """TFLite QuantizeMultiplier: m ~= q * 2**(shift - 31) with q in [2**30, 2**31)."""
+    if m == 0.0:
+        return 0, 0
+    frac, shift = math.frexp(m)
+    q = tflite_round(frac * (1 << 31))
+    if q == (1 << 31):
+        q //= 2
+        shift += 1
+    if shift < -31:
+        shift, q = 0, 0
+    if shift > 30:
+        shift, q = 30, (1 << 31) - 1
+    return int(q), int(shift)
+
+
+def quantize_multiplier_smaller_than_one_exp(m: float) -> tuple[int, int]:
+    """TFLite QuantizeMultiplierSmallerThanOneExp: like quantize_multiplier, for 0 < m < 1."""
+    q, shift = quantize_multiplier(m)
+    assert shift <= 0
+    return q, shift
+
+
+def _wrap32(x: np.ndarray) -> np.ndarray:
+    return ((np.asarray(x, dtype=np.int64) + (1 << 31)) % (1 << 32)) - (1 << 31)
+
+
+def _trunc_div_pow2(x: np.ndarray, bits: int) -> np.ndarray:
+    """C integer division by 2**bits (rounds toward zero)."""
+    x = np.asarray(x, dtype=np.int64)
+    return np.where(x >= 0, x >> bits, -((-x) >> bits))
+
+
+def srdhm(a, b) -> np.ndarray:
+    """SaturatingRoundingDoublingHighMul on int32 values (as int64 arrays)."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    overflow = (a == INT32_MIN) & (b == INT32_MIN)
+    ab = a * b
+    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    res = _trunc_div_pow2(ab + nudge, 31)
+    return np.where(overflow, INT32_MAX, res)
+
+
+def rdbpot(x, exponent) -> np.ndarray:
+    """RoundingDivideByPOT: x / 2**exponent rounded to nearest, ties away from zero."""
+    x = np.asarray(x, dtype=np.int64)
+    exponent = np.asarray(exponent, dtype=np.int64)
+    mask = (np.int64(1) << exponent) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (x < 0)
+    return (x >> exponent) + (remainder > threshold)
+
+
+def mbqm(x, multiplier, shift) -> np.ndarray:
+    """MultiplyByQuantizedMultiplier (TFLite's double-rounding form), element-wise."""
+    x = np.asarray(x, dtype=np.int64)
+    shift = np.asarray(shift, dtype=np.int64)
+    left = np.where(shift > 0, shift, 0)
+    right = np.where(shift > 0, 0, -shift)
+    return rdbpot(srdhm(_wrap32(x << left), multiplier), right)
+
+
+def mbqm_smaller_than_one(x, multiplier, shift) -> np.ndarray:
+    """MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0)."""
+    return rdbpot(srdhm(x, multiplier), -np.asarray(shift, dtype=np.int64))
+
+
+def mbqm_greater_than_one(x, multiplier, left_shift) -> np.ndarray:
+    """MultiplyByQuantizedMultiplierGreaterThanOne (left shift >= 0)."""
+    return srdhm(_wrap32(np.asarray(x, dtype=np.int64) << left_shift), multiplier)
+
+
+def activation_range(act: int, dtype_min: int, dtype_max: int, scale: float, zp: int) -> tuple[int, int]:
+    """CalculateActivationRangeQuantized: clamp bounds of a fused activation in the output's domain."""
+    def q(v: float) -> int:  # TFLite divides in float32, then std::round
+        return zp + tflite_round(float(np.float32(v) / np.float32(scale)))
+
+    if act == 0:  # NONE
+        return dtype_min, dtype_max
+    if act == 1:  # RELU
+        return max(dtype_min, q(0.0)), dtype_max
+    if act == 3:  # RELU6
+        return max(dtype_min, q(0.0)), min(dtype_max, q(6.0))
+    if act == 2:  # RELU_N1_TO_1
+        return max(dtype_min, q(-1.0)), min(dtype_max, q(1.0))
+    raise ValueError(f"unsupported fused activation {act}")
+
+
+ACTIVATION_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}

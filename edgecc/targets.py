@@ -1,0 +1,48 @@
+"""Targets: what a generated C file may assume about the core it runs on.
+
+Owns: the table of targets, each with its template search path (most specialised ISA first, then
+the portable `c` templates), and the core flags a build needs (toolchains.md). Boards (boards/)
+name a target; the target never names a board.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from edgecc.errors import EdgeccError
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    isa_path: tuple[str, ...]
+    cflags: tuple[str, ...] = ()
+    cc: str = "gcc"
+    runner: str = "host"  # host | qemu-system | qemu-user
+    qemu_machine: str = ""
+    features: frozenset[str] = field(default_factory=frozenset)
+
+
+TARGETS: dict[str, Target] = {
+    "host": Target("host", ("c",)),
+    "x86-avx2": Target("x86-avx2", ("avx2", "c"), ("-mavx2", "-mfma"), features=frozenset({"avx2"})),
+    "cortex-m4": Target("cortex-m4", ("dsp", "c"),
+                        ("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
+                        "arm-none-eabi-gcc", "qemu-system", "mps2-an386", frozenset({"dsp"})),
+    "cortex-m7": Target("cortex-m7", ("dsp", "c"),
+                        ("-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"),
+                        "arm-none-eabi-gcc", "qemu-system", "mps2-an500", frozenset({"dsp"})),
+    "cortex-m33": Target("cortex-m33", ("dsp", "c"),
+                         ("-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"),
+                         "arm-none-eabi-gcc", "qemu-system", "mps2-an505", frozenset({"dsp"})),
+    "cortex-m55": Target("cortex-m55", ("mve", "dsp", "c"),
+                         ("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"),
+                         "arm-none-eabi-gcc", "qemu-system", "mps3-an547", frozenset({"dsp", "mve"})),
+    "aarch64": Target("aarch64", ("neon", "c"), ("-march=armv8.2-a+dotprod",),
+                      "aarch64-linux-gnu-gcc", "qemu-user", "", frozenset({"neon", "dotprod"})),
+}
+
+
+def get_target(name: str) -> Target:
+    if name not in TARGETS:
+        raise EdgeccError(f"unknown target {name!r} (known: {', '.join(TARGETS)})")
+    return TARGETS[name]

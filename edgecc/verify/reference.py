@@ -1,0 +1,69 @@
+"""The golden reference: TensorFlow Lite Micro's interpreter (PyPI `tflite-micro`).
+
+Owns: running a .tflite model through `tflite_micro.runtime.Interpreter` on given inputs, with every
+intermediate tensor preserved so the first differing layer can be named, and making seeded inputs.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from edgecc.errors import EdgeccError
+from edgecc.ir import DType, Graph
+
+
+def seeded_inputs(g: Graph, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for v in g.inputs:
+        t = g.type(v)
+        if t.dtype == DType.FLOAT32:
+            arr = rng.standard_normal(t.shape).astype(np.float32)
+            if t.q is None:
+                pass
+        else:
+            info = np.iinfo(t.dtype.np)
+            arr = rng.integers(info.min, info.max, size=t.shape, endpoint=True).astype(t.dtype.np)
+        out.append(arr)
+    return out
+
+
+class _StderrToNull:
+    """print_allocations and the interpreter write to C stderr; keep CLI output clean."""
+
+    def __enter__(self):
+        self.saved = os.dup(2)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+
+    def __exit__(self, *a):
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+
+
+def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preserve: bool = False,
+             n_tensors: int = 0) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
+    """Outputs, and (with preserve) every tensor by TFLite index after the run."""
+    try:
+        from tflite_micro.python.tflite_micro import runtime
+    except ImportError:
+        raise EdgeccError("the reference needs the 'tflite-micro' package "
+                          "(pip install 'edgecc[test]')") from None
+    cfg = runtime.InterpreterConfig.kPreserveAllTensors if preserve else \
+        runtime.InterpreterConfig.kAllocationRecording
+    with _StderrToNull():
+        it = runtime.Interpreter.from_file(str(model), arena_size=16 << 20, intrepreter_config=cfg)
+        for i, x in enumerate(inputs):
+            it.set_input(x, i)
+        it.invoke()
+        outs = [np.array(it.get_output(i)) for i in range(n_outputs)]
+        tensors: dict[int, np.ndarray] = {}
+        for i in range(n_tensors if preserve else 0):
+            try:
+                tensors[i] = np.array(it.GetTensor(i, 0)["tensor_data"])
+            except Exception:  # constant or unallocated tensors have no runtime data
+                continue
+    return outs, tensors

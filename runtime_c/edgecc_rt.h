@@ -1,0 +1,40 @@
+/* edgecc runtime helpers: TFLite's fixed-point arithmetic as static inline C99.
+ *
+ * These are the C twins of edgecc/quant.py and must stay bit-identical with it and with
+ * TensorFlow Lite Micro (two-step rounding: SaturatingRoundingDoublingHighMul, then
+ * RoundingDivideByPOT). No state, no libc beyond <stdint.h>.
+ */
+#ifndef EDGECC_RT_H
+#define EDGECC_RT_H
+#include <stdint.h>
+
+/* (a*b*2)>>32 with rounding to nearest (ties away from zero), saturating the one overflow case. */
+static inline int32_t ec_srdhm(int32_t a, int32_t b) {
+    int64_t ab;
+    int32_t nudge;
+    if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+    ab = (int64_t)a * (int64_t)b;
+    nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* x / 2^e rounded to nearest, ties away from zero. */
+static inline int32_t ec_rdbpot(int32_t x, int e) {
+    const int32_t mask = (int32_t)(((int64_t)1 << e) - 1);
+    const int32_t rem = x & mask;
+    const int32_t thr = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> e) + (rem > thr ? 1 : 0);
+}
+
+/* TFLite MultiplyByQuantizedMultiplier: x * m * 2^(shift-31). */
+static inline int32_t ec_mbqm(int32_t x, int32_t m, int shift) {
+    const int left = shift > 0 ? shift : 0;
+    const int right = shift > 0 ? 0 : -shift;
+    return ec_rdbpot(ec_srdhm((int32_t)((uint32_t)x << left), m), right);
+}
+
+static inline int32_t ec_clamp(int32_t x, int32_t lo, int32_t hi) {
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+#endif /* EDGECC_RT_H */
