@@ -1,14 +1,19 @@
 """Quantization constants shared by the conv-like ops (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED).
 
 Owns: per-channel or per-tensor (multiplier, shift) exactly as TFLite Micro prepares them, the fused
-activation clamp range, and the numpy requantize epilogue (acc -> multiplier -> +zp -> clamp).
+activation clamp range, the numpy requantize epilogue (acc -> multiplier -> +zp -> clamp), and the
+2-D sliding-window geometry of CONV_2D / DEPTHWISE_CONV_2D (output size, leading pads, the interior
+where every filter tap reads a real input pixel, and the numpy tap iterator used by the references).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.ops import dtype_limits, in_type, out_type
+from edgecc.ops import conv_out_size, conv_pad, dtype_limits, in_type, out_type
 from edgecc.quant import activation_range, mbqm, quantize_multiplier
 
 
@@ -46,3 +51,90 @@ def act_range(g: Graph, n: Node) -> tuple[int, int]:
 def requantize(acc: np.ndarray, mult, shift, out_zp: int, lo: int, hi: int, dtype) -> np.ndarray:
     out = mbqm(acc, mult, shift) + out_zp
     return np.clip(out, lo, hi).astype(dtype)
+
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+@dataclass(frozen=True)
+class Window:
+    """Geometry of a 2-D window sliding over an NHWC input (TFLite's ComputePaddingHeightWidth).
+
+    Output pixel (oy, ox) reads input rows oy*stride_h - pad_t + fy*dil_h for fy < k_h (columns
+    alike); taps outside the input contribute nothing (TFLite treats them as (x - zp) = 0).
+    """
+
+    in_h: int
+    in_w: int
+    k_h: int
+    k_w: int
+    stride_h: int
+    stride_w: int
+    dil_h: int
+    dil_w: int
+    out_h: int
+    out_w: int
+    pad_t: int
+    pad_l: int
+
+    @staticmethod
+    def _interior_1d(size: int, k: int, stride: int, dil: int, pad: int, out: int) -> tuple[int, int]:
+        # out index o is interior when o*stride - pad >= 0 and o*stride - pad + (k-1)*dil <= size-1.
+        lo = -(-pad // stride)
+        hi = (size - 1 - (k - 1) * dil + pad) // stride + 1 if size - (k - 1) * dil + pad > 0 else 0
+        lo, hi = min(max(lo, 0), out), min(max(hi, 0), out)
+        return (lo, hi) if hi > lo else (0, 0)
+
+    def interior(self) -> tuple[int, int, int, int]:
+        """[y0, y1) x [x0, x1): output pixels whose taps all lie inside the input (may be empty)."""
+        y0, y1 = self._interior_1d(self.in_h, self.k_h, self.stride_h, self.dil_h, self.pad_t,
+                                   self.out_h)
+        x0, x1 = self._interior_1d(self.in_w, self.k_w, self.stride_w, self.dil_w, self.pad_l,
+                                   self.out_w)
+        if y1 == y0 or x1 == x0:
+            return 0, 0, 0, 0
+        return y0, y1, x0, x1
+
+    def taps(self, xz: np.ndarray) -> Iterator[tuple[int, int, np.ndarray]]:
+        """For each tap (fy, fx): the [B, out_h, out_w, C] slice of the input each output reads.
+
+        `xz` is the input with its zero point already subtracted, so padding with 0 reproduces
+        TFLite's skipped out-of-image taps exactly.
+        """
+        b, h, w, c = xz.shape
+        need_h = (self.out_h - 1) * self.stride_h + (self.k_h - 1) * self.dil_h + 1
+        need_w = (self.out_w - 1) * self.stride_w + (self.k_w - 1) * self.dil_w + 1
+        pad_b = max(need_h - h - self.pad_t, 0)
+        pad_r = max(need_w - w - self.pad_l, 0)
+        xp = np.pad(xz, ((0, 0), (self.pad_t, pad_b), (self.pad_l, pad_r), (0, 0)))
+        for fy in range(self.k_h):
+            for fx in range(self.k_w):
+                y0, x0 = fy * self.dil_h, fx * self.dil_w
+                yield fy, fx, xp[:, y0:y0 + (self.out_h - 1) * self.stride_h + 1:self.stride_h,
+                                 x0:x0 + (self.out_w - 1) * self.stride_w + 1:self.stride_w, :]
+
+
+def window(n: Node, in_hw: tuple[int, int], k_hw: tuple[int, int]) -> Window:
+    """The window of a CONV_2D / DEPTHWISE_CONV_2D node from its options (padding 0 = SAME)."""
+    a = n.attrs
+    pad = int(a.get("padding", 0))
+    sh, sw = int(a.get("stride_h", 1)), int(a.get("stride_w", 1))
+    dh, dw = int(a.get("dilation_h_factor", 1)), int(a.get("dilation_w_factor", 1))
+    (h, w), (kh, kw) = in_hw, k_hw
+    oh, ow = conv_out_size(pad, h, kh, sh, dh), conv_out_size(pad, w, kw, sw, dw)
+    return Window(h, w, kh, kw, sh, sw, dh, dw, oh, ow,
+                  conv_pad(pad, h, kh, sh, dh, oh), conv_pad(pad, w, kw, sw, dw, ow))
+
+
+def valid_window_options(g: Graph, n: Node) -> bool:
+    """strides and dilation factors must be >= 1 and padding SAME or VALID"""
+    a = n.attrs
+    if any(int(a.get(k, 1)) < 1 for k in ("stride_h", "stride_w", "dilation_h_factor",
+                                           "dilation_w_factor")):
+        return False
+    return int(a.get("padding", 0)) in (0, 1)
+
+
+def fits_int32(a: np.ndarray) -> bool:
+    a = np.asarray(a, dtype=np.int64)
+    return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))

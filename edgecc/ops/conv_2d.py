@@ -1,0 +1,146 @@
+"""CONV_2D, int8 activations and int8 weights (per-tensor or per-channel), optional int32 bias.
+
+TFLite Micro's reference (reference_integer_ops::ConvPerChannel): for every output pixel and output
+channel, acc = sum over the filter taps that fall inside the input of w * (x - input_zp), + bias;
+then MultiplyByQuantizedMultiplier with that channel's (multiplier, shift), + output_zp, clamp to
+the fused activation range. Taps in the SAME padding are skipped, which is the same as reading
+an input value equal to input_zp.
+
+The C kernel folds the input zero point into the bias (bias - zp * sum(w)) for the interior output
+pixels, whose taps all read real input; border pixels use the unfolded bias and (x - zp) per tap,
+because folding over all taps there would also subtract zp * w for the skipped padded taps.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node, TensorType
+from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32, requantize,
+                                     valid_window_options, window)
+
+
+def int8_activations(g: Graph, n: Node) -> bool:
+    """input and output must be int8 (int16 activations are not supported yet)"""
+    return in_type(g, n).dtype == DType.INT8 and out_type(g, n).dtype == DType.INT8
+
+
+def quantized_activations(g: Graph, n: Node) -> bool:
+    """input and output must be quantized per tensor (one scale and zero point each)"""
+    x, y = in_type(g, n), out_type(g, n)
+    return x.q is not None and y.q is not None and not x.q.per_channel and not y.q.per_channel
+
+
+def nhwc_rank4(g: Graph, n: Node) -> bool:
+    """input and output must be 4-D (NHWC)"""
+    return len(in_type(g, n).shape) == 4 and len(out_type(g, n).shape) == 4
+
+
+def int8_constant_filter(g: Graph, n: Node) -> bool:
+    """filter must be a constant int8 tensor [out_ch, kh, kw, in_ch] with zero point 0"""
+    w = g.value(n.inputs[1])
+    return (w.is_const and w.type.dtype == DType.INT8 and len(w.type.shape) == 4
+            and w.type.q is not None and all(z == 0 for z in w.type.q.zero_point))
+
+
+def filter_scales_per_tensor_or_channel(g: Graph, n: Node) -> bool:
+    """filter scales must be one per tensor or one per output channel (quantized_dimension 0)"""
+    q = in_type(g, n, 1).q
+    return len(q.scale) == 1 or (len(q.scale) == in_type(g, n, 1).shape[0] and q.axis == 0)
+
+
+def no_grouped_convolution(g: Graph, n: Node) -> bool:
+    """filter input depth must equal the input depth (grouped convolutions are not supported yet)"""
+    return in_type(g, n, 1).shape[3] == in_type(g, n).shape[3]
+
+
+def bias_int32_const(g: Graph, n: Node) -> bool:
+    """bias, when present, must be a constant int32 tensor with one value per output channel"""
+    if len(n.inputs) < 3 or n.inputs[2] is None:
+        return True
+    b = g.value(n.inputs[2])
+    return b.is_const and b.type.dtype == DType.INT32 and b.type.numel == in_type(g, n, 1).shape[0]
+
+
+def supported_activation(g: Graph, n: Node) -> bool:
+    """fused activation must be NONE, RELU, RELU_N1_TO_1 or RELU6"""
+    return int(n.attrs.get("fused_activation_function", 0)) in (0, 1, 2, 3)
+
+
+def output_shape_matches(g: Graph, n: Node) -> bool:
+    """output shape must be [batch, out_h, out_w, out_ch] as the padding and strides give it"""
+    t = infer(g, n)[0]
+    return tuple(t.shape) == tuple(out_type(g, n).shape)
+
+
+def _window(g: Graph, n: Node) -> Window:
+    x, w = in_type(g, n), in_type(g, n, 1)
+    return window(n, (x.shape[1], x.shape[2]), (w.shape[1], w.shape[2]))
+
+
+def infer(g: Graph, n: Node) -> list[TensorType | None]:
+    win = _window(g, n)
+    shape = (in_type(g, n).shape[0], win.out_h, win.out_w, in_type(g, n, 1).shape[0])
+    return [TensorType(shape, out_type(g, n).dtype)]
+
+
+def _bias(g: Graph, n: Node, channels: int) -> np.ndarray:
+    b = const(g, n, 2)
+    return np.zeros(channels, np.int64) if b is None else b.astype(np.int64).ravel()
+
+
+def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    win = _window(g, n)
+    w = const(g, n, 1).astype(np.float64)  # [oc, kh, kw, ic]
+    oc = w.shape[0]
+    xz = ins[0].astype(np.float64) - in_type(g, n).q.zero_point[0]
+    # float64 sums of int8 products are exact far beyond any int32 accumulator.
+    acc = np.zeros((xz.shape[0], win.out_h, win.out_w, oc), np.float64)
+    for fy, fx, patch in win.taps(xz):
+        acc += patch @ w[:, fy, fx, :].T
+    acc = acc.astype(np.int64) + _bias(g, n, oc)
+    m, s = channel_multipliers(g, n, oc)
+    lo, hi = act_range(g, n)
+    return [requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)]
+
+
+def lower(g: Graph, n: Node, target) -> Kernel:
+    win = _window(g, n)
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    oc, kh, kw, ic = w.shape
+    in_zp = int(x.q.zero_point[0])
+    bias = _bias(g, n, oc)
+    folded = bias - in_zp * w.reshape(oc, -1).sum(axis=1)
+    y0, y1, x0, x1 = win.interior()
+    if not fits_int32(folded):  # keep the accumulator identical to TFLM's: no folding at all
+        y0 = y1 = x0 = x1 = 0
+    interior_px = (y1 - y0) * (x1 - x0)
+    m, s = channel_multipliers(g, n, oc)
+    lo, hi = act_range(g, n)
+    consts = dict(w=w.astype(np.int8), mult=m.astype(np.int32), shift=s.astype(np.int32))
+    if interior_px:
+        consts["bias_folded"] = folded.astype(np.int32)
+    if interior_px < win.out_h * win.out_w:
+        consts["bias"] = bias.astype(np.int32)
+    params = dict(
+        batches=x.shape[0], in_h=win.in_h, in_w=win.in_w, in_c=ic, out_h=win.out_h,
+        out_w=win.out_w, out_c=oc, k_h=kh, k_w=kw, stride_h=win.stride_h, stride_w=win.stride_w,
+        dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t, pad_l=win.pad_l,
+        in_off=-in_zp, out_zp=int(out_type(g, n).q.zero_point[0]), act_min=lo, act_max=hi,
+        y0=y0, y1=y1, x0=x0, x1=x1,
+        # which code paths exist: all pixels interior, none, or both (then a per-pixel test)
+        paths="interior" if interior_px == win.out_h * win.out_w else
+              ("border" if interior_px == 0 else "both"),
+        # with dilation 1 the kw taps of one filter row read one contiguous run of kw*in_c bytes
+        row_run=kw * ic if win.dil_w == 1 else 0,
+        tap_row_stride=win.dil_h * win.in_w * ic, tap_col_stride=win.dil_w * ic)
+    return Kernel("conv_2d.c.j2", params=params, consts=consts)
+
+
+OP = register(OpDef(
+    "CONV_2D", infer, reference, lower,
+    [int8_activations, quantized_activations, nhwc_rank4, int8_constant_filter,
+     filter_scales_per_tensor_or_channel, no_grouped_convolution, bias_int32_const,
+     supported_activation, valid_window_options, output_shape_matches],
+    dtypes="int8 x int8 -> int8 (int32 bias, per-channel or per-tensor weights)"))

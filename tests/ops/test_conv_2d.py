@@ -1,0 +1,95 @@
+"""CONV_2D: random single-op models, numpy reference and generated C (gcc, clang) vs TFLite Micro."""
+import numpy as np
+import pytest
+
+from edgecc.errors import UnsupportedModel
+from edgecc.frontends.tflite import load_tflite
+from edgecc.ops._conv_common import Window
+from edgecc.ops import conv_out_size, conv_pad
+from edgecc.tflite_writer import ModelBuilder
+from opcheck import check_model
+
+
+def conv_model(rng, *, n=1, h=7, w=6, ic=3, oc=4, kh=3, kw=3, stride=(1, 1), dil=(1, 1),
+               padding=0, act=0, bias=True, per_channel=True, in_zp=None, in_dtype="int8"):
+    mb = ModelBuilder()
+    in_zp = int(rng.integers(-128, 128)) if in_zp is None else in_zp
+    w_scale = rng.uniform(0.002, 0.02, oc) if per_channel else [float(rng.uniform(0.002, 0.02))]
+    out_scale = {2: 2.0 / 200, 3: 6.0 / 200}.get(act, float(rng.uniform(0.02, 0.2)))
+    # Pick the input scale so the accumulator's spread (|x - zp| ~ 74, |w| ~ 73 on average)
+    # lands around +-60 output steps: outputs then cover the int8 range without sitting on rails.
+    in_scale = out_scale * 60 / (float(np.mean(w_scale)) * 5400 * np.sqrt(kh * kw * ic))
+    x = mb.tensor("x", (n, h, w, ic), in_dtype, scale=in_scale, zero_point=in_zp)
+    wt = mb.const("w", rng.integers(-127, 128, (oc, kh, kw, ic)).astype(np.int8),
+                  scale=list(w_scale), zero_point=[0] * len(w_scale), axis=0)
+    ins = [x, wt]
+    if bias:
+        bs = [in_scale * s for s in w_scale]
+        ins.append(mb.const("b", rng.integers(-20000, 20000, (oc,)).astype(np.int32), scale=bs,
+                            zero_point=[0] * len(bs)))
+    else:
+        ins.append(-1)
+    oh = conv_out_size(padding, h, kh, stride[0], dil[0])
+    ow = conv_out_size(padding, w, kw, stride[1], dil[1])
+    y = mb.tensor("y", (n, oh, ow, oc), in_dtype, scale=out_scale,
+                  zero_point=int(rng.integers(-20, 20)))
+    mb.op("CONV_2D", ins, [y], {"padding": padding, "stride_h": stride[0], "stride_w": stride[1],
+                                "dilation_h_factor": dil[0], "dilation_w_factor": dil[1],
+                                "fused_activation_function": act}, version=3)
+    return mb.finish([x], [y])
+
+
+CASES = [
+    dict(h=7, w=6, ic=3, oc=4, kh=3, kw=3, padding=0, act=0),
+    dict(h=9, w=8, ic=5, oc=6, kh=3, kw=3, stride=(2, 2), padding=0, act=1, per_channel=False),
+    dict(h=8, w=9, ic=4, oc=3, kh=3, kw=2, stride=(1, 2), padding=1, act=3, bias=False),
+    dict(h=10, w=10, ic=2, oc=5, kh=3, kw=3, dil=(2, 2), padding=0, act=2),
+    dict(h=11, w=7, ic=3, oc=2, kh=2, kw=3, dil=(1, 2), stride=(2, 1), padding=1, act=0),
+    dict(h=6, w=6, ic=16, oc=8, kh=1, kw=1, padding=1, act=1),
+    dict(n=2, h=5, w=4, ic=3, oc=3, kh=5, kw=4, padding=0, act=3, bias=False, per_channel=False),
+    dict(h=4, w=3, ic=2, oc=3, kh=5, kw=5, stride=(2, 2), padding=0, act=0),  # no interior
+    dict(h=12, w=1, ic=7, oc=4, kh=4, kw=1, stride=(2, 1), padding=0, act=1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_conv_2d(case):
+    rng = np.random.default_rng(2000 + case)
+    check_model(conv_model(rng, **CASES[case]))
+
+
+def test_conv_2d_random_sweep():
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        k = int(rng.integers(1, 4))
+        cfg = dict(h=int(rng.integers(k, 12)), w=int(rng.integers(k, 12)), ic=int(rng.integers(1, 9)),
+                   oc=int(rng.integers(1, 9)), kh=k, kw=int(rng.integers(1, 4)),
+                   stride=(int(rng.integers(1, 3)), int(rng.integers(1, 3))),
+                   dil=(int(rng.integers(1, 3)), 1), padding=int(rng.integers(0, 2)),
+                   act=int(rng.integers(0, 4)), bias=bool(rng.integers(0, 2)),
+                   per_channel=bool(rng.integers(0, 2)))
+        cfg["h"] = max(cfg["h"], (cfg["kh"] - 1) * cfg["dil"][0] + 1)
+        check_model(conv_model(rng, **cfg), seeds=(0,))
+
+
+def test_interior_matches_brute_force():
+    for h, k, s, d, pad in [(7, 3, 1, 1, 0), (8, 3, 2, 1, 0), (10, 3, 1, 2, 0), (5, 5, 2, 1, 0),
+                            (9, 2, 2, 1, 1), (3, 5, 1, 1, 0), (16, 4, 3, 2, 0)]:
+        o = conv_out_size(pad, h, k, s, d)
+        p = conv_pad(pad, h, k, s, d, o)
+        win = Window(h, h, k, k, s, s, d, d, o, o, p, p)
+        y0, y1, _, _ = win.interior()
+        inside = [oy for oy in range(o)
+                  if all(0 <= oy * s - p + f * d < h for f in range(k))]
+        assert list(range(y0, y1)) == inside, (h, k, s, d, pad)
+
+
+def test_int16_activations_rejected_with_message():
+    rng = np.random.default_rng(1)
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.tflite"
+        p.write_bytes(conv_model(rng, in_dtype="int16", in_zp=0))
+        with pytest.raises(UnsupportedModel, match="int16 activations are not supported"):
+            load_tflite(p)
