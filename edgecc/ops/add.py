@@ -1,0 +1,143 @@
+"""ADD, int8, with TFLite's input rescaling and numpy-style broadcasting.
+
+TFLite Micro (CalculateOpDataAdd + reference_integer_ops::AddFunc): both inputs are brought to a
+common scale before the sum. With twice_max = 2 * max(s1, s2) (the float max, then double):
+input multipliers s_i / twice_max and output multiplier twice_max / (2**20 * s_out), each
+quantized with QuantizeMultiplierSmallerThanOneExp. Per element:
+    v_i = (x_i - zp_i) * 2**20
+    r_i = RoundingDivideByPOT(SRDHM(v_i, m_i), -shift_i)
+    y   = RoundingDivideByPOT(SRDHM(r_1 + r_2, m_out), -shift_out) + zp_out, clamped to the
+          fused activation range.
+Broadcasting follows numpy (TFLM's BroadcastAdd6DSlow applies the same element function).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node, TensorType
+from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops._conv_common import act_range
+from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier
+
+LEFT_SHIFT = 20  # int8 inputs (TFLite uses 15 for int16)
+MAX_DIMS = 4  # loops in the template after collapsing dimensions
+
+
+def int8_tensors(g: Graph, n: Node) -> bool:
+    """both inputs and the output must be int8 with quantization parameters"""
+    ts = [in_type(g, n, 0), in_type(g, n, 1), out_type(g, n)]
+    return all(t.dtype == DType.INT8 and t.q is not None for t in ts)
+
+
+def per_tensor(g: Graph, n: Node) -> bool:
+    """inputs and output must be quantized per tensor"""
+    return not any(t.q.per_channel for t in (in_type(g, n, 0), in_type(g, n, 1), out_type(g, n)))
+
+
+def broadcastable(g: Graph, n: Node) -> bool:
+    """input shapes must be equal or broadcastable (numpy rules)"""
+    try:
+        np.broadcast_shapes(in_type(g, n, 0).shape, in_type(g, n, 1).shape)
+    except ValueError:
+        return False
+    return True
+
+
+def collapsible(g: Graph, n: Node) -> bool:
+    """the broadcast pattern must collapse to at most 4 dimensions"""
+    return len(_loops(g, n)[0]) <= MAX_DIMS
+
+
+def multipliers_in_range(g: Graph, n: Node) -> bool:
+    """scales must give an output multiplier below 1 (TFLite's QuantizeMultiplierSmallerThanOneExp)"""
+    _, _, real_out = _real_multipliers(g, n)
+    return 0.0 < real_out < 1.0
+
+
+def supported_activation(g: Graph, n: Node) -> bool:
+    """fused activation must be NONE, RELU, RELU_N1_TO_1 or RELU6"""
+    return int(n.attrs.get("fused_activation_function", 0)) in (0, 1, 2, 3)
+
+
+def _real_multipliers(g: Graph, n: Node) -> tuple[float, float, float]:
+    s1 = np.float32(in_type(g, n, 0).q.scale[0])
+    s2 = np.float32(in_type(g, n, 1).q.scale[0])
+    so = float(np.float32(out_type(g, n).q.scale[0]))
+    twice_max = 2.0 * float(max(s1, s2))
+    return (float(s1) / twice_max, float(s2) / twice_max,
+            twice_max / (float(1 << LEFT_SHIFT) * so))
+
+
+def _quant(g: Graph, n: Node) -> dict:
+    r1, r2, ro = _real_multipliers(g, n)
+    (m1, sh1), (m2, sh2), (mo, sho) = (quantize_multiplier(r) for r in (r1, r2, ro))
+    lo, hi = act_range(g, n)
+    return dict(in1_off=-int(in_type(g, n, 0).q.zero_point[0]),
+                in2_off=-int(in_type(g, n, 1).q.zero_point[0]),
+                out_zp=int(out_type(g, n).q.zero_point[0]), left_mult=1 << LEFT_SHIFT,
+                m1=m1, s1=sh1, m2=m2, s2=sh2, mo=mo, so=sho, act_min=lo, act_max=hi)
+
+
+def infer(g: Graph, n: Node) -> list[TensorType | None]:
+    shape = np.broadcast_shapes(in_type(g, n, 0).shape, in_type(g, n, 1).shape)
+    return [TensorType(tuple(shape), out_type(g, n).dtype)]
+
+
+def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    q = _quant(g, n)
+    a, b = (np.asarray(x).astype(np.int64) for x in ins[:2])
+    a, b = np.broadcast_arrays(a + q["in1_off"], b + q["in2_off"])
+    ra = mbqm_smaller_than_one(a * q["left_mult"], q["m1"], q["s1"])
+    rb = mbqm_smaller_than_one(b * q["left_mult"], q["m2"], q["s2"])
+    y = mbqm_smaller_than_one(ra + rb, q["mo"], q["so"]) + q["out_zp"]
+    return [np.clip(y, q["act_min"], q["act_max"]).astype(np.int8)]
+
+
+def _loops(g: Graph, n: Node) -> tuple[list[int], list[int], list[int]]:
+    """Output loop extents and each input's element stride per loop, with adjacent dimensions
+    merged wherever both inputs walk them contiguously (so an equal-shape ADD is one flat loop)."""
+    sa, sb = in_type(g, n, 0).shape, in_type(g, n, 1).shape
+    out = tuple(np.broadcast_shapes(sa, sb))
+    rank = len(out)
+
+    def strides(shape: tuple[int, ...]) -> list[int]:
+        shape = (1,) * (rank - len(shape)) + tuple(shape)
+        st, acc = [0] * rank, 1
+        for i in reversed(range(rank)):
+            st[i] = 0 if shape[i] == 1 else acc
+            acc *= shape[i]
+        return st
+
+    st_a, st_b = strides(sa), strides(sb)
+    dims = [(d, x, y) for d, x, y in zip(out, st_a, st_b) if d != 1]
+    merged: list[tuple[int, int, int]] = []
+    for d, x, y in dims:
+        if merged:
+            pd, px, py = merged[-1]
+            if px == x * d and py == y * d:  # the outer dim continues the inner one for both
+                merged[-1] = (pd * d, x, y)
+                continue
+        merged.append((d, x, y))
+    if not merged:
+        merged = [(1, 0, 0)]
+    return [m[0] for m in merged], [m[1] for m in merged], [m[2] for m in merged]
+
+
+def lower(g: Graph, n: Node, target) -> Kernel:
+    ext, st_a, st_b = _loops(g, n)
+    pad = MAX_DIMS - len(ext)
+    params = dict(_quant(g, n), ext=[1] * pad + ext, sa=[0] * pad + st_a, sb=[0] * pad + st_b)
+    consts = {}
+    for key, i in (("a", 0), ("b", 1)):
+        data = const(g, n, i)
+        params[f"{key}_const"] = data is not None
+        if data is not None:  # e.g. a constant bias added to an activation
+            consts[key] = np.ascontiguousarray(data).astype(np.int8)
+    return Kernel("add.c.j2", params=params, consts=consts)
+
+
+OP = register(OpDef(
+    "ADD", infer, reference, lower,
+    [int8_tensors, per_tensor, broadcastable, collapsible, multipliers_in_range,
+     supported_activation],
+    dtypes="int8 + int8 -> int8 (broadcast)"))
