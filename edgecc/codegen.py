@@ -20,7 +20,7 @@ from edgecc.names import c_comment, c_ident
 from edgecc.plan import Plan
 from edgecc.resources import data_dir
 
-RUNTIME_FILES = ("edgecc_rt.h",)
+RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h")
 
 
 def _env() -> jinja2.Environment:
