@@ -29,9 +29,21 @@ def _env() -> jinja2.Environment:
                               trim_blocks=True, lstrip_blocks=True, autoescape=False)
 
 
+def _c_float(x: float) -> str:
+    """A float32 as a C literal that reads back to the same bits (inf/nan as expressions)."""
+    if np.isnan(x):
+        return "(0.0f / 0.0f)"
+    if np.isinf(x):
+        return "(1.0f / 0.0f)" if x > 0 else "(-1.0f / 0.0f)"
+    text = f"{float(np.float32(x)):.9g}"
+    return text + ("f" if ("." in text or "e" in text) else ".0f")
+
+
 def c_literal_list(a: np.ndarray, per_line: int = 24) -> str:
-    flat = np.asarray(a).ravel().tolist()
-    lines = [", ".join(str(int(x)) for x in flat[i:i + per_line]) for i in range(0, len(flat), per_line)]
+    arr = np.asarray(a)
+    flat = arr.ravel().tolist()
+    fmt = _c_float if arr.dtype.kind == "f" else (lambda x: str(int(x)))
+    lines = [", ".join(fmt(x) for x in flat[i:i + per_line]) for i in range(0, len(flat), per_line)]
     return ",\n    ".join(lines)
 
 
@@ -46,7 +58,8 @@ class ConstArray:
 def _ctype(a: np.ndarray) -> str:
     return {np.dtype("int8"): "int8_t", np.dtype("uint8"): "uint8_t", np.dtype("int16"): "int16_t",
             np.dtype("int32"): "int32_t", np.dtype("uint32"): "uint32_t",
-            np.dtype("int64"): "int64_t"}[np.asarray(a).dtype]
+            np.dtype("int64"): "int64_t", np.dtype("float32"): "float",
+            np.dtype("bool"): "uint8_t"}[np.asarray(a).dtype]
 
 
 def describe_value(g: Graph, v: str) -> str:
@@ -74,6 +87,10 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
             if v is not None and not g.value(v).is_const:
                 t = g.type(v).dtype.c
                 ctx[f"in{i}"] = f"((const {t} *)(arena + {plan.offsets[v]}))"
+            elif v is not None and f"in{i}" in csyms:  # a constant input the kernel emitted
+                ctx[f"in{i}"] = f"((const {g.type(v).dtype.c} *){csyms[f'in{i}']})"
+        ctx["ins"] = [ctx.get(f"in{i}") for i in range(len(n.inputs))]
+        ctx["outs"] = [f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))" for v in n.outputs]
         for i, v in enumerate(n.outputs):
             ctx[f"out{i}"] = f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))"
         if k.scratch:
