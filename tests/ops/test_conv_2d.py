@@ -93,3 +93,47 @@ def test_int16_activations_rejected_with_message():
         p.write_bytes(conv_model(rng, in_dtype="int16", in_zp=0))
         with pytest.raises(UnsupportedModel, match="int16 activations are not supported"):
             load_tflite(p)
+
+
+# ---- real layers: each CONV_2D / DEPTHWISE_CONV_2D of the shared models as a single-op model ----
+
+def layer_model(g, n) -> bytes:
+    """A single-op model with node `n`'s tensors (weights, quantization) and options."""
+    mb = ModelBuilder()
+    ids = []
+    for v in [*n.inputs, *n.outputs]:
+        if v is None:
+            continue
+        val = g.value(v)
+        q = val.type.q
+        kw = dict(scale=list(q.scale), zero_point=list(q.zero_point), axis=q.axis) if q else {}
+        if val.is_const:
+            ids.append(mb.const(v, val.data, **kw))
+        else:
+            ids.append(mb.tensor(v, val.type.shape, val.type.dtype.value[0], **kw))
+    opts = {k: v for k, v in n.attrs.items() if k != "version"}
+    n_in = len([v for v in n.inputs if v is not None])
+    mb.op(n.op, ids[:n_in], ids[n_in:], opts, version=n.attrs.get("version", 1))
+    return mb.finish([ids[0]], ids[n_in:])
+
+
+def distinct_conv_layers(model: str, ops=("CONV_2D", "DEPTHWISE_CONV_2D")):
+    """The model's conv layers, one per distinct (op, shapes, options) configuration."""
+    from conftest import shared_model
+    g = load_tflite(shared_model(model))
+    seen, out = set(), []
+    for n in g.nodes:
+        if n.op not in ops:
+            continue
+        key = (n.op, g.type(n.inputs[0]).shape, g.type(n.inputs[1]).shape,
+               tuple(sorted((k, v) for k, v in n.attrs.items() if k != "version")))
+        if key not in seen:
+            seen.add(key)
+            out.append((g, n))
+    return out
+
+
+@pytest.mark.parametrize("model", ["pretrainedResnet_quant", "kws_ref_model", "str_ww_ref_model"])
+def test_real_conv_layers(model):
+    for g, n in distinct_conv_layers(model, ("CONV_2D",))[:4]:
+        check_model(layer_model(g, n), seeds=(0,))

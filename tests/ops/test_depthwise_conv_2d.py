@@ -96,3 +96,11 @@ def test_inconsistent_depth_multiplier_rejected():
     rng = np.random.default_rng(2)
     with pytest.raises(UnsupportedModel, match="depth_multiplier"):
         _load(dw_model(rng, ic=2, mult=2, depth_multiplier_attr=3))
+
+
+@pytest.mark.parametrize("model", ["person_detect", "micro_speech_quantized", "str_ww_ref_model",
+                                   "kws_ref_model"])
+def test_real_depthwise_layers(model):
+    from test_conv_2d import distinct_conv_layers, layer_model
+    for g, n in distinct_conv_layers(model, ("DEPTHWISE_CONV_2D",))[:4]:
+        check_model(layer_model(g, n), seeds=(0,))
