@@ -1,0 +1,72 @@
+"""MUL: y = a * b with numpy broadcasting (rank <= 5); int8 (TFLite's rescaling), int32, float32.
+
+int8, as TFLite Micro prepares it (CalculateOpDataMul): the real multiplier
+s_a * s_b / s_out is computed in double and quantized with QuantizeMultiplier; per element
+out = MBQM((q_a - zp_a) * (q_b - zp_b), m, shift) + zp_out, clamped to the fused activation's
+range. int32 multiplies with C's wrap-around and clamps to the activation range; float32 clamps
+with std::min/std::max.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node, TensorType
+from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops import _arith as ew
+from edgecc.ops._conv_common import act_range
+from edgecc.quant import mbqm, quantize_multiplier
+
+
+def supported_type(g: Graph, n: Node) -> bool:
+    """inputs and output must be int8, int32 or float32"""
+    return out_type(g, n).dtype in (DType.INT8, DType.INT32, DType.FLOAT32)
+
+
+def quant_params(g: Graph, n: Node) -> dict:
+    real = (float(ew.scale32(in_type(g, n, 0))) * float(ew.scale32(in_type(g, n, 1)))
+            / float(ew.scale32(out_type(g, n))))
+    m, s = quantize_multiplier(real)
+    lo, hi = act_range(g, n)
+    return dict(off0=-ew.in_zp(g, n, 0), off1=-ew.in_zp(g, n, 1), out_zp=ew.zp(out_type(g, n)),
+                mult=m, shift=s, act_min=lo, act_max=hi)
+
+
+def infer(g: Graph, n: Node) -> list[TensorType | None]:
+    return ew.infer_broadcast(g, n)
+
+
+def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    dt = out_type(g, n).dtype
+    act = int(n.attrs.get("fused_activation_function", 0))
+    if dt == DType.FLOAT32:
+        return [ew.clamp_float(ins[0].astype(np.float32) * ins[1].astype(np.float32), act)]
+    if dt == DType.INT32:
+        lo, hi = ew.int32_act_range(act)
+        prod = ew.wrap32(ins[0].astype(np.int64) * ins[1].astype(np.int64))
+        return [np.clip(prod, lo, hi).astype(np.int32)]
+    p = quant_params(g, n)
+    prod = (ins[0].astype(np.int64) + p["off0"]) * (ins[1].astype(np.int64) + p["off1"])
+    out = mbqm(prod, p["mult"], p["shift"]) + p["out_zp"]
+    return [np.clip(out, p["act_min"], p["act_max"]).astype(np.int8)]
+
+
+def lower(g: Graph, n: Node, target) -> Kernel:
+    dt = out_type(g, n).dtype
+    act = int(n.attrs.get("fused_activation_function", 0))
+    params = dict(ew.loop_params(g, n), kind=dt.name.lower(), ctype=dt.c)
+    if dt == DType.INT8:
+        params.update(quant_params(g, n))
+    elif dt == DType.INT32:
+        params["act_min"], params["act_max"] = ew.int32_act_range(act)
+    else:
+        r = ew.float_act_range(act)
+        params["clamp"] = r is not None
+        params["fmin"], params["fmax"] = (ew.c_float(r[0]), ew.c_float(r[1])) if r else ("", "")
+    return Kernel("mul.c.j2", params=params, consts=ew.const_inputs(g, n))
+
+
+OP = register(OpDef(
+    "MUL", infer, reference, lower,
+    [supported_type, ew.same_types, ew.per_tensor_quantized, ew.shapes_broadcast,
+     ew.rank_at_most_5, ew.supported_activation],
+    dtypes="int8, int32, float32"))
