@@ -20,7 +20,7 @@ from edgecc.names import c_comment, c_ident
 from edgecc.plan import Plan
 from edgecc.resources import data_dir
 
-RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h")
+RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h", "edgecc_lstm.h")
 
 
 def _env() -> jinja2.Environment:
@@ -57,6 +57,7 @@ class ConstArray:
 
 def _ctype(a: np.ndarray) -> str:
     return {np.dtype("int8"): "int8_t", np.dtype("uint8"): "uint8_t", np.dtype("int16"): "int16_t",
+            np.dtype("uint16"): "uint16_t",
             np.dtype("int32"): "int32_t", np.dtype("uint32"): "uint32_t",
             np.dtype("int64"): "int64_t", np.dtype("float32"): "float",
             np.dtype("bool"): "uint8_t"}[np.asarray(a).dtype]

@@ -58,6 +58,7 @@ class _Tensor:
     scale: list[float] | None
     zero_point: list[int] | None
     axis: int
+    variable: bool = False  # TFLite is_variable: recurrent state the op reads and updates
 
 
 @dataclass
@@ -76,14 +77,14 @@ class ModelBuilder:
     ops: list[_Op] = field(default_factory=list)
 
     def tensor(self, name: str, shape, dtype: str = "int8", scale=None, zero_point=None,
-               axis: int = 0) -> int:
+               axis: int = 0, variable: bool = False) -> int:
         sc = None if scale is None else [float(s) for s in np.atleast_1d(scale)]
         zp = None if zero_point is None else [int(z) for z in np.atleast_1d(zero_point)]
         if sc is not None and zp is None:
             zp = [0] * len(sc)
         self.buffers.append(b"")
         self.tensors.append(_Tensor(name, tuple(int(s) for s in shape), dtype,
-                                    len(self.buffers) - 1, sc, zp, axis))
+                                    len(self.buffers) - 1, sc, zp, axis, variable))
         return len(self.tensors) - 1
 
     def const(self, name: str, data: np.ndarray, scale=None, zero_point=None, axis: int = 0) -> int:
@@ -154,6 +155,8 @@ class ModelBuilder:
             tflite.TensorAddType(b, _DTYPE_CODE[t.dtype])
             tflite.TensorAddBuffer(b, t.buffer)
             tflite.TensorAddName(b, name)
+            if t.variable:
+                tflite.TensorAddIsVariable(b, True)
             if q is not None:
                 tflite.TensorAddQuantization(b, q)
             t_offs.append(tflite.TensorEnd(b))

@@ -90,6 +90,16 @@ def _qparams(t) -> QParams | None:
     return QParams(scales, zps, int(q.QuantizedDimension()))
 
 
+def _variable_reset_value(shape: tuple[int, ...], dtype: DType, q: QParams | None) -> np.ndarray:
+    """A variable tensor (recurrent state: LSTM hidden/cell, SVDF activation state) as the constant
+    it holds at the start of a run: TFLite Micro's ResetVariableTensors fills int8 ones with their
+    zero point and all others with 0, whatever the buffer holds. The generated code keeps no state
+    between runs, so the ops that read such a tensor copy this value into arena scratch each run.
+    """
+    fill = q.zero_point[0] if (dtype == DType.INT8 and q is not None) else 0
+    return np.full(shape, fill, dtype=dtype.np)
+
+
 def load_tflite(path: str | Path) -> Graph:
     path = Path(path)
     try:
@@ -128,6 +138,8 @@ def _build(raw: bytes, path: Path) -> Graph:
                 raise ModelFormatError(f"{path}: tensor {i} has {arr.size} elements of data for "
                                        f"shape {list(shape)}")
             arr = arr.reshape(shape)
+        if t.IsVariable():
+            arr = _variable_reset_value(shape, dtype, _qparams(t))
         label = (t.Name() or b"").decode("utf-8", "replace")
         values[f"t{i}"] = Value(f"t{i}", TensorType(shape, dtype, _qparams(t)), arr, label=label)
 
