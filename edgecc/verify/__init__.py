@@ -42,7 +42,7 @@ class VerifyResult:
 
 
 def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | None,
-                   trace: bool) -> str:
+                   trace: bool, board=None, info: dict | None = None, profile: bool = False) -> str:
     from edgecc.verify.host import build_host, run_host
     src = work / "gen"
     write_files(c.files, src)
@@ -52,7 +52,8 @@ def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | No
         exe = build_host(src, h, work / ("prog_trace" if trace else "prog"), target, cc,
                          [TRACE_DEFINE] if trace else [])
         return run_host(exe)
-    raise EdgeccError(f"target {target.name}: running under QEMU is not implemented yet")
+    from edgecc.verify.qemu import run_on_qemu  # cross build + QEMU run (+ counts into info)
+    return run_on_qemu(c, src, h, work, board, target.name, cc, trace, info, profile)
 
 
 def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndarray]) -> str | None:
@@ -68,14 +69,19 @@ def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndar
 
 
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
-                 name: str = "model", keep: Path | None = None) -> VerifyResult:
+                 name: str = "model", keep: Path | None = None, board=None,
+                 profile: bool = False) -> VerifyResult:
+    if profile and target.runner == "host":
+        raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
+    info: dict = {}
     c = compile_model(model, target, name)
     inputs = seeded_inputs(c.graph, seed)
     ref_outs, _ = run_tflm(model, inputs, len(c.graph.outputs))
     with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        text = _build_and_run(c, work, inputs, target, cc, trace=False)
+        text = _build_and_run(c, work, inputs, target, cc, trace=False, board=board, info=info,
+                              profile=profile)
         outs, _, done = parse_output(text)
         if not done or len(outs) != len(ref_outs):
             raise EdgeccError(f"{Path(model).name}: the program did not finish normally")
@@ -91,8 +97,8 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         if bad:
             _, ref_t = run_tflm(model, inputs, len(c.graph.outputs), preserve=True,
                                 n_tensors=len(c.imported.values))
-            ttext = _build_and_run(c, work, inputs, target, cc, trace=True)
+            ttext = _build_and_run(c, work, inputs, target, cc, trace=True, board=board)
             _, traces, _ = parse_output(ttext)
             first = first_mismatch(c, traces, ref_t)
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
-                        c.plan.lower_bound, c.weights_bytes, first)
+                        c.plan.lower_bound, c.weights_bytes, first, extra=info)

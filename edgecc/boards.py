@@ -1,0 +1,309 @@
+"""Boards: the data files in boards/ and the QEMU machines they run on.
+
+Owns: reading a board file (TOML; `--board NAME` looks in boards/, `--board path/to/file.toml`
+reads that file), checking it, and answering the questions the build and the budget ask: which
+target and compiler flags, which memory regions (device sizes, and where each region sits on the
+QEMU machine that emulates the board's core), and which region holds code, data and the arena.
+
+A board file (see boards/README.md):
+
+    name = "nrf52840-dk"                 # optional, defaults to the file name
+    target = "cortex-m4"                 # an edgecc.targets name
+    cflags = ["-mcpu=cortex-m4", ...]    # optional, defaults to the target's core flags
+    stack_size = 8192                    # optional: stack the test program reserves
+    heap_size = 4096                     # optional: heap for newlib's stdio buffers
+    [qemu]
+    machine = "mps2-an386"               # or "user" for qemu-aarch64 user mode
+    [[memory]]                           # one per region, in address order
+    name = "FLASH"; kind = "flash"; origin = 0x0; size = "1 MiB"
+    qemu_origin = 0x0                    # optional: where the region sits under QEMU
+    [placement]                          # optional
+    code = "FLASH"; data = "RAM"; arena = ["DTCM", "AXI_SRAM"]
+
+Python 3.11+ reads TOML with the standard tomllib; 3.10 uses the `tomli` package (the same
+parser, a dependency only there). Any problem with a board file is one EdgeccError line naming the
+file and the field.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from edgecc.errors import EdgeccError
+from edgecc.resources import data_dir
+from edgecc.targets import TARGETS
+
+if sys.version_info >= (3, 11):
+    import tomllib as _toml
+else:  # pragma: no cover - exercised on 3.10 only
+    try:
+        import tomli as _toml
+    except ImportError:  # a broken install; say so rather than fail at import time
+        _toml = None
+
+
+@dataclass(frozen=True)
+class QemuMachine:
+    """What edgecc relies on about one QEMU machine (measured, ../shared/docs/toolchains.md)."""
+    name: str
+    target: str
+    boot: int                                  # vector table address the core boots from
+    memory: tuple[tuple[int, int], ...]        # (start, size) of RAM-backed ranges it may load
+
+
+MiB = 1 << 20
+KiB = 1 << 10
+MACHINES: dict[str, QemuMachine] = {m.name: m for m in (
+    QemuMachine("mps2-an386", "cortex-m4", 0x0,
+                ((0x00000000, 4 * MiB), (0x20000000, 4 * MiB), (0x21000000, 16 * MiB))),
+    QemuMachine("mps2-an500", "cortex-m7", 0x0,
+                ((0x00000000, 4 * MiB), (0x20000000, 4 * MiB), (0x60000000, 16 * MiB))),
+    # AN505 boots Secure: only the Secure aliases work (an image at 0x0 locks the core up).
+    QemuMachine("mps2-an505", "cortex-m33", 0x10000000,
+                ((0x10000000, 4 * MiB), (0x38000000, 4 * MiB))),
+    QemuMachine("mps3-an547", "cortex-m55", 0x10000000,
+                ((0x10000000, 512 * KiB), (0x11000000, 2 * MiB), (0x30000000, 512 * KiB),
+                 (0x31000000, 4 * MiB))),
+)}
+USER_MODE = {"aarch64": "qemu-aarch64"}
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    kind: str          # "flash" or "ram"
+    origin: int        # address on the device
+    size: int
+    qemu_origin: int   # address of the same region on the QEMU machine
+
+    @property
+    def attrs(self) -> str:
+        return "rx" if self.kind == "flash" else "rwx"
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    target: str
+    cflags: tuple[str, ...]
+    qemu_machine: str                      # "" for user mode (qemu-aarch64)
+    regions: tuple[Region, ...] = ()
+    code_region: str = ""
+    data_region: str = ""
+    arena_regions: tuple[str, ...] = ()
+    stack_size: int = 8192
+    heap_size: int = 4096
+    description: str = ""
+    path: Path | None = field(default=None, compare=False)
+
+    @property
+    def bare_metal(self) -> bool:
+        return bool(self.regions)
+
+    @property
+    def flash_bytes(self) -> int | None:
+        return sum(r.size for r in self.regions if r.kind == "flash") if self.regions else None
+
+    @property
+    def ram_bytes(self) -> int | None:
+        return sum(r.size for r in self.regions if r.kind == "ram") if self.regions else None
+
+    def region(self, name: str) -> Region:
+        for r in self.regions:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def arena_region(self, arena_bytes: int) -> Region | None:
+        """The first arena candidate the arena fits in (None: it fits none of them).
+
+        In the data region the stack and heap are reserved first; .data/.bss of the program are
+        small and the link checks the exact total."""
+        for name in self.arena_regions:
+            r = self.region(name)
+            room = r.size - (self.stack_size + self.heap_size if name == self.data_region else 0)
+            if arena_bytes <= room:
+                return r
+        return None
+
+
+def _size(v, where: str) -> int:
+    """An int, or a string like "256 KiB", "1M", "0x40000"."""
+    if isinstance(v, bool):
+        raise EdgeccError(f"{where}: expected a size, got {v!r}")
+    if isinstance(v, int):
+        n = v
+    elif isinstance(v, str):
+        m = re.fullmatch(r"\s*(0x[0-9a-fA-F]+|\d+)\s*([KkMm]i?B?|B)?\s*", v)
+        if not m:
+            raise EdgeccError(f"{where}: cannot read size {v!r} (use bytes, or e.g. \"256 KiB\")")
+        n = int(m.group(1), 0)
+        unit = (m.group(2) or "").upper()[:1]
+        n *= {"K": KiB, "M": MiB}.get(unit, 1)
+    else:
+        raise EdgeccError(f"{where}: expected a size, got {type(v).__name__}")
+    if n < 0:
+        raise EdgeccError(f"{where}: size must not be negative")
+    return n
+
+
+def _str(d: dict, key: str, where: str, default: str | None = None) -> str:
+    v = d.get(key, default)
+    if not isinstance(v, str) or not v:
+        raise EdgeccError(f"{where}: '{key}' must be a non-empty string")
+    return v
+
+
+def _parse(path: Path) -> dict:
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise EdgeccError(f"board file {path}: {e.strerror}") from None
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise EdgeccError(f"board file {path}: not valid JSON: {e}") from None
+    if _toml is None:
+        raise EdgeccError("reading board files on Python 3.10 needs the 'tomli' package")
+    try:
+        return _toml.loads(raw.decode("utf-8"))
+    except (_toml.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise EdgeccError(f"board file {path}: not valid TOML: {e}") from None
+
+
+def _regions(d: dict, machine: QemuMachine | None, where: str) -> tuple[Region, ...]:
+    mem = d.get("memory", [])
+    if not isinstance(mem, list) or not all(isinstance(m, dict) for m in mem):
+        raise EdgeccError(f"{where}: 'memory' must be a list of [[memory]] tables")
+    out: list[Region] = []
+    for i, m in enumerate(mem):
+        w = f"{where}: memory[{i}]"
+        name = _str(m, "name", w)
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise EdgeccError(f"{w}: region name {name!r} must be a C-style identifier")
+        if any(r.name == name for r in out):
+            raise EdgeccError(f"{w}: region {name} declared twice")
+        kind = _str(m, "kind", w)
+        if kind not in ("flash", "ram"):
+            raise EdgeccError(f"{w}: kind must be \"flash\" or \"ram\", not {kind!r}")
+        if "origin" not in m or "size" not in m:
+            raise EdgeccError(f"{w}: needs 'origin' and 'size'")
+        origin = _size(m["origin"], f"{w}.origin")
+        size = _size(m["size"], f"{w}.size")
+        if size == 0:
+            raise EdgeccError(f"{w}: size must be positive")
+        qo = _size(m.get("qemu_origin", origin), f"{w}.qemu_origin")
+        if machine and not any(s <= qo and qo + size <= s + n for s, n in machine.memory):
+            raise EdgeccError(f"{w}: region {name} ({size} bytes at {qo:#x}) is not memory on "
+                              f"QEMU {machine.name}; set qemu_origin")
+        out.append(Region(name, kind, origin, size, qo))
+    for a in out:
+        for b in out:
+            if a is not b and a.qemu_origin < b.qemu_origin + b.size and \
+                    b.qemu_origin < a.qemu_origin + a.size:
+                raise EdgeccError(f"{where}: regions {a.name} and {b.name} overlap")
+    return tuple(out)
+
+
+def board_from_dict(d: dict, path: Path) -> Board:
+    where = f"board file {path}"
+    if not isinstance(d, dict):
+        raise EdgeccError(f"{where}: expected a table at the top level")
+    known = {"name", "description", "target", "cflags", "stack_size", "heap_size", "qemu",
+             "memory", "placement"}
+    extra = sorted(set(d) - known)
+    if extra:
+        raise EdgeccError(f"{where}: unknown field '{extra[0]}' (known: {', '.join(sorted(known))})")
+    name = _str(d, "name", where, path.stem)
+    target = _str(d, "target", where)
+    if target not in TARGETS:
+        raise EdgeccError(f"{where}: unknown target {target!r} (known: {', '.join(TARGETS)})")
+    cflags = d.get("cflags", list(TARGETS[target].cflags))
+    if not isinstance(cflags, list) or not all(isinstance(f, str) for f in cflags):
+        raise EdgeccError(f"{where}: 'cflags' must be a list of strings")
+    q = d.get("qemu", {})
+    if not isinstance(q, dict):
+        raise EdgeccError(f"{where}: [qemu] must be a table")
+    mname = _str(q, "machine", f"{where}: [qemu]", TARGETS[target].qemu_machine or "user")
+    machine = None
+    if mname == "user":
+        if target not in USER_MODE:
+            raise EdgeccError(f"{where}: target {target} cannot run in QEMU user mode")
+    else:
+        machine = MACHINES.get(mname)
+        if machine is None:
+            raise EdgeccError(f"{where}: unknown QEMU machine {mname!r} "
+                              f"(known: {', '.join(MACHINES)}, user)")
+        if machine.target != target:
+            raise EdgeccError(f"{where}: QEMU {mname} emulates a {machine.target}, "
+                              f"the board's target is {target}")
+    regions = _regions(d, machine, where)
+    if machine and not regions:
+        raise EdgeccError(f"{where}: a bare-metal board needs [[memory]] regions")
+    if not machine and regions:
+        raise EdgeccError(f"{where}: [[memory]] regions need a bare-metal QEMU machine")
+    pl = d.get("placement", {})
+    if not isinstance(pl, dict):
+        raise EdgeccError(f"{where}: [placement] must be a table")
+    code = data = ""
+    arena: tuple[str, ...] = ()
+    if regions:
+        flash = [r.name for r in regions if r.kind == "flash"]
+        ram = [r.name for r in regions if r.kind == "ram"]
+        if not flash or not ram:
+            raise EdgeccError(f"{where}: needs at least one flash and one ram region")
+        code = _str(pl, "code", f"{where}: [placement]", flash[0])
+        data = _str(pl, "data", f"{where}: [placement]", ram[0])
+        arena_v = pl.get("arena", ram)
+        if isinstance(arena_v, str):
+            arena_v = [arena_v]
+        if not isinstance(arena_v, list) or not arena_v or \
+                not all(isinstance(a, str) for a in arena_v):
+            raise EdgeccError(f"{where}: placement.arena must be a region name or a list of them")
+        arena = tuple(arena_v)
+        names = {r.name: r for r in regions}
+        for what, n in [("code", code), ("data", data)] + [("arena", a) for a in arena]:
+            if n not in names:
+                raise EdgeccError(f"{where}: placement.{what} names no region: {n!r}")
+            if what != "code" and names[n].kind != "ram":
+                raise EdgeccError(f"{where}: placement.{what} must be a ram region, {n} is flash")
+        if machine and names[code].qemu_origin != machine.boot:
+            raise EdgeccError(f"{where}: code region {code} must sit at {machine.boot:#x} under "
+                              f"QEMU {machine.name} (the core boots from there); set qemu_origin")
+    return Board(name=name, target=target, cflags=tuple(cflags),
+                 qemu_machine=machine.name if machine else "", regions=regions,
+                 code_region=code, data_region=data, arena_regions=arena,
+                 stack_size=_size(d.get("stack_size", 8192), f"{where}: stack_size"),
+                 heap_size=_size(d.get("heap_size", 4096), f"{where}: heap_size"),
+                 description=str(d.get("description", "")), path=path)
+
+
+def default_board(target: str) -> Board:
+    """The QEMU reference board of a target (`--target cortex-m4` runs on mps2-an386)."""
+    t = TARGETS.get(target)
+    if t is None or t.runner == "host":
+        raise EdgeccError(f"target {target} runs on the host, not on a board")
+    return load_board(t.qemu_machine or "aarch64-linux")
+
+
+def board_names() -> list[str]:
+    return sorted(p.stem for p in data_dir("boards").glob("*.toml"))
+
+
+def load_board(name_or_path: str | Path) -> Board:
+    """A board by name (boards/<name>.toml) or by path to a .toml/.json file."""
+    s = str(name_or_path)
+    p = Path(s)
+    if p.suffix.lower() in (".toml", ".json") or "/" in s or p.is_file():
+        if not p.is_file():
+            raise EdgeccError(f"board file {p}: no such file")
+        return board_from_dict(_parse(p), p)
+    cand = data_dir("boards") / f"{s}.toml"
+    if not cand.is_file():
+        raise EdgeccError(f"unknown board {s!r} (known: {', '.join(board_names())}; "
+                          f"or give a path to a board file)")
+    return board_from_dict(_parse(cand), cand)

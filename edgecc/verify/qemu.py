@@ -1,0 +1,463 @@
+"""Cross builds for a board and runs under QEMU, with exact instruction counts.
+
+Owns: the cross compile and link commands (arm-none-eabi-gcc, or clang with the newlib sysroot
+and gcc as the linker; aarch64-linux-gnu-gcc -static), the linker script generated from the
+board's memory regions (templates/baremetal/link.ld.j2; an oversize program fails the link as on
+the device), running qemu-system-arm / qemu-aarch64 under a timeout, turning a fault, a crash or a
+hang into one EdgeccError line, and the instruction-counting TCG plugin
+(templates/qemu/insn_count.c, built once into a cache folder).
+
+Instructions per inference = count(harness with EDGECC_RUNS=2) - count(EDGECC_RUNS=1): the
+difference removes boot, input copies and printing, and both counts are exact. Per-layer counts
+(`profile`) come from a third build where the generated code's EDGECC_TRACE hook is an empty
+function (templates/baremetal/profile_hook.c): the plugin records the running count each time
+`NAME_run` or the hook is entered, so layer i costs mark[i+1] - mark[i] instructions, including
+the few instructions of the hook call itself.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from edgecc.boards import Board, Region, default_board
+from edgecc.errors import EdgeccError
+from edgecc.resources import data_dir
+
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+FAULT_EXIT = 250          # templates/baremetal/startup.c: EDGECC_FAULT_EXIT
+DEFAULT_TIMEOUT = 120.0
+NEWLIB_SYSROOT = "/usr/lib/arm-none-eabi"
+
+
+class ProgramFault(EdgeccError):
+    """The program faulted (Cortex-M fault handler) or died of a signal (user mode)."""
+
+
+class ProgramTimeout(EdgeccError):
+    """The program did not exit within the timeout: it hangs (or is far too slow)."""
+
+
+@dataclass
+class Program:
+    elf: Path
+    map: Path
+    board: Board
+    objects: list[Path]
+    model_objects: list[Path]   # objects built from the generated C
+    callgraphs: list[Path]      # gcc -fcallgraph-info=su output of the generated C (may be empty)
+    arena_region: Region | None = None
+
+
+@dataclass
+class RunResult:
+    stdout: str
+    returncode: int
+    seconds: float
+    instructions: int | None = None
+    marks: list[tuple[int, int]] = field(default_factory=list)  # (address, running count)
+
+
+# ----------------------------------------------------------------------------------- building
+
+def _bare(board: Board) -> bool:
+    return board.bare_metal
+
+
+def compile_command(board: Board, cc: str | None) -> list[str]:
+    """Compiler driver + core flags for one translation unit of this board."""
+    cc = cc or "gcc"
+    if cc not in ("gcc", "clang"):
+        raise EdgeccError(f"unknown compiler {cc!r} (gcc or clang)")
+    if _bare(board):
+        if cc == "clang":
+            # newlib is built with short enums; clang's arm-none-eabi default is int-sized.
+            return ["clang", "--target=arm-none-eabi", *board.cflags, "-fshort-enums",
+                    f"--sysroot={NEWLIB_SYSROOT}"]
+        return ["arm-none-eabi-gcc", *board.cflags]
+    if cc == "clang":
+        return ["clang", "--target=aarch64-linux-gnu", *board.cflags]
+    return ["aarch64-linux-gnu-gcc", *board.cflags]
+
+
+def _first_error(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in lines:
+        if "error" in ln or "undefined reference" in ln:
+            return ln
+    return lines[0] if lines else "(no output)"
+
+
+def _run_tool(cmd: list[str], what: str) -> None:
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    except FileNotFoundError:
+        raise EdgeccError(f"{cmd[0]} not found on PATH (needed to {what})") from None
+    except subprocess.TimeoutExpired:
+        raise EdgeccError(f"{cmd[0]} timed out while trying to {what}") from None
+    if r.returncode != 0:
+        raise EdgeccError(f"{cmd[0]} failed to {what}: {_first_error(r.stderr + r.stdout)}")
+
+
+def compile_sources(sources: list[Path], objdir: Path, board: Board, cc: str | None,
+                    flags: list[str], callgraph: bool = False, opt: str = "-O2") -> list[Path]:
+    """Compile each source to objdir/<stem>.o, two at a time (the machines have 2 cores)."""
+    objdir.mkdir(parents=True, exist_ok=True)
+    base = compile_command(board, cc)
+    if callgraph and base[0] == "clang":
+        callgraph = False  # clang has no -fcallgraph-info; budget.py compiles those with gcc
+    jobs = []
+    for src in sources:
+        obj = objdir / (src.stem + ".o")
+        cmd = [*base, opt, "-ffunction-sections", "-fdata-sections", *flags,
+               *(["-fcallgraph-info=su"] if callgraph else []), "-c", str(src), "-o", str(obj)]
+        jobs.append((src, obj, cmd))
+    objs: list[Path] = []
+    running: list[tuple[Path, Path, subprocess.Popen]] = []
+
+    def reap(item):
+        src, obj, p = item
+        out, err = p.communicate()
+        if p.returncode != 0:
+            raise EdgeccError(f"{base[0]} failed to build {src.name} for board {board.name}: "
+                              f"{_first_error(err + out)}")
+        objs.append(obj)
+
+    try:
+        for src, obj, cmd in jobs:
+            if len(running) >= 2:
+                reap(running.pop(0))
+            try:
+                running.append((src, obj, subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                                           stderr=subprocess.PIPE, text=True)))
+            except FileNotFoundError:
+                raise EdgeccError(f"{cmd[0]} not found on PATH (needed for board "
+                                  f"{board.name})") from None
+        while running:
+            reap(running.pop(0))
+    finally:
+        for _, _, p in running:
+            p.kill()
+            p.wait()
+    return [objdir / (s.stem + ".o") for s in sources]
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                              trim_blocks=True, lstrip_blocks=True, autoescape=False)
+
+
+def arena_placement(board: Board, arena_bytes: int) -> Region:
+    """The region for the arena: the first candidate it fits in; if none, the largest candidate
+    (the link then fails naming the overflowing region, as it would on the device)."""
+    r = board.arena_region(arena_bytes)
+    if r is None:
+        r = max((board.region(n) for n in board.arena_regions), key=lambda x: x.size)
+    return r
+
+
+def linker_script(board: Board, arena_bytes: int, unbounded: bool = False) -> str:
+    """The board's linker script. `unbounded` gives every region 1 GiB at its own address, for
+    measuring a program that may not fit (edgecc budget); such an image is never run."""
+    arena = arena_placement(board, arena_bytes)
+    regions = []
+    for i, r in enumerate(board.regions):
+        origin, size = (i << 30, (1 << 30) - 4096) if unbounded else (r.qemu_origin, r.size)
+        regions.append(dict(name=r.name, attrs=r.attrs, origin_hex=f"0x{origin:08x}", size=size))
+    where = "separate 1 GiB ranges (measurement only)" if unbounded else \
+        f"QEMU {board.qemu_machine}"
+    return _env().get_template("baremetal/link.ld.j2").render(
+        board=board.name, core=board.target, where=where, regions=regions,
+        code=board.code_region, data=board.data_region, arena=arena.name,
+        stack_size=board.stack_size, heap_size=board.heap_size)
+
+
+_OVERFLOW = re.compile(r"region [`'](\w+)' overflowed by (\d+) bytes")
+
+
+def link(objects: list[Path], elf: Path, board: Board, arena_bytes: int,
+         unbounded: bool = False) -> Path:
+    """Link for the board; returns the map file. A program that does not fit the board's
+    memory fails here with one line naming the region and the overshoot."""
+    mapf = elf.with_suffix(".map")
+    if _bare(board):
+        ld = elf.with_suffix(".ld")
+        ld.write_text(linker_script(board, arena_bytes, unbounded))
+        cmd = ["arm-none-eabi-gcc", *board.cflags, "-nostartfiles", "--specs=nano.specs",
+               "--specs=rdimon.specs", "-T", str(ld)]
+    else:
+        cmd = ["aarch64-linux-gnu-gcc", *board.cflags, "-static"]
+    cmd += ["-Wl,--gc-sections", f"-Wl,-Map={mapf}", *map(str, objects), "-o", str(elf)]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    except FileNotFoundError:
+        raise EdgeccError(f"{cmd[0]} not found on PATH (needed to link for board "
+                          f"{board.name})") from None
+    if r.returncode != 0:
+        over = _OVERFLOW.findall(r.stderr)
+        if over:
+            parts = []
+            for name, n in over:
+                reg = board.region(name)
+                parts.append(f"{name} ({reg.size} B) overflowed by {int(n)} bytes")
+            raise EdgeccError(f"board {board.name}: the program does not fit: " + "; ".join(parts))
+        raise EdgeccError(f"linking for board {board.name} failed: {_first_error(r.stderr)}")
+    return mapf
+
+
+def runtime_sources(work: Path, board: Board) -> list[Path]:
+    """Startup code a bare-metal program needs (none for Linux user mode)."""
+    if not _bare(board):
+        return []
+    return [data_dir("templates") / "baremetal" / "startup.c"]
+
+
+def build_program(gen_dir: Path, extra: list[Path], out: Path, board: Board, cc: str | None,
+                  arena_bytes: int, gen_flags: list[str] = (), extra_flags: list[str] = (),
+                  gen_objdir: Path | None = None, callgraph: bool = True,
+                  unbounded: bool = False) -> Program:
+    """Generated C (strict C99 warnings) + extra sources (harness or app main, same flags) +
+    startup, linked into `out` (an .elf path). Objects of the generated C are reused when
+    gen_objdir already holds them (verify builds two harnesses around the same model)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    inc = [f"-I{gen_dir}"]
+    gen_sources = sorted(gen_dir.glob("*.c"))
+    gen_objdir = gen_objdir or out.parent / (out.stem + "-gen")
+    if all((gen_objdir / (s.stem + ".o")).is_file() for s in gen_sources):
+        gen_objs = [gen_objdir / (s.stem + ".o") for s in gen_sources]
+    else:
+        gen_objs = compile_sources(gen_sources, gen_objdir, board, cc,
+                                   [*STRICT, *inc, *gen_flags], callgraph=callgraph)
+    xdir = out.parent / (out.stem + "-obj")
+    objs = compile_sources(list(extra), xdir, board, cc, [*STRICT, *inc, *extra_flags])
+    rt = runtime_sources(out.parent, board)
+    if rt:
+        objs += compile_sources(rt, xdir, board, cc, ["-std=gnu99", "-Wall", "-Wextra", "-Werror"])
+    objs = gen_objs + objs
+    mapf = link(objs, out, board, arena_bytes, unbounded)
+    cgs = [p for p in (o.with_suffix(".ci") for o in gen_objs) if p.is_file()]
+    region = arena_placement(board, arena_bytes) if _bare(board) else None
+    return Program(out, mapf, board, objs, gen_objs, cgs, region)
+
+
+# ------------------------------------------------------------------------------------ running
+
+def cache_dir() -> Path:
+    base = os.environ.get("EDGECC_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "edgecc")
+    p = Path(base)
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def count_plugin() -> Path:
+    """The instruction-counting plugin, built on first use (gcc -shared -fPIC) and cached under a
+    name derived from its source, so an edited plugin is rebuilt."""
+    src = data_dir("templates") / "qemu" / "insn_count.c"
+    text = src.read_bytes()
+    so = cache_dir() / f"insn_count-{hashlib.sha256(text).hexdigest()[:12]}.so"
+    if so.is_file():
+        return so
+    with tempfile.NamedTemporaryFile(dir=so.parent, suffix=".so", delete=False) as tmp:
+        tmp_path = Path(tmp.name)
+    try:
+        _run_tool(["gcc", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-o", str(tmp_path),
+                   str(src)], "build the QEMU instruction-counting plugin")
+        os.replace(tmp_path, so)  # atomic: parallel test runs may build it at the same time
+    finally:
+        tmp_path.unlink(missing_ok=True)
+    return so
+
+
+def qemu_command(board: Board, elf: Path, plugin: list[str] | None = None) -> list[str]:
+    pl = []
+    if plugin is not None:
+        # QEMU option values double a literal comma.
+        pl = ["-plugin", ",".join(a.replace(",", ",,") for a in plugin)]
+    if _bare(board):
+        return ["qemu-system-arm", "-M", board.qemu_machine, "-nographic", "-monitor", "none",
+                "-serial", "none", "-semihosting-config", "enable=on,target=native", *pl,
+                "-kernel", str(elf)]
+    return ["qemu-aarch64", *pl, str(elf)]
+
+
+_CFSR_BITS = {0: "IACCVIOL", 1: "DACCVIOL", 3: "MUNSTKERR", 4: "MSTKERR", 5: "MLSPERR",
+              8: "IBUSERR", 9: "PRECISERR", 10: "IMPRECISERR", 11: "UNSTKERR", 12: "STKERR",
+              13: "LSPERR", 16: "UNDEFINSTR", 17: "INVSTATE", 18: "INVPC", 19: "NOCP",
+              20: "STKOF", 24: "UNALIGNED", 25: "DIVBYZERO"}
+_EXC = {3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault", 7: "SecureFault"}
+_FAULT_LINE = re.compile(r"F fault exc=0x([0-9a-f]+) cfsr=0x([0-9a-f]+) hfsr=0x([0-9a-f]+) "
+                         r"bfar=0x([0-9a-f]+) mmfar=0x([0-9a-f]+) pc=0x([0-9a-f]+) lr=0x([0-9a-f]+)")
+
+
+def symbol_at(elf: Path, addr: int) -> str | None:
+    """The function containing addr, from the ELF symbol table."""
+    from elftools.elf.elffile import ELFFile
+    with open(elf, "rb") as f:
+        st = ELFFile(f).get_section_by_name(".symtab")
+        if st is None:
+            return None
+        for s in st.iter_symbols():
+            if s["st_info"]["type"] == "STT_FUNC" and s["st_size"]:
+                lo = s["st_value"] & ~1
+                if lo <= addr < lo + s["st_size"]:
+                    return s.name
+    return None
+
+
+def describe_fault(text: str, elf: Path, machine: str) -> str:
+    m = _FAULT_LINE.search(text)
+    if not m:
+        return f"{elf.name} faulted on QEMU {machine} (no fault report)"
+    exc, cfsr, hfsr, bfar, mmfar, pc, _ = (int(g, 16) for g in m.groups())
+    bits = [n for b, n in _CFSR_BITS.items() if cfsr >> b & 1]
+    where = symbol_at(elf, pc & ~1) if pc else None
+    msg = (f"{elf.name} faulted on QEMU {machine}: {_EXC.get(exc, f'exception {exc}')} "
+           f"CFSR=0x{cfsr:08x} ({', '.join(bits) or 'no CFSR bits'}) HFSR=0x{hfsr:08x}")
+    if cfsr & (1 << 15):  # BFARVALID
+        msg += f" BFAR=0x{bfar:08x}"
+    if cfsr & (1 << 7):   # MMARVALID
+        msg += f" MMFAR=0x{mmfar:08x}"
+    return msg + f" at pc=0x{pc:08x}" + (f" in {where}" if where else "")
+
+
+def run_program(prog: Program | Path, board: Board, timeout: float = DEFAULT_TIMEOUT,
+                count: bool = False, marks: list[int] = ()) -> RunResult:
+    """Run under QEMU; the program must exit 0. Faults, crashes and hangs raise one line."""
+    elf = prog.elf if isinstance(prog, Program) else Path(prog)
+    plugin = None
+    out_file = None
+    if count or marks:
+        fd, name = tempfile.mkstemp(prefix="edgecc-count-", suffix=".txt")
+        os.close(fd)
+        out_file = Path(name)
+        plugin = [f"{count_plugin()}", f"out={out_file}", *(f"mark=0x{a:x}" for a in marks)]
+    cmd = qemu_command(board, elf, plugin)
+    machine = board.qemu_machine or "user mode (qemu-aarch64)"
+    t0 = time.perf_counter()
+    try:
+        try:
+            r = subprocess.run(cmd, capture_output=True, timeout=timeout)
+        except FileNotFoundError:
+            raise EdgeccError(f"{cmd[0]} not found on PATH (needed to run board "
+                              f"{board.name})") from None
+        except subprocess.TimeoutExpired:
+            raise ProgramTimeout(f"{elf.name} on QEMU {machine}: no exit after {timeout:g} s "
+                                 f"(the program hangs; timeout)") from None
+        secs = time.perf_counter() - t0
+        text = r.stdout.decode("utf-8", "replace")
+        err = r.stderr.decode("utf-8", "replace")
+        if _bare(board) and r.returncode == FAULT_EXIT and _FAULT_LINE.search(text + err):
+            raise ProgramFault(describe_fault(text + err, elf, machine))
+        if r.returncode < 0:
+            import signal
+            try:
+                sig = signal.Signals(-r.returncode).name
+            except ValueError:
+                sig = f"signal {-r.returncode}"
+            raise ProgramFault(f"{elf.name} crashed on QEMU {machine} with {sig}")
+        if r.returncode != 0:
+            tail = (text + err).strip().replace("\n", " | ")[-200:]
+            raise EdgeccError(f"{elf.name} on QEMU {machine} exited with status "
+                              f"{r.returncode}: {tail or '(no output)'}")
+        res = RunResult(text, r.returncode, secs)
+        if out_file is not None:
+            lines = out_file.read_text().split("\n")
+            if not lines or not lines[0].startswith("total "):
+                raise EdgeccError("the QEMU counting plugin wrote no result")
+            res.instructions = int(lines[0].split()[1])
+            res.marks = [(int(a, 16), int(n)) for _, a, n in
+                         (ln.split() for ln in lines[1:] if ln.startswith("mark "))]
+        return res
+    finally:
+        if out_file is not None:
+            out_file.unlink(missing_ok=True)
+
+
+def symbol_address(elf: Path, name: str) -> int:
+    from elftools.elf.elffile import ELFFile
+    with open(elf, "rb") as f:
+        st = ELFFile(f).get_section_by_name(".symtab")
+        for s in st.get_symbol_by_name(name) or []:
+            if s["st_info"]["type"] == "STT_FUNC":
+                return s["st_value"] & ~1  # Thumb functions have bit 0 set
+    raise EdgeccError(f"{elf.name}: no function {name}")
+
+
+# ------------------------------------------------------------------------------------- verify
+
+def run_on_qemu(c, gen_dir: Path, harness: Path, work: Path, board: Board | None,
+                target_name: str, cc: str | None, trace: bool, info: dict | None,
+                profile: bool = False, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """edgecc verify on a board: build the harness around the generated C, run it under QEMU and
+    return its output. Outside trace builds, fill `info` with the board, the exact instruction
+    count per inference, the model's flash and RAM, and (profile) instructions per layer."""
+    from edgecc.budget import measure
+    from edgecc.names import c_ident
+    from edgecc.verify.harness import TRACE_DEFINE
+    board = board or default_board(target_name)
+    arena = c.plan.arena
+    if trace:
+        prog = build_program(gen_dir, [harness], work / "trace.elf", board, cc, arena,
+                             gen_flags=[TRACE_DEFINE], callgraph=False)
+        return run_program(prog, board, timeout).stdout
+    gen_obj = work / "gen-obj"
+    one = build_program(gen_dir, [harness], work / "runs1.elf", board, cc, arena,
+                        gen_objdir=gen_obj, extra_flags=["-DEDGECC_RUNS=1"])
+    r1 = run_program(one, board, timeout, count=True)
+    if info is None:
+        return r1.stdout
+    two = build_program(gen_dir, [harness], work / "runs2.elf", board, cc, arena,
+                        gen_objdir=gen_obj, extra_flags=["-DEDGECC_RUNS=2"])
+    r2 = run_program(two, board, timeout, count=True)
+    run_fn = f"{c_ident(c.name).lower()}_run"
+    fp = measure(one, arena, run_fn, gen_dir=gen_dir)
+    info.update(board=board.name, qemu_machine=board.qemu_machine or "qemu-aarch64",
+                instructions=r2.instructions - r1.instructions,
+                flash_bytes=fp.flash, ram_bytes=fp.ram, weights_flash_bytes=fp.weights,
+                code_bytes=fp.code, stack_bytes=fp.stack, arena_region=fp.arena_region,
+                qemu_seconds=round(r1.seconds, 3))
+    if profile:
+        info["profile"] = profile_layers(c, gen_dir, harness, work, board, cc, timeout)
+    return r1.stdout
+
+
+def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc: str | None,
+                   timeout: float = DEFAULT_TIMEOUT) -> list[dict]:
+    """Instructions per layer: marks at NAME_run's entry and at the empty trace hook's entry."""
+    from edgecc.names import c_ident
+    hook = data_dir("templates") / "baremetal" / "profile_hook.c"
+    prog = build_program(gen_dir, [harness, hook], work / "profile.elf", board, cc,
+                         c.plan.arena, gen_flags=["-DEDGECC_TRACE=edgecc_profile_hook"],
+                         callgraph=False)
+    run_fn = f"{c_ident(c.name).lower()}_run"
+    a_run = symbol_address(prog.elf, run_fn)
+    a_hook = symbol_address(prog.elf, "edgecc_profile_hook")
+    r = run_program(prog, board, timeout, marks=[a_run, a_hook])
+    counts = [n for a, n in r.marks]
+    starts = [i for i, (a, _) in enumerate(r.marks) if a == a_run]
+    if len(starts) != 1:
+        raise EdgeccError(f"profile: expected one call of {run_fn}, saw {len(starts)}")
+    hooks = counts[starts[0] + 1:]
+    # The generated code calls the hook once per traced output of each layer (codegen's traces).
+    per_layer = [sum(1 for v in lw.node.outputs if v[1:].isdigit()) for lw in c.lowered]
+    if sum(per_layer) != len(hooks):
+        raise EdgeccError(f"profile: {len(hooks)} hook calls for {sum(per_layer)} traced outputs")
+    rows, prev, k = [], counts[starts[0]], 0
+    for lw, n in zip(c.lowered, per_layer):
+        if n == 0:
+            rows.append(dict(layer=len(rows), op=lw.node.op, index=lw.node.index, instructions=0))
+            continue
+        k += n
+        rows.append(dict(layer=len(rows), op=lw.node.op, index=lw.node.index,
+                         instructions=hooks[k - 1] - prev))
+        prev = hooks[k - 1]
+    return rows
