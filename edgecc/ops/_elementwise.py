@@ -1,0 +1,45 @@
+"""Shared pieces of the elementwise and data-movement ops (RELU family, PAD, TRANSPOSE, ...).
+
+Owns: the "same shape, same dtype" inference, the C element type of a value, and padding a shape
+or a list of strides to a fixed rank with leading unit dimensions, the way TFLite's
+RuntimeShape::ExtendedShape does, so that templates loop over a fixed number of dimensions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node, TensorType
+from edgecc.ops import in_type, out_type
+
+INT_DTYPES = (DType.INT8, DType.INT16, DType.INT32)
+
+
+def same_as_input(g: Graph, n: Node) -> list[TensorType | None]:
+    x = in_type(g, n)
+    return [TensorType(tuple(x.shape), out_type(g, n).dtype)]
+
+
+def extend_shape(shape, rank: int) -> list[int]:
+    shape = [int(s) for s in shape]
+    if len(shape) > rank:
+        raise ValueError(f"rank {len(shape)} > {rank}")
+    return [1] * (rank - len(shape)) + shape
+
+
+def strides_of(shape) -> list[int]:
+    """Row-major element strides."""
+    out, acc = [], 1
+    for s in reversed([int(x) for x in shape]):
+        out.append(acc)
+        acc *= s
+    return list(reversed(out))
+
+
+def same_quant(a: TensorType, b: TensorType) -> bool:
+    """Identical dtype and quantization (scales compared exactly, as stored in the model)."""
+    if a.dtype != b.dtype:
+        return False
+    if a.q is None or b.q is None:
+        return a.q is None and b.q is None
+    return (tuple(np.float32(a.q.scale)) == tuple(np.float32(b.q.scale))
+            and tuple(a.q.zero_point) == tuple(b.q.zero_point))

@@ -1,0 +1,6 @@
+"""MINIMUM: element-wise min of the raw values with broadcasting (see _minmax)."""
+import numpy as np
+
+from edgecc.ops._minmax import make
+
+OP = make("MINIMUM", np.minimum)
