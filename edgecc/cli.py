@@ -104,12 +104,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _error(message: str) -> None:
+    """Exactly one line on stderr, even when a message (or a model string in it) holds newlines."""
+    print("edgecc: error: " + " ".join(message.split()), file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.fn(args)
     except EdgeccError as e:
-        print(f"edgecc: error: {e}", file=sys.stderr)
+        _error(str(e))
+        return 2
+    except OSError as e:  # the user's paths: unwritable -o folder, unreadable board file, ...
+        where = f"{e.filename}: " if e.filename else ""
+        _error(f"{where}{e.strerror or e}")
         return 2
     except KeyboardInterrupt:
         return 130

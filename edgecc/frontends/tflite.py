@@ -9,6 +9,7 @@ kept as labels (never used as C identifiers).
 from __future__ import annotations
 
 import re
+import struct
 from pathlib import Path
 
 import flatbuffers
@@ -16,7 +17,7 @@ import numpy as np
 import tflite
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
-from edgecc.ir import DType, Graph, Node, QParams, TensorType, Value
+from edgecc.ir import DType, Graph, IRError, Node, QParams, TensorType, Value, verify
 from edgecc.ops import failed_constraints, is_supported
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
@@ -112,6 +113,9 @@ def load_tflite(path: str | Path) -> Graph:
         return _build(raw, path)
     except (ModelFormatError, UnsupportedModel):
         raise
+    except struct.error:  # an offset read past the end of the buffer
+        raise ModelFormatError(f"{path}: malformed TFLite model (truncated or corrupt: an offset "
+                               f"points outside the {len(raw)}-byte file)") from None
     except Exception as e:  # flatbuffers raises assorted errors on truncated/corrupt input
         raise ModelFormatError(f"{path}: malformed TFLite model ({type(e).__name__}: {e})") from None
 
@@ -164,6 +168,7 @@ def _build(raw: bytes, path: Path) -> Graph:
 
     inputs = [f"t{x}" for x in sg.InputsAsNumpy()] if sg.InputsLength() else []
     outputs = [f"t{x}" for x in sg.OutputsAsNumpy()] if sg.OutputsLength() else []
+    _check_structure(values, nodes, inputs, outputs, path)
     g = Graph(values, nodes, inputs, outputs, name=path.stem)
     if unsupported:
         raise UnsupportedModel(f"{path}: unsupported ops: " + "; ".join(unsupported))
@@ -173,4 +178,61 @@ def _build(raw: bytes, path: Path) -> Graph:
             problems.append(f"{n.op} at op {n.index} ({n.outputs[0] if n.outputs else '?'}): {msg}")
     if problems:
         raise UnsupportedModel(f"{path}: unsupported parameters: " + "; ".join(problems))
+    try:  # declared shapes/types must match what each op computes (e.g. FC depth vs weights)
+        verify(g)
+    except IRError as e:
+        raise ModelFormatError(f"{path}: inconsistent model: {e}") from None
     return g
+
+
+def _check_structure(values: dict[str, Value], nodes: list[Node], inputs: list[str],
+                     outputs: list[str], path: Path) -> None:
+    """The subgraph's wiring, in TFLite's terms (tensor and op indices), before any op looks at it:
+    indices in range, operators in execution order (each reads only graph inputs, constants and
+    tensors written by an earlier op), one writer per tensor, every output computed."""
+    def where(v: str) -> str:
+        label = values[v].label if v in values else ""
+        return f"tensor {v[1:]}" + (f" '{label}'" if label else "")
+
+    n_tensors = len(values)
+    for kind, lst in (("input", inputs), ("output", outputs)):
+        for v in lst:
+            if v not in values:
+                raise ModelFormatError(f"{path}: subgraph {kind} refers to tensor {v[1:]}, but the "
+                                       f"model has {n_tensors} tensors")
+    if not inputs or not outputs:
+        raise ModelFormatError(f"{path}: the subgraph has no {'inputs' if not inputs else 'outputs'}")
+    for v in inputs:
+        if values[v].is_const:
+            raise ModelFormatError(f"{path}: subgraph input {where(v)} holds constant data")
+    for v in outputs:
+        if values[v].is_const:
+            raise UnsupportedModel(f"{path}: subgraph output {where(v)} is a constant (edgecc "
+                                   f"only returns computed outputs)")
+    used = set(inputs) | set(outputs) | {v for n in nodes for v in (*n.inputs, *n.outputs) if v}
+    for v in sorted(used & set(values), key=lambda v: int(v[1:])):
+        if 0 in values[v].type.shape:
+            raise UnsupportedModel(f"{path}: {where(v)} has no elements (shape "
+                                   f"{list(values[v].type.shape)})")
+    written = set(inputs) | {v for v, val in values.items() if val.is_const}
+    for n in nodes:
+        for pos, v in enumerate(n.inputs):
+            if v is None:
+                continue
+            if v not in values:
+                raise ModelFormatError(f"{path}: op {n.index} ({n.op}) input {pos} refers to "
+                                       f"tensor {v[1:]}, but the model has {n_tensors} tensors")
+            if v not in written:
+                raise ModelFormatError(f"{path}: op {n.index} ({n.op}) reads {where(v)} before any "
+                                       f"earlier op writes it")
+        for pos, v in enumerate(n.outputs):
+            if v not in values:
+                raise ModelFormatError(f"{path}: op {n.index} ({n.op}) output {pos} refers to "
+                                       f"tensor {v[1:]}, but the model has {n_tensors} tensors")
+            if v in written:
+                raise ModelFormatError(f"{path}: op {n.index} ({n.op}) writes {where(v)}, which is "
+                                       f"a constant, a subgraph input or written by an earlier op")
+            written.add(v)
+    for v in outputs:
+        if v not in written:
+            raise ModelFormatError(f"{path}: subgraph output {where(v)} is not computed by any op")
