@@ -57,7 +57,8 @@ def cmd_compile(args) -> int:
 def cmd_verify(args) -> int:
     from edgecc.verify import verify_model
     target, board = _resolve_target(args)
-    r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep)
+    r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
+                     board=board, profile=args.profile)
     if args.json:
         print(json.dumps(r.as_json()))
     else:
@@ -66,7 +67,29 @@ def cmd_verify(args) -> int:
               f"arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
         if r.first_bad_layer:
             print(f"first layer that differs: {r.first_bad_layer}")
+        _print_qemu_info(r.extra)
     return 0 if r.bit_exact else 1
+
+
+def _print_qemu_info(x: dict) -> None:
+    """The board run's numbers (edgecc.verify.qemu) under verify's one-line verdict."""
+    if "instructions" not in x:
+        return
+    print(f"board {x['board']} (QEMU {x['qemu_machine']}): {x['instructions']:,} instructions "
+          f"per inference; flash {x['flash_bytes']:,} B, RAM {x['ram_bytes']:,} B "
+          f"(stack {x['stack_bytes']:,} B)")
+    for row in x.get("profile", []):
+        share = 100.0 * row["instructions"] / max(x["instructions"], 1)
+        print(f"  layer {row['layer']:3d} {row['op']:<24} {row['instructions']:>12,} {share:5.1f}%")
+
+
+def cmd_budget(args) -> int:
+    from edgecc.boards import load_board
+    from edgecc.budget import budget_model
+    rep = budget_model(args.model, load_board(args.board), ram_limit=args.ram_limit,
+                       flash_limit=args.flash_limit, keep=args.keep)
+    print(json.dumps(rep.as_json()) if args.json else rep.table())
+    return 1 if rep.over else 0
 
 
 def cmd_inspect(args) -> int:
@@ -93,7 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--json", action="store_true")
     v.add_argument("--keep", type=Path, help="keep the build folder here")
+    v.add_argument("--profile", action="store_true",
+                   help="instructions per layer (QEMU targets and boards)")
     v.set_defaults(fn=cmd_verify)
+
+    b = sub.add_parser("budget", help="RAM and flash of the model on a board; exit 1 when over")
+    b.add_argument("model")
+    b.add_argument("--board", required=True, help="board name (boards/) or path to a board file")
+    b.add_argument("--ram-limit", type=int, metavar="BYTES", help="instead of the board's RAM")
+    b.add_argument("--flash-limit", type=int, metavar="BYTES", help="instead of the board's flash")
+    b.add_argument("--json", action="store_true")
+    b.add_argument("--keep", type=Path, help="keep the build folder here")
+    b.set_defaults(fn=cmd_budget)
 
     i = sub.add_parser("inspect", help="the graph before and after each pass")
     i.add_argument("model")
