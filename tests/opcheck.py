@@ -42,3 +42,52 @@ def check_model(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"), target: s
             for seed in seeds:
                 r = verify_model(path, get_target(target), cc=cc, seed=seed)
                 assert r.bit_exact, (cc, seed, r.mismatched_bytes, r.first_bad_layer)
+
+
+# ---- ops TFLite Micro lacks: LiteRT's builtin reference kernels as the oracle ------------------
+
+def run_litert_ref(path: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """LiteRT with OpResolverType.BUILTIN_REF: the reference kernels, no XNNPACK, no optimized ops."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(model_path=str(path),
+                     experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    for d, x in zip(it.get_input_details(), inputs):
+        it.set_tensor(d["index"], x)
+    it.invoke()
+    return [np.array(it.get_tensor(d["index"])) for d in it.get_output_details()]
+
+
+def check_model_litert(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"),
+                       target: str = "host") -> None:
+    """check_model for ops TFLite Micro lacks: numpy reference and generated C vs LiteRT ref."""
+    from edgecc.codegen import write_files
+    from edgecc.compiler import compile_model
+    from edgecc.verify.harness import harness_c, parse_output
+    from edgecc.verify.host import build_host, run_host
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        path = tmp / "m.tflite"
+        path.write_bytes(data)
+        tgt = get_target(target)
+        c = compile_model(path, tgt, "model")
+        write_files(c.files, tmp / "gen")
+        for seed in seeds:
+            inputs = seeded_inputs(c.graph, seed)
+            ref = run_litert_ref(path, inputs)
+            env = run_graph(load_tflite(path), inputs)
+            g = c.graph
+            for i, v in enumerate(g.outputs):
+                got = env[v]
+                assert got.dtype == ref[i].dtype, (got.dtype, ref[i].dtype)
+                diff = np.flatnonzero(got.ravel() != ref[i].ravel())
+                assert diff.size == 0, (f"numpy reference differs from LiteRT in {diff.size} of "
+                                        f"{got.size} elements, first at {diff[0]}: "
+                                        f"{got.ravel()[diff[0]]} vs {ref[i].ravel()[diff[0]]}")
+            (tmp / "harness.c").write_text(harness_c("model", inputs, len(g.outputs)))
+            for cc in compilers:
+                exe = build_host(tmp / "gen", tmp / "harness.c", tmp / f"prog_{cc}", tgt, cc)
+                outs, _, done = parse_output(run_host(exe))
+                assert done
+                for i, r in enumerate(ref):
+                    assert outs[i] == np.ascontiguousarray(r).tobytes(), (cc, seed, i)
