@@ -97,6 +97,12 @@ def cmd_inspect(args) -> int:
     return inspect_model(args)
 
 
+def cmd_ops(args) -> int:
+    from edgecc.opsdoc import as_json, as_text
+    print(as_json() if args.json else as_text())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="edgecc", description="Compile quantized neural networks to plain C.")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -135,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--verbose", action="store_true")
     i.add_argument("--dump-ir", type=Path)
     i.set_defaults(fn=cmd_inspect)
+
+    o = sub.add_parser("ops", help="the supported ops: types, constraints, reference oracle")
+    o.add_argument("--json", action="store_true")
+    o.set_defaults(fn=cmd_ops)
     return p
 
 
