@@ -23,7 +23,7 @@ from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
 from edgecc.verify import verify_model
 from edgecc.verify.reference import run_tflm, seeded_inputs
-from opcheck import check_model
+from opcheck import check_model, check_reference
 
 
 def lstm_model(rng, batch: int, steps: int, inp: int, units: int, time_major: bool,
@@ -144,3 +144,19 @@ def test_unsupported_lstm_variant_is_reported():
         n.inputs[9] = n.inputs[13]  # pretend a peephole weight is present
         msgs = failed_constraints(g, n)
         assert any("peephole" in m for m in msgs), msgs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", range(40))
+def test_lstm_reference_sweep(case):
+    """Wider shapes, clips and cell scales: numpy reference vs TFLM (the C follows the reference)."""
+    rng = np.random.default_rng(5000 + case)
+    data = lstm_model(rng, batch=int(rng.integers(1, 4)), steps=int(rng.integers(1, 8)),
+                      inp=int(rng.integers(1, 40)), units=int(rng.integers(1, 20)),
+                      time_major=bool(rng.integers(0, 2)),
+                      cell_clip=float(rng.choice([0.0, 0.5, 1.0, 2.0, 8.0])),
+                      cell_pow=int(rng.integers(-16, -7)))
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.tflite"
+        p.write_bytes(data)
+        check_reference(p, case)

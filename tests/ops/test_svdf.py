@@ -6,6 +6,9 @@ model (numpy reference vs TFLM's tensors), and the whole model through `verify`.
 """
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -16,7 +19,7 @@ from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
 from edgecc.verify import verify_model
 from edgecc.verify.reference import run_tflm, seeded_inputs
-from opcheck import check_model
+from opcheck import check_model, check_reference
 
 
 def svdf_model(rng, batch: int, inp: int, units: int, rank: int, memory: int, state: str,
@@ -84,3 +87,18 @@ def test_shared_keyword_model_verifies_on_host():
     r = verify_model(shared_model("keyword_scrambled_8bit"), get_target("host"), cc="clang",
                      seed=5)
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", range(40))
+def test_svdf_reference_sweep(case):
+    """Wider shapes, ranks and memories: numpy reference vs TFLM (the C follows the reference)."""
+    rng = np.random.default_rng(6000 + case)
+    data = svdf_model(rng, batch=int(rng.integers(1, 4)), inp=int(rng.integers(1, 40)),
+                      units=int(rng.integers(1, 12)), rank=int(rng.integers(1, 4)),
+                      memory=int(rng.integers(1, 12)), state=["int8", "int16"][case % 2],
+                      act=case % 4)
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.tflite"
+        p.write_bytes(data)
+        check_reference(p, case)
