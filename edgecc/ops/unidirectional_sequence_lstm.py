@@ -229,18 +229,19 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                   hm_mult=k.hidden_mul[0], hm_shift=k.hidden_mul[1], h_zp=k.h_zp,
                   g_tanh_mult=lm.tanh_params(-12)[0], g_tanh_shift=lm.tanh_params(-12)[1],
                   c_tanh_mult=k.cell_tanh[0], c_tanh_shift=k.cell_tanh[1])
-    consts: dict[str, np.ndarray] = {"sigmoid_table": lm.SIGMOID_TABLE.astype(np.uint16)}
-    gates = []
-    for gate in GATES:
-        wx, wh, bias = w[gate]
-        # Fold the zero points into the biases: sum((x - zp) * w) = sum(x * w) - zp * sum(w).
-        consts[f"wx_{gate}"] = wx.astype(np.int8)
-        consts[f"wh_{gate}"] = wh.astype(np.int8)
-        consts[f"bx_{gate}"] = (bias - k.x_zp * wx.sum(axis=1)).astype(np.int32)
-        consts[f"bh_{gate}"] = (-k.h_zp * wh.sum(axis=1)).astype(np.int32)
-        gates.append(dict(name=gate, x_mult=k.x_mult[gate][0], x_shift=k.x_mult[gate][1],
-                          h_mult=k.h_mult[gate][0], h_shift=k.h_mult[gate][1]))
-    params["gates"] = gates
+    # Weights interleaved by gate, [units][depth][4 gates], so one pass over x (or h) feeds all
+    # four gates of a unit; biases [units][4]. The zero points are folded into the biases:
+    # sum((x - zp) * w) = sum(x * w) - zp * sum(w).
+    wx = np.stack([w[gt][0] for gt in GATES], axis=-1)  # [units, depth, 4]
+    wh = np.stack([w[gt][1] for gt in GATES], axis=-1)
+    bx = np.stack([w[gt][2] - k.x_zp * w[gt][0].sum(axis=1) for gt in GATES], axis=-1)
+    bh = np.stack([-k.h_zp * w[gt][1].sum(axis=1) for gt in GATES], axis=-1)
+    consts = {"sigmoid_table": lm.SIGMOID_TABLE.astype(np.uint16),
+              "wx": wx.astype(np.int8), "wh": wh.astype(np.int8),
+              "bx": bx.astype(np.int32), "bh": bh.astype(np.int32)}
+    params["gates"] = [dict(name=gt, index=j, x_mult=k.x_mult[gt][0], x_shift=k.x_mult[gt][1],
+                            h_mult=k.h_mult[gt][0], h_shift=k.h_mult[gt][1])
+                       for j, gt in enumerate(GATES)]
     return Kernel("unidirectional_sequence_lstm.c.j2", params=params, consts=consts,
                   scratch=inner * units * 2)
 
