@@ -8,8 +8,8 @@ committed file.
 
 Two variants, same input (1, 49, 10, 1) int8 "MFCC features" and 12 classes out:
   fc   RESHAPE -> FULLY_CONNECTED(32, relu) -> FULLY_CONNECTED(12)
-  cnn  CONV_2D(8, 10x4, stride 2, relu) -> DEPTHWISE_CONV_2D(3x3, relu) -> AVERAGE_POOL_2D(25x5)
-       -> RESHAPE -> FULLY_CONNECTED(12) -> SOFTMAX
+  cnn  CONV_2D(8, 10x4, stride 2, relu) -> DEPTHWISE_CONV_2D(3x3, relu) -> CONV_2D(16, 1x1, relu)
+       -> AVERAGE_POOL_2D(25x5) -> RESHAPE -> FULLY_CONNECTED(12) -> SOFTMAX   (a DS-CNN in small)
 DEFAULT_VARIANT is what the committed file holds.
 
 Quantization follows the TFLite int8 scheme (per-channel conv weights, per-tensor FC weights,
@@ -36,7 +36,7 @@ except ImportError:  # running from a source checkout without `pip install -e .`
     from edgecc.tflite_writer import ModelBuilder
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_VARIANT = "fc"
+DEFAULT_VARIANT = "cnn"
 DEFAULT_OUTPUT = HERE / "kws_int8.tflite"
 SEED = 20240611
 INPUT_SHAPE = (1, 49, 10, 1)  # 49 frames x 10 MFCC coefficients, as in the DS-CNN KWS models
@@ -202,6 +202,7 @@ def build(variant: str = DEFAULT_VARIANT, seed: int = SEED) -> bytes:
     elif variant == "cnn":
         net.conv("kws/conv_1", 8, 10, 4, 2, relu=True)
         net.depthwise("kws/dw_conv_1", 3, relu=True)
+        net.conv("kws/pw_conv_1", 16, 1, 1, 1, relu=True)
         net.global_avg_pool("kws/avg_pool/AvgPool")
         net.flatten("kws/flatten/Reshape")
         net.dense("kws/dense", CLASSES, relu=False)

@@ -1,0 +1,66 @@
+"""The wheel is enough: build it from a clean clone, install it into a fresh venv, compile from
+a folder outside the repository.
+
+templates/, runtime_c/ and boards/ must ship inside the wheel as edgecc/_data/<name> (setup.py's
+build hook); the installed package must find them there, not in a source checkout.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "kws_int8.tflite"
+DATA_DIRS = ("templates", "runtime_c", "boards")
+
+
+def run(cmd: list, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
+    r = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
+                       timeout=timeout, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, (cmd, r.stdout[-3000:], r.stderr[-3000:])
+    return r
+
+
+def test_wheel_from_clean_clone_installs_and_compiles(tmp_path):
+    clone = tmp_path / "clone"
+    run(["git", "clone", "--quiet", REPO, clone], tmp_path)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", clone],
+        tmp_path)
+    wheels = list((tmp_path / "dist").glob("edgecc-*.whl"))
+    assert len(wheels) == 1, wheels
+
+    # every tracked data file ships, under edgecc/_data/
+    names = set(zipfile.ZipFile(wheels[0]).namelist())
+    tracked = run(["git", "ls-files", *DATA_DIRS], clone).stdout.split()
+    assert any(t.startswith("templates/") for t in tracked)
+    assert "runtime_c/edgecc_rt.h" in tracked
+    missing = [t for t in tracked if f"edgecc/_data/{t}" not in names]
+    assert not missing, missing
+
+    # a fresh venv; dependencies come from the system site-packages (no network needed)
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", "--system-site-packages", venv], tmp_path)
+    py, exe = venv / "bin" / "python", venv / "bin" / "edgecc"
+    run([py, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", wheels[0]], tmp_path)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "kws.tflite").write_bytes(EXAMPLE.read_bytes())
+    probe = run([py, "-c", "import edgecc, edgecc.resources as r; "
+                 "print(edgecc.__file__); print(r.data_dir('templates'))"], elsewhere).stdout.split()
+    assert all(Path(p).resolve().is_relative_to(venv.resolve()) for p in probe), probe
+    assert Path(probe[1]).parts[-2:] == ("_data", "templates")
+
+    r = run([exe, "compile", "kws.tflite", "--target", "host", "--name", "kws", "-o", "out",
+             "--json"], elsewhere)
+    info = json.loads(r.stdout)
+    assert info["arena_bytes"] > 0
+    out = elsewhere / "out"
+    assert {"kws.h", "kws.c", "edgecc_rt.h"} <= {p.name for p in out.iterdir()}
+    run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", "-I", out,
+         *sorted(out.glob("*.c"))], elsewhere)
+    r = run([exe, "verify", "kws.tflite", "--target", "host"], elsewhere)
+    assert "bit-exact" in r.stdout
