@@ -115,12 +115,19 @@ class Window:
 
 
 def window(n: Node, in_hw: tuple[int, int], k_hw: tuple[int, int]) -> Window:
-    """The window of a CONV_2D / DEPTHWISE_CONV_2D node from its options (padding 0 = SAME)."""
+    """The window of a CONV_2D / DEPTHWISE_CONV_2D node from its options (padding 0 = SAME), or
+    from attrs["explicit_padding"] = (top, bottom, left, right) when a fused PAD put it there."""
     a = n.attrs
     pad = int(a.get("padding", 0))
     sh, sw = int(a.get("stride_h", 1)), int(a.get("stride_w", 1))
     dh, dw = int(a.get("dilation_h_factor", 1)), int(a.get("dilation_w_factor", 1))
     (h, w), (kh, kw) = in_hw, k_hw
+    explicit = a.get("explicit_padding")  # (top, bottom, left, right), set by passes/fuse.py
+    if explicit is not None:
+        t, b, l, r = (int(v) for v in explicit)
+        oh = (h + t + b - (kh - 1) * dh - 1) // sh + 1
+        ow = (w + l + r - (kw - 1) * dw - 1) // sw + 1
+        return Window(h, w, kh, kw, sh, sw, dh, dw, oh, ow, t, l)
     oh, ow = conv_out_size(pad, h, kh, sh, dh), conv_out_size(pad, w, kw, sw, dw)
     return Window(h, w, kh, kw, sh, sw, dh, dw, oh, ow,
                   conv_pad(pad, h, kh, sh, dh, oh), conv_pad(pad, w, kw, sw, dw, ow))

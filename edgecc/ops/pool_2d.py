@@ -68,6 +68,12 @@ def _geometry(g: Graph, n: Node) -> dict:
     pad_mode = int(a.get("padding", 0))
     fh, fw = int(a["filter_height"]), int(a["filter_width"])
     sh, sw = int(a["stride_h"]), int(a["stride_w"])
+    explicit = a.get("explicit_padding")  # (top, bottom, left, right), set by passes/fuse.py
+    if explicit is not None:
+        t, b, l, r = (int(v) for v in explicit)
+        return dict(batches=batches, in_h=in_h, in_w=in_w, depth=depth, fh=fh, fw=fw, stride_h=sh,
+                    stride_w=sw, out_h=(in_h + t + b - fh) // sh + 1,
+                    out_w=(in_w + l + r - fw) // sw + 1, pad_h=t, pad_w=l)
     out_h = conv_out_size(pad_mode, in_h, fh, sh, 1)
     out_w = conv_out_size(pad_mode, in_w, fw, sw, 1)
     return dict(batches=batches, in_h=in_h, in_w=in_w, depth=depth, fh=fh, fw=fw, stride_h=sh,

@@ -1,51 +1,113 @@
 """Graph passes: each a function Graph -> Graph; `optimize` runs the target-independent pipeline.
 
-Owns: the pass list and its order, and running `ir.verify` after every pass in debug mode
-(EDGECC_DEBUG=1, and always in the tests).
+Owns: the pass list and its order (one pipeline for every target; target-specific fusions belong
+to lowering), the per-pass report (`PassResult`: nodes removed/added, every rewrite with the reason
+it is exact, every refusal with the reason it is not, time), and running `ir.verify` after every
+pass in debug mode (EDGECC_DEBUG=1, set by the tests).
+
+Pipeline:
+  dead_code  drop nodes no graph output depends on
+  fold       constant folding (fold.py) to a fixed point
+  eliminate  no-op reshapes/transposes/Q-DQ pairs (eliminate.py) + folding, to a fixed point
+  fuse       activations and padding into their neighbours (fuse.py), to a fixed point
+  cleanup    dead code and unreferenced values again
+Then every remaining node must have a kernel (or be an alias): an op that exists only to be
+folded (PACK) and survived is reported as an EdgeccError naming it.
 """
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from edgecc.errors import UnsupportedModel
 from edgecc.ir import Graph, verify
+from edgecc.ops import get_op
+from edgecc.passes.dce import dead_code as _dead_code
+from edgecc.passes.rewrite import Rule, run_rules
 
 
 @dataclass
 class PassResult:
     name: str
     changed: bool
-    removed: list[str] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # node names gone after the pass
+    added: list[str] = field(default_factory=list)    # node names new after the pass
+    applied: list[str] = field(default_factory=list)  # each rewrite: "rule: why it is exact"
+    refused: list[str] = field(default_factory=list)  # each refusal: "rule at node: why not"
+    seconds: float = 0.0
+    nodes_after: int = 0
+
+    def as_json(self) -> dict:
+        return dict(name=self.name, changed=self.changed, removed=self.removed, added=self.added,
+                    applied=self.applied, refused=self.refused, nodes_after=self.nodes_after,
+                    seconds=round(self.seconds, 6))
+
+
+Notes = list[str]
+PassFn = Callable[[Graph, bool], "tuple[Graph, Notes, Notes]"]
 
 
 def dead_code(g: Graph) -> Graph:
-    """Drop nodes none of whose outputs reach a graph output."""
-    needed = set(g.outputs)
-    keep = []
-    for n in reversed(g.nodes):
-        if any(o in needed for o in n.outputs):
-            keep.append(n)
-            needed.update(i for i in n.inputs if i is not None)
-    out = g.copy()
-    out.nodes = list(reversed(keep))
-    return out
+    """Drop nodes none of whose outputs reach a graph output (and unreferenced values)."""
+    return _dead_code(g)[0]
 
 
-PIPELINE: list[tuple[str, Callable[[Graph], Graph]]] = [("dead_code", dead_code)]
+def _dce_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
+    out, notes = _dead_code(g)
+    return out, notes, []
 
 
-def optimize(g: Graph, debug: bool | None = None) -> tuple[Graph, list[PassResult]]:
+def _rules_pass(rules: list[Rule]) -> PassFn:
+    def run(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
+        out, report = run_rules(g, rules, debug=debug)
+        return out, report.applied, report.refused
+    return run
+
+
+def _pipeline() -> list[tuple[str, PassFn]]:
+    from edgecc.passes import eliminate, fold, fuse
+    return [
+        ("dead_code", _dce_pass),
+        ("fold", _rules_pass([fold.FOLD])),
+        ("eliminate", _rules_pass(eliminate.RULES + [fold.FOLD])),
+        ("fuse", _rules_pass(fuse.RULES)),
+        ("cleanup", _dce_pass),
+    ]
+
+
+def _names(g: Graph) -> list[str]:
+    return [n.name for n in g.nodes]
+
+
+def check_executable(g: Graph) -> None:
+    """Every node left must have a kernel or be an alias; name the first that has neither."""
+    for n in g.nodes:
+        op = get_op(n.op)
+        if op.lower is None and not op.alias:
+            raise UnsupportedModel(f"{n.op} at op {n.index} ({n.outputs[0] if n.outputs else '?'}) "
+                                   f"could not be folded at compile time and has no kernel")
+
+
+def optimize(g: Graph, debug: bool | None = None,
+             stages: list[tuple[str, Graph]] | None = None) -> tuple[Graph, list[PassResult]]:
+    """Run the pipeline. With `stages` (a list), append (pass name, graph after it) for inspect."""
     debug = os.environ.get("EDGECC_DEBUG") == "1" if debug is None else debug
     results = []
-    for name, fn in PIPELINE:
-        before = [nd.name for nd in g.nodes]
-        g = fn(g)
-        after = [nd.name for nd in g.nodes]
+    for name, fn in _pipeline():
+        before = _names(g)
+        t0 = time.perf_counter()
+        g, applied, refused = fn(g, debug)
+        dt = time.perf_counter() - t0
+        after = _names(g)
         removed = [x for x in before if x not in set(after)]
         added = [x for x in after if x not in set(before)]
-        results.append(PassResult(name, before != after, removed, added))
+        results.append(PassResult(name, before != after or bool(applied), removed, added,
+                                  applied, refused, dt, len(g.nodes)))
         if debug:
             verify(g)
+        if stages is not None:
+            stages.append((name, g))
+    check_executable(g)
     return g, results

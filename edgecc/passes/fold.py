@@ -1,0 +1,87 @@
+"""Constant folding: evaluate at compile time every node whose inputs are all known.
+
+Owns: the `fold` rule. A node folds when every input is a constant, or when it is a SHAPE (its
+output depends only on the input's static shape). It is evaluated with the op's numpy reference,
+the same bit-exact model of TFLite Micro's arithmetic the tests hold against TFLM, so the folded
+constant holds exactly the bytes the kernel would have produced. This covers the SHAPE ->
+STRIDED_SLICE -> PACK chains converters emit for Keras Reshape/Flatten, transposes/reshapes/
+quantizes of constant weights, and constant arithmetic.
+
+A node is NOT folded when one of its outputs is a graph output (the generated code must write it to
+the arena; the kernel does that), or when the reference's result does not fit the declared type.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import Value
+from edgecc.ops import get_op, is_supported
+from edgecc.ops._static import SHAPE_ONLY_OPS
+from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule
+
+MAX_FOLDED_BYTES = 16 << 20  # a folded constant lands in flash; refuse absurd growth
+
+
+def _pattern(ctx: Ctx, n) -> Match | None:
+    if not is_supported(n.op) or not n.outputs:
+        return None
+    if n.op in SHAPE_ONLY_OPS:
+        return Match({"node": n})
+    ins = [v for v in n.inputs if v is not None]
+    if not ins or not all(ctx.g.value(v).is_const for v in ins):
+        return None
+    return Match({"node": n})
+
+
+def _evaluate(ctx: Ctx, n) -> list[np.ndarray]:
+    g = ctx.g
+    args = []
+    for v in n.inputs:
+        if v is None:
+            args.append(None)
+        elif g.value(v).is_const:
+            args.append(g.value(v).data)
+        else:  # SHAPE: only the static shape matters; the values are never read
+            t = g.type(v)
+            args.append(np.zeros(t.shape, dtype=t.dtype.np))
+    return get_op(n.op).reference(g, n, args)
+
+
+def _check(ctx: Ctx, m: Match) -> str | None:
+    n = m["node"]
+    outs = [o for o in n.outputs if o in ctx.g.outputs]
+    if outs:
+        return f"output {outs[0]} is a graph output (the kernel writes it into the arena)"
+    try:
+        results = _evaluate(ctx, n)
+    except Exception as e:  # a reference that cannot run here is a reason, not a crash
+        return f"the numpy reference cannot evaluate it ({type(e).__name__}: {e})"
+    folded = {}
+    for o, r in zip(n.outputs, results):
+        t = ctx.g.type(o)
+        r = np.asarray(r)
+        if r.size != t.numel:
+            return f"reference gave {r.size} elements for {o}, declared {list(t.shape)}"
+        cast = r.astype(t.dtype.np)
+        if not np.array_equal(cast, r):
+            return f"reference values for {o} do not fit {t.dtype.value[0]}"
+        if t.nbytes > MAX_FOLDED_BYTES:
+            return f"folding {o} would create {t.nbytes} bytes of constants"
+        folded[o] = np.ascontiguousarray(cast.reshape(t.shape))
+    m.info["folded"] = folded
+    return None
+
+
+def _rewrite(ctx: Ctx, m: Match) -> Rewrite:
+    n = m["node"]
+    values = {}
+    for o, arr in m.info["folded"].items():
+        old = ctx.g.value(o)
+        values[o] = Value(o, old.type, arr, label=old.label)
+    shapes = ", ".join(f"{o}{list(a.shape)}" for o, a in m.info["folded"].items())
+    kind = "its input's static shape" if n.op in SHAPE_ONLY_OPS else "constant inputs"
+    return Rewrite(remove=[n], values=values,
+                   why=f"{n.name} ({n.op}) evaluated at compile time from {kind} -> {shapes}")
+
+
+FOLD = Rule("fold_constant", ("*",), _pattern, _check, _rewrite)
