@@ -423,7 +423,8 @@ def run_on_qemu(c, gen_dir: Path, harness: Path, work: Path, board: Board | None
     info.update(board=board.name, qemu_machine=board.qemu_machine or "qemu-aarch64",
                 instructions=r2.instructions - r1.instructions,
                 flash_bytes=fp.flash, ram_bytes=fp.ram, weights_flash_bytes=fp.weights,
-                code_bytes=fp.code, stack_bytes=fp.stack, arena_region=fp.arena_region,
+                code_bytes=fp.code, stack_bytes=fp.stack, stack_method=fp.stack_method,
+                arena_region=fp.arena_region,
                 qemu_seconds=round(r1.seconds, 3))
     if profile:
         info["profile"] = profile_layers(c, gen_dir, harness, work, board, cc, timeout)

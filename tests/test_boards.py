@@ -1,0 +1,161 @@
+"""Board files: the shipped boards, user board files by path, and one-line errors for bad ones.
+
+No compiler or emulator runs here except where a test says so (the linker-script test links)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from edgecc.boards import MACHINES, board_names, default_board, load_board
+from edgecc.errors import EdgeccError
+from edgecc.targets import TARGETS
+from edgecc.verify.qemu import arena_placement, linker_script
+
+KiB, MiB = 1 << 10, 1 << 20
+REPO = Path(__file__).resolve().parent.parent
+
+# name -> (target, QEMU machine, flash bytes, RAM bytes)
+EXPECTED = {
+    "mps2-an386": ("cortex-m4", "mps2-an386", 4 * MiB, 4 * MiB),
+    "mps2-an500": ("cortex-m7", "mps2-an500", 4 * MiB, 4 * MiB),
+    "mps2-an505": ("cortex-m33", "mps2-an505", 4 * MiB, 4 * MiB),
+    "mps3-an547": ("cortex-m55", "mps3-an547", 512 * KiB, 4 * MiB + 512 * KiB),
+    "aarch64-linux": ("aarch64", "", None, None),
+    "nrf52840-dk": ("cortex-m4", "mps2-an386", 1 * MiB, 256 * KiB),
+    "stm32f746-disco": ("cortex-m7", "mps2-an500", 1 * MiB, 320 * KiB),
+    "stm32l4r5-nucleo": ("cortex-m4", "mps2-an386", 2 * MiB, 640 * KiB),
+    "stm32h743-nucleo": ("cortex-m7", "mps2-an500", 2 * MiB, 640 * KiB),
+}
+
+NRF = """
+name = "my-board"
+target = "cortex-m4"
+[qemu]
+machine = "mps2-an386"
+[[memory]]
+name = "FLASH"
+kind = "flash"
+origin = 0x0
+size = "1 MiB"
+[[memory]]
+name = "RAM"
+kind = "ram"
+origin = 0x20000000
+size = "256 KiB"
+"""
+
+
+def test_shipped_boards_are_the_expected_ones():
+    assert sorted(EXPECTED) == board_names()
+    for name, (target, machine, flash, ram) in EXPECTED.items():
+        b = load_board(name)
+        assert (b.name, b.target, b.qemu_machine, b.flash_bytes, b.ram_bytes) == \
+            (name, target, machine, flash, ram), name
+        assert b.target in TARGETS
+        if machine:
+            assert MACHINES[machine].target == target
+            assert b.region(b.code_region).qemu_origin == MACHINES[machine].boot
+
+
+def test_secure_aliases_and_device_addresses():
+    an505 = load_board("mps2-an505")
+    assert an505.region("CODE").qemu_origin == 0x10000000
+    assert an505.region("RAM").qemu_origin == 0x38000000
+    h7 = load_board("stm32h743-nucleo")
+    assert h7.region("FLASH").origin == 0x08000000 and h7.region("FLASH").qemu_origin == 0
+    assert h7.region("DTCM").size == 128 * KiB and h7.region("AXI_SRAM").size == 512 * KiB
+    assert h7.region("AXI_SRAM").origin == 0x24000000
+
+
+def test_default_board_per_target():
+    assert default_board("cortex-m4").name == "mps2-an386"
+    assert default_board("cortex-m55").name == "mps3-an547"
+    assert default_board("aarch64").name == "aarch64-linux"
+    with pytest.raises(EdgeccError):
+        default_board("host")
+
+
+def test_h743_arena_goes_to_the_region_that_fits():
+    h7 = load_board("stm32h743-nucleo")
+    assert arena_placement(h7, 60 * KiB).name == "DTCM"
+    # DTCM also holds stack and heap: an arena that fills all of it moves to AXI SRAM.
+    assert arena_placement(h7, 128 * KiB).name == "AXI_SRAM"
+    assert arena_placement(h7, 500 * KiB).name == "AXI_SRAM"
+    assert h7.arena_region(600 * KiB) is None
+    ld = linker_script(h7, 200 * KiB)
+    assert "AXI_SRAM (rwx) : ORIGIN = 0x20100000, LENGTH = 524288" in ld
+    assert "} > AXI_SRAM" in ld and "FLASH (rx) : ORIGIN = 0x00000000, LENGTH = 2097152" in ld
+
+
+def test_user_board_by_path_toml_and_json(tmp_path):
+    p = tmp_path / "mine.toml"
+    p.write_text(NRF)
+    b = load_board(str(p))
+    assert (b.name, b.flash_bytes, b.ram_bytes, b.arena_regions) == \
+        ("my-board", MiB, 256 * KiB, ("RAM",))
+    assert b.cflags == TARGETS["cortex-m4"].cflags  # defaults to the target's core flags
+    j = tmp_path / "mine.json"
+    j.write_text(json.dumps(dict(target="aarch64", qemu=dict(machine="user"))))
+    assert load_board(j).name == "mine"
+
+
+BAD = {
+    "not toml": ("target = [", "not valid TOML"),
+    "unknown target": (NRF.replace('"cortex-m4"', '"cortex-m99"'), "unknown target 'cortex-m99'"),
+    "machine of another core": (NRF.replace("mps2-an386", "mps2-an500"), "emulates a cortex-m7"),
+    "unknown machine": (NRF.replace("mps2-an386", "virt"), "unknown QEMU machine 'virt'"),
+    "unknown field": (NRF.replace('name = "my-board"', 'nmae = "x"'), "unknown field 'nmae'"),
+    "bad size": (NRF.replace('"1 MiB"', '"lots"'), "cannot read size 'lots'"),
+    "bad kind": (NRF.replace('kind = "flash"', 'kind = "rom"'), 'kind must be "flash" or "ram"'),
+    "not QEMU memory": (NRF.replace("0x20000000", "0x50000000"), "is not memory on QEMU"),
+    "no memory": (NRF.split("[[memory]]")[0], "needs [[memory]] regions"),
+    "no flash": (NRF.replace('kind = "flash"', 'kind = "ram"'), "at least one flash"),
+    "placement names no region": (NRF + '[placement]\narena = ["SRAM9"]\n', "names no region"),
+    "arena in flash": (NRF + '[placement]\narena = "FLASH"\n', "must be a ram region"),
+    "overlap": (NRF.replace("0x20000000", "0x0"), "overlap"),
+    "cflags": (NRF.replace('target = "cortex-m4"', 'target = "cortex-m4"\ncflags = "-O2"'),
+               "'cflags' must be a list"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_board_file_is_one_line_error(tmp_path, case):
+    text, msg = BAD[case]
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    with pytest.raises(EdgeccError) as e:
+        load_board(p)
+    assert msg in str(e.value)
+    assert str(p) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_unknown_board_name_and_missing_file():
+    with pytest.raises(EdgeccError, match="unknown board 'nrf9999'.*nrf52840-dk"):
+        load_board("nrf9999")
+    with pytest.raises(EdgeccError, match="no such file"):
+        load_board("/nonexistent/board.toml")
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "edgecc", *args], capture_output=True, text=True,
+                          cwd=REPO, timeout=300)
+
+
+def test_cli_bad_board_exits_2_with_one_line(tmp_path, models_dir):
+    p = tmp_path / "bad.toml"
+    p.write_text(BAD["unknown target"][0])
+    for verb in (["compile", "-o", str(tmp_path / "o")], ["verify"], ["budget"]):
+        r = _cli(verb[0], str(models_dir / "hello_world_int8.tflite"), "--board", str(p), *verb[1:])
+        assert r.returncode == 2, (verb, r.stderr)
+        assert r.stderr.count("\n") == 1 and "unknown target 'cortex-m99'" in r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def test_cli_target_conflicting_with_board(tmp_path, models_dir):
+    r = _cli("compile", str(models_dir / "hello_world_int8.tflite"), "--board", "nrf52840-dk",
+             "--target", "cortex-m7", "-o", str(tmp_path / "o"))
+    assert r.returncode == 2 and "conflicts with board nrf52840-dk" in r.stderr
