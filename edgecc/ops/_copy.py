@@ -91,3 +91,16 @@ def copy_kernel(template: str, plan: CopyPlan, elem_size: int, consts=None, **ex
 
 def positive_axis(axis: int, rank: int) -> int:
     return axis + rank if axis < 0 else axis
+
+
+def same_dtype(g, n) -> bool:
+    """input and output must have the same element type"""
+    return g.type(n.inputs[0]).dtype == g.type(n.outputs[0]).dtype
+
+
+def const_ints(g, n, i: int):
+    """Input i as a list of Python ints, or None when it is missing or not a constant."""
+    v = n.inputs[i] if i < len(n.inputs) else None
+    if v is None or not g.value(v).is_const:
+        return None
+    return [int(x) for x in g.value(v).data.ravel()]

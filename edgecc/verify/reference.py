@@ -25,6 +25,8 @@ def seeded_inputs(g: Graph, seed: int) -> list[np.ndarray]:
             # exact rounding ties (x / scale = k + 0.5), where rounding modes differ.
             flat = arr.reshape(-1)
             flat[::2] = np.round(flat[::2] * 64) / 64
+        elif t.dtype == DType.BOOL:
+            arr = rng.integers(0, 2, size=t.shape).astype(bool)
         else:
             info = np.iinfo(t.dtype.np)
             arr = rng.integers(info.min, info.max, size=t.shape, endpoint=True).astype(t.dtype.np)
