@@ -173,8 +173,12 @@ def _build(raw: bytes, path: Path) -> Graph:
     if unsupported:
         raise UnsupportedModel(f"{path}: unsupported ops: " + "; ".join(unsupported))
     problems = []
-    for n in nodes:
-        for msg in failed_constraints(g, n):
+    # Constraints describe what the kernels will see: the graph after constant folding (weights
+    # computed from constants are constants by then; folded nodes need no kernel).
+    from edgecc.passes.fold import folded_view
+    view = folded_view(g)
+    for n in view.nodes:
+        for msg in failed_constraints(view, n):
             problems.append(f"{n.op} at op {n.index} ({n.outputs[0] if n.outputs else '?'}): {msg}")
     if problems:
         raise UnsupportedModel(f"{path}: unsupported parameters: " + "; ".join(problems))

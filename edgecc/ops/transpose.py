@@ -73,7 +73,7 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    return [np.ascontiguousarray(np.transpose(ins[0], perm_of(g, n)))]
+    return [np.array(np.transpose(ins[0], perm_of(g, n)), order="C")]
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:

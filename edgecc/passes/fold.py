@@ -14,16 +14,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import Value
+from edgecc.ir import Graph, Value
 from edgecc.ops import get_op, is_supported
 from edgecc.ops._static import SHAPE_ONLY_OPS
-from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule
+from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule, run_rules
 
 MAX_FOLDED_BYTES = 16 << 20  # a folded constant lands in flash; refuse absurd growth
+# Ops that update variable tensors (recurrent state). The importer gives a variable its reset value
+# as constant data; anything else reading that tensor must not be folded with it.
+STATEFUL_OPS = frozenset({"SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM", "BIDIRECTIONAL_SEQUENCE_LSTM",
+                          "LSTM", "UNIDIRECTIONAL_SEQUENCE_RNN", "RNN", "ASSIGN_VARIABLE",
+                          "READ_VARIABLE", "VAR_HANDLE", "CALL_ONCE"})
 
 
 def _pattern(ctx: Ctx, n) -> Match | None:
-    if not is_supported(n.op) or not n.outputs:
+    if not is_supported(n.op) or not n.outputs or n.op in STATEFUL_OPS:
         return None
     if n.op in SHAPE_ONLY_OPS:
         return Match({"node": n})
@@ -52,6 +57,10 @@ def _check(ctx: Ctx, m: Match) -> str | None:
     outs = [o for o in n.outputs if o in ctx.g.outputs]
     if outs:
         return f"output {outs[0]} is a graph output (the kernel writes it into the arena)"
+    state = {v for m2 in ctx.g.nodes if m2.op in STATEFUL_OPS for v in m2.inputs if v is not None}
+    shared = [v for v in n.inputs if v in state]
+    if shared:
+        return f"{shared[0]} is recurrent state that a stateful op updates during the run"
     try:
         results = _evaluate(ctx, n)
     except Exception as e:  # a reference that cannot run here is a reason, not a crash
@@ -67,7 +76,7 @@ def _check(ctx: Ctx, m: Match) -> str | None:
             return f"reference values for {o} do not fit {t.dtype.value[0]}"
         if t.nbytes > MAX_FOLDED_BYTES:
             return f"folding {o} would create {t.nbytes} bytes of constants"
-        folded[o] = np.ascontiguousarray(cast.reshape(t.shape))
+        folded[o] = np.array(cast.reshape(t.shape), order="C")  # keeps 0-d shapes (scalars)
     m.info["folded"] = folded
     return None
 
@@ -85,3 +94,10 @@ def _rewrite(ctx: Ctx, m: Match) -> Rewrite:
 
 
 FOLD = Rule("fold_constant", ("*",), _pattern, _check, _rewrite)
+
+
+def folded_view(g: Graph) -> Graph:
+    """g with every foldable node folded: the graph the kernels will see. The frontend checks the
+    ops' constraints on this view, so weights computed from constants (a TRANSPOSE or QUANTIZE of
+    a constant, Keras' SHAPE -> PACK chains) count as the constants they become."""
+    return run_rules(g, [FOLD])[0]

@@ -1,0 +1,153 @@
+"""`edgecc inspect MODEL`: the graph as imported and after every pass.
+
+Owns: the text form of a graph (one line per node; --verbose adds every tensor's shape, dtype and
+quantization), the op-count tables, the --json object, and --dump-ir (one text file per stage).
+
+--json prints ONE object:
+  model, nodes_before, nodes_after,
+  ops_before  {TFLite op name: count} over the imported graph (every node),
+  ops_after   {TFLite op name: count} over the nodes the generated code executes: a fused
+              CONV_2D+RELU counts as one CONV_2D, an alias (RESHAPE, SQUEEZE, EXPAND_DIMS) as
+              nothing,
+  passes      [{name, changed, removed, added, applied, refused, nodes_after, seconds}],
+  seconds     time spent in the passes.
+Model strings (tensor labels) are printed as data, never interpreted.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+from edgecc.compiler import load_model
+from edgecc.errors import EdgeccError
+from edgecc.ir import Graph, Node
+from edgecc.ops import get_op
+from edgecc.passes import PassResult, optimize
+from edgecc.quant import ACTIVATION_NAMES
+
+
+def executes(n: Node) -> bool:
+    """True when the generated code runs a kernel for this node (aliases are free)."""
+    return not get_op(n.op).alias
+
+
+def op_counts(g: Graph, executed_only: bool = False) -> dict[str, int]:
+    c = Counter(n.op for n in g.nodes if not executed_only or executes(n))
+    return dict(sorted(c.items()))
+
+
+def _attrs_text(n: Node) -> str:
+    a = n.attrs
+    parts = []
+    act = a.get("fused_activation_function")
+    if act:
+        parts.append(f"act={ACTIVATION_NAMES.get(int(act), act)}")
+    if a.get("explicit_padding") is not None:
+        parts.append(f"explicit_padding={list(a['explicit_padding'])}")
+    elif "padding" in a and n.op not in ("PAD", "PADV2"):
+        parts.append("padding=" + {0: "SAME", 1: "VALID"}.get(int(a["padding"]), str(a["padding"])))
+    for k in ("stride_h", "stride_w", "depth_multiplier", "axis", "shrink_axis_mask"):
+        if k in a and a[k] not in (None, 0, 1, []):
+            parts.append(f"{k}={a[k]}")
+    return " ".join(parts)
+
+
+def _value_text(g: Graph, v: str | None, verbose: bool) -> str:
+    if v is None:
+        return "-"
+    if not verbose:
+        return v
+    val = g.value(v)
+    kind = "const " if val.is_const else ""
+    label = f" {val.label!r}" if val.label else ""
+    return f"{v}{label}: {kind}{val.type}"
+
+
+def format_graph(g: Graph, title: str, verbose: bool = False) -> str:
+    ex = sum(executes(n) for n in g.nodes)
+    lines = [f"# {title}: {len(g.nodes)} nodes, {ex} executed"]
+    lines.append("inputs:  " + ", ".join(_value_text(g, v, True) for v in g.inputs))
+    lines.append("outputs: " + ", ".join(_value_text(g, v, True) for v in g.outputs))
+    for i, n in enumerate(g.nodes):
+        tag = "" if executes(n) else "  (alias, no code)"
+        extra = _attrs_text(n)
+        head = f"{i:3d} {n.name} {n.op}{' ' + extra if extra else ''}{tag}"
+        if verbose:
+            lines.append(head)
+            for v in n.inputs:
+                lines.append(f"      in  {_value_text(g, v, True)}")
+            for v in n.outputs:
+                lines.append(f"      out {_value_text(g, v, True)}")
+        else:
+            ins = ", ".join(_value_text(g, v, False) for v in n.inputs if v is not None
+                            and not g.value(v).is_const)
+            lines.append(f"{head}: {ins} -> {', '.join(n.outputs)}")
+    return "\n".join(lines) + "\n"
+
+
+def _counts_table(before: dict[str, int], after: dict[str, int]) -> list[str]:
+    ops = sorted(set(before) | set(after))
+    w = max([len(o) for o in ops] + [2])
+    out = [f"  {'op':<{w}}  before  executed after"]
+    for o in ops:
+        out.append(f"  {o:<{w}}  {before.get(o, 0):6d}  {after.get(o, 0):6d}")
+    return out
+
+
+def _dump(stages: list[tuple[str, Graph]], out: Path) -> list[Path]:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for i, (name, g) in enumerate(stages):
+            p = out / f"{i:02d}_{name}.txt"
+            p.write_text(format_graph(g, name, verbose=True))  # a dump is for reading: full detail
+            paths.append(p)
+        return paths
+    except OSError as e:
+        raise EdgeccError(f"--dump-ir {out}: {e.strerror or e}") from None
+
+
+def inspect_graph(path: str | Path) -> tuple[Graph, Graph, list[PassResult],
+                                            list[tuple[str, Graph]], float]:
+    imported = load_model(path)
+    stages: list[tuple[str, Graph]] = [("imported", imported)]
+    t0 = time.perf_counter()
+    g, results = optimize(imported, stages=stages)
+    return imported, g, results, stages, time.perf_counter() - t0
+
+
+def inspect_model(args) -> int:
+    imported, g, results, stages, seconds = inspect_graph(args.model)
+    dumped = _dump(stages, Path(args.dump_ir)) if args.dump_ir else []
+    before, after = op_counts(imported), op_counts(g, executed_only=True)
+    if args.json:
+        print(json.dumps(dict(
+            model=str(args.model), nodes_before=len(imported.nodes), nodes_after=len(g.nodes),
+            executed_before=sum(executes(n) for n in imported.nodes),
+            executed_after=sum(executes(n) for n in g.nodes),
+            ops_before=before, ops_after=after, passes=[r.as_json() for r in results],
+            seconds=round(seconds, 6), dump_ir=[str(p) for p in dumped])))
+        return 0
+    lines = [f"{Path(args.model).name}: {len(imported.nodes)} nodes imported, {len(g.nodes)} after "
+             f"passes ({sum(executes(n) for n in g.nodes)} executed), {seconds * 1000:.1f} ms"]
+    lines.append(f"  {'pass':<10} {'nodes':>5}  changes")
+    for r in results:
+        lines.append(f"  {r.name:<10} {r.nodes_after:5d}  "
+                     f"{len(r.applied)} rewrites, {len(r.refused)} refused, "
+                     f"-{len(r.removed)} +{len(r.added)} nodes")
+        for a in r.applied:
+            lines.append(f"      + {a}")
+        if args.verbose:
+            for a in r.refused:
+                lines.append(f"      - {a}")
+    lines.extend(_counts_table(before, after))
+    if args.verbose:
+        for name, sg in stages:
+            lines.append("")
+            lines.append(format_graph(sg, name, verbose=True).rstrip("\n"))
+    if dumped:
+        lines.append(f"wrote {len(dumped)} stages to {args.dump_ir}")
+    print("\n".join(lines))
+    return 0
