@@ -33,6 +33,16 @@ static inline int32_t ec_mbqm(int32_t x, int32_t m, int shift) {
     return ec_rdbpot(ec_srdhm((int32_t)((uint32_t)x << left), m), right);
 }
 
+/* ec_mbqm for a multiplier m != INT32_MIN (QuantizeMultiplier only makes 0 or [2^30, 2^31)):
+ * the same result without the 64-bit division. SRDHM's nudge-then-truncate-toward-zero equals
+ * floor((a*b + 2^30) / 2^31) for every product, and the saturating case needs m == INT32_MIN. */
+static inline int32_t ec_mbqm_pos(int32_t x, int32_t m, int shift) {
+    const int left = shift > 0 ? shift : 0;
+    const int right = shift > 0 ? 0 : -shift;
+    const int64_t ab = (int64_t)(int32_t)((uint32_t)x << left) * m;
+    return ec_rdbpot((int32_t)((ab + ((int64_t)1 << 30)) >> 31), right);
+}
+
 static inline int32_t ec_clamp(int32_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }
