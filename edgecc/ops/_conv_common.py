@@ -14,7 +14,7 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import conv_out_size, conv_pad, dtype_limits, in_type, out_type
-from edgecc.quant import activation_range, mbqm, quantize_multiplier
+from edgecc.quant import INT32_MAX, INT32_MIN, activation_range, mbqm, quantize_multiplier
 
 
 def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, np.ndarray]:
@@ -30,6 +30,12 @@ def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, n
         mults.append(m)
         shifts.append(s)
     return np.array(mults, dtype=np.int64), np.array(shifts, dtype=np.int64)
+
+
+def mbqm_function(mults: np.ndarray) -> str:
+    """The C requantizer for these multipliers: ec_mbqm_pos skips the saturation case that only
+    a multiplier of INT32_MIN can reach (QuantizeMultiplier never makes one)."""
+    return "ec_mbqm_pos" if bool(np.all(np.asarray(mults) > INT32_MIN)) else "ec_mbqm"
 
 
 def fc_multiplier(g: Graph, n: Node) -> tuple[int, int]:
@@ -51,9 +57,6 @@ def act_range(g: Graph, n: Node) -> tuple[int, int]:
 def requantize(acc: np.ndarray, mult, shift, out_zp: int, lo: int, hi: int, dtype) -> np.ndarray:
     out = mbqm(acc, mult, shift) + out_zp
     return np.clip(out, lo, hi).astype(dtype)
-
-
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32, requantize,
-                                     valid_window_options, window)
+from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32,
+                                     mbqm_function, requantize, valid_window_options, window)
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -104,6 +104,20 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     return [requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)]
 
 
+OC_BLOCK = 4  # output channels computed together: each input byte loaded once feeds 4 MACs
+
+
+def pack_weights(w: np.ndarray, block: int = OC_BLOCK) -> np.ndarray:
+    """[oc, K] -> blocks of `block` channels interleaved ([K][block] each), then the rest row-major.
+
+    The interior loop then walks one weight pointer forward: w[k*block + j] is channel j's tap k.
+    """
+    oc = w.shape[0]
+    main = oc - oc % block
+    blocks = w[:main].reshape(main // block, block, w.shape[1]).transpose(0, 2, 1)
+    return np.concatenate([blocks.ravel(), w[main:].ravel()])
+
+
 def lower(g: Graph, n: Node, target) -> Kernel:
     win = _window(g, n)
     x = in_type(g, n)
@@ -118,11 +132,15 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     interior_px = (y1 - y0) * (x1 - x0)
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
-    consts = dict(w=w.astype(np.int8), mult=m.astype(np.int32), shift=s.astype(np.int32))
+    consts = dict(w_packed=pack_weights(w.reshape(oc, -1)).astype(np.int8),
+                  mult=m.astype(np.int32), shift=s.astype(np.int32))
     if interior_px:
         consts["bias_folded"] = folded.astype(np.int32)
     if interior_px < win.out_h * win.out_w:
         consts["bias"] = bias.astype(np.int32)
+    # The taps of one filter row read kw runs of in_c bytes, dil_w*in_c apart; with dilation 1
+    # they merge into one contiguous run of kw*in_c bytes.
+    cols, run = (1, kw * ic) if win.dil_w == 1 else (kw, ic)
     params = dict(
         batches=x.shape[0], in_h=win.in_h, in_w=win.in_w, in_c=ic, out_h=win.out_h,
         out_w=win.out_w, out_c=oc, k_h=kh, k_w=kw, stride_h=win.stride_h, stride_w=win.stride_w,
@@ -132,9 +150,11 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         # which code paths exist: all pixels interior, none, or both (then a per-pixel test)
         paths="interior" if interior_px == win.out_h * win.out_w else
               ("border" if interior_px == 0 else "both"),
-        # with dilation 1 the kw taps of one filter row read one contiguous run of kw*in_c bytes
-        row_run=kw * ic if win.dil_w == 1 else 0,
-        tap_row_stride=win.dil_h * win.in_w * ic, tap_col_stride=win.dil_w * ic)
+        block=OC_BLOCK, oc_main=oc - oc % OC_BLOCK, ksize=kh * kw * ic,
+        row_stride=win.dil_h * win.in_w * ic, cols=cols, col_stride=win.dil_w * ic, run=run,
+        # the interior's innermost loop handles this many input bytes per iteration
+        unroll=next(u for u in (4, 2, 1) if run % u == 0),
+        mbqm=mbqm_function(m))
     return Kernel("conv_2d.c.j2", params=params, consts=consts)
 
 

@@ -15,10 +15,13 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32, requantize,
-                                     valid_window_options, window)
+from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32,
+                                     mbqm_function, requantize, valid_window_options, window)
 from edgecc.ops.conv_2d import (int8_activations, nhwc_rank4, quantized_activations,
                                 supported_activation)
+
+
+MAX_UNROLLED_TAPS = 100  # micro_speech's 10x8 filter still unrolls; bigger ones loop
 
 
 def int8_constant_filter(g: Graph, n: Node) -> bool:
@@ -108,6 +111,10 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         consts["bias_folded"] = folded.astype(np.int32)
     if interior_px < win.out_h * win.out_w:
         consts["bias"] = bias.astype(np.int32)
+    # Interior taps as (input offset from the window's first byte, filter index); unrolled in
+    # the C when there are few enough of them (one load pair and one MAC per line).
+    taps = [((fy * win.dil_h * win.in_w + fx * win.dil_w) * ic, fy * kw + fx)
+            for fy in range(kh) for fx in range(kw)]
     params = dict(
         batches=x.shape[0], in_h=win.in_h, in_w=win.in_w, in_c=ic, out_h=win.out_h,
         out_w=win.out_w, out_c=oc, depth_mult=oc // ic, k_h=kh, k_w=kw, stride_h=win.stride_h,
@@ -116,7 +123,9 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         y0=y0, y1=y1, x0=x0, x1=x1,
         paths="interior" if interior_px == win.out_h * win.out_w else
               ("border" if interior_px == 0 else "both"),
-        tap_row_stride=win.dil_h * win.in_w * ic, tap_col_stride=win.dil_w * ic)
+        taps=taps if len(taps) <= MAX_UNROLLED_TAPS else [],
+        tap_row_stride=win.dil_h * win.in_w * ic, tap_col_stride=win.dil_w * ic,
+        mbqm=mbqm_function(m))
     return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts)
 
 
