@@ -1,0 +1,147 @@
+"""`edgecc budget`: flash and RAM of a model on a board from the linked program, limits, exit
+codes, and the stack bound checked against a painted-stack measurement under QEMU."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import shared_model
+from edgecc.boards import load_board
+from edgecc.budget import budget_model, map_contributions, painted_stack, stack_bound
+from edgecc.compiler import compile_model
+from edgecc.errors import EdgeccError
+from edgecc.targets import get_target
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "edgecc", "budget", *args], capture_output=True,
+                          text=True, cwd=REPO, timeout=600)
+
+
+def test_vww_fits_nrf52840_and_not_32k_of_ram():
+    model = str(shared_model("vww_96_int8"))
+    ok = _cli(model, "--board", "nrf52840-dk")
+    assert ok.returncode == 0, ok.stderr
+    assert "fits" in ok.stdout and "% of board" in ok.stdout
+    over = _cli(model, "--board", "nrf52840-dk", "--ram-limit", "32768", "--json")
+    assert over.returncode == 1, over.stderr
+    d = json.loads(over.stdout)
+    assert not d["fits"] and [o["what"] for o in d["over"]] == ["RAM"]
+    assert d["over"][0]["by"] == d["ram_bytes"] - 32768 > 0
+    human = _cli(model, "--board", "nrf52840-dk", "--ram-limit", "32768")
+    assert human.returncode == 1
+    assert f"OVER: RAM needs {d['ram_bytes']:,} B, limit 32,768 B: over by " \
+           f"{d['ram_bytes'] - 32768:,} bytes" in human.stdout
+
+
+def test_budget_numbers_add_up():
+    b = load_board("stm32f746-disco")
+    model = shared_model("ad01_int8")
+    c = compile_model(model, get_target(b.target), "model")
+    rep = budget_model(model, b)
+    fp = rep.footprint
+    assert fp.weights == c.weights_bytes  # every const array of NAME_weights.c, nothing else
+    assert fp.arena == c.plan.arena and fp.data == fp.bss == 0  # no mutable statics
+    assert 0 < fp.code < 20000 and 0 < fp.stack < 1024
+    assert fp.flash == fp.code + fp.weights + fp.constants + fp.data
+    assert fp.ram == fp.arena + fp.stack
+    assert fp.program_flash > fp.flash and fp.program_ram > fp.ram  # + startup, libc, heap, stack
+    j = rep.as_json()
+    assert (j["flash_bytes"], j["ram_bytes"], j["fits"]) == (fp.flash, fp.ram, True)
+    assert (j["flash"]["limit"], j["ram"]["limit"]) == (1 << 20, 320 << 10)
+
+
+def test_flash_limit_and_tiny_flash_board(tmp_path):
+    model = str(shared_model("ad01_int8"))
+    r = _cli(model, "--board", "nrf52840-dk", "--flash-limit", "100000", "--json")
+    d = json.loads(r.stdout)
+    assert r.returncode == 1 and [o["what"] for o in d["over"]] == ["flash"]
+    assert d["over"][0]["by"] == d["flash_bytes"] - 100000
+    p = tmp_path / "tiny.toml"
+    p.write_text((REPO / "boards" / "nrf52840-dk.toml").read_text().replace('"1 MiB"', '"64 KiB"'))
+    r = _cli(model, "--board", str(p))
+    assert r.returncode == 1 and "OVER: flash needs" in r.stdout and "limit 65,536 B" in r.stdout
+
+
+def test_arena_that_fits_no_region_is_over(tmp_path):
+    text = (REPO / "boards" / "stm32h743-nucleo.toml").read_text()
+    p = tmp_path / "h7-tiny.toml"
+    p.write_text(text.replace('size = "128 KiB"', 'size = "14 KiB"')
+                 .replace('size = "512 KiB"', 'size = "1 KiB"'))
+    rep = budget_model(shared_model("kws_ref_model"), load_board(p))
+    whats = [o.what for o in rep.over]
+    assert any(w.startswith("arena (no RAM region holds it; largest is") for w in whats), whats
+
+
+def test_budget_errors_exit_2(tmp_path):
+    r = _cli(str(shared_model("ad01_int8")), "--board", "no-such-board")
+    assert r.returncode == 2 and "unknown board" in r.stderr and r.stderr.count("\n") == 1
+    r = _cli(str(tmp_path / "missing.tflite"), "--board", "nrf52840-dk")
+    assert r.returncode == 2 and "no such file" in r.stderr
+    r = _cli(str(shared_model("ad01_int8")), "--board", "nrf52840-dk", "--ram-limit", "0")
+    assert r.returncode == 2 and "must be positive" in r.stderr
+
+
+def test_user_mode_board_has_no_limits():
+    rep = budget_model(shared_model("hello_world_int8"), load_board("aarch64-linux"))
+    assert rep.flash_limit is None and rep.ram_limit is None and not rep.over
+    assert rep.footprint.weights > 0
+
+
+def test_map_parser_reads_one_and_two_line_entries(tmp_path):
+    m = tmp_path / "x.map"
+    m.write_text("Memory Configuration\n\nLinker script and memory map\n\n"
+                 ".text           0x00000000      0x200\n"
+                 " .text.model_run\n                0x00000010       0x44 /w/model.o\n"
+                 "                0x00000010                model_run\n"
+                 " .text          0x00000054       0x10 /w/startup.o\n"
+                 " *fill*         0x00000064        0x4 \n"
+                 " .rodata.model_l0_w\n                0x00000068      0x100 /w/model_weights.o\n"
+                 ".bss            0x20000000       0x20\n"
+                 " COMMON         0x20000000       0x20 /w/app.o\n")
+    assert map_contributions(m) == [(".text", ".text.model_run", 0x44, "/w/model.o"),
+                                    (".text", ".text", 0x10, "/w/startup.o"),
+                                    (".text", ".rodata.model_l0_w", 0x100, "/w/model_weights.o"),
+                                    (".bss", "COMMON", 0x20, "/w/app.o")]
+
+
+def test_stack_bound_follows_the_call_graph(tmp_path):
+    ci = tmp_path / "m.ci"
+    ci.write_text('graph: { title: "m.c"\n'
+                  'node: { title: "m.c:layer" label: "layer\\nm.c:1:1\\n40 bytes (static)" }\n'
+                  'node: { title: "memcpy" label: "__builtin_memcpy\\n<built-in>" shape : ellipse }\n'
+                  'edge: { sourcename: "m.c:layer" targetname: "memcpy" }\n'
+                  'node: { title: "m_run" label: "m_run\\nm.c:9:1\\n16 bytes (static)" }\n'
+                  'edge: { sourcename: "m_run" targetname: "m.c:layer" }\n}\n')
+    assert stack_bound([ci], "m_run") == 16 + 40 + 64  # external callee: 64-byte allowance
+    ci.write_text(ci.read_text().replace("16 bytes (static)", "16 bytes (dynamic)"))
+    with pytest.raises(EdgeccError, match="dynamic stack"):
+        stack_bound([ci], "m_run")
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("board", ["mps2-an386", "mps3-an547", "aarch64-linux"])
+@pytest.mark.parametrize("model", ["ad01_int8", "kws_ref_model"])
+def test_stack_bound_covers_the_painted_stack(model, board):
+    b = load_board(board)
+    bound = budget_model(shared_model(model), b).footprint.stack
+    used = painted_stack(shared_model(model), b)
+    assert used <= bound <= used + 256, (used, bound)
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.parametrize("model", ["vww_96_int8", "person_detect", "pretrainedResnet_quant",
+                                   "micro_speech_quantized"])
+def test_stack_bound_covers_the_painted_stack_big_models(model):
+    for board in ("mps2-an500", "mps2-an505", "aarch64-linux"):
+        b = load_board(board)
+        bound = budget_model(shared_model(model), b).footprint.stack
+        used = painted_stack(shared_model(model), b)
+        assert used <= bound <= used + 512, (board, used, bound)
