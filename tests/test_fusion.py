@@ -210,3 +210,29 @@ def test_fuse_pad_into_average_pool_when_no_window_reaches_it():
     assert ops(g2) == ["AVERAGE_POOL_2D"] and "no window reaches" in rep.applied[0]
     assert_same_numbers(g, g2)
     check_c(data, seeds=(0,))
+
+
+def test_fuse_relu_into_add():
+    mb = ModelBuilder()
+    a = mb.tensor("a", (1, 4, 4, 3), "int8", **Q)
+    b = mb.tensor("b", (1, 4, 4, 3), "int8", scale=0.07, zero_point=5)
+    s = mb.tensor("s", (1, 4, 4, 3), "int8", **OUT_Q)
+    mb.op("ADD", [a, b], [s], {"fused_activation_function": 0})
+    y = mb.tensor("y", (1, 4, 4, 3), "int8", **OUT_Q)
+    mb.op("RELU", [s], [y])
+    data = mb.finish([a, b], [y])
+    g = load(data)
+    g2, rep = apply(g, fuse.FUSE_ACTIVATION)
+    assert _fused(g2) == [("ADD", 1)]
+    assert_same_numbers(g, g2)
+    check_c(data, seeds=(0,))
+
+
+def test_fuse_relu_n1_to_1_into_fully_connected():
+    """TFLM has no RELU_N1_TO_1 kernel, so only the numpy references can compare here (the op's
+    own tests hold it against TFLite's reference kernel)."""
+    q = dict(scale=0.01, zero_point=3)  # [-1, 1] is [-97, 103]: a real clamp on both sides
+    g = load(fc_then(["RELU_N1_TO_1"], act_in_q=q, act_out_q=q))
+    g2, rep = apply(g, fuse.FUSE_ACTIVATION)
+    assert _fused(g2) == [("FULLY_CONNECTED", 2)] and "RELU_N1_TO_1" in rep.applied[0]
+    assert_same_numbers(g, g2)

@@ -390,3 +390,54 @@ def test_passes_do_not_modify_their_input_graph():
     before = [(n.op, list(n.inputs), list(n.outputs)) for n in g.nodes]
     optimize(g, debug=True)
     assert [(n.op, list(n.inputs), list(n.outputs)) for n in g.nodes] == before
+
+
+# ---- unused outputs ----------------------------------------------------------------------------
+
+def split_model(op, shape, axis, n_out, used, sizes=None):
+    mb = ModelBuilder()
+    x = mb.tensor("x", shape, "int8", **Q)
+    outs = []
+    for k in range(n_out):
+        s = list(shape)
+        if op == "UNPACK":
+            s.pop(axis)
+        else:
+            s[axis] = sizes[k] if sizes else shape[axis] // n_out
+        outs.append(mb.tensor(f"o{k}", tuple(s), "int8", **Q))
+    if op == "SPLIT":
+        mb.op("SPLIT", [mb.const("axis", np.array(axis, np.int32).reshape(())), x], outs,
+              {"num_splits": n_out})
+    elif op == "SPLIT_V":
+        mb.op("SPLIT_V", [x, mb.const("sizes", np.array(sizes, np.int32)),
+                          mb.const("axis", np.array(axis, np.int32).reshape(()))], outs,
+              {"num_splits": n_out})
+    else:
+        mb.op("UNPACK", [x], outs, {"num": n_out, "axis": axis})
+    ys = []
+    for k in used:
+        y = mb.tensor(f"y{k}", mb.tensors[outs[k]].shape, "int8", **Q)
+        mb.op("RELU", [outs[k]], [y])
+        ys.append(y)
+    return mb.finish([x], ys)
+
+
+@pytest.mark.parametrize("op,shape,axis,n_out,used,sizes", [
+    ("SPLIT", (2, 6, 4), 1, 3, [1], None),
+    ("SPLIT_V", (5, 7), 1, 3, [0, 2], [2, 1, 4]),
+    ("UNPACK", (3, 4, 2), 0, 3, [2], None),
+])
+def test_unused_split_outputs_become_slices(op, shape, axis, n_out, used, sizes):
+    data = split_model(op, shape, axis, n_out, used, sizes)
+    g = load(data)
+    g2, rep = apply(g, eliminate.SLICE_USED_OUTPUTS)
+    assert ops(g2).count("STRIDED_SLICE") == len(used) and op not in ops(g2)
+    assert f"{n_out - len(used)} of {n_out} outputs unused" in rep.applied[0]
+    assert_same_numbers(g, g2)
+    check_c(data, seeds=(0,))
+
+
+def test_unused_split_outputs_refused_when_slices_cannot_do_it():
+    g = load(split_model("SPLIT", (2, 2, 1, 2, 4), 4, 2, [0]))
+    g2, rep = apply(g, eliminate.SLICE_USED_OUTPUTS)
+    assert ops(g2)[0] == "SPLIT" and "rank must be at most 4" in rep.refused[0]

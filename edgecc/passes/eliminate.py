@@ -14,6 +14,8 @@ Owns the rules that remove work without changing a single output byte:
   on the quantization grid (it comes from a DEQUANTIZE whose every value survives the round trip,
   checked exhaustively); otherwise the pair rounds and saturates and must stay.
 - requantize_identity: QUANTIZE int->int with identical parameters vanishes (checked exhaustively).
+- slice_used_outputs: a SPLIT / SPLIT_V / UNPACK with unused outputs becomes one STRIDED_SLICE per
+  used output, so unused pieces are neither copied nor given arena space (raw copies: exact).
 
 Graph inputs and outputs are never renamed: a rewrite that would remove the producer of a graph
 output is refused and says so.
@@ -278,5 +280,86 @@ REQUANTIZE_IDENTITY = Rule(
                            f" -> same type and parameters is the identity on every input value"))
 
 
+# ---- multi-output ops with unused outputs ---------------------------------------------------
+
+SPLIT_OPS = ("SPLIT", "SPLIT_V", "UNPACK")
+
+
+def _split_pattern(ctx: Ctx, n: Node) -> Match | None:
+    unused = [o for o in n.outputs if not ctx.consumers.get(o) and o not in ctx.g.outputs]
+    return Match({"node": n}, {"unused": unused}) if unused else None
+
+
+def _split_geometry(ctx: Ctx, n: Node) -> tuple[str, int, list[tuple[int, int]]]:
+    """(data input, axis, [(start, size) along the axis] per output)."""
+    g = ctx.g
+    if n.op == "UNPACK":
+        src = n.inputs[0]
+        rank = len(g.type(src).shape)
+        axis = int(n.attrs.get("axis", 0))
+        axis = axis + rank if axis < 0 else axis
+        return src, axis, [(k, 1) for k in range(len(n.outputs))]
+    src = n.inputs[1] if n.op == "SPLIT" else n.inputs[0]
+    rank = len(g.type(src).shape)
+    axis = int(const(g, n, 0 if n.op == "SPLIT" else 2).ravel()[0])
+    axis = axis + rank if axis < 0 else axis
+    pieces, start = [], 0
+    for o in n.outputs:
+        size = g.type(o).shape[axis]
+        pieces.append((start, size))
+        start += size
+    return src, axis, pieces
+
+
+def _slice_nodes(ctx: Ctx, m: Match) -> tuple[list[Node], dict[str, Value]]:
+    n = m["node"]
+    src, axis, pieces = _split_geometry(ctx, m["node"])
+    shape = ctx.g.type(src).shape
+    nodes, values = [], {}
+    for k, (o, (start, size)) in enumerate(zip(n.outputs, pieces)):
+        if o in m.info["unused"]:
+            continue
+        begin = [0] * len(shape)
+        end = list(shape)
+        begin[axis], end[axis] = start, start + size
+        names = []
+        for key, vec in (("begin", begin), ("end", end), ("strides", [1] * len(shape))):
+            vname = f"{o}_{key}"
+            values[vname] = Value(vname, TensorType((len(shape),), DType.INT32),
+                                  np.array(vec, dtype=np.int32))
+            names.append(vname)
+        attrs = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0,
+                 "shrink_axis_mask": (1 << axis) if n.op == "UNPACK" else 0, "offset": False,
+                 "version": 1}
+        nodes.append(Node("STRIDED_SLICE", [src, *names], [o], attrs, name=f"{n.name}_out{k}",
+                          index=n.index))
+    return nodes, values
+
+
+def _split_check(ctx: Ctx, m: Match) -> str | None:
+    from edgecc.ops import failed_constraints
+    nodes, values = _slice_nodes(ctx, m)
+    view = ctx.g.copy()
+    view.values.update(values)
+    for s in nodes:
+        bad = failed_constraints(view, s)
+        if bad:
+            return f"the replacing STRIDED_SLICE would break its constraints: {'; '.join(bad)}"
+    m.info["nodes"], m.info["values"] = nodes, values
+    return None
+
+
+def _split_rewrite(ctx: Ctx, m: Match) -> Rewrite:
+    n = m["node"]
+    kept = len(m.info["nodes"])
+    return Rewrite(remove=[n], add=m.info["nodes"], values=m.info["values"],
+                   why=f"{n.name} ({n.op}): {len(m.info['unused'])} of {len(n.outputs)} outputs "
+                       f"unused; the {kept} used ones become STRIDED_SLICE copies")
+
+
+SLICE_USED_OUTPUTS = Rule("slice_used_outputs", SPLIT_OPS, _split_pattern, _split_check,
+                          _split_rewrite)
+
+
 RULES = [MERGE_ALIASES, DROP_IDENTITY_ALIAS, TRANSPOSE_TO_RESHAPE, MERGE_TRANSPOSES,
-         DEQUANTIZE_QUANTIZE, QUANTIZE_DEQUANTIZE, REQUANTIZE_IDENTITY]
+         DEQUANTIZE_QUANTIZE, QUANTIZE_DEQUANTIZE, REQUANTIZE_IDENTITY, SLICE_USED_OUTPUTS]
