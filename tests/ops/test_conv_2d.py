@@ -1,17 +1,23 @@
 """CONV_2D: random single-op models, numpy reference and generated C (gcc, clang) vs TFLite Micro."""
+import subprocess
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from edgecc.errors import UnsupportedModel
 from edgecc.frontends.tflite import load_tflite
+from edgecc.ops import conv_out_size, conv_pad, get_op
 from edgecc.ops._conv_common import Window
-from edgecc.ops import conv_out_size, conv_pad
+from edgecc.resources import data_dir
 from edgecc.tflite_writer import ModelBuilder
 from opcheck import check_model
 
 
 def conv_model(rng, *, n=1, h=7, w=6, ic=3, oc=4, kh=3, kw=3, stride=(1, 1), dil=(1, 1),
-               padding=0, act=0, bias=True, per_channel=True, in_zp=None, in_dtype="int8"):
+               padding=0, act=0, bias=True, per_channel=True, in_zp=None, in_dtype="int8",
+               w_max=127, eff=None):
     mb = ModelBuilder()
     in_zp = int(rng.integers(-128, 128)) if in_zp is None else in_zp
     w_scale = rng.uniform(0.002, 0.02, oc) if per_channel else [float(rng.uniform(0.002, 0.02))]
@@ -19,8 +25,10 @@ def conv_model(rng, *, n=1, h=7, w=6, ic=3, oc=4, kh=3, kw=3, stride=(1, 1), dil
     # Pick the input scale so the accumulator's spread (|x - zp| ~ 74, |w| ~ 73 on average)
     # lands around +-60 output steps: outputs then cover the int8 range without sitting on rails.
     in_scale = out_scale * 60 / (float(np.mean(w_scale)) * 5400 * np.sqrt(kh * kw * ic))
+    if eff is not None:  # a chosen effective scale in_scale * w_scale / out_scale (> 1: left shift)
+        out_scale = in_scale * float(np.mean(w_scale)) / eff
     x = mb.tensor("x", (n, h, w, ic), in_dtype, scale=in_scale, zero_point=in_zp)
-    wt = mb.const("w", rng.integers(-127, 128, (oc, kh, kw, ic)).astype(np.int8),
+    wt = mb.const("w", rng.integers(-w_max, w_max + 1, (oc, kh, kw, ic)).astype(np.int8),
                   scale=list(w_scale), zero_point=[0] * len(w_scale), axis=0)
     ins = [x, wt]
     if bias:
@@ -49,6 +57,9 @@ CASES = [
     dict(n=2, h=5, w=4, ic=3, oc=3, kh=5, kw=4, padding=0, act=3, bias=False, per_channel=False),
     dict(h=4, w=3, ic=2, oc=3, kh=5, kw=5, stride=(2, 2), padding=0, act=0),  # no interior
     dict(h=12, w=1, ic=7, oc=4, kh=4, kw=1, stride=(2, 1), padding=0, act=1),
+    # effective scale > 1 (positive shift): tiny weights and accumulators, no bias
+    dict(h=5, w=5, ic=1, oc=5, kh=1, kw=1, padding=1, act=0, bias=False, w_max=1, eff=1.7),
+    dict(h=6, w=5, ic=2, oc=6, kh=2, kw=2, padding=0, act=0, bias=False, w_max=1, eff=0.6),
 ]
 
 
@@ -84,15 +95,75 @@ def test_interior_matches_brute_force():
         assert list(range(y0, y1)) == inside, (h, k, s, d, pad)
 
 
-def test_int16_activations_rejected_with_message():
-    rng = np.random.default_rng(1)
-    import tempfile
-    from pathlib import Path
+def test_folding_is_skipped_when_the_folded_bias_overflows():
+    """bias - zp*sum(w) outside int32: every pixel takes the unfolded (TFLM-order) path."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 4, 4, 8), "int8", scale=0.01, zero_point=-128)
+    w = mb.const("w", np.full((2, 3, 3, 8), 127, np.int8), scale=[0.01, 0.01], zero_point=[0, 0])
+    b = mb.const("b", np.array([2_147_000_000, 0], np.int32), scale=[1e-4] * 2, zero_point=[0, 0])
+    y = mb.tensor("y", (1, 2, 2, 2), "int8", scale=1.0, zero_point=0)
+    mb.op("CONV_2D", [x, w, b], [y], {"padding": 0, "stride_h": 2, "stride_w": 2}, version=3)
+    g = _load(mb.finish([x], [y]))
+    k = get_op("CONV_2D").lower(g, g.nodes[0], None)
+    # (with bias 0 this layer has interior and border pixels: paths == "both")
+    assert k.params["paths"] == "border" and "bias_folded" not in k.consts
+
+
+def test_mbqm_pos_matches_mbqm_in_c(tmp_path):
+    """ec_mbqm_pos (used by the conv kernels) equals ec_mbqm on random and tie-producing inputs."""
+    src = tmp_path / "t.c"
+    src.write_text(r"""
+#include <stdio.h>
+#include "edgecc_rt.h"
+static unsigned long long s = 88172645463325252ULL;
+static unsigned long long rnd(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s; }
+int main(void) {
+    long bad = 0, i;
+    for (i = 0; i < 3000000; ++i) {
+        unsigned long long r = rnd();
+        int32_t x = (r & 1) ? (int32_t)(rnd() >> 32) : (int32_t)(rnd() % 2000001) - 1000000;
+        int32_t m = (int32_t)((1u << 30) + (uint32_t)(rnd() % (1u << 30)));
+        int sh = (int)(rnd() % 42) - 33;
+        if ((r & 30) == 0) m = 1 << 30;          /* x * 2^30: a rounding tie for odd x */
+        if ((r & 30) == 2) m = INT32_MAX;
+        if ((r & 30) == 4) m = 0;
+        if ((r & 62) == 6) x = (r & 64) ? INT32_MIN : INT32_MAX;
+        if (ec_mbqm(x, m, sh) != ec_mbqm_pos(x, m, sh)) ++bad;
+    }
+    printf("%ld\n", bad);
+    return bad != 0;
+}
+""")
+    exe = tmp_path / "t"
+    for cc in ("gcc", "clang"):
+        subprocess.run([cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic",
+                        f"-I{data_dir('runtime_c')}", str(src), "-o", str(exe)], check=True)
+        r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout.strip() == "0", (cc, r.stdout)
+
+
+def _load(data: bytes):
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "m.tflite"
-        p.write_bytes(conv_model(rng, in_dtype="int16", in_zp=0))
-        with pytest.raises(UnsupportedModel, match="int16 activations are not supported"):
-            load_tflite(p)
+        p.write_bytes(data)
+        return load_tflite(p)
+
+
+def test_int16_activations_rejected_with_message():
+    rng = np.random.default_rng(1)
+    with pytest.raises(UnsupportedModel, match="int16 activations are not supported"):
+        _load(conv_model(rng, in_dtype="int16", in_zp=0))
+
+
+def test_bad_options_rejected_with_message():
+    rng = np.random.default_rng(3)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 5, 5, 2), "int8", scale=0.1, zero_point=0)
+    w = mb.const("w", rng.integers(-127, 128, (3, 3, 3, 2)).astype(np.int8), scale=0.01)
+    y = mb.tensor("y", (1, 5, 5, 3), "int8", scale=0.1, zero_point=0)
+    mb.op("CONV_2D", [x, w, -1], [y], {"padding": 0}, version=3)  # strides left at 0
+    with pytest.raises(UnsupportedModel, match="strides and dilation factors must be >= 1"):
+        _load(mb.finish([x], [y]))
 
 
 # ---- real layers: each CONV_2D / DEPTHWISE_CONV_2D of the shared models as a single-op model ----
