@@ -97,6 +97,12 @@ def cmd_inspect(args) -> int:
     return inspect_model(args)
 
 
+def cmd_plan(args) -> int:
+    from edgecc.plan.show import plan_cli
+    target, _ = _resolve_target(args)
+    return plan_cli(args, target)
+
+
 def cmd_ops(args) -> int:
     from edgecc.opsdoc import as_json, as_text
     print(as_json() if args.json else as_text())
@@ -145,6 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
     o = sub.add_parser("ops", help="the supported ops: types, constraints, reference oracle")
     o.add_argument("--json", action="store_true")
     o.set_defaults(fn=cmd_ops)
+
+    pl = sub.add_parser("plan", help="the arena plan: buffers, offsets, lower bound, SVG")
+    pl.add_argument("model")
+    _add_target(pl)
+    pl.add_argument("--json", action="store_true")
+    pl.add_argument("--svg", type=Path, help="write the plan picture (SVG) here")
+    pl.set_defaults(fn=cmd_plan)
     return p
 
 

@@ -14,7 +14,7 @@ from edgecc.errors import EdgeccError
 from edgecc.ir import Graph
 from edgecc.lower import Lowered, alias_ops, lower_graph
 from edgecc.passes import PassResult, optimize
-from edgecc.plan import Plan, plan_arena
+from edgecc.plan import Plan, plan_model
 from edgecc.targets import Target
 
 
@@ -51,7 +51,10 @@ def compile_model(path: str | Path, target: Target, name: str) -> Compiled:
     g, results = optimize(imported)
     lowered = lower_graph(g, target)
     scratch = {g.nodes.index(lw.node): lw.kernel.scratch for lw in lowered if lw.kernel.scratch}
-    plan = plan_arena(g, scratch, alias_ops())
+    # The planner may pick another topological order (smaller peak); emit the layers in it.
+    g, plan = plan_model(g, scratch, alias_ops())
+    position = {id(n): i for i, n in enumerate(g.nodes)}
+    lowered.sort(key=lambda lw: position[id(lw.node)])
     files = render(g, lowered, plan, name)
     return Compiled(imported, g, results, lowered, plan, files, name,
                     seconds=time.perf_counter() - t0)

@@ -46,6 +46,10 @@ class OpDef:
     constraints: list[Constraint] = field(default_factory=list)
     alias: bool = False  # output is the input's bytes reinterpreted (no code, shared storage)
     dtypes: str = "int8"
+    # (output index, input index) pairs the planner may give the same bytes when that input dies
+    # at this node: set ONLY when the C reads element i of the input before writing element i of
+    # the output (same element count and size), and test it bit-exact with the buffers shared.
+    inplace: tuple[tuple[int, int], ...] = ()
     reference_oracle: str = "TFLite Micro"
 
 

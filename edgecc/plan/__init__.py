@@ -1,35 +1,38 @@
 """Memory planning: every activation and every kernel's scratch gets an offset in ONE arena.
 
-Owns: liveness over the node order, alias groups (reshape-like ops share their input's storage),
-placement, the live-bytes lower bound, and the checker that proves no two buffers alive at the same
-time overlap.
+Owns: the `Plan` record and the two entry points. `plan_arena` plans a graph in its own node
+order; `plan_model` first picks the operator order with the smallest peak (order.py), applies it to
+the graph, and plans that. The parts:
 
-Algorithm (v1, as TFLite Micro's greedy planner): a buffer lives from the step of its producer
-(step 0 for graph inputs) to the step of its last consumer (the last step for graph outputs); a
-kernel's scratch lives only during its node's step. Buffers are placed largest first; each goes to
-the lowest 16-byte-aligned offset where it does not overlap any already placed buffer whose lifetime
-intersects its own. The lower bound is the largest sum of (unaligned) live bytes at any step.
+- liveness.py: alias groups (reshape-like ops share their input's storage), in-place merges
+  (elementwise ops that declare `OpDef.inplace` write over an input that dies at that node),
+  lifetimes, and the lower bounds (the issue's model-order LB and the peak of the planned buffers);
+- place.py: offsets: several strategies, the best kept, exact search for small buffer sets;
+- order.py: the topological order with the smallest peak (DP over down-sets, beam beyond);
+- check.py: the checkers that prove no two live buffers overlap (run on every plan);
+- show.py: the table, JSON and SVG of `edgecc plan`.
+
+Two lower bounds are reported. `model_lower_bound` is the issue's LB: the model's own order, every
+non-constant tensor its own bytes, no scratch. `lower_bound` is the peak of the buffers actually
+placed (chosen order, aliasing, in-place, scratch): no placement of them can be smaller, so
+arena == lower_bound means the placement is optimal; arena < model_lower_bound means aliasing,
+in-place or reordering won bytes that no placement alone could.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from edgecc.ir import Graph
+from edgecc.plan.check import PlanError, check_buffers, check_graph_plan
+from edgecc.plan.liveness import (Buffer, buffers_for, inplace_pairs, lower_bound,
+                                  model_lower_bound)
+from edgecc.plan.order import apply_order, best_order
+from edgecc.plan.place import place
 
 ALIGN = 16
 
-
-@dataclass
-class Buffer:
-    name: str          # a value name, or "scratch:<node index>"
-    size: int
-    first: int
-    last: int
-    offset: int = -1
-    values: list[str] = field(default_factory=list)  # the values stored here (alias group)
-
-    def lives_with(self, other: "Buffer") -> bool:
-        return self.first <= other.last and other.first <= self.last
+__all__ = ["ALIGN", "Buffer", "Plan", "PlanError", "check_plan", "plan_arena", "plan_model",
+           "lower_bound", "model_lower_bound", "buffers_for"]
 
 
 @dataclass
@@ -38,87 +41,82 @@ class Plan:
     arena: int
     lower_bound: int
     offsets: dict[str, int]  # value name -> byte offset in the arena
-    scratch: dict[int, int]  # node index -> scratch offset
-
-
-def _align(x: int) -> int:
-    return (x + ALIGN - 1) // ALIGN * ALIGN
-
-
-def buffers_for(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str]) -> list[Buffer]:
-    """Liveness of each storage group; aliased values join the buffer of their input."""
-    root: dict[str, str] = {}
-    for n in g.nodes:
-        if n.op in alias_ops and n.inputs[0] is not None and not g.value(n.inputs[0]).is_const:
-            root[n.outputs[0]] = root.get(n.inputs[0], n.inputs[0])
-    last_step = max(len(g.nodes) - 1, 0)
-    bufs: dict[str, Buffer] = {}
-
-    def touch(v: str, step: int) -> None:
-        r = root.get(v, v)
-        b = bufs.get(r)
-        if b is None:
-            bufs[r] = Buffer(r, g.type(v).nbytes, step, step, values=[v])
-        else:
-            b.first, b.last = min(b.first, step), max(b.last, step)
-            b.size = max(b.size, g.type(v).nbytes)
-            if v not in b.values:
-                b.values.append(v)
-
-    for v in g.inputs:
-        touch(v, 0)
-    for i, n in enumerate(g.nodes):
-        for v in [*n.inputs, *n.outputs]:
-            if v is not None and not g.value(v).is_const:
-                touch(v, i)
-    for v in g.outputs:
-        if not g.value(v).is_const:
-            touch(v, last_step)
-    out = list(bufs.values())
-    for i, size in sorted(scratch_sizes.items()):
-        if size > 0:
-            out.append(Buffer(f"scratch:{i}", size, i, i))
-    return out
-
-
-def lower_bound(bufs: list[Buffer]) -> int:
-    if not bufs:
-        return 0
-    steps = max(b.last for b in bufs) + 1
-    return max(sum(b.size for b in bufs if b.first <= s <= b.last) for s in range(steps))
-
-
-def place_greedy_by_size(bufs: list[Buffer]) -> int:
-    placed: list[Buffer] = []
-    for b in sorted(bufs, key=lambda b: (-b.size, b.first, b.name)):
-        conflicts = sorted((p for p in placed if p.lives_with(b)), key=lambda p: p.offset)
-        offset = 0
-        for p in conflicts:
-            if offset + b.size <= p.offset:
-                break
-            offset = max(offset, _align(p.offset + p.size))
-        b.offset = offset
-        placed.append(b)
-    return _align(max((b.offset + b.size for b in bufs), default=0))
+    scratch: dict[int, int]  # node index (in the planned graph's order) -> scratch offset
+    model_lower_bound: int = 0   # the issue's LB (model order, no aliasing, no scratch)
+    strategy: str = ""           # placement strategy that won
+    order: list[int] = field(default_factory=list)  # planned order, as positions in the input
+    order_exact: bool = True     # the order's peak is proven minimal
+    inplace: list[tuple[str, str]] = field(default_factory=list)  # (output, input) in place
+    techniques: list[str] = field(default_factory=list)
 
 
 def check_plan(bufs: list[Buffer], arena: int) -> None:
     """Prove the plan: every buffer inside the arena, aligned, and no live pair overlapping."""
-    for b in bufs:
-        if b.offset < 0 or b.offset % ALIGN or b.offset + b.size > arena:
-            raise AssertionError(f"buffer {b.name} at {b.offset}+{b.size} outside arena {arena}")
-    for i, a in enumerate(bufs):
-        for b in bufs[i + 1:]:
-            if a.lives_with(b) and a.offset < b.offset + b.size and b.offset < a.offset + a.size:
-                raise AssertionError(f"live buffers overlap: {a.name} [{a.offset},+{a.size}) "
-                                     f"steps {a.first}-{a.last} and {b.name} [{b.offset},+{b.size}) "
-                                     f"steps {b.first}-{b.last}")
+    check_buffers(bufs, arena)
 
 
-def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str]) -> Plan:
-    bufs = buffers_for(g, scratch_sizes, alias_ops)
-    arena = place_greedy_by_size(bufs)
-    check_plan(bufs, arena)
+def _plan_once(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str], inplace: bool,
+               align: int, exact: bool) -> Plan:
+    bufs = buffers_for(g, scratch_sizes, alias_ops, inplace=inplace, align=align)
+    arena, strategy = place(bufs, exact=exact)
+    check_buffers(bufs, arena)
     offsets = {v: b.offset for b in bufs for v in b.values}
     scratch = {int(b.name.split(":")[1]): b.offset for b in bufs if b.name.startswith("scratch:")}
-    return Plan(bufs, max(arena, ALIGN), lower_bound(bufs), offsets, scratch)
+    check_graph_plan(g, offsets, scratch, scratch_sizes, arena, alias_ops)
+    return Plan(bufs, max(arena, 1), lower_bound(bufs), offsets, scratch, strategy=strategy,
+                order=list(range(len(g.nodes))),
+                inplace=inplace_pairs(bufs, g, alias_ops) if inplace else [])
+
+
+def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
+               inplace: bool = True, align: int = ALIGN, exact: bool = True) -> Plan:
+    """Plan `g` in its own node order (scratch_sizes: node position -> bytes)."""
+    # In-place merges never raise the peak but constrain placement, so both are tried; on a tie
+    # the in-place plan wins (every test of a flagged op then runs its kernel in place).
+    plan = _plan_once(g, scratch_sizes, alias_ops, False, align, exact)
+    if inplace:
+        with_inplace = _plan_once(g, scratch_sizes, alias_ops, True, align, exact)
+        if with_inplace.arena <= plan.arena:
+            plan = with_inplace
+    plan.model_lower_bound = model_lower_bound(g)
+    plan.techniques = _techniques(g, plan, alias_ops, reordered=False)
+    return plan
+
+
+def plan_model(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
+               reorder: bool = True, inplace: bool = True, align: int = ALIGN,
+               exact: bool = True) -> tuple[Graph, Plan]:
+    """Choose the node order with the smallest peak, apply it, plan it: (graph to emit, plan).
+
+    The returned graph holds the same Node objects in the chosen order; `plan.scratch` is keyed by
+    positions in that graph, `plan.order` maps them back to positions in `g`. The model's own order
+    is kept unless another order gives a strictly smaller arena."""
+    best = plan_arena(g, scratch_sizes, alias_ops, inplace, align, exact)
+    out = g
+    if reorder and len(g.nodes) > 1:
+        order, _, exact_order = best_order(g, scratch_sizes, alias_ops, inplace)
+        best.order_exact = exact_order
+        if order != list(range(len(g.nodes))):
+            g2 = apply_order(g, order)
+            pos = {old: new for new, old in enumerate(order)}
+            cand = plan_arena(g2, {pos[i]: s for i, s in scratch_sizes.items()}, alias_ops,
+                              inplace, align, exact)
+            if cand.arena < best.arena:
+                cand.order, cand.order_exact = order, exact_order
+                best, out = cand, g2
+    best.model_lower_bound = model_lower_bound(g)
+    best.techniques = _techniques(out, best, alias_ops, reordered=out is not g)
+    return out, best
+
+
+def _techniques(g: Graph, plan: Plan, alias_ops: set[str], reordered: bool) -> list[str]:
+    used = [f"placement: {plan.strategy}"]
+    if any(n.op in alias_ops and n.outputs and plan.offsets.get(n.outputs[0]) is not None
+           and n.inputs and plan.offsets.get(n.outputs[0]) == plan.offsets.get(n.inputs[0])
+           for n in g.nodes):
+        used.append("reshape aliasing")
+    if plan.inplace:
+        used.append(f"in-place ({len(plan.inplace)} ops)")
+    if reordered:
+        used.append("operator reordering")
+    return used

@@ -1,0 +1,136 @@
+"""Operator order: among the topological orders of the graph, the one with the smallest peak.
+
+Owns: the peak of a given order (with the planner's aliasing, in-place and scratch rules), the
+search for a better order, and applying an order to a graph.
+
+Algorithm: the bytes alive after a set S of executed nodes depend only on S (a group lives when it
+was produced in S, or is a graph input, and is a graph output or still has a consumer outside S).
+Running node n next costs, during its step, live(S) + its new outputs + its scratch - the outputs it
+writes in place over an input that dies at n (also a function of S). So the best peak over orders
+is a dynamic program over the "down-sets" S of the graph, processed by size: f(S + n) =
+min(max(f(S), step(S, n))). A chain has one down-set per size and residual blocks a few, so the
+DP is exact for the models we meet; when a size has more than BEAM down-sets, only the BEAM with
+the smallest (peak, live bytes) survive (a beam search: the result is still a valid order).
+"""
+from __future__ import annotations
+
+from edgecc.ir import Graph
+from edgecc.plan.liveness import StaticGroups, inplace_candidates, static_groups
+
+BEAM = 4000
+
+
+class OrderModel:
+    """Per-node facts the DP needs, as bit masks over node positions of `g`."""
+
+    def __init__(self, g: Graph, scratch: dict[int, int], alias_ops: set[str], inplace: bool):
+        self.g = g
+        self.n = len(g.nodes)
+        sg: StaticGroups = static_groups(g, alias_ops)
+        self.sg = sg
+        roots = list(sg.size)
+        self.gid = {r: k for k, r in enumerate(roots)}
+        self.size = [sg.size[r] for r in roots]
+        self.is_out = [r in sg.outputs for r in roots]
+        self.cons = [0] * len(roots)        # consumers of each group (bit mask of nodes)
+        self.pred = [0] * self.n            # nodes each node must follow
+        prod: dict[str, int] = {}
+        for i, nd in enumerate(g.nodes):
+            for o in nd.outputs:
+                prod[o] = i
+        self.new = [0] * self.n             # bytes of groups a node creates
+        self.reads: list[list[int]] = [[] for _ in range(self.n)]
+        self.born: list[list[int]] = [[] for _ in range(self.n)]
+        for i, nd in enumerate(g.nodes):
+            for v in nd.inputs:
+                if v is None:
+                    continue
+                if v in prod:
+                    self.pred[i] |= 1 << prod[v]
+                if v in sg.root:
+                    k = self.gid[sg.root[v]]
+                    self.cons[k] |= 1 << i
+                    if k not in self.reads[i]:
+                        self.reads[i].append(k)
+            for o in nd.outputs:
+                if o in sg.root and sg.root[o] == o:
+                    self.born[i].append(self.gid[o])
+                    self.new[i] += sg.size[o]
+        self.scratch = [scratch.get(i, 0) for i in range(self.n)]
+        self.inplace = [[(self.gid[o], self.gid[r]) for o, r in inplace_candidates(g, nd, sg,
+                                                                                   alias_ops)]
+                        if inplace else [] for nd in g.nodes]
+        self.start = sum(self.size[self.gid[r]] for r in sg.inputs)
+        self.inputs = [self.gid[r] for r in sg.inputs]
+
+    def dies(self, k: int, done: int) -> bool:
+        return not self.is_out[k] and self.cons[k] & ~done == 0
+
+    def step(self, live: int, done: int, i: int) -> tuple[int, int]:
+        """(peak during node i, live bytes after it) when `done` (including i) has run."""
+        save = 0
+        used: set[int] = set()
+        for o, r in self.inplace[i]:
+            if r not in used and o not in used and self.dies(r, done):
+                save += self.size[o]
+                used.update((r, o))
+        peak = live + self.new[i] + self.scratch[i] - save
+        after = live + self.new[i]
+        for k in self.reads[i]:
+            if self.dies(k, done):
+                after -= self.size[k]
+        for k in self.born[i]:
+            if self.dies(k, done):
+                after -= self.size[k]
+        if done == 1 << i:  # first step: graph inputs nobody reads die now
+            for k in self.inputs:
+                if self.cons[k] == 0 and not self.is_out[k]:
+                    after -= self.size[k]
+        return peak, after
+
+    def peak_of(self, order: list[int]) -> int:
+        live, done, peak = self.start, 0, self.start if self.n == 0 else 0
+        for i in order:
+            done |= 1 << i
+            p, live = self.step(live, done, i)
+            peak = max(peak, p)
+        return peak
+
+
+def best_order(g: Graph, scratch: dict[int, int], alias_ops: set[str],
+               inplace: bool = True, beam: int = BEAM) -> tuple[list[int], int, bool]:
+    """(order as positions in g.nodes, its peak, exact?) minimising the peak; ties keep g's order."""
+    m = OrderModel(g, scratch, alias_ops, inplace)
+    own = list(range(m.n))
+    own_peak = m.peak_of(own)
+    if m.n == 0:
+        return own, own_peak, True
+    # state: done mask -> (peak, live, order)
+    layer: dict[int, tuple[int, int, tuple[int, ...]]] = {0: (0, m.start, ())}
+    exact = True
+    for _ in range(m.n):
+        nxt: dict[int, tuple[int, int, tuple[int, ...]]] = {}
+        for done, (peak, live, order) in layer.items():
+            for i in range(m.n):
+                if done >> i & 1 or m.pred[i] & ~done:
+                    continue
+                d2 = done | 1 << i
+                p, after = m.step(live, d2, i)
+                cand = (max(peak, p), after, order + (i,))
+                old = nxt.get(d2)
+                if old is None or cand[:2] < old[:2]:
+                    nxt[d2] = cand
+        if len(nxt) > beam:
+            exact = False
+            nxt = dict(sorted(nxt.items(), key=lambda kv: kv[1][:2])[:beam])
+        layer = nxt
+    (peak, _, order), = layer.values()
+    if own_peak <= peak:
+        return own, own_peak, exact
+    return list(order), peak, exact
+
+
+def apply_order(g: Graph, order: list[int]) -> Graph:
+    """The same graph (same Node objects) with its nodes in `order`."""
+    return Graph(g.values, [g.nodes[i] for i in order], list(g.inputs), list(g.outputs), g.name)
+
