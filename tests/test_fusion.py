@@ -236,3 +236,43 @@ def test_fuse_relu_n1_to_1_into_fully_connected():
     g2, rep = apply(g, fuse.FUSE_ACTIVATION)
     assert _fused(g2) == [("FULLY_CONNECTED", 2)] and "RELU_N1_TO_1" in rep.applied[0]
     assert_same_numbers(g, g2)
+
+
+# ---- real models, unfused: every activation and SAME pad split out, then fused back -----------
+
+def _unfused_case(model):
+    import tempfile
+    from pathlib import Path
+
+    from conftest import shared_model
+    from edgecc.compiler import load_model
+    from edgecc.inspect import executes
+    from unfuse import unfuse
+    original = load_model(shared_model(model))
+    data, counts = unfuse(shared_model(model))
+    g = load(data)
+    assert len(g.nodes) == len(original.nodes) + counts["activations"] + counts["pads"]
+    g2, results = optimize(g, debug=True)
+    fused = [a for r in results if r.name == "fuse" for a in r.applied]
+    assert len(fused) == counts["activations"] + counts["pads"]
+    assert [n.op for n in g2.nodes] == [n.op for n in original.nodes]
+    assert sum(executes(n) for n in g2.nodes) == sum(executes(n) for n in original.nodes)
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / f"{model}_unfused.tflite"
+        p.write_bytes(data)
+        from edgecc.targets import get_target
+        from edgecc.verify import verify_model
+        r = verify_model(p, get_target("host"))
+        assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("model", ["kws_ref_model", "pretrainedResnet_quant"])
+def test_unfused_shared_model_fuses_back_bit_exact(model):
+    _unfused_case(model)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["person_detect", "vww_96_int8", "str_ww_ref_model",
+                                   "micro_speech_quantized", "ad01_int8"])
+def test_unfused_shared_model_fuses_back_bit_exact_slow(model):
+    _unfused_case(model)

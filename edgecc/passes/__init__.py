@@ -5,7 +5,8 @@ to lowering), the per-pass report (`PassResult`: nodes removed/added, every rewr
 it is exact, every refusal with the reason it is not, time), and running `ir.verify` after every
 pass in debug mode (EDGECC_DEBUG=1, set by the tests).
 
-Pipeline:
+Pipeline (each stage is also a plain Graph -> Graph function: dead_code, fold_constants,
+eliminate_noops, fuse_neighbours; `optimize` runs the reporting variants):
   dead_code  drop nodes no graph output depends on
   fold       constant folding (fold.py) to a fixed point
   eliminate  no-op reshapes/transposes/Q-DQ pairs (eliminate.py) + folding, to a fixed point
@@ -52,6 +53,24 @@ PassFn = Callable[[Graph, bool], "tuple[Graph, Notes, Notes]"]
 def dead_code(g: Graph) -> Graph:
     """Drop nodes none of whose outputs reach a graph output (and unreferenced values)."""
     return _dead_code(g)[0]
+
+
+def fold_constants(g: Graph) -> Graph:
+    """Evaluate every node whose inputs are known at compile time (see fold.py)."""
+    from edgecc.passes import fold
+    return run_rules(g, [fold.FOLD])[0]
+
+
+def eliminate_noops(g: Graph) -> Graph:
+    """Remove no-op reshapes/transposes/Q-DQ pairs and unused split outputs (see eliminate.py)."""
+    from edgecc.passes import eliminate, fold
+    return run_rules(g, eliminate.RULES + [fold.FOLD])[0]
+
+
+def fuse_neighbours(g: Graph) -> Graph:
+    """Fuse activations and padding into their neighbours (see fuse.py)."""
+    from edgecc.passes import fuse
+    return run_rules(g, fuse.RULES)[0]
 
 
 def _dce_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
