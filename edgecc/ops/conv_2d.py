@@ -49,9 +49,11 @@ def filter_scales_per_tensor_or_channel(g: Graph, n: Node) -> bool:
     return len(q.scale) == 1 or (len(q.scale) == in_type(g, n, 1).shape[0] and q.axis == 0)
 
 
-def no_grouped_convolution(g: Graph, n: Node) -> bool:
-    """filter input depth must equal the input depth (grouped convolutions are not supported yet)"""
-    return in_type(g, n, 1).shape[3] == in_type(g, n).shape[3]
+def whole_groups(g: Graph, n: Node) -> bool:
+    """input depth must be a multiple of the filter's input depth, and output channels a multiple
+    of the resulting group count"""
+    fic, ic, oc = in_type(g, n, 1).shape[3], in_type(g, n).shape[3], in_type(g, n, 1).shape[0]
+    return fic > 0 and ic % fic == 0 and oc % (ic // fic) == 0
 
 
 def bias_int32_const(g: Graph, n: Node) -> bool:
@@ -91,15 +93,24 @@ def _bias(g: Graph, n: Node, channels: int) -> np.ndarray:
     return np.zeros(channels, np.int64) if b is None else b.astype(np.int64).ravel()
 
 
+def _groups(g: Graph, n: Node) -> int:
+    """TFLite's grouped convolution: input channels / filter input channels."""
+    return in_type(g, n).shape[3] // in_type(g, n, 1).shape[3]
+
+
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     win = _window(g, n)
-    w = const(g, n, 1).astype(np.float64)  # [oc, kh, kw, ic]
-    oc = w.shape[0]
+    w = const(g, n, 1).astype(np.float64)  # [oc, kh, kw, fic]
+    oc, fic = w.shape[0], w.shape[3]
+    groups = _groups(g, n)
+    per_group = oc // groups
     xz = ins[0].astype(np.float64) - in_type(g, n).q.zero_point[0]
     # float64 sums of int8 products are exact far beyond any int32 accumulator.
     acc = np.zeros((xz.shape[0], win.out_h, win.out_w, oc), np.float64)
     for fy, fx, patch in win.taps(xz):
-        acc += patch @ w[:, fy, fx, :].T
+        for gi in range(groups):  # output channels of group gi read input channels of group gi
+            ch = slice(gi * per_group, (gi + 1) * per_group)
+            acc[..., ch] += patch[..., gi * fic:(gi + 1) * fic] @ w[ch, fy, fx, :].T
     acc = acc.astype(np.int64) + _bias(g, n, oc)
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
@@ -109,22 +120,29 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 OC_BLOCK = 4  # output channels computed together: each input byte loaded once feeds 4 MACs
 
 
-def pack_weights(w: np.ndarray, block: int = OC_BLOCK) -> np.ndarray:
-    """[oc, K] -> blocks of `block` channels interleaved ([K][block] each), then the rest row-major.
+def pack_weights(w: np.ndarray, groups: int = 1, block: int = OC_BLOCK) -> np.ndarray:
+    """[oc, K] -> per group: blocks of `block` channels interleaved ([K][block] each), then the
+    group's remaining channels row-major.
 
-    The interior loop then walks one weight pointer forward: w[k*block + j] is channel j's tap k.
+    Channel oc's block (or row) then starts at byte oc*K, and the interior loop walks one weight
+    pointer forward: within a block, w[k*block + j] is channel j's tap k.
     """
-    oc = w.shape[0]
-    main = oc - oc % block
-    blocks = w[:main].reshape(main // block, block, w.shape[1]).transpose(0, 2, 1)
-    return np.concatenate([blocks.ravel(), w[main:].ravel()])
+    out = []
+    for wg in np.split(w, groups):
+        main = wg.shape[0] - wg.shape[0] % block
+        out.append(wg[:main].reshape(main // block, block, wg.shape[1]).transpose(0, 2, 1).ravel())
+        out.append(wg[main:].ravel())
+    return np.concatenate(out)
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     win = _window(g, n)
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)
-    oc, kh, kw, ic = w.shape
+    oc, kh, kw, fic = w.shape
+    ic = x.shape[3]
+    groups = _groups(g, n)
+    per_group = oc // groups
     in_zp = int(x.q.zero_point[0])
     bias = _bias(g, n, oc)
     folded = bias - in_zp * w.reshape(oc, -1).sum(axis=1)
@@ -134,15 +152,16 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     interior_px = (y1 - y0) * (x1 - x0)
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
-    consts = dict(w_packed=pack_weights(w.reshape(oc, -1)).astype(np.int8),
+    consts = dict(w_packed=pack_weights(w.reshape(oc, -1), groups).astype(np.int8),
                   mult=m.astype(np.int32), shift=s.astype(np.int32))
     if interior_px:
         consts["bias_folded"] = folded.astype(np.int32)
     if interior_px < win.out_h * win.out_w:
         consts["bias"] = bias.astype(np.int32)
-    # The taps of one filter row read kw runs of in_c bytes, dil_w*in_c apart; with dilation 1
-    # they merge into one contiguous run of kw*in_c bytes.
-    cols, run = (1, kw * ic) if win.dil_w == 1 else (kw, ic)
+    # The taps of one filter row read kw runs of fic bytes, dil_w*in_c apart; with dilation 1 and
+    # one group they merge into one contiguous run of kw*in_c bytes.
+    merged = win.dil_w == 1 and groups == 1
+    cols, run = (1, kw * ic) if merged else (kw, fic)
     params = dict(
         batches=x.shape[0], in_h=win.in_h, in_w=win.in_w, in_c=ic, out_h=win.out_h,
         out_w=win.out_w, out_c=oc, k_h=kh, k_w=kw, stride_h=win.stride_h, stride_w=win.stride_w,
@@ -152,8 +171,10 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         # which code paths exist: all pixels interior, none, or both (then a per-pixel test)
         paths="interior" if interior_px == win.out_h * win.out_w else
               ("border" if interior_px == 0 else "both"),
-        block=OC_BLOCK, oc_main=oc - oc % OC_BLOCK, ksize=kh * kw * ic,
+        groups=groups, fic=fic, per_group=per_group,
+        block=OC_BLOCK, group_main=per_group - per_group % OC_BLOCK, ksize=kh * kw * fic,
         row_stride=win.dil_h * win.in_w * ic, cols=cols, col_stride=win.dil_w * ic, run=run,
+        merged=merged,
         # the interior's innermost loop handles this many input bytes per iteration
         unroll=next(u for u in (4, 2, 1) if run % u == 0),
         mbqm=mbqm_function(m))
@@ -163,6 +184,6 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 OP = register(OpDef(
     "CONV_2D", infer, reference, lower,
     [int8_activations, quantized_activations, nhwc_rank4, int8_constant_filter,
-     filter_scales_per_tensor_or_channel, no_grouped_convolution, bias_int32_const,
+     filter_scales_per_tensor_or_channel, whole_groups, bias_int32_const,
      supported_activation, valid_window_options, output_shape_matches],
     dtypes="int8 x int8 -> int8 (int32 bias, per-channel or per-tensor weights)"))

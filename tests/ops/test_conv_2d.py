@@ -17,18 +17,18 @@ from opcheck import check_model
 
 def conv_model(rng, *, n=1, h=7, w=6, ic=3, oc=4, kh=3, kw=3, stride=(1, 1), dil=(1, 1),
                padding=0, act=0, bias=True, per_channel=True, in_zp=None, in_dtype="int8",
-               w_max=127, eff=None):
+               w_max=127, eff=None, groups=1):
     mb = ModelBuilder()
     in_zp = int(rng.integers(-128, 128)) if in_zp is None else in_zp
     w_scale = rng.uniform(0.002, 0.02, oc) if per_channel else [float(rng.uniform(0.002, 0.02))]
     out_scale = {2: 2.0 / 200, 3: 6.0 / 200}.get(act, float(rng.uniform(0.02, 0.2)))
     # Pick the input scale so the accumulator's spread (|x - zp| ~ 74, |w| ~ 73 on average)
     # lands around +-60 output steps: outputs then cover the int8 range without sitting on rails.
-    in_scale = out_scale * 60 / (float(np.mean(w_scale)) * 5400 * np.sqrt(kh * kw * ic))
+    in_scale = out_scale * 60 / (float(np.mean(w_scale)) * 5400 * np.sqrt(kh * kw * ic // groups))
     if eff is not None:  # a chosen effective scale in_scale * w_scale / out_scale (> 1: left shift)
         out_scale = in_scale * float(np.mean(w_scale)) / eff
     x = mb.tensor("x", (n, h, w, ic), in_dtype, scale=in_scale, zero_point=in_zp)
-    wt = mb.const("w", rng.integers(-w_max, w_max + 1, (oc, kh, kw, ic)).astype(np.int8),
+    wt = mb.const("w", rng.integers(-w_max, w_max + 1, (oc, kh, kw, ic // groups)).astype(np.int8),
                   scale=list(w_scale), zero_point=[0] * len(w_scale), axis=0)
     ins = [x, wt]
     if bias:
@@ -60,6 +60,10 @@ CASES = [
     # effective scale > 1 (positive shift): tiny weights and accumulators, no bias
     dict(h=5, w=5, ic=1, oc=5, kh=1, kw=1, padding=1, act=0, bias=False, w_max=1, eff=1.7),
     dict(h=6, w=5, ic=2, oc=6, kh=2, kw=2, padding=0, act=0, bias=False, w_max=1, eff=0.6),
+    # grouped convolutions (filter input depth = input depth / groups)
+    dict(h=7, w=6, ic=6, oc=6, kh=3, kw=3, padding=0, act=1, groups=3),
+    dict(h=8, w=7, ic=4, oc=16, kh=3, kw=2, stride=(2, 1), dil=(1, 2), padding=0, act=0, groups=2,
+         per_channel=False),
 ]
 
 
