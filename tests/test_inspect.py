@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import MODELS, shared_model
+from conftest import shared_model
 from edgecc.cli import main
 from edgecc.errors import UnsupportedModel
 from edgecc.frontends.tflite import load_tflite

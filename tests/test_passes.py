@@ -3,9 +3,8 @@ whole small models) and refuses where not, saying why; the engine's invariants; 
 import numpy as np
 import pytest
 
-from edgecc.interp import run_graph
 from edgecc.ir import DType, Graph, Node, TensorType, Value
-from edgecc.passes import eliminate, fold, fuse, optimize
+from edgecc.passes import eliminate, fold, optimize
 from edgecc.passes.dce import dead_code
 from edgecc.passes.rewrite import Match, Rewrite, Rule, RuleError, run_rules
 from edgecc.tflite_writer import ModelBuilder
@@ -441,3 +440,27 @@ def test_unused_split_outputs_refused_when_slices_cannot_do_it():
     g = load(split_model("SPLIT", (2, 2, 1, 2, 4), 4, 2, [0]))
     g2, rep = apply(g, eliminate.SLICE_USED_OUTPUTS)
     assert ops(g2)[0] == "SPLIT" and "rank must be at most 4" in rep.refused[0]
+
+
+def test_fold_quantize_of_float_weights_and_constant_arithmetic():
+    """Weights = QUANTIZE(float32 const), bias = MUL(int32 const, int32 const): both folded, and
+    the FC then compiles and matches TFLite Micro (which runs them at every invoke)."""
+    rng = np.random.default_rng(5)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 10), "int8", **Q)
+    wf = mb.const("w_float", rng.uniform(-1.2, 1.2, (3, 10)).astype(np.float32))
+    w = mb.tensor("w", (3, 10), "int8", scale=0.01, zero_point=0)
+    mb.op("QUANTIZE", [wf], [w])
+    b1 = mb.const("b1", rng.integers(-50, 50, (3,)).astype(np.int32))
+    b2 = mb.const("b2", np.array([3, -7, 11], np.int32))
+    b = mb.tensor("b", (3,), "int32", scale=0.0005)
+    mb.op("MUL", [b1, b2], [b], {"fused_activation_function": 0})
+    y = mb.tensor("y", (1, 3), "int8", scale=0.08, zero_point=-4)
+    mb.op("FULLY_CONNECTED", [x, w, b], [y], version=4)
+    data = mb.finish([x], [y])
+    g = load(data)
+    g2, results = optimize(g, debug=True)
+    assert ops(g2) == ["FULLY_CONNECTED"]
+    w_data = g2.value(g2.nodes[0].inputs[1]).data
+    assert w_data.dtype == np.int8 and np.abs(w_data).max() > 100
+    check_c(data)
