@@ -166,7 +166,7 @@ def stack_bound(callgraphs: list[Path], entry: str) -> int:
 def gcc_callgraphs(gen_dir: Path, board: Board, work: Path) -> list[Path]:
     """-fcallgraph-info files for the generated C compiled with gcc (for clang builds, whose
     compiler cannot write them)."""
-    from edgecc.verify.qemu import STRICT, compile_sources
+    from edgecc.verify.cross import STRICT, compile_sources
     objs = compile_sources(sorted(gen_dir.glob("*.c")), work, board, "gcc",
                            [*STRICT, f"-I{gen_dir}"], callgraph=True)
     return [o.with_suffix(".ci") for o in objs if o.with_suffix(".ci").is_file()]
@@ -287,7 +287,7 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
     from edgecc.compiler import compile_model
     from edgecc.names import c_ident
     from edgecc.targets import get_target
-    from edgecc.verify.qemu import _env, build_program, link
+    from edgecc.verify.cross import _env, build_program, link
     if ram_limit is not None and ram_limit <= 0 or flash_limit is not None and flash_limit <= 0:
         raise EdgeccError("--ram-limit and --flash-limit must be positive byte counts")
     c = compile_model(model, get_target(board.target), name)
@@ -320,7 +320,8 @@ def painted_stack(model: str | Path, board: Board, name: str = "model",
     from edgecc.compiler import compile_model
     from edgecc.names import c_ident
     from edgecc.targets import get_target
-    from edgecc.verify.qemu import _env, build_program, run_program
+    from edgecc.verify.cross import _env, build_program
+    from edgecc.verify.qemu import run_program
     c = compile_model(model, get_target(board.target), name)
     ident = c_ident(name)
     with tempfile.TemporaryDirectory(prefix="edgecc-stack-") as tmp:

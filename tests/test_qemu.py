@@ -17,8 +17,8 @@ from edgecc.boards import load_board
 from edgecc.errors import EdgeccError
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.qemu import (ProgramFault, ProgramTimeout, build_program, run_program,
-                                symbol_address)
+from edgecc.verify.cross import build_program
+from edgecc.verify.qemu import ProgramFault, ProgramTimeout, run_program, symbol_address
 
 pytestmark = pytest.mark.qemu
 REPO = Path(__file__).resolve().parent.parent
