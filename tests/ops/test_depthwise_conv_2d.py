@@ -55,6 +55,8 @@ CASES = [
     dict(h=11, w=1, ic=6, kh=5, kw=1, padding=1, act=0, bias=False),
     dict(n=2, h=6, w=5, ic=2, mult=3, kh=3, kw=3, stride=(1, 2), padding=1, act=3),
     dict(h=3, w=4, ic=5, kh=5, kw=5, padding=0, act=1, bias=False),  # no interior
+    # more taps than the C unrolls: the interior loops over them
+    dict(h=14, w=12, ic=2, mult=2, kh=11, kw=10, stride=(1, 2), padding=0, act=0),
 ]
 
 
