@@ -52,7 +52,7 @@ def compile_model(path: str | Path, target: Target, name: str) -> Compiled:
     lowered = lower_graph(g, target)
     scratch = {g.nodes.index(lw.node): lw.kernel.scratch for lw in lowered if lw.kernel.scratch}
     # The planner may pick another topological order (smaller peak); emit the layers in it.
-    g, plan = plan_model(g, scratch, alias_ops())
+    g, plan = plan_model(g, scratch, alias_ops(), reference=imported)
     position = {id(n): i for i, n in enumerate(g.nodes)}
     lowered.sort(key=lambda lw: position[id(lw.node)])
     files = render(g, lowered, plan, name)

@@ -332,6 +332,49 @@ def test_reordered_inplace_model_is_bit_exact(add_inplace):
                 assert r.bit_exact, (cc, seed, r.first_bad_layer)
 
 
+def _single_op(op: str, in_shapes, out_shape, dtype: str, options: dict, version: int,
+               out_dtype: str | None = None, seed: int = 0) -> bytes:
+    rng = np.random.default_rng(seed)
+    quant = (lambda: _q(rng)) if dtype != "float32" else (lambda: {})
+    mb = ModelBuilder()
+    xs = [mb.tensor(f"x{k}", s, dtype, **quant()) for k, s in enumerate(in_shapes)]
+    y = mb.tensor("y", out_shape, out_dtype or dtype, **quant())
+    mb.op(op, xs, [y], options, version=version)
+    return mb.finish(xs, [y])
+
+
+ACT = {"fused_activation_function": 0}
+INPLACE_CASES = {
+    "add": ("ADD", [(1, 4, 4, 8), (1, 4, 4, 8)], (1, 4, 4, 8), "int8", ACT, 1, None, "x0"),
+    "add-broadcast": ("ADD", [(1, 1, 1, 8), (1, 4, 4, 8)], (1, 4, 4, 8), "int8",
+                      {"fused_activation_function": 1}, 1, None, "x1"),
+    "mul": ("MUL", [(1, 6, 10), (1, 6, 10)], (1, 6, 10), "int8", ACT, 2, None, "x0"),
+    "mul-float": ("MUL", [(4, 1), (4, 7)], (4, 7), "float32", ACT, 1, None, "x1"),
+    "sub": ("SUB", [(3, 9), (3, 9)], (3, 9), "int8", {"fused_activation_function": 3}, 2, None,
+            "x0"),
+    "relu": ("RELU", [(2, 5, 7)], (2, 5, 7), "int8", {}, 1, None, "x0"),
+    "relu6-int16": ("RELU6", [(2, 5, 7)], (2, 5, 7), "int16", {}, 1, None, "x0"),
+    "requantize": ("QUANTIZE", [(1, 33)], (1, 33), "int8", {}, 2, None, "x0"),
+    "requantize-int16": ("QUANTIZE", [(5, 7)], (5, 7), "int16", {}, 2, None, "x0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INPLACE_CASES))
+def test_inplace_ops_bit_exact(case):
+    """Ops whose OpDef declares `inplace` run with the output over their input, bit-exact."""
+    op, ins, out, dtype, options, version, out_dtype, over = INPLACE_CASES[case]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{case}.tflite"
+        path.write_bytes(_single_op(op, ins, out, dtype, options, version, out_dtype))
+        c = compile_model(path, get_target("host"), "m")
+        names = {c.graph.value(v).label: v for v in c.graph.values}
+        assert c.plan.inplace == [(names["y"], names[over])]
+        assert c.plan.offsets[names["y"]] == c.plan.offsets[names[over]]
+        for cc, seed in (("gcc", 0), ("clang", 1)):
+            r = verify_model(path, get_target("host"), cc=cc, seed=seed)
+            assert r.bit_exact, (cc, seed, r.first_bad_layer)
+
+
 # ---- edgecc plan ----------------------------------------------------------------------------------
 
 def test_plan_command_json_and_svg(capsys, tmp_path):

@@ -140,4 +140,5 @@ OP = register(OpDef(
     "ADD", infer, reference, lower,
     [int8_tensors, per_tensor, broadcastable, collapsible, multipliers_in_range,
      supported_activation],
-    dtypes="int8 + int8 -> int8 (broadcast)"))
+    dtypes="int8 + int8 -> int8 (broadcast)",
+    inplace=((0, 0), (0, 1))))  # y[i] is written after a[i], b[i] are read (full-shape input)

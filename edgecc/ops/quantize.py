@@ -105,4 +105,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 OP = register(OpDef(
     "QUANTIZE", infer, reference, lower,
     [supported_types, per_tensor_output, quantized_integer_input, scale_ratio_in_range],
-    dtypes="float32 -> int8/int16; int8/int16 -> int8/int16/int32"))
+    dtypes="float32 -> int8/int16; int8/int16 -> int8/int16/int32",
+    inplace=((0, 0),)))  # same-size requantize: y[i] is written after x[i] is read

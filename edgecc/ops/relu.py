@@ -22,4 +22,5 @@ def lower(g: Graph, n: Node, target):
 
 OP = register(OpDef("RELU", same_as_input, reference, lower,
                     [int8_or_int16_same_type, int16_zero_points],
-                    dtypes="int8 -> int8, int16 -> int16 (requantizes)"))
+                    dtypes="int8 -> int8, int16 -> int16 (requantizes)",
+                    inplace=((0, 0),)))  # y[i] is written after x[i] is read

@@ -41,4 +41,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("RELU6", same_as_input, reference, lower, [int8_or_int16],
-                    dtypes="int8 -> int8, int16 -> int16 (clamp, no requantization)"))
+                    dtypes="int8 -> int8, int16 -> int16 (clamp, no requantization)",
+                    inplace=((0, 0),)))  # y[i] is written after x[i] is read

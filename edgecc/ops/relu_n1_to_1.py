@@ -31,4 +31,5 @@ def lower(g: Graph, n: Node, target):
 OP = register(OpDef("RELU_N1_TO_1", same_as_input, reference, lower,
                     [int8_or_int16_same_type, int8_only],
                     dtypes="int8 -> int8 (requantizes)",
-                    reference_oracle="TFLite reference kernels (not in TFLite Micro)"))
+                    reference_oracle="TFLite reference kernels (not in TFLite Micro)",
+                    inplace=((0, 0),)))  # y[i] is written after x[i] is read

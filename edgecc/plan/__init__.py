@@ -12,8 +12,9 @@ the graph, and plans that. The parts:
 - check.py: the checkers that prove no two live buffers overlap (run on every plan);
 - show.py: the table, JSON and SVG of `edgecc plan`.
 
-Two lower bounds are reported. `model_lower_bound` is the issue's LB: the model's own order, every
-non-constant tensor its own bytes, no scratch. `lower_bound` is the peak of the buffers actually
+Two lower bounds are reported. `model_lower_bound` is the issue's LB: the model's own order (as
+imported, before passes), every non-constant tensor its own bytes (recurrent state included), no
+scratch; `graph_lower_bound` is the same measure on the graph after the passes. `lower_bound` is the peak of the buffers actually
 placed (chosen order, aliasing, in-place, scratch): no placement of them can be smaller, so
 arena == lower_bound means the placement is optimal; arena < model_lower_bound means aliasing,
 in-place or reordering won bytes that no placement alone could.
@@ -43,6 +44,7 @@ class Plan:
     offsets: dict[str, int]  # value name -> byte offset in the arena
     scratch: dict[int, int]  # node index (in the planned graph's order) -> scratch offset
     model_lower_bound: int = 0   # the issue's LB (model order, no aliasing, no scratch)
+    graph_lower_bound: int = 0   # the same LB of the planned graph before reordering (after passes)
     strategy: str = ""           # placement strategy that won
     order: list[int] = field(default_factory=list)  # planned order, as positions in the input
     order_exact: bool = True     # the order's peak is proven minimal
@@ -78,19 +80,20 @@ def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
         with_inplace = _plan_once(g, scratch_sizes, alias_ops, True, align, exact)
         if with_inplace.arena <= plan.arena:
             plan = with_inplace
-    plan.model_lower_bound = model_lower_bound(g)
+    plan.model_lower_bound = plan.graph_lower_bound = model_lower_bound(g)
     plan.techniques = _techniques(g, plan, alias_ops, reordered=False)
     return plan
 
 
 def plan_model(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
                reorder: bool = True, inplace: bool = True, align: int = ALIGN,
-               exact: bool = True) -> tuple[Graph, Plan]:
+               exact: bool = True, reference: Graph | None = None) -> tuple[Graph, Plan]:
     """Choose the node order with the smallest peak, apply it, plan it: (graph to emit, plan).
 
     The returned graph holds the same Node objects in the chosen order; `plan.scratch` is keyed by
     positions in that graph, `plan.order` maps them back to positions in `g`. The model's own order
-    is kept unless another order gives a strictly smaller arena."""
+    is kept unless another order gives a strictly smaller arena. `reference` is the model as
+    imported (before passes): its LB is the `model_lower_bound` reported (default: g's)."""
     best = plan_arena(g, scratch_sizes, alias_ops, inplace, align, exact)
     out = g
     if reorder and len(g.nodes) > 1:
@@ -104,7 +107,9 @@ def plan_model(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
             if cand.arena < best.arena:
                 cand.order, cand.order_exact = order, exact_order
                 best, out = cand, g2
-    best.model_lower_bound = model_lower_bound(g)
+    best.graph_lower_bound = model_lower_bound(g)
+    best.model_lower_bound = (best.graph_lower_bound if reference is None
+                              else model_lower_bound(reference))
     best.techniques = _techniques(out, best, alias_ops, reordered=out is not g)
     return out, best
 

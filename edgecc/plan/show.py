@@ -28,6 +28,7 @@ def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
                          first=b.first, last=b.last, offset=b.offset))
     lb = plan.model_lower_bound
     return dict(model=model, arena_bytes=plan.arena, lower_bound_bytes=lb,
+                graph_lower_bound_bytes=plan.graph_lower_bound,
                 planned_peak_bytes=plan.lower_bound,
                 ratio=round(plan.arena / lb, 4) if lb else None,
                 strategy=plan.strategy, techniques=list(plan.techniques),
@@ -40,8 +41,8 @@ def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
 
 def format_table(rep: dict) -> str:
     lines = [f"{rep['model']}: arena {rep['arena_bytes']} B, lower bound {rep['lower_bound_bytes']} B"
-             f" (model order, no aliasing), planned peak {rep['planned_peak_bytes']} B, "
-             f"ratio {rep['ratio']}",
+             f" (model order, no aliasing; {rep['graph_lower_bound_bytes']} B after passes), planned peak "
+             f"{rep['planned_peak_bytes']} B, ratio {rep['ratio']}",
              "techniques: " + "; ".join(rep["techniques"])]
     if rep["reordered"]:
         lines.append("node order: " + " ".join(str(i) for i in rep["order"]))
