@@ -20,7 +20,8 @@ from edgecc.names import c_comment, c_ident
 from edgecc.plan import Plan
 from edgecc.resources import data_dir
 
-RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h", "edgecc_lstm.h")
+RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h", "edgecc_lstm.h", "edgecc_dsp.h",
+                 "edgecc_mve.h")
 
 
 def _env() -> jinja2.Environment:

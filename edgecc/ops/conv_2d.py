@@ -16,6 +16,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops import _simd
 from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32,
                                      mbqm_function, requantize, valid_window_options, window)
 
@@ -135,7 +136,47 @@ def pack_weights(w: np.ndarray, groups: int = 1, block: int = OC_BLOCK) -> np.nd
     return np.concatenate(out)
 
 
+def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
+
+    Cortex-M DSP: every output pixel's receptive field is sign-extended once into a block of 4
+    pixels, and each output channel's weights (zero-padded to a multiple of 8 taps, packed in
+    words) are read once per block: 4 pixels x 1 channel of SMLADs (runtime_c/edgecc_dsp.h).
+    A 1x1 unpadded layer reads its fields in place; others gather them (zero-point padded).
+    """
+    if not _simd.has_isa(target, "dsp"):
+        return None, ""
+    if _groups(g, n) != 1:
+        return None, "grouped convolution: portable kernel"
+    win = _window(g, n)
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    oc, kh, kw, ic = w.shape
+    in_zp = int(x.q.zero_point[0])
+    m, s = channel_multipliers(g, n, oc)
+    lo, hi = act_range(g, n)
+    rq = _simd.conv_requant(w.reshape(oc, -1), _bias(g, n, oc), in_zp, m, s,
+                            int(out_type(g, n).q.zero_point[0]), lo, hi)
+    if rq.fr is None:
+        return None, f"no exact fast requantization ({rq.why})"
+    kp = _simd.round_up(kh * kw * ic, 8)
+    direct = kh == 1 and kw == 1 and win.pad_t == 0 and win.pad_l == 0
+    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
+            oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
+            kp, int(direct), in_zp, rq.fr.L, rq.fr.lo, rq.fr.hi]
+    consts = dict(w=_simd.pack_words(_simd.pad_cols(w.reshape(oc, -1), kp)), bias=rq.folded,
+                  qmn=rq.fr.qmn(), qe=rq.fr.e)
+    how = "fields read in place" if direct else "fields gathered with zero-point padding"
+    return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
+                  scratch=9 * kp + 4 * oc, variant="dsp-conv-4px",
+                  reason=f"Cortex-M DSP: 4 pixels x 1 channel SMLAD blocks over {kp} taps, "
+                         f"{how}"), ""
+
+
 def lower(g: Graph, n: Node, target) -> Kernel:
+    simd, why = _lower_simd(g, n, target)
+    if simd is not None:
+        return simd
     win = _window(g, n)
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)
@@ -178,7 +219,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         # the interior's innermost loop handles this many input bytes per iteration
         unroll=next(u for u in (4, 2, 1) if run % u == 0),
         mbqm=mbqm_function(m))
-    return Kernel("conv_2d.c.j2", params=params, consts=consts)
+    return Kernel("conv_2d.c.j2", params=params, consts=consts, reason=why)
 
 
 OP = register(OpDef(

@@ -1,0 +1,285 @@
+/* edgecc Cortex-M DSP kernels (Armv7E-M / Armv8-M with the DSP extension: M4, M7, M33, M55).
+ *
+ * int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with SMLAD: two 16x16 multiplies and an
+ * accumulate per instruction. The compiler (edgecc/ops/_simd.py) prepares everything these
+ * functions read: weights re-laid out and packed into aligned int32 words, the input zero point
+ * folded into the bias, and per-channel "fast requantization" constants (m, N, e) with which
+ *     out = clamp((SMMLAR(acc << L, m, N) + sign(acc)) >> e)
+ * is bit-exact with TFLite Micro's MultiplyByQuantizedMultiplier for every reachable
+ * accumulator (the compiler proves it per channel; see _simd.py).
+ *
+ * Sign extension: SXTB16 turns the int8 bytes (b0, b1, b2, b3) of a word into the int16 pairs
+ * (b0, b2) and, rotated by 8, (b1, b3). Weights and activations are both split that way, so
+ * SMLAD((x0, x2), (w0, w2)) + SMLAD((x1, x3), (w1, w3)) is the 4-tap dot product with no
+ * reordering anywhere.
+ *
+ * Only compiled where the DSP extension exists; on other targets this header is empty.
+ * C99, no state, no allocation; ACLE intrinsics (arm_acle.h) and three one-instruction asm
+ * helpers for what ACLE lacks (SMMLAR, SXTB16 with rotation, LDRD with post-increment).
+ */
+#ifndef EDGECC_DSP_H
+#define EDGECC_DSP_H
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include <stdint.h>
+#include <string.h>
+#include <arm_acle.h>
+
+/* Kernels shared by every layer of a kind: one copy of the code however many layers call it. */
+#define EC_DSP_SHARED static __attribute__((noinline, unused))
+
+static inline int32_t ec_ld32(const void *p) {
+    int32_t v;
+    memcpy(&v, p, 4); /* one LDR: unaligned word loads are fine on these cores */
+    return v;
+}
+
+static inline void ec_st32(void *p, int32_t v) { memcpy(p, &v, 4); }
+
+static inline int32_t ec_sxtb16_r8(int32_t x) {
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+
+/* a, b = the two words at p (word aligned); p += 8 bytes. */
+#define EC_LDRD_PI(p, a, b) \
+    __asm__("ldrd %0, %1, [%2], #8" : "=r"(a), "=r"(b), "+r"(p) : "m"(*(const int32_t (*)[2])(p)))
+
+/* The fast requantization up to the clamp (see the header comment). */
+static inline int32_t ec_dsp_rq(int32_t acc, int32_t m, int32_t n, int32_t e, int32_t L) {
+    const int32_t a = (int32_t)((uint32_t)acc << L);
+    int32_t t;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(t) : "r"(a), "r"(m), "r"(n));
+    return (t + (a >> 31)) >> e;
+}
+
+static inline int8_t ec_dsp_clamp8(int32_t v, int32_t lo, int32_t hi) {
+    return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Convolution as a matrix product. Each output pixel's receptive field (kh x kw x in_c bytes,
+ * zero-point padded, then zero-padded to kp, a multiple of 8) is sign-extended once into a
+ * block of 4 pixels laid out [kp/4][4 pixels][(x0,x2),(x1,x3)]; every output channel then reads
+ * its kp weight bytes once per block and feeds 4 pixels with them (4 accumulators).
+ * 31 instructions per 32 MACs in the inner loop.
+ */
+typedef struct {
+    int32_t pixels;            /* batches * out_h * out_w */
+    int32_t in_h, in_w, in_c;
+    int32_t out_h, out_w, out_c;
+    int32_t k_h, k_w, s_h, s_w, d_h, d_w, pad_t, pad_l;
+    int32_t kp;                /* filter volume padded to a multiple of 8 */
+    int32_t direct;            /* 1x1, no padding: a pixel's field is in_c contiguous bytes */
+    int32_t pad_val;           /* input zero point: what a padded tap reads */
+    int32_t L, lo, hi;         /* requantization left shift, output clamp range */
+} ec_dsp_conv_geom;
+
+/* Scratch bytes ec_dsp_conv needs (the compiler computes the same number). */
+#define EC_DSP_CONV_SCRATCH(kp, out_c) (8 * (kp) + (kp) + 4 * (out_c))
+
+static inline void ec_copy8(int8_t *d, const int8_t *s, int32_t n) {
+    const int32_t n4 = n & ~3;
+    int32_t i;
+    for (i = 0; i < n4; i += 4) ec_st32(d + i, ec_ld32(s + i));
+    for (; i < n; ++i) d[i] = s[i];
+}
+
+static inline void ec_fill8(int8_t *d, int32_t v, int32_t n) {
+    const int32_t n4 = n & ~3, word = (int32_t)(0x01010101u * (uint8_t)v);
+    int32_t i;
+    for (i = 0; i < n4; i += 4) ec_st32(d + i, word);
+    for (; i < n; ++i) d[i] = (int8_t)v;
+}
+
+/* The receptive field of output pixel `pix` as kp contiguous int8 bytes: straight from the
+ * input when the layer is `direct` and the read stays inside it, else gathered into `col`
+ * (taps outside the input read the zero point; bytes past the field are 0). */
+static inline const int8_t *ec_dsp_field(const ec_dsp_conv_geom *g, const int8_t *x, int32_t pix,
+                                         int8_t *col) {
+    const int32_t hw = g->out_h * g->out_w, c = g->in_c;
+    const int32_t b = pix / hw, rem = pix - b * hw;
+    const int32_t oy = rem / g->out_w, ox = rem - oy * g->out_w;
+    const int32_t iy0 = oy * g->s_h - g->pad_t, ix0 = ox * g->s_w - g->pad_l;
+    const int32_t plane = g->in_h * g->in_w * c;
+    const int8_t *xb = x + b * plane;
+    int32_t fy, fx, k = 0;
+    if (g->direct) {
+        const int32_t off = (iy0 * g->in_w + ix0) * c;
+        if ((b + 1) * plane - b * plane - off >= g->kp) return xb + off;
+        ec_copy8(col, xb + off, c);
+        ec_fill8(col + c, 0, g->kp - c);
+        return col;
+    }
+    for (fy = 0; fy < g->k_h; ++fy) {
+        const int32_t iy = iy0 + fy * g->d_h;
+        if (iy < 0 || iy >= g->in_h) {
+            ec_fill8(col + k, g->pad_val, g->k_w * c);
+            k += g->k_w * c;
+        } else if (g->d_w == 1) { /* the row's taps are one run: pad, copy, pad */
+            int32_t f0 = ix0 < 0 ? -ix0 : 0;
+            int32_t f1 = g->in_w - ix0 < g->k_w ? g->in_w - ix0 : g->k_w;
+            if (f1 < f0) f1 = f0;
+            ec_fill8(col + k, g->pad_val, f0 * c);
+            ec_copy8(col + k + f0 * c, xb + (iy * g->in_w + ix0 + f0) * c, (f1 - f0) * c);
+            ec_fill8(col + k + f1 * c, g->pad_val, (g->k_w - f1) * c);
+            k += g->k_w * c;
+        } else {
+            for (fx = 0; fx < g->k_w; ++fx, k += c) {
+                const int32_t ix = ix0 + fx * g->d_w;
+                if (ix < 0 || ix >= g->in_w) ec_fill8(col + k, g->pad_val, c);
+                else ec_copy8(col + k, xb + (iy * g->in_w + ix) * c, c);
+            }
+        }
+    }
+    ec_fill8(col + k, 0, g->kp - k);
+    return col;
+}
+
+/* Sign-extend kp bytes into pixel slot `slot` of the 4-pixel block xs. */
+static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
+    int32_t i;
+    for (i = 0; i < kp; i += 4) {
+        const int32_t v = ec_ld32(src + i);
+        xs[0] = __sxtb16(v);
+        xs[1] = ec_sxtb16_r8(v);
+        xs += 8;
+    }
+}
+
+/* 4 pixels x all output channels. y[p * out_c + oc] for p < 4. w: [out_c][kp] bytes, packed. */
+static inline void ec_dsp_mm4(const int32_t *xs, const int32_t *w, const int32_t *bias,
+                              const int32_t *qmn, const int8_t *qe, const ec_dsp_conv_geom *g,
+                              int8_t *y) {
+    const int32_t *xend = xs + 2 * g->kp;
+    const int32_t oc_n = g->out_c, L = g->L, lo = g->lo, hi = g->hi;
+    const int full = lo == -128 && hi == 127;
+    int32_t oc;
+    for (oc = 0; oc < oc_n; ++oc) {
+        int32_t a0 = bias[oc], a1 = a0, a2 = a0, a3 = a0;
+        const int32_t *xp = xs;
+        do {
+            int32_t wa, wb, x0, x1, t0, t1;
+            EC_LDRD_PI(w, wa, wb);
+            t0 = __sxtb16(wa);
+            t1 = ec_sxtb16_r8(wa);
+            EC_LDRD_PI(xp, x0, x1); a0 = __smlad(x0, t0, a0); a0 = __smlad(x1, t1, a0);
+            EC_LDRD_PI(xp, x0, x1); a1 = __smlad(x0, t0, a1); a1 = __smlad(x1, t1, a1);
+            EC_LDRD_PI(xp, x0, x1); a2 = __smlad(x0, t0, a2); a2 = __smlad(x1, t1, a2);
+            EC_LDRD_PI(xp, x0, x1); a3 = __smlad(x0, t0, a3); a3 = __smlad(x1, t1, a3);
+            t0 = __sxtb16(wb);
+            t1 = ec_sxtb16_r8(wb);
+            EC_LDRD_PI(xp, x0, x1); a0 = __smlad(x0, t0, a0); a0 = __smlad(x1, t1, a0);
+            EC_LDRD_PI(xp, x0, x1); a1 = __smlad(x0, t0, a1); a1 = __smlad(x1, t1, a1);
+            EC_LDRD_PI(xp, x0, x1); a2 = __smlad(x0, t0, a2); a2 = __smlad(x1, t1, a2);
+            EC_LDRD_PI(xp, x0, x1); a3 = __smlad(x0, t0, a3); a3 = __smlad(x1, t1, a3);
+        } while (xp != xend);
+        {
+            const int32_t m = qmn[2 * oc], n = qmn[2 * oc + 1], e = qe[oc];
+            a0 = ec_dsp_rq(a0, m, n, e, L);
+            a1 = ec_dsp_rq(a1, m, n, e, L);
+            a2 = ec_dsp_rq(a2, m, n, e, L);
+            a3 = ec_dsp_rq(a3, m, n, e, L);
+            if (full) {
+                y[0] = (int8_t)__ssat(a0, 8);
+                y[oc_n] = (int8_t)__ssat(a1, 8);
+                y[2 * oc_n] = (int8_t)__ssat(a2, 8);
+                y[3 * oc_n] = (int8_t)__ssat(a3, 8);
+            } else {
+                y[0] = ec_dsp_clamp8(a0, lo, hi);
+                y[oc_n] = ec_dsp_clamp8(a1, lo, hi);
+                y[2 * oc_n] = ec_dsp_clamp8(a2, lo, hi);
+                y[3 * oc_n] = ec_dsp_clamp8(a3, lo, hi);
+            }
+            ++y;
+        }
+    }
+}
+
+/* The whole convolution. scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
+EC_DSP_SHARED void ec_dsp_conv(const ec_dsp_conv_geom *g, const int8_t *x,
+                                               int8_t *y, const int32_t *w, const int32_t *bias,
+                                               const int32_t *qmn, const int8_t *qe,
+                                               uint8_t *scratch) {
+    int32_t *xs = (int32_t *)(void *)scratch;
+    int8_t *col = (int8_t *)(scratch + 8 * g->kp);
+    int8_t *trash = col + g->kp;
+    int32_t pix, p;
+    for (pix = 0; pix < g->pixels; pix += 4) {
+        const int32_t np = g->pixels - pix < 4 ? g->pixels - pix : 4;
+        for (p = 0; p < np; ++p) {
+            ec_dsp_extend(xs + 2 * p, ec_dsp_field(g, x, pix + p, col), g->kp);
+        }
+        if (np == 4) {
+            ec_dsp_mm4(xs, w, bias, qmn, qe, g, y + pix * g->out_c);
+        } else { /* the last, partial block: slots >= np hold stale pixels; drop their outputs */
+            ec_dsp_mm4(xs, w, bias, qmn, qe, g, trash);
+            memcpy(y + pix * g->out_c, trash, (size_t)(np * g->out_c));
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * FULLY_CONNECTED: the input row is sign-extended once into scratch ((x0,x2),(x1,x3) words,
+ * depth padded to dp, a multiple of 8); units go 4 at a time, their weights interleaved
+ * [unit block][8 inputs][4 units][8 bytes] so one pointer walks them. Per-tensor
+ * requantization constants. 38 instructions per 32 MACs in the inner loop.
+ */
+typedef struct {
+    int32_t batches, depth, dp, units, up; /* up: units padded to a multiple of 4 */
+    int32_t m, n, e, L, lo, hi;
+} ec_dsp_fc_geom;
+
+EC_DSP_SHARED void ec_dsp_fc(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
+                                             const int32_t *w, const int32_t *bias,
+                                             uint8_t *scratch) {
+    int32_t *xs = (int32_t *)(void *)scratch;
+    int8_t *col = (int8_t *)(scratch + 2 * g->dp);
+    const int32_t *xend = xs + g->dp / 2;
+    const int full = g->lo == -128 && g->hi == 127;
+    int32_t b, u, i;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->depth;
+        int8_t *yb = y + b * g->units;
+        const int32_t *wp = w;
+        for (i = 0; i < g->depth; ++i) col[i] = xb[i];
+        for (; i < g->dp; ++i) col[i] = 0;
+        for (i = 0; i < g->dp; i += 4) {
+            const int32_t v = ec_ld32(col + i);
+            xs[i / 2] = __sxtb16(v);
+            xs[i / 2 + 1] = ec_sxtb16_r8(v);
+        }
+        for (u = 0; u < g->up; u += 4) {
+            int32_t a0 = bias[u], a1 = bias[u + 1], a2 = bias[u + 2], a3 = bias[u + 3];
+            const int32_t *xp = xs;
+            int32_t r[4];
+            do {
+                int32_t x0, x1, x2, x3, wa, wb;
+                EC_LDRD_PI(xp, x0, x1);
+                EC_LDRD_PI(xp, x2, x3);
+                EC_LDRD_PI(wp, wa, wb);
+                a0 = __smlad(x0, __sxtb16(wa), a0); a0 = __smlad(x1, ec_sxtb16_r8(wa), a0);
+                a0 = __smlad(x2, __sxtb16(wb), a0); a0 = __smlad(x3, ec_sxtb16_r8(wb), a0);
+                EC_LDRD_PI(wp, wa, wb);
+                a1 = __smlad(x0, __sxtb16(wa), a1); a1 = __smlad(x1, ec_sxtb16_r8(wa), a1);
+                a1 = __smlad(x2, __sxtb16(wb), a1); a1 = __smlad(x3, ec_sxtb16_r8(wb), a1);
+                EC_LDRD_PI(wp, wa, wb);
+                a2 = __smlad(x0, __sxtb16(wa), a2); a2 = __smlad(x1, ec_sxtb16_r8(wa), a2);
+                a2 = __smlad(x2, __sxtb16(wb), a2); a2 = __smlad(x3, ec_sxtb16_r8(wb), a2);
+                EC_LDRD_PI(wp, wa, wb);
+                a3 = __smlad(x0, __sxtb16(wa), a3); a3 = __smlad(x1, ec_sxtb16_r8(wa), a3);
+                a3 = __smlad(x2, __sxtb16(wb), a3); a3 = __smlad(x3, ec_sxtb16_r8(wb), a3);
+            } while (xp != xend);
+            r[0] = ec_dsp_rq(a0, g->m, g->n, g->e, g->L);
+            r[1] = ec_dsp_rq(a1, g->m, g->n, g->e, g->L);
+            r[2] = ec_dsp_rq(a2, g->m, g->n, g->e, g->L);
+            r[3] = ec_dsp_rq(a3, g->m, g->n, g->e, g->L);
+            for (i = 0; i < 4 && u + i < g->units; ++i) {
+                yb[u + i] = full ? (int8_t)__ssat(r[i], 8) : ec_dsp_clamp8(r[i], g->lo, g->hi);
+            }
+        }
+    }
+}
+
+#endif /* __ARM_FEATURE_DSP */
+#endif /* EDGECC_DSP_H */
