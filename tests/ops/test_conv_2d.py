@@ -6,11 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from edgecc.compiler import compile_model
 from edgecc.errors import UnsupportedModel
 from edgecc.frontends.tflite import load_tflite
 from edgecc.ops import conv_out_size, conv_pad, get_op
 from edgecc.ops._conv_common import Window
 from edgecc.resources import data_dir
+from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
 from opcheck import check_model
 
@@ -212,3 +214,34 @@ def distinct_conv_layers(model: str, ops=("CONV_2D", "DEPTHWISE_CONV_2D")):
 def test_real_conv_layers(model):
     for g, n in distinct_conv_layers(model, ("CONV_2D",))[:4]:
         check_model(layer_model(g, n), seeds=(0,))
+
+
+@pytest.mark.parametrize("op", ["CONV_2D", "DEPTHWISE_CONV_2D"])
+def test_fused_pad_wider_than_the_filter(op):
+    """PAD -> conv fuses into explicit padding; windows lying wholly in the padding give bias only."""
+    rng = np.random.default_rng(41)
+    mb = ModelBuilder()
+    q = dict(scale=0.05, zero_point=-7)
+    x = mb.tensor("x", (1, 5, 4, 3), "int8", **q)
+    pads = mb.const("pads", np.array([[0, 0], [4, 1], [0, 3], [0, 0]], np.int32))
+    xp = mb.tensor("xp", (1, 10, 7, 3), "int8", **q)
+    mb.op("PAD", [x, pads], [xp])
+    oc = 4 if op == "CONV_2D" else 3
+    wshape = (oc, 3, 2, 3) if op == "CONV_2D" else (1, 3, 2, 3)
+    w = mb.const("w", rng.integers(-127, 128, wshape).astype(np.int8), scale=[0.01] * oc,
+                 zero_point=[0] * oc, axis=0 if op == "CONV_2D" else 3)
+    b = mb.const("b", rng.integers(-3000, 3000, (oc,)).astype(np.int32), scale=[5e-4] * oc,
+                 zero_point=[0] * oc)
+    y = mb.tensor("y", (1, 4, 6, oc), "int8", scale=0.2, zero_point=3)
+    opts = {"padding": 1, "stride_h": 2, "stride_w": 1}
+    if op == "DEPTHWISE_CONV_2D":
+        opts["depth_multiplier"] = 1
+    mb.op(op, [xp, w, b], [y], opts, version=3)
+    data = mb.finish([x], [y])
+    g = _load(data)
+    with tempfile.TemporaryDirectory() as tmp:  # compiled: one conv with explicit padding
+        p = Path(tmp) / "m.tflite"
+        p.write_bytes(data)
+        fused = compile_model(p, get_target("host"), "m").graph
+    assert [n.op for n in g.nodes] == ["PAD", op] and [n.op for n in fused.nodes] == [op]
+    check_model(data)
