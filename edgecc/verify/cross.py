@@ -84,6 +84,7 @@ def compile_sources(sources: list[Path], objdir: Path, board: Board, cc: str | N
     jobs = []
     for src in sources:
         obj = objdir / (src.stem + ".o")
+        obj.with_suffix(".ci").unlink(missing_ok=True)  # never read a stale call graph (--keep)
         cmd = [*base, opt, "-ffunction-sections", "-fdata-sections", *flags,
                *(["-fcallgraph-info=su"] if callgraph else []), "-c", str(src), "-o", str(obj)]
         jobs.append((src, obj, cmd))
@@ -190,19 +191,19 @@ def runtime_sources(work: Path, board: Board) -> list[Path]:
 
 def build_program(gen_dir: Path, extra: list[Path], out: Path, board: Board, cc: str | None,
                   arena_bytes: int, gen_flags: list[str] = (), extra_flags: list[str] = (),
-                  gen_objdir: Path | None = None, callgraph: bool = True,
+                  reuse: Program | None = None, callgraph: bool = True,
                   unbounded: bool = False) -> Program:
     """Generated C (strict C99 warnings) + extra sources (harness or app main, same flags) +
     startup, linked into `out` (an .elf path). Objects of the generated C are reused when
-    gen_objdir already holds them (verify builds two harnesses around the same model)."""
+    `reuse` (a Program built from the same gen_dir and flags) already holds them: verify builds
+    two harnesses around the same model."""
     out.parent.mkdir(parents=True, exist_ok=True)
     inc = [f"-I{gen_dir}"]
     gen_sources = sorted(gen_dir.glob("*.c"))
-    gen_objdir = gen_objdir or out.parent / (out.stem + "-gen")
-    if all((gen_objdir / (s.stem + ".o")).is_file() for s in gen_sources):
-        gen_objs = [gen_objdir / (s.stem + ".o") for s in gen_sources]
+    if reuse is not None:
+        gen_objs = list(reuse.model_objects)
     else:
-        gen_objs = compile_sources(gen_sources, gen_objdir, board, cc,
+        gen_objs = compile_sources(gen_sources, out.parent / (out.stem + "-gen"), board, cc,
                                    [*STRICT, *inc, *gen_flags], callgraph=callgraph)
     xdir = out.parent / (out.stem + "-obj")
     objs = compile_sources(list(extra), xdir, board, cc, [*STRICT, *inc, *extra_flags])

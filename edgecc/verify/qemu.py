@@ -214,14 +214,13 @@ def run_on_qemu(c, gen_dir: Path, harness: Path, work: Path, board: Board | None
         prog = build_program(gen_dir, [harness], work / "trace.elf", board, cc, arena,
                              gen_flags=[TRACE_DEFINE], callgraph=False)
         return run_program(prog, board, timeout).stdout
-    gen_obj = work / "gen-obj"
     one = build_program(gen_dir, [harness], work / "runs1.elf", board, cc, arena,
-                        gen_objdir=gen_obj, extra_flags=["-DEDGECC_RUNS=1"])
+                        extra_flags=["-DEDGECC_RUNS=1"])
     r1 = run_program(one, board, timeout, count=True)
     if info is None:
         return r1.stdout
     two = build_program(gen_dir, [harness], work / "runs2.elf", board, cc, arena,
-                        gen_objdir=gen_obj, extra_flags=["-DEDGECC_RUNS=2"])
+                        reuse=one, extra_flags=["-DEDGECC_RUNS=2"])
     r2 = run_program(two, board, timeout, count=True)
     run_fn = f"{c_ident(c.name).lower()}_run"
     fp = measure(one, arena, run_fn, gen_dir=gen_dir)
