@@ -30,3 +30,52 @@ def lut_kernel(template: str, g: Graph, n: Node, fn: Callable[[np.ndarray], np.n
 def int8_in_out(g: Graph, n: Node) -> bool:
     """input and output must both be int8"""
     return in_type(g, n).dtype == DType.INT8 and out_type(g, n).dtype == DType.INT8
+
+
+# ---- tables TFLite builds from a float function (PopulateLookupTable / LUTPopulate) -------------
+
+_LIBM = None
+
+
+def libm():
+    """The host C library's math functions (expf, erf, tanh...): TFLite's float tables call them,
+    so the compile-time table is computed with the very same functions."""
+    global _LIBM
+    if _LIBM is None:
+        import ctypes
+        import ctypes.util
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        for name in ("expf", "tanhf", "erff"):
+            getattr(lib, name).restype = ctypes.c_float
+            getattr(lib, name).argtypes = [ctypes.c_float]
+        for name in ("exp", "tanh", "erf"):
+            getattr(lib, name).restype = ctypes.c_double
+            getattr(lib, name).argtypes = [ctypes.c_double]
+        _LIBM = lib
+    return _LIBM
+
+
+def roundf(x: np.float32) -> np.float32:
+    """std::round on a float: half away from zero."""
+    x = float(x)
+    r = np.floor(abs(x) + 0.5)
+    # floor(|x| + 0.5) is exact for |x| < 2**23; beyond, x is already an integer
+    r = abs(x) if abs(x) >= 2.0 ** 23 else r
+    return np.float32(r if x >= 0 else -r)
+
+
+def float_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int,
+                transform: Callable[[np.float32], float]) -> np.ndarray:
+    """TFLite's int8 LUTPopulate: dequantize (float), transform, * (1 / out_scale), round, + zp."""
+    f32 = np.float32
+    inverse_scale = f32(1) / f32(out_scale)
+    out = np.empty(256, np.int8)
+    for k, val in enumerate(range(-128, 128)):
+        dequantized = f32(in_scale) * f32(val - in_zp)
+        transformed = f32(transform(dequantized))
+        rescaled = roundf(f32(transformed * inverse_scale))
+        v = f32(rescaled + f32(out_zp))
+        # static_cast<int32_t>: out-of-range floats give INT32_MIN on x86 (cvttss2si)
+        q = int(v) if np.isfinite(v) and -2.0 ** 31 <= float(v) < 2.0 ** 31 else -(1 << 31)
+        out[k] = max(min(127, q), -128)
+    return out

@@ -1,0 +1,71 @@
+"""LOGISTIC (sigmoid), int8 -> int8 with output zero point -128: TFLite Micro's fixed-point path.
+
+Prepare: m = frexp(s_in * 2**27) -> (round(q * 2**31), left shift), radius = CalculateInputRadius(4,
+left shift). Per value v = q - zp_in: v <= -radius -> -128, v >= radius -> 127, otherwise
+x = MBQM(v, m, shift) as Q4.27, y = gemmlowp::logistic(x) in Q0.31 (exp_on_negative_values and
+one_over_one_plus_x_for_x_in_0_1), out = clamp(RoundingDivideByPOT(y, 23) - 128). The output
+scale is assumed 1/256, as TFLite Micro assumes it. Lowered to a 256-entry table built from
+this reference.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from edgecc.fixedpoint import (calculate_input_radius, exp_on_negative_values,
+                               one_over_one_plus_x_for_x_in_0_1)
+from edgecc.ir import Graph, Node, TensorType
+from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops import _arith as ew
+from edgecc.ops._lut import INT8_VALUES, int8_in_out, lut_kernel
+from edgecc.quant import INT32_MAX, mbqm, rdbpot, tflite_round
+
+INPUT_INT_BITS = 4
+
+
+def input_rescale(scale: float) -> tuple[int, int, int]:
+    """(multiplier, left shift, radius) as TFLite Micro's Prepare computes them for tanh/logistic."""
+    frac, shift = math.frexp(float(scale) * float(1 << (31 - INPUT_INT_BITS)))
+    return int(tflite_round(frac * (1 << 31))), shift, calculate_input_radius(INPUT_INT_BITS, shift)
+
+
+def gemmlowp_logistic(x: np.ndarray) -> np.ndarray:
+    """gemmlowp::logistic of Q4.27 raws, Q0.31 raws out."""
+    x = np.asarray(x, dtype=np.int64)
+    pos = x > 0
+    a = np.where(pos, x, -x)
+    r_pos = one_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(-a, INPUT_INT_BITS))
+    r = np.where(pos, r_pos, INT32_MAX - r_pos)
+    return np.where(x == 0, 1 << 30, r)
+
+
+def output_zero_point_min(g: Graph, n: Node) -> bool:
+    """int8 output must have zero point -128 (scale 1/256)"""
+    return ew.zp(out_type(g, n)) == -128
+
+
+def int8(g: Graph, n: Node, q: np.ndarray) -> np.ndarray:
+    m, shift, radius = input_rescale(ew.scale32(in_type(g, n)))
+    v = np.asarray(q, dtype=np.int64) - ew.zp(in_type(g, n))
+    inner = np.clip(v, -radius + 1, radius - 1)  # keep the fixed-point path in its valid range
+    y = rdbpot(gemmlowp_logistic(mbqm(inner, m, shift)), 31 - 8) - 128
+    out = np.where(v <= -radius, -128, np.where(v >= radius, 127, np.clip(y, -128, 127)))
+    return out.astype(np.int8)
+
+
+def infer(g: Graph, n: Node) -> list[TensorType | None]:
+    return [TensorType(in_type(g, n).shape, out_type(g, n).dtype)]
+
+
+def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    return [int8(g, n, INT8_VALUES)[ins[0].astype(np.int64) + 128]]
+
+
+def lower(g: Graph, n: Node, target) -> Kernel:
+    return lut_kernel("logistic.c.j2", g, n, lambda q: int8(g, n, q))
+
+
+OP = register(OpDef("LOGISTIC", infer, reference, lower,
+                    [int8_in_out, ew.per_tensor_quantized, output_zero_point_min],
+                    dtypes="int8 (table)"))
