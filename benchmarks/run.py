@@ -1,0 +1,238 @@
+"""`python3 -m benchmarks.run`: benchmark the generated C on the shared models, all targets.
+
+Owns: the command line, the loop over models x targets, collecting each cell's figures (from
+`edgecc.verify.verify_model` for the QEMU targets; from host builds, qemu-x86_64 counts and the
+timing harness for host / x86-avx2), and writing results.md / results.json (and the README block
+with --readme). A cell that fails (unsupported model, build error) becomes a footnoted error row;
+the run goes on.
+
+Usage: python3 -m benchmarks.run [--targets T ...] [--models M ...] [-o benchmarks/results.md]
+                                 [--json PATH] [--readme README.md] [--no-latency]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from edgecc.errors import EdgeccError
+
+from benchmarks.anchors import load_anchors
+from benchmarks.table import HOST_TARGETS, render_results, render_summary, update_readme
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+DEFAULT_TARGETS = ["cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "aarch64", "host",
+                   "x86-avx2"]
+
+
+def _version(cmd: list[str]) -> str:
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        return (r.stdout or r.stderr).strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "unavailable"
+
+
+def _pkg_version(name: str) -> str:
+    try:
+        from importlib.metadata import version
+        return version(name)
+    except Exception:
+        return "not installed"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_meta(argv: list[str], latency_cflags: list[str]) -> dict:
+    import os
+    commit = _version(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return dict(command="python3 -m benchmarks.run " + " ".join(argv),
+                date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                cpu=cpu_model(), cores=os.cpu_count(), os=platform.platform(),
+                commit=commit + (" (with uncommitted changes)" if dirty else ""),
+                gcc=_version(["gcc", "--version"]),
+                arm_gcc=_version(["arm-none-eabi-gcc", "--version"]),
+                aarch64_gcc=_version(["aarch64-linux-gnu-gcc", "--version"]),
+                qemu=_version(["qemu-system-arm", "--version"]).replace("QEMU emulator version ", ""),
+                litert=_pkg_version("ai-edge-litert"), tflm=_pkg_version("tflite-micro"),
+                latency_cflags=latency_cflags)
+
+
+def model_paths(names: list[str] | None, models_dir: Path) -> list[Path]:
+    if not names:
+        paths = sorted(models_dir.glob("*.tflite"))
+        if not paths:
+            raise EdgeccError(f"no .tflite models in {models_dir}")
+        return paths
+    out = []
+    for n in names:
+        p = Path(n)
+        if not p.suffix:
+            p = models_dir / f"{n}.tflite"
+        if not p.is_file():
+            raise EdgeccError(f"{p}: no such model")
+        out.append(p)
+    return out
+
+
+def bench_qemu(model: Path, target) -> dict:
+    """A Cortex-M or AArch64 cell: verify under QEMU gives the count, flash and bit-exactness."""
+    from edgecc.verify import verify_model
+    r = verify_model(model, target)
+    x = r.extra
+    return dict(bit_exact=r.bit_exact, instructions=x.get("instructions"),
+                arena_bytes=r.arena_bytes, lower_bound_bytes=r.lower_bound_bytes,
+                flash_bytes=x.get("flash_bytes"), code_bytes=x.get("code_bytes"),
+                weights_flash_bytes=x.get("weights_flash_bytes"), board=x.get("board"))
+
+
+def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
+               budget_s: float) -> dict:
+    """A host / x86-avx2 cell: verify on the host, then count under qemu-x86_64, measure the
+    objects and time the generated C."""
+    from edgecc.codegen import write_files
+    from edgecc.compiler import compile_model
+    from edgecc.verify import verify_model
+    from edgecc.verify.harness import harness_c
+    from edgecc.verify.reference import seeded_inputs
+
+    from benchmarks.metrics import host_flash
+    from benchmarks.x86 import build_timer, count_instructions, time_c
+    r = verify_model(model, target)
+    out = dict(bit_exact=r.bit_exact, arena_bytes=r.arena_bytes,
+               lower_bound_bytes=r.lower_bound_bytes)
+    c = compile_model(model, target, "model")
+    with tempfile.TemporaryDirectory(prefix="edgecc-bench-") as tmp:
+        work = Path(tmp)
+        gen = work / "gen"
+        write_files(c.files, gen)
+        h = work / "harness.c"
+        h.write_text(harness_c(c.name, seeded_inputs(c.graph, 0), len(c.graph.outputs)))
+        out["instructions"] = count_instructions(gen, h, work, list(target.cflags))
+        sizes = host_flash(gen, work / "obj", ["-O2", *target.cflags])
+        out.update(flash_bytes=sum(sizes.values()), code_bytes=sizes["code"],
+                   weights_flash_bytes=sizes["weights"])
+        if latency:
+            exe = build_timer(gen, work, c.name, len(c.graph.inputs),
+                              [*latency_cflags, *target.cflags])
+            out["latency_us"] = time_c(exe, budget_s)
+    return out
+
+
+def run(models: list[Path], target_names: list[str], latency: bool = True,
+        budget_s: float = 0.5, log=print) -> tuple[dict, dict[str, list[dict]]]:
+    from edgecc.compiler import load_model
+    from edgecc.targets import get_target
+    from edgecc.verify.reference import seeded_inputs
+
+    from benchmarks.metrics import count_macs, tflm_arena
+    from benchmarks.x86 import LATENCY_CFLAGS, time_litert
+    targets = [get_target(t) for t in target_names]
+    anchors = load_anchors(SHARED / "bench" / "anchors.md")
+    results: dict[str, list[dict]] = {t.name: [] for t in targets}
+    extra: dict = {}
+    if latency and any(t.name in HOST_TARGETS for t in targets):
+        floor = SHARED / "models" / "tflite" / "hello_world_int8.tflite"
+        extra["litert_floor_us"] = time_litert(floor, 0.2) if floor.is_file() else None
+    for model in models:
+        name = model.stem
+        base: dict = dict(model=name)
+        try:
+            g = load_model(model)
+            base["macs"] = count_macs(g)
+            base["tflm_arena_bytes"] = tflm_arena(model, seeded_inputs(g, 0))
+        except EdgeccError as e:
+            base["error"] = str(e)
+        litert_us = None
+        litert_done = False
+        for t in targets:
+            row = dict(base)
+            a = anchors.get(t.name, name)
+            row["anchor"] = a.__dict__ if a else None
+            if "error" not in row:
+                try:
+                    if t.name in HOST_TARGETS:
+                        row.update(bench_host(model, t, latency, LATENCY_CFLAGS, budget_s))
+                        if latency and not litert_done:
+                            # measured right after the generated C: same machine state
+                            litert_us, litert_done = time_litert(model, budget_s), True
+                        row["litert_us"] = litert_us
+                    else:
+                        row.update(bench_qemu(model, t))
+                except (EdgeccError, subprocess.SubprocessError, OSError) as e:
+                    row["error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
+            results[t.name].append(row)
+            log(f"{name:32s} {t.name:11s} " + (f"error: {row['error']}" if row.get("error") else
+                f"{row.get('instructions') or 0:>12,} instr  arena {row.get('arena_bytes')}"
+                + (f"  {row['latency_us']:.1f} us vs LiteRT {row.get('litert_us')}"
+                   if row.get("latency_us") else "")))
+    return extra, results
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    p = argparse.ArgumentParser(prog="python3 -m benchmarks.run", description=__doc__.split("\n")[0])
+    p.add_argument("--targets", nargs="+", default=DEFAULT_TARGETS, metavar="T",
+                   help=f"edgecc targets (default: {' '.join(DEFAULT_TARGETS)})")
+    p.add_argument("--models", nargs="+", metavar="M",
+                   help="model names in ../shared/models/tflite or .tflite paths (default: all)")
+    p.add_argument("-o", "--output", type=Path, default=REPO / "benchmarks" / "results.md")
+    p.add_argument("--json", type=Path, help="also write the raw figures as JSON")
+    p.add_argument("--readme", type=Path, help="replace README's benchmarks block with a summary")
+    p.add_argument("--no-latency", action="store_true", help="skip the x86 latency timings")
+    p.add_argument("--budget", type=float, default=0.5,
+                   help="seconds of timed runs per latency figure (default 0.5)")
+    args = p.parse_args(argv)
+    from benchmarks.x86 import LATENCY_CFLAGS
+    try:
+        models = model_paths(args.models, SHARED / "models" / "tflite")
+        from edgecc.targets import get_target
+        for t in args.targets:
+            get_target(t)
+        meta = machine_meta(argv, LATENCY_CFLAGS)
+        extra, results = run(models, args.targets, not args.no_latency, args.budget,
+                             log=lambda s: print(s, file=sys.stderr, flush=True))
+    except EdgeccError as e:
+        print(f"benchmarks: error: {e}", file=sys.stderr)
+        return 2
+    meta.update(extra)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(render_results(meta, results))
+    if args.json:
+        args.json.write_text(json.dumps(dict(meta=meta, results=results), indent=1))
+    if args.readme:
+        rel = args.output.resolve()
+        try:
+            rel = rel.relative_to(args.readme.resolve().parent)
+        except ValueError:
+            pass
+        block = (f"Measured {meta['date']} on {meta['cpu']} by `{meta['command']}`; all columns "
+                 f"(instructions, instructions/MAC, arena, lower bound, flash, TFLite Micro's "
+                 f"arena and flash, latencies) in [{rel}]({rel}). Ratios below 1 mean edgecc "
+                 f"is smaller / faster: Cortex-M instruction counts against TFLite Micro + "
+                 f"CMSIS-NN on the same QEMU machine (../shared/bench/anchors.md), arena against "
+                 f"TFLite Micro's smallest working arena, x86 median latency against LiteRT "
+                 f"(XNNPACK, one thread).\n\n" + render_summary(meta, results))
+        update_readme(args.readme, block)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""Smoke tests of the benchmark suite (benchmarks/): anchors parsing, MAC counts, one model on one
+target end to end through `python3 -m benchmarks.run`. Figures are checked for consistency with
+the shared anchors and TFLite Micro, never for speed."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, SHARED, shared_model
+
+sys.path.insert(0, str(REPO))  # `benchmarks` is a top-level folder of the checkout, not installed
+
+from benchmarks.anchors import load_anchors, parse_anchors  # noqa: E402
+from benchmarks.metrics import count_macs  # noqa: E402
+from benchmarks.table import update_readme  # noqa: E402
+
+
+def _anchors():
+    path = SHARED / "bench" / "anchors.md"
+    if not path.is_file():
+        pytest.fail(f"{path} missing: the shared folder must sit beside the checkout")
+    return load_anchors(path)
+
+
+def test_anchor_tables_parse():
+    a = _anchors()
+    assert set(a.by_target) == {"cortex-m4", "cortex-m7", "cortex-m55"}
+    kws = a.get("cortex-m4", "kws_ref_model")
+    assert (kws.instructions, kws.macs, kws.arena_bytes, kws.flash_bytes) == \
+        (7698793, 2656768, 22820, 146784)
+    assert a.get("cortex-m7", "vww_96_int8").instructions == 24026403
+    assert a.get("cortex-m55", "ad01_int8").instructions == 150292
+    assert a.litert_us["ad01_int8"] == 3.0
+    assert a.weights_bytes["vww_96_int8"] == 219072
+
+
+def test_anchor_parser_ignores_ratio_column():
+    text = ("## mps2-an386, Cortex-M4\n\n| model | instructions / inference | instructions / MAC |\n"
+            "|---|---:|---:|\n| m | 1,000 | 2.5 |\n")
+    a = parse_anchors(text).get("cortex-m4", "m")
+    assert a.instructions == 1000 and a.macs is None
+
+
+def test_mac_counts_match_the_anchors():
+    from edgecc.compiler import load_model
+    a = _anchors()
+    for name, anchor in a.by_target["cortex-m4"].items():
+        assert count_macs(load_model(shared_model(name))) == anchor.macs, name
+
+
+def test_readme_block_is_replaced_and_nothing_else(tmp_path):
+    p = tmp_path / "README.md"
+    p.write_text("a\n<!-- BEGIN GENERATED: benchmarks -->\nold\n<!-- END GENERATED: benchmarks -->\nz\n")
+    update_readme(p, "new table")
+    assert p.read_text() == ("a\n<!-- BEGIN GENERATED: benchmarks -->\nnew table\n"
+                             "<!-- END GENERATED: benchmarks -->\nz\n")
+
+
+def _run(args: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "benchmarks.run", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.qemu
+def test_suite_on_ad01_cortex_m4(tmp_path):
+    shared_model("ad01_int8")
+    readme = tmp_path / "README.md"
+    readme.write_text("x\n<!-- BEGIN GENERATED: benchmarks -->\n<!-- END GENERATED: benchmarks -->\n")
+    out, js = tmp_path / "results.md", tmp_path / "results.json"
+    r = _run(["--models", "ad01_int8", "--targets", "cortex-m4", "-o", str(out), "--json", str(js),
+              "--readme", str(readme)])
+    assert r.returncode == 0, r.stderr
+    data = json.loads(js.read_text())
+    row, = data["results"]["cortex-m4"]
+    assert "error" not in row, row
+    assert row["bit_exact"] and row["macs"] == 264192
+    assert row["anchor"]["instructions"] == 583263
+    assert row["tflm_arena_bytes"] == 4632  # ../shared/models/README.md's TFLM arena
+    assert row["instructions"] > 0 and row["arena_bytes"] >= row["lower_bound_bytes"] > 0
+    assert row["weights_flash_bytes"] >= 270880 and row["flash_bytes"] > row["weights_flash_bytes"]
+    md = out.read_text()
+    assert "## cortex-m4 (mps2-an386)" in md and "| ad01_int8 | 264,192 |" in md
+    assert data["meta"]["cpu"] in md and data["meta"]["date"] in md
+    ratio = f"{row['instructions'] / 583263:.2f}"
+    assert f"| ad01_int8 | {ratio} |" in readme.read_text()
+
+
+def test_suite_on_host_with_latency(tmp_path):
+    shared_model("hello_world_int8")
+    js = tmp_path / "r.json"
+    r = _run(["--models", "hello_world_int8", "--targets", "x86-avx2", "--budget", "0.01",
+              "-o", str(tmp_path / "r.md"), "--json", str(js)])
+    assert r.returncode == 0, r.stderr
+    row, = json.loads(js.read_text())["results"]["x86-avx2"]
+    assert "error" not in row, row
+    assert row["bit_exact"] and row["instructions"] > 0 and row["flash_bytes"] > 0
+    assert row["latency_us"] > 0 and row["litert_us"] > 0
+
+
+def test_unknown_model_is_one_line_error(tmp_path):
+    r = _run(["--models", "no_such_model", "-o", str(tmp_path / "r.md")])
+    assert r.returncode == 2 and "no such model" in r.stderr and "Traceback" not in r.stderr
