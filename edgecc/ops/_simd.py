@@ -179,6 +179,11 @@ def interleave_rows(w_rows: np.ndarray, group: int, chunk: int) -> np.ndarray:
              .transpose(0, 2, 1, 3).reshape(-1))
 
 
+def fits_int32(a) -> bool:
+    a = np.asarray(a, dtype=np.int64)
+    return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
+
+
 def has_isa(target, isa: str) -> bool:
     return isa in getattr(target, "features", frozenset())
 

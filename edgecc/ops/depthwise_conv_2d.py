@@ -15,6 +15,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops import _simd
 from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32,
                                      mbqm_function, requantize, valid_window_options, window)
 from edgecc.ops.conv_2d import (int8_activations, nhwc_rank4, quantized_activations,
@@ -92,7 +93,78 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     return [requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)]
 
 
+def _pair16(a, b) -> int:
+    """Two int16 taps in one int32 word, a in the bottom half (SMLAD's first pair)."""
+    return int(np.int32(np.uint32((int(a) & 0xFFFF) | ((int(b) & 0xFFFF) << 16))))
+
+
+def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
+
+    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_dw): input rows transposed once into int16
+    channel planes, so a filter row's taps are adjacent halfwords and SMLAD takes two at a time;
+    3x3 stride 1 and stride 2 get kernels that compute two outputs per pass and share loads.
+    """
+    if not _simd.has_isa(target, "dsp"):
+        return None, ""
+    win = _window(g, n)
+    if win.dil_h != 1 or win.dil_w != 1:
+        return None, "dilated depthwise: portable kernel"
+    if win.k_h > 8:
+        return None, "filter taller than 8 rows: portable kernel"
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
+    kh, kw, oc = w.shape
+    ic = x.shape[3]
+    rows = np.ascontiguousarray(w.transpose(2, 0, 1)).reshape(oc, -1)  # [oc, kh*kw]
+    in_zp = int(x.q.zero_point[0])
+    m, s = channel_multipliers(g, n, oc)
+    lo, hi = act_range(g, n)
+    rq = _simd.conv_requant(rows, _bias(g, n, oc), in_zp, m, s,
+                            int(out_type(g, n).q.zero_point[0]), lo, hi)
+    if rq.fr is None:
+        return None, f"no exact fast requantization ({rq.why})"
+    L = rq.fr.L
+    if L > 8:  # the weights are pre-scaled by 2^L and must stay int16
+        return None, "requantization left shift above 8: portable kernel"
+    taps = w.transpose(2, 0, 1) << L  # [oc, kh, kw], scaled so the kernel needs no shift
+    if kh == 3 and kw == 3 and win.stride_h == win.stride_w and win.stride_w in (1, 2):
+        kind, wpr = win.stride_w, 2
+        words = [[v for r in taps[c] for v in (_pair16(r[0], r[1]), _pair16(r[1], r[2]))]
+                 for c in range(oc)]
+        need = (win.out_w + 3) if kind == 1 else (2 * win.out_w + 4)
+        variant = f"dsp-dw3x3-s{kind}"
+        how = f"3x3 stride {kind}: two outputs per pass over int16 channel planes"
+    else:
+        kind, wpr = 0, (kw + 1) // 2
+        padded = np.zeros((oc, kh, 2 * wpr), np.int64)
+        padded[:, :, :kw] = taps
+        words = [[_pair16(r[2 * t], r[2 * t + 1]) for r in padded[c] for t in range(wpr)]
+                 for c in range(oc)]
+        need = (win.out_w - 1) * win.stride_w + 2 * wpr
+        variant = "dsp-dw-general"
+        how = f"{kh}x{kw}: tap pairs per SMLAD over int16 channel planes"
+    # One record per output channel: weight words, bias * 2^L, m, N, e.
+    recs = np.concatenate([np.array(words, np.int64),
+                           (rq.folded.astype(np.int64) << L)[:, None],
+                           rq.fr.m.astype(np.int64)[:, None], rq.fr.n.astype(np.int64)[:, None],
+                           rq.fr.e.astype(np.int64)[:, None]], axis=1)
+    if not _simd.fits_int32(recs):
+        return None, "scaled bias overflows int32: portable kernel"
+    wp = _simd.round_up(max(need, win.pad_l + win.in_w) + 1, 2)
+    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
+            win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, wpr, kind, in_zp,
+            rq.fr.lo, rq.fr.hi]
+    return Kernel("depthwise_conv_2d_dsp.c.j2", params=dict(geom=geom),
+                  consts=dict(recs=recs.ravel().astype(np.int32)),
+                  scratch=kh * ic * wp * 2, variant=variant,
+                  reason=f"Cortex-M DSP: {how}"), ""
+
+
 def lower(g: Graph, n: Node, target) -> Kernel:
+    simd, why = _lower_simd(g, n, target)
+    if simd is not None:
+        return simd
     win = _window(g, n)
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
@@ -128,7 +200,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         taps=taps if len(taps) <= MAX_UNROLLED_TAPS else [],
         tap_row_stride=win.dil_h * win.in_w * ic, tap_col_stride=win.dil_w * ic,
         mbqm=mbqm_function(m))
-    return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts)
+    return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts, reason=why)
 
 
 OP = register(OpDef(
