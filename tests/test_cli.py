@@ -199,8 +199,9 @@ def test_hostile_tensor_names_never_reach_c_raw(tmp_path):
         code = _code_only(text)
         for frag in FRAGMENTS:
             assert frag not in code, (fname, frag)
-        for ln in text.splitlines():
-            assert not ln.rstrip().endswith("\\"), (fname, ln)  # no line continuation
+        if not fname.startswith("edgecc_"):  # runtime headers are copied verbatim, not rendered
+            for ln in text.splitlines():
+                assert not ln.rstrip().endswith("\\"), (fname, ln)  # no line continuation
         for ln in code.splitlines():
             if ln.lstrip().startswith("#include"):  # no directive came from a model string
                 assert re.fullmatch(r'\s*#include [<"][a-z0-9_]+\.h[>"]\s*', ln), (fname, ln)

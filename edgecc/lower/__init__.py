@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from edgecc.errors import EdgeccError
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, get_op
 from edgecc.resources import data_dir
@@ -35,8 +36,15 @@ def lower_graph(g: Graph, target: Target) -> list[Lowered]:
         op = get_op(n.op)
         if op.alias:
             continue
-        k = op.lower(g, n, target)
-        out.append(Lowered(n, k, resolve_template(target, k.template)))
+        try:
+            k = op.lower(g, n, target)
+            path = resolve_template(target, k.template)
+        except EdgeccError:
+            raise
+        except Exception as e:  # a bug, but the user still gets one line naming the layer
+            raise EdgeccError(f"internal error lowering op {n.index} ({n.op}) for {target.name}: "
+                              f"{type(e).__name__}: {e}") from e
+        out.append(Lowered(n, k, path))
     return out
 
 
