@@ -1,0 +1,53 @@
+"""CAST: element-wise C++ static_cast between int8, uint8, int16, int32, int64, float32 and bool.
+
+Quantization is ignored (CAST converts raw values). To bool: x != 0; from bool: 0 or 1. Float to
+integer truncates toward zero; the generated C goes through int32 first, as the C++ conversion
+does on the host TFLite runs on, so in-range values match everywhere (out-of-range floats are
+undefined in C++ and are not tested).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node, TensorType
+from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+
+TYPES = (DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64, DType.FLOAT32, DType.BOOL)
+
+
+def supported_types(g: Graph, n: Node) -> bool:
+    """input and output types must be int8, uint8, int16, int32, int64, float32 or bool"""
+    return in_type(g, n).dtype in TYPES and out_type(g, n).dtype in TYPES
+
+
+def infer(g: Graph, n: Node) -> list[TensorType | None]:
+    return [TensorType(in_type(g, n).shape, out_type(g, n).dtype)]
+
+
+def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    x, dst = ins[0], out_type(g, n).dtype
+    if dst == DType.BOOL:
+        return [x != 0]
+    if x.dtype == np.float32 and dst != DType.FLOAT32:
+        t = np.trunc(x).astype(np.float64)
+        wide = np.where((t >= -2.0 ** 31) & (t < 2.0 ** 31), t, -2.0 ** 31).astype(np.int64)
+        return [wide.astype(dst.np)]  # int64 -> narrower wraps like the int32 -> intN conversion
+    return [x.astype(np.int64).astype(dst.np) if x.dtype == bool else x.astype(dst.np)]
+
+
+def lower(g: Graph, n: Node, target) -> Kernel:
+    src, dst = in_type(g, n).dtype, out_type(g, n).dtype
+    if dst == DType.BOOL:
+        expr = "(uint8_t)(x[i] != 0)"
+    elif src == DType.FLOAT32 and dst not in (DType.FLOAT32, DType.INT64):
+        expr = f"({dst.c})(int32_t)x[i]"
+    else:
+        expr = f"({dst.c})x[i]"
+    return Kernel("cast.c.j2", params=dict(src=src.c, dst=dst.c, expr=expr,
+                                           count=in_type(g, n).numel))
+
+
+OP = register(OpDef("CAST", infer, reference, lower, [supported_types],
+                    dtypes="int8, uint8, int16, int32, int64, float32, bool (any pair)",
+                    reference_oracle="TFLite Micro (int8/int16/int32/float32 pairs); LiteRT "
+                                     "BUILTIN_REF (bool, uint8, int64)"))

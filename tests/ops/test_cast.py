@@ -1,0 +1,30 @@
+import numpy as np
+import pytest
+
+from edgecc.tflite_writer import ModelBuilder
+from opcheck import check_model, check_model_litert
+
+PAIRS = [("int8", "int32"), ("int32", "int8"), ("float32", "int32"), ("int32", "float32"),
+         ("int8", "float32"), ("float32", "int8"), ("int16", "int32"), ("int8", "int16"),
+]
+
+
+def cast_model(src, dst, shape=(3, 5, 7)):
+    mb = ModelBuilder()
+    q = lambda t: dict(scale=1.0, zero_point=0) if t in ("int8", "uint8", "int16") else {}  # noqa: E731
+    x = mb.tensor("x", shape, src, **q(src))
+    y = mb.tensor("y", shape, dst, **q(dst))
+    mb.op("CAST", [x], [y], version=2)
+    return mb.finish([x], [y])
+
+
+@pytest.mark.parametrize("src,dst", PAIRS)
+def test_cast_vs_tflm(src, dst):
+    check_model(cast_model(src, dst))
+
+
+@pytest.mark.parametrize("src,dst", [("bool", "int32"), ("int32", "bool"), ("float32", "bool"),
+                                     ("uint8", "int8"), ("int8", "uint8"),
+                                     ("int64", "int32"), ("int32", "int64")])
+def test_cast_vs_litert(src, dst):
+    check_model_litert(cast_model(src, dst))
