@@ -9,8 +9,9 @@ Running node n next costs, during its step, live(S) + its new outputs + its scra
 writes in place over an input that dies at n (also a function of S). So the best peak over orders
 is a dynamic program over the "down-sets" S of the graph, processed by size: f(S + n) =
 min(max(f(S), step(S, n))). A chain has one down-set per size and residual blocks a few, so the
-DP is exact for the models we meet; when a size has more than BEAM down-sets, only the BEAM with
-the smallest (peak, live bytes) survive (a beam search: the result is still a valid order).
+DP is exact for the models we meet; when a size has more down-sets than the beam (BEAM, less on
+big graphs so that the work stays bounded), only those with the smallest (peak, live bytes)
+survive (a beam search: the result is still a valid order, just not proven best).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from edgecc.ir import Graph
 from edgecc.plan.liveness import StaticGroups, inplace_candidates, static_groups
 
 BEAM = 4000
+WORK = 1_000_000  # beam x nodes x nodes: keeps the search about a second on any graph
 
 
 class OrderModel:
@@ -105,6 +107,7 @@ def best_order(g: Graph, scratch: dict[int, int], alias_ops: set[str],
     own_peak = m.peak_of(own)
     if m.n == 0:
         return own, own_peak, True
+    beam = max(8, min(beam, WORK // (m.n * m.n)))
     # state: done mask -> (peak, live, order)
     layer: dict[int, tuple[int, int, tuple[int, ...]]] = {0: (0, m.start, ())}
     exact = True

@@ -7,7 +7,9 @@ intersects its own"; they differ in the order and in which free gap they pick:
 - first fit (lowest aligned offset) over several orders: size (TFLite Micro's greedy planner),
   buffers alive at the peak step first, lifetime start, conflict degree (bytes of the buffers it
   shares a step with), area (size x lifetime), longest lifetime;
-- best fit: size order, each buffer into the smallest gap that holds it;
+- best fit: each buffer into the smallest gap that holds it;
+- two-sided: for a target arena, buffers that cannot sit at 0 go to the top end when they fit
+  there (chains alternate between the ends instead of climbing);
 - a seeded local search that swaps buffers in the best order found so far;
 - an exact branch and bound for small buffer sets (below).
 
@@ -71,6 +73,32 @@ def _best_fit(bufs: list[Buffer], order: list[int], conf: list[list[int]]) -> li
             if hi > at:
                 at = _up(hi, b.align)
         offs[i] = best[1] if best is not None else at
+    return offs
+
+
+def _two_sided(bufs: list[Buffer], order: list[int], conf: list[list[int]],
+               limit: int) -> list[int]:
+    """Fill an arena of `limit` bytes from both ends: each buffer goes to the bottom when it can
+    sit at 0, else to the top when it can touch the limit, else to the lowest feasible offset. A
+    chain of buffers then alternates between the two ends and needs only max(s[k] + s[k+1])."""
+    offs = [-1] * len(bufs)
+    for i in order:
+        b = bufs[i]
+        placed = sorted((offs[j], offs[j] + bufs[j].size) for j in conf[i] if offs[j] >= 0)
+        at = 0
+        for lo, hi in placed:
+            if at + b.size <= lo:
+                break
+            if hi > at:
+                at = _up(hi, b.align)
+        top = (limit - b.size) // b.align * b.align
+        for lo, hi in reversed(placed):
+            if top < 0:
+                break
+            if lo < top + b.size and top < hi:
+                top = (lo - b.size) // b.align * b.align
+        touches_top = top >= 0 and top + b.size > limit - b.align
+        offs[i] = at if at == 0 or not touches_top else top
     return offs
 
 
@@ -160,6 +188,7 @@ def all_strategies(bufs: list[Buffer]) -> dict[str, list[int]]:
     for oname, order in _orders(bufs, conf).items():
         out[f"first-fit by {oname}"] = _first_fit(bufs, order, conf)
         out[f"best-fit by {oname}"] = _best_fit(bufs, order, conf)
+        out[f"two-sided by {oname}"] = _two_sided(bufs, order, conf, aligned_lower_bound(bufs))
     if bufs:
         exact = _exact(bufs, conf, _arena(bufs, out["first-fit by size"]) + 1, 0, budget=2000)
         if exact is not None:
@@ -173,19 +202,46 @@ def place(bufs: list[Buffer], exact: bool = True, seed: int = 0) -> tuple[int, s
         return 0, "empty"
     conf = _conflicts(bufs)
     target = aligned_lower_bound(bufs)
-    results: list[tuple[int, str, list[int], list[int]]] = []
-    fits: dict[str, Callable] = {"first-fit": _first_fit, "best-fit": _best_fit}
-    for oname, order in _orders(bufs, conf).items():
-        for fname, fit in fits.items():
-            offs = fit(bufs, order, conf)
-            results.append((_arena(bufs, offs), f"{fname} by {oname}", offs, order))
-            if results[-1][0] <= target:
+    orders = _orders(bufs, conf)
+    Fit = Callable[[list[int]], list[int]]
+    # best result per fit family: (arena, name, offsets, order, fit)
+    best: dict[str, tuple[int, str, list[int], list[int], Fit]] = {}
+
+    def attempt(family: str, name: str, order: list[int], fit: Fit) -> bool:
+        offs = fit(order)
+        arena = _arena(bufs, offs)
+        if family not in best or arena < best[family][0]:
+            best[family] = (arena, name, offs, order, fit)
+        return arena <= target
+
+    def fits(limit: int) -> dict[str, Fit]:
+        return {"first-fit": lambda o: _first_fit(bufs, o, conf),
+                "best-fit": lambda o: _best_fit(bufs, o, conf),
+                "two-sided": lambda o: _two_sided(bufs, o, conf, limit)}
+
+    done = False
+    for fname, fit in fits(target).items():
+        for oname, order in orders.items():
+            if attempt(fname, f"{fname} by {oname}", order, fit):
+                done = True
                 break
-        if min(r[0] for r in results) <= target:
+        if done:
             break
-    arena, name, offs, order = min(results, key=lambda r: r[0])
-    if arena > target:
-        arena, name, offs = _local_search(bufs, conf, order, arena, name, offs, target, seed)
+    if not done:  # two-sided with looser limits: between the bound and what we have
+        top = min(r[0] for r in best.values())
+        for limit in sorted({(target + top) // 2, top - 1}):
+            for oname in ("start", "size", "peak-first"):
+                attempt("two-sided", f"two-sided by {oname}", orders[oname],
+                        fits(limit)["two-sided"])
+    arena, name, offs, _, _ = min(best.values(), key=lambda r: r[0])
+    if arena > target:  # local search from the best result of each family, keep the best
+        for fam in sorted(best, key=lambda f: best[f][0]):
+            a, nm, o = _local_search(bufs, best[fam][4], best[fam][3], *best[fam][:2],
+                                     best[fam][2], target, seed)
+            if a < arena:
+                arena, name, offs = a, nm, o
+            if arena <= target:
+                break
     if arena > target and exact and len(bufs) <= EXACT_MAX_BUFFERS:
         better = _exact(bufs, conf, arena, target)
         if better is not None:
@@ -195,11 +251,11 @@ def place(bufs: list[Buffer], exact: bool = True, seed: int = 0) -> tuple[int, s
     return arena, name
 
 
-def _local_search(bufs: list[Buffer], conf: list[list[int]], order: list[int], arena: int,
-                  name: str, offs: list[int], target: int,
+def _local_search(bufs: list[Buffer], fit: Callable[[list[int]], list[int]], order: list[int],
+                  arena: int, name: str, offs: list[int], target: int,
                   seed: int) -> tuple[int, str, list[int]]:
-    """Swap two buffers of the order, keep the swap when first fit gets no worse. Seeded and
-    bounded by a count (never by time) so that the same model always gets the same plan."""
+    """Swap two buffers of the winning order, keep the swap when the winning fit gets no worse.
+    Seeded and bounded by a count (never by time): the same model always gets the same plan."""
     n = len(bufs)
     if n < 3:
         return arena, name, offs
@@ -212,7 +268,7 @@ def _local_search(bufs: list[Buffer], conf: list[list[int]], order: list[int], a
             continue
         cand = list(cur)
         cand[i], cand[j] = cand[j], cand[i]
-        o = _first_fit(bufs, cand, conf)
+        o = fit(cand)
         a = _arena(bufs, o)
         if a <= cur_arena:
             if a < arena:
