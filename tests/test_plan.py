@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import MODELS, shared_model
+from conftest import shared_model
 from edgecc.cli import main
 from edgecc.compiler import compile_model
 from edgecc.ir import DType, Graph, Node, TensorType, Value
@@ -415,7 +415,7 @@ def test_inplace_ops_bit_exact(case):
             assert r.bit_exact, (cc, seed, r.first_bad_layer)
 
 
-# ---- edgecc plan ----------------------------------------------------------------------------------
+# ---- edgecc plan ----------------------------------------------------------------------------
 
 def test_plan_command_json_and_svg(capsys, tmp_path):
     svg = tmp_path / "plan.svg"

@@ -13,11 +13,11 @@ the graph, and plans that. The parts:
 - show.py: the table, JSON and SVG of `edgecc plan`.
 
 Two lower bounds are reported. `model_lower_bound` is the issue's LB: the model's own order (as
-imported, before passes), every non-constant tensor its own bytes (recurrent state included), no
-scratch; `graph_lower_bound` is the same measure on the graph after the passes. `lower_bound` is the peak of the buffers actually
-placed (chosen order, aliasing, in-place, scratch): no placement of them can be smaller, so
-arena == lower_bound means the placement is optimal; arena < model_lower_bound means aliasing,
-in-place or reordering won bytes that no placement alone could.
+imported, before passes), every non-constant tensor its own bytes, no scratch; `graph_lower_bound`
+is the same measure on the graph after the passes. `lower_bound` is the peak of the buffers
+actually placed (chosen order, aliasing, in-place, scratch): no placement of them can be smaller,
+so arena == lower_bound means the placement is optimal; arena < model_lower_bound means passes,
+aliasing, in-place or reordering won bytes that no placement alone could.
 """
 from __future__ import annotations
 

@@ -101,7 +101,8 @@ class OrderModel:
 
 def best_order(g: Graph, scratch: dict[int, int], alias_ops: set[str],
                inplace: bool = True, beam: int = BEAM) -> tuple[list[int], int, bool]:
-    """(order as positions in g.nodes, its peak, exact?) minimising the peak; ties keep g's order."""
+    """(order as positions in g.nodes, its peak, exact?) with the smallest peak; ties keep g's
+    own order."""
     m = OrderModel(g, scratch, alias_ops, inplace)
     own = list(range(m.n))
     own_peak = m.peak_of(own)

@@ -40,13 +40,15 @@ def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
 
 
 def format_table(rep: dict) -> str:
-    lines = [f"{rep['model']}: arena {rep['arena_bytes']} B, lower bound {rep['lower_bound_bytes']} B"
-             f" (model order, no aliasing; {rep['graph_lower_bound_bytes']} B after passes), planned peak "
+    lines = [f"{rep['model']}: arena {rep['arena_bytes']} B, lower bound "
+             f"{rep['lower_bound_bytes']} B (model order, no aliasing; "
+             f"{rep['graph_lower_bound_bytes']} B after passes), planned peak "
              f"{rep['planned_peak_bytes']} B, ratio {rep['ratio']}",
              "techniques: " + "; ".join(rep["techniques"])]
     if rep["reordered"]:
         lines.append("node order: " + " ".join(str(i) for i in rep["order"]))
-    head = f"{'buffer':<14} {'kind':<10} {'bytes':>8} {'first':>5} {'last':>5} {'offset':>8}  tensors"
+    head = (f"{'buffer':<14} {'kind':<10} {'bytes':>8} {'first':>5} {'last':>5} {'offset':>8}"
+            "  tensors")
     lines += ["", head, "-" * len(head)]
     for r in rep["buffers"]:
         names = ", ".join(f"{t} '{lab}'" if lab else t for t, lab in zip(r["tensors"], r["labels"]))
