@@ -4,9 +4,10 @@
  * accumulate per instruction. The compiler (edgecc/ops/_simd.py) prepares everything these
  * functions read: weights re-laid out and packed into aligned int32 words, the input zero point
  * folded into the bias, and per-channel "fast requantization" constants (m, N, e) with which
- *     out = clamp((SMMLAR(acc << L, m, N) + sign(acc)) >> e)
+ *     out = clamp((SMMLAR(2 * acc, m, N) + sign(acc)) >> e)
  * is bit-exact with TFLite Micro's MultiplyByQuantizedMultiplier for every reachable
- * accumulator (the compiler proves it per channel; see _simd.py).
+ * accumulator (the compiler proves it per channel; see _simd.py). The kernels obtain 2 * acc
+ * for free by doubling the sign-extended activations (or the int16 weights) and the bias.
  *
  * Sign extension: SXTB16 turns the int8 bytes (b0, b1, b2, b3) of a word into the int16 pairs
  * (b0, b2) and, rotated by 8, (b1, b3). Weights and activations are both split that way, so
@@ -41,16 +42,41 @@ static inline int32_t ec_sxtb16_r8(int32_t x) {
     return r;
 }
 
+/* Volatile forms: the compiler keeps them in program order, so a loop written to need few live
+ * registers is not "scheduled" into one that spills (gcc hoists every load otherwise). */
+#define EC_V_SMLAD(acc, x, w) __asm__ volatile("smlad %0, %1, %2, %0" : "+r"(acc) : "r"(x), "r"(w))
+#define EC_V_SXTB16(d, s) __asm__ volatile("sxtb16 %0, %1" : "=r"(d) : "r"(s))
+#define EC_V_SXTB16_R8(d, s) __asm__ volatile("sxtb16 %0, %1, ror #8" : "=r"(d) : "r"(s))
+#define EC_V_LDRD_PI(p, a, b) \
+    __asm__ volatile("ldrd %0, %1, [%2], #8" : "=r"(a), "=r"(b), "+r"(p) : "m"(*(const int32_t (*)[2])(p)))
+
+/* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
+#define EC_FC_UNIT(acc, wp, x0, x1, x2, x3) do { \
+        int32_t wa_, wb_, t_; \
+        EC_V_LDRD_PI(wp, wa_, wb_); \
+        EC_V_SXTB16(t_, wa_); EC_V_SMLAD(acc, x0, t_); \
+        EC_V_SXTB16_R8(t_, wa_); EC_V_SMLAD(acc, x1, t_); \
+        EC_V_SXTB16(t_, wb_); EC_V_SMLAD(acc, x2, t_); \
+        EC_V_SXTB16_R8(t_, wb_); EC_V_SMLAD(acc, x3, t_); \
+    } while (0)
+
 /* a, b = the two words at p (word aligned); p += 8 bytes. */
 #define EC_LDRD_PI(p, a, b) \
     __asm__("ldrd %0, %1, [%2], #8" : "=r"(a), "=r"(b), "+r"(p) : "m"(*(const int32_t (*)[2])(p)))
 
-/* The fast requantization up to the clamp (see the header comment). */
-static inline int32_t ec_dsp_rq(int32_t acc, int32_t m, int32_t n, int32_t e, int32_t L) {
-    const int32_t a = (int32_t)((uint32_t)acc << L);
+/* The fast requantization up to the clamp (see the header comment), of an accumulator the
+ * kernel already holds doubled (its inputs or weights were scaled by 2 at extension time). */
+static inline int32_t ec_dsp_rq(int32_t a, int32_t m, int32_t n, int32_t e) {
     int32_t t;
     __asm__("smmlar %0, %1, %2, %3" : "=r"(t) : "r"(a), "r"(m), "r"(n));
     return (t + (a >> 31)) >> e;
+}
+
+/* (x0,x2), (x1,x3) of the int8 word v, each halfword doubled (the accumulator's 2^L, L = 1). */
+static inline void ec_dsp_ext2(int32_t v, int32_t *even, int32_t *odd) {
+    const int32_t a = __sxtb16(v), b = ec_sxtb16_r8(v);
+    *even = __sadd16(a, a);
+    *odd = __sadd16(b, b);
 }
 
 static inline int8_t ec_dsp_clamp8(int32_t v, int32_t lo, int32_t hi) {
@@ -72,7 +98,7 @@ typedef struct {
     int32_t kp;                /* filter volume padded to a multiple of 8 */
     int32_t direct;            /* 1x1, no padding: a pixel's field is in_c contiguous bytes */
     int32_t pad_val;           /* input zero point: what a padded tap reads */
-    int32_t L, lo, hi;         /* requantization left shift, output clamp range */
+    int32_t lo, hi;            /* output clamp range */
 } ec_dsp_conv_geom;
 
 /* Scratch bytes ec_dsp_conv needs (the compiler computes the same number). */
@@ -136,13 +162,11 @@ static inline const int8_t *ec_dsp_field(const ec_dsp_conv_geom *g, const int8_t
     return col;
 }
 
-/* Sign-extend kp bytes into pixel slot `slot` of the 4-pixel block xs. */
+/* Sign-extend (and double) kp bytes into one pixel slot of the 4-pixel block xs. */
 static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
     int32_t i;
     for (i = 0; i < kp; i += 4) {
-        const int32_t v = ec_ld32(src + i);
-        xs[0] = __sxtb16(v);
-        xs[1] = ec_sxtb16_r8(v);
+        ec_dsp_ext2(ec_ld32(src + i), xs, xs + 1);
         xs += 8;
     }
 }
@@ -152,7 +176,7 @@ static inline void ec_dsp_mm4(const int32_t *xs, const int32_t *w, const int32_t
                               const int32_t *qmn, const int8_t *qe, const ec_dsp_conv_geom *g,
                               int8_t *y) {
     const int32_t *xend = xs + 2 * g->kp;
-    const int32_t oc_n = g->out_c, L = g->L, lo = g->lo, hi = g->hi;
+    const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
     const int full = lo == -128 && hi == 127;
     int32_t oc;
     for (oc = 0; oc < oc_n; ++oc) {
@@ -176,10 +200,10 @@ static inline void ec_dsp_mm4(const int32_t *xs, const int32_t *w, const int32_t
         } while (xp != xend);
         {
             const int32_t m = qmn[2 * oc], n = qmn[2 * oc + 1], e = qe[oc];
-            a0 = ec_dsp_rq(a0, m, n, e, L);
-            a1 = ec_dsp_rq(a1, m, n, e, L);
-            a2 = ec_dsp_rq(a2, m, n, e, L);
-            a3 = ec_dsp_rq(a3, m, n, e, L);
+            a0 = ec_dsp_rq(a0, m, n, e);
+            a1 = ec_dsp_rq(a1, m, n, e);
+            a2 = ec_dsp_rq(a2, m, n, e);
+            a3 = ec_dsp_rq(a3, m, n, e);
             if (full) {
                 y[0] = (int8_t)__ssat(a0, 8);
                 y[oc_n] = (int8_t)__ssat(a1, 8);
@@ -227,55 +251,182 @@ EC_DSP_SHARED void ec_dsp_conv(const ec_dsp_conv_geom *g, const int8_t *x,
  */
 typedef struct {
     int32_t batches, depth, dp, units, up; /* up: units padded to a multiple of 4 */
-    int32_t m, n, e, L, lo, hi;
+    int32_t m, n, e, lo, hi;
 } ec_dsp_fc_geom;
 
 EC_DSP_SHARED void ec_dsp_fc(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
-                                             const int32_t *w, const int32_t *bias,
-                                             uint8_t *scratch) {
+                             const int32_t *w, const int32_t *bias, uint8_t *scratch) {
     int32_t *xs = (int32_t *)(void *)scratch;
-    int8_t *col = (int8_t *)(scratch + 2 * g->dp);
-    const int32_t *xend = xs + g->dp / 2;
-    const int full = g->lo == -128 && g->hi == 127;
-    int32_t b, u, i;
+    int8_t *tail = (int8_t *)(scratch + 2 * g->dp);
+    const int32_t *xend = xs + g->dp / 2, d4 = g->depth & ~3;
+    const int32_t m = g->m, n = g->n, e = g->e, lo = g->lo, hi = g->hi;
+    const int full = lo == -128 && hi == 127, odd = (g->dp / 8) & 1;
+    int32_t accs[16];
+    int32_t b, u, u0, i;
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + b * g->depth;
         int8_t *yb = y + b * g->units;
         const int32_t *wp = w;
-        for (i = 0; i < g->depth; ++i) col[i] = xb[i];
-        for (; i < g->dp; ++i) col[i] = 0;
-        for (i = 0; i < g->dp; i += 4) {
-            const int32_t v = ec_ld32(col + i);
-            xs[i / 2] = __sxtb16(v);
-            xs[i / 2 + 1] = ec_sxtb16_r8(v);
+        for (i = 0; i < d4; i += 4) {
+            ec_dsp_ext2(ec_ld32(xb + i), xs + i / 2, xs + i / 2 + 1);
         }
-        for (u = 0; u < g->up; u += 4) {
-            int32_t a0 = bias[u], a1 = bias[u + 1], a2 = bias[u + 2], a3 = bias[u + 3];
-            const int32_t *xp = xs;
-            int32_t r[4];
-            do {
-                int32_t x0, x1, x2, x3, wa, wb;
-                EC_LDRD_PI(xp, x0, x1);
-                EC_LDRD_PI(xp, x2, x3);
-                EC_LDRD_PI(wp, wa, wb);
-                a0 = __smlad(x0, __sxtb16(wa), a0); a0 = __smlad(x1, ec_sxtb16_r8(wa), a0);
-                a0 = __smlad(x2, __sxtb16(wb), a0); a0 = __smlad(x3, ec_sxtb16_r8(wb), a0);
-                EC_LDRD_PI(wp, wa, wb);
-                a1 = __smlad(x0, __sxtb16(wa), a1); a1 = __smlad(x1, ec_sxtb16_r8(wa), a1);
-                a1 = __smlad(x2, __sxtb16(wb), a1); a1 = __smlad(x3, ec_sxtb16_r8(wb), a1);
-                EC_LDRD_PI(wp, wa, wb);
-                a2 = __smlad(x0, __sxtb16(wa), a2); a2 = __smlad(x1, ec_sxtb16_r8(wa), a2);
-                a2 = __smlad(x2, __sxtb16(wb), a2); a2 = __smlad(x3, ec_sxtb16_r8(wb), a2);
-                EC_LDRD_PI(wp, wa, wb);
-                a3 = __smlad(x0, __sxtb16(wa), a3); a3 = __smlad(x1, ec_sxtb16_r8(wa), a3);
-                a3 = __smlad(x2, __sxtb16(wb), a3); a3 = __smlad(x3, ec_sxtb16_r8(wb), a3);
-            } while (xp != xend);
-            r[0] = ec_dsp_rq(a0, g->m, g->n, g->e, g->L);
-            r[1] = ec_dsp_rq(a1, g->m, g->n, g->e, g->L);
-            r[2] = ec_dsp_rq(a2, g->m, g->n, g->e, g->L);
-            r[3] = ec_dsp_rq(a3, g->m, g->n, g->e, g->L);
-            for (i = 0; i < 4 && u + i < g->units; ++i) {
-                yb[u + i] = full ? (int8_t)__ssat(r[i], 8) : ec_dsp_clamp8(r[i], g->lo, g->hi);
+        ec_fill8(tail, 0, 8);
+        ec_copy8(tail, xb + d4, g->depth - d4);
+        for (; i < g->dp; i += 4) {
+            ec_dsp_ext2(ec_ld32(tail + (i - d4)), xs + i / 2, xs + i / 2 + 1);
+        }
+        for (u0 = 0; u0 < g->up; u0 += 16) {
+            /* up to 16 units: their raw sums first, then one tight requantization loop with the
+             * constants in registers */
+            const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
+            const int32_t nu = (u1 < g->units ? u1 : g->units) - u0;
+            int32_t *ap = accs;
+            for (u = u0; u < u1; u += 4) {
+                int32_t a0 = bias[u], a1 = bias[u + 1], a2 = bias[u + 2], a3 = bias[u + 3];
+                const int32_t *xp = xs;
+                int32_t x0, x1, x2, x3;
+                if (odd) goto second_half; /* an odd number of 8-input steps */
+                do {
+                    EC_V_LDRD_PI(xp, x0, x1);
+                    EC_V_LDRD_PI(xp, x2, x3);
+                    EC_FC_UNIT(a0, wp, x0, x1, x2, x3);
+                    EC_FC_UNIT(a1, wp, x0, x1, x2, x3);
+                    EC_FC_UNIT(a2, wp, x0, x1, x2, x3);
+                    EC_FC_UNIT(a3, wp, x0, x1, x2, x3);
+                second_half:
+                    EC_V_LDRD_PI(xp, x0, x1);
+                    EC_V_LDRD_PI(xp, x2, x3);
+                    EC_FC_UNIT(a0, wp, x0, x1, x2, x3);
+                    EC_FC_UNIT(a1, wp, x0, x1, x2, x3);
+                    EC_FC_UNIT(a2, wp, x0, x1, x2, x3);
+                    EC_FC_UNIT(a3, wp, x0, x1, x2, x3);
+                } while (xp != xend);
+                ap[0] = a0;
+                ap[1] = a1;
+                ap[2] = a2;
+                ap[3] = a3;
+                ap += 4;
+            }
+            {
+                int8_t *yo = yb + u0;
+                if (full) {
+                    for (i = 0; i + 4 <= nu; i += 4) {
+                        yo[i] = (int8_t)__ssat(ec_dsp_rq(accs[i], m, n, e), 8);
+                        yo[i + 1] = (int8_t)__ssat(ec_dsp_rq(accs[i + 1], m, n, e), 8);
+                        yo[i + 2] = (int8_t)__ssat(ec_dsp_rq(accs[i + 2], m, n, e), 8);
+                        yo[i + 3] = (int8_t)__ssat(ec_dsp_rq(accs[i + 3], m, n, e), 8);
+                    }
+                    for (; i < nu; ++i) yo[i] = (int8_t)__ssat(ec_dsp_rq(accs[i], m, n, e), 8);
+                } else {
+                    for (i = 0; i < nu; ++i) yo[i] = ec_dsp_clamp8(ec_dsp_rq(accs[i], m, n, e), lo, hi);
+                }
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * FULLY_CONNECTED with offset weight bytes: 3 instructions per 4 MACs instead of 4, for layers
+ * whose accumulators stay below 2^23 in magnitude (the compiler checks). Each weight word holds
+ * (w0 + 128, w1, w2 + 128, w3): read as int16 halfwords it is (256 w1 + w0 + 128, ...), and
+ * UXTB16 of it is (w0 + 128, w2 + 128). With the inputs prepared once per row as
+ *     P = (x1 - 127, x3 - 127),  Q = (256 x0 - x1 + 127, 256 x2 - x3 + 127)   (both fit int16)
+ * SMLAD(P, W) + SMLAD(Q, UXTB16(W)) = 256 (x0 w0 + x1 w1 + x2 w2 + x3 w3)
+ *                                     - 256 * 127 (w1 + w3) + 32768 (x0 + x2).
+ * The weight term is folded into the bias at compile time (bias256 = 256 * bias +
+ * 256 * 127 * sum of odd-input weights), the input term (32768 * sum of even inputs) is
+ * subtracted once per row for all units, and the sum is 256 * acc: 2 * acc = sum >> 7.
+ */
+
+/* One unit's 8 MACs in offset-byte form against (P, Q) pairs pa, qa (inputs 0-3), pb, qb. */
+/* The 4-unit inner loop is written in assembly so that no compiler spills a pointer out of the
+ * 13 registers it needs (4 sums, 4 input words, 2 weight words, 3 pointers). One step: 8 inputs
+ * x 4 units = 32 MACs in 30 instructions. */
+#define EC_FCU_ASM_UNIT(a) \
+        "ldrd %[wa], %[wb], [%[wp]], #8\n\t" \
+        "smlad " a ", %[pa], %[wa], " a "\n\t" \
+        "uxtb16 %[wa], %[wa]\n\t" \
+        "smlad " a ", %[qa], %[wa], " a "\n\t" \
+        "smlad " a ", %[pb], %[wb], " a "\n\t" \
+        "uxtb16 %[wb], %[wb]\n\t" \
+        "smlad " a ", %[qb], %[wb], " a "\n\t"
+#define EC_FCU_ASM_STEP \
+        "ldrd %[pa], %[qa], [%[xp]], #8\n\t" \
+        "ldrd %[pb], %[qb], [%[xp]], #8\n\t" \
+        EC_FCU_ASM_UNIT("%[a0]") EC_FCU_ASM_UNIT("%[a1]") \
+        EC_FCU_ASM_UNIT("%[a2]") EC_FCU_ASM_UNIT("%[a3]")
+#define EC_FCU_ASM_OUTS \
+        [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), \
+        [pa] "=&r"(pa), [qa] "=&r"(qa), [pb] "=&r"(pb), [qb] "=&r"(qb), \
+        [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
+
+EC_DSP_SHARED void ec_dsp_fc_ub(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
+                                const int32_t *w, const int32_t *bias256, uint8_t *scratch) {
+    int32_t *xs = (int32_t *)(void *)scratch;
+    int8_t *tail = (int8_t *)(scratch + 2 * g->dp);
+    const int32_t *xend = xs + g->dp / 2, d4 = g->depth & ~3;
+    const int32_t m = g->m, n = g->n, e = g->e, lo = g->lo, hi = g->hi;
+    const int full = lo == -128 && hi == 127, odd = (g->dp / 8) & 1;
+    int32_t accs[16];
+    int32_t b, u, u0, i;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->depth;
+        int8_t *yb = y + b * g->units;
+        const int32_t *wp = w;
+        int32_t e256 = 0; /* 256 * (sum of the even-index inputs) */
+        for (i = 0; i < g->dp; i += 4) {
+            int32_t v, pw, ev;
+            if (i == d4) {
+                ec_fill8(tail, 0, 8);
+                ec_copy8(tail, xb + d4, g->depth - d4);
+            }
+            v = ec_ld32(i < d4 ? xb + i : tail + (i - d4));
+            pw = __ssub16(ec_sxtb16_r8(v), 0x007F007F);
+            ev = (int32_t)(((uint32_t)v << 8) & 0xFF00FF00u);
+            e256 = __smlad(ev, 0x00010001, e256);
+            xs[i / 2] = pw;
+            xs[i / 2 + 1] = __ssub16(ev, pw);
+        }
+        for (u0 = 0; u0 < g->up; u0 += 16) {
+            const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
+            const int32_t nu = (u1 < g->units ? u1 : g->units) - u0;
+            int32_t *ap = accs;
+            for (u = u0; u < u1; u += 4) {
+                const uint32_t c = (uint32_t)e256 << 7; /* 32768 * sum of even inputs */
+                int32_t a0 = (int32_t)((uint32_t)bias256[u] - c);
+                int32_t a1 = (int32_t)((uint32_t)bias256[u + 1] - c);
+                int32_t a2 = (int32_t)((uint32_t)bias256[u + 2] - c);
+                int32_t a3 = (int32_t)((uint32_t)bias256[u + 3] - c);
+                const int32_t *xp = xs;
+                int32_t pa, qa, pb, qb, wa, wb;
+                if (odd) { /* an odd number of 8-input steps: one alone, then pairs */
+                    __asm__ volatile(EC_FCU_ASM_STEP : EC_FCU_ASM_OUTS : : "memory");
+                }
+                if (xp != xend) {
+                    __asm__ volatile("1:\n\t" EC_FCU_ASM_STEP EC_FCU_ASM_STEP
+                                     "cmp %[xp], %[xe]\n\t"
+                                     "bne 1b\n\t"
+                                     : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory");
+                }
+                ap[0] = a0 >> 7; /* 256 * acc -> 2 * acc, exactly */
+                ap[1] = a1 >> 7;
+                ap[2] = a2 >> 7;
+                ap[3] = a3 >> 7;
+                ap += 4;
+            }
+            {
+                int8_t *yo = yb + u0;
+                if (full) {
+                    for (i = 0; i + 4 <= nu; i += 4) {
+                        yo[i] = (int8_t)__ssat(ec_dsp_rq(accs[i], m, n, e), 8);
+                        yo[i + 1] = (int8_t)__ssat(ec_dsp_rq(accs[i + 1], m, n, e), 8);
+                        yo[i + 2] = (int8_t)__ssat(ec_dsp_rq(accs[i + 2], m, n, e), 8);
+                        yo[i + 3] = (int8_t)__ssat(ec_dsp_rq(accs[i + 3], m, n, e), 8);
+                    }
+                    for (; i < nu; ++i) yo[i] = (int8_t)__ssat(ec_dsp_rq(accs[i], m, n, e), 8);
+                } else {
+                    for (i = 0; i < nu; ++i) yo[i] = ec_dsp_clamp8(ec_dsp_rq(accs[i], m, n, e), lo, hi);
+                }
             }
         }
     }
@@ -293,8 +444,8 @@ EC_DSP_SHARED void ec_dsp_fc(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y
  *     out_j+2 += SMLAD(B, W01) + SMLABT(C, W12) with C = (x_j+4, x_j+5);
  *   any other k_h x k_w (any stride, no dilation): one output at a time, taps in pairs
  *     (w0, w1), (w2, w3), ... (k_w padded to even with a zero weight).
- * Per channel the compiler stores one record: the weight words (already scaled by 2^L, so the
- * requantization needs no shift), then bias * 2^L, m, N, e.
+ * Per channel the compiler stores one record: the weight words (doubled: the accumulator is
+ * 2 * acc, as the requantization wants), then 2 * bias, m, N, e.
  */
 typedef struct {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c, dm;
@@ -348,7 +499,7 @@ static inline void ec_dsp_fill16(int16_t *d, int32_t v, int32_t n) { /* n even, 
     for (i = 0; i < n; i += 2) ec_st32(d + i, word);
 }
 
-/* The fast requantization of an accumulator already scaled by 2^L (see the header), clamped. */
+/* ec_dsp_rq, clamped, with (m, N, e) from q[0..2]. */
 EC_ALWAYS_INLINE int8_t ec_dsp_rq_out(int32_t a, const int32_t *q, int full, int32_t lo,
                                       int32_t hi) {
     int32_t t;

@@ -101,7 +101,7 @@ def fast_requant(lo: np.ndarray, hi: np.ndarray, mult: np.ndarray, shift: np.nda
         if not (lefts == lefts[0]).all():
             return None, "per-channel left shifts differ"
         left = int(lefts[0])
-    L = left + 1
+    L = left + 1  # always 1 when a channel is live: its right shift e >= 1 means left == 0
     m_out = np.zeros(oc, np.int64)
     n_out = np.zeros(oc, np.int64)
     e_out = np.ones(oc, np.int64)
@@ -184,6 +184,26 @@ def fits_int32(a) -> bool:
     return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
 
 
+def offset_bytes(w_rows: np.ndarray, bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weights and bias for the offset-byte FULLY_CONNECTED kernel (edgecc_dsp.h, ec_dsp_fc_ub):
+    even-index weights stored + 128 (as unsigned bytes), and the bias scaled to the kernel's
+    256 * acc with the weights' share of the input offsets folded in:
+    256 * bias + 256 * 127 * (sum of odd-index weights), wrapped to int32 like the C sum."""
+    w = np.asarray(w_rows, np.int64)
+    stored = w.copy()
+    stored[:, 0::2] += 128
+    stored = np.where(stored > 127, stored - 256, stored)  # the same bytes, as int8
+    b = 256 * np.asarray(bias, np.int64) + 256 * 127 * w[:, 1::2].sum(axis=1)
+    return stored.astype(np.int8), _wrap32(b).astype(np.int32)
+
+
+def doubled(bias: np.ndarray) -> np.ndarray:
+    """2 * bias: the SIMD kernels accumulate 2 * acc (the requantization's 2^L with L = 1). It
+    fits: the folded bias is itself a reachable accumulator (x = 0 everywhere), and
+    fast_requant proved 2 * acc fits int32 for all of them."""
+    return (np.asarray(bias, np.int64) * 2).astype(np.int32)
+
+
 def has_isa(target, isa: str) -> bool:
     return isa in getattr(target, "features", frozenset())
 
@@ -208,4 +228,6 @@ def conv_requant(w_rows: np.ndarray, bias: np.ndarray, in_zp: int, mult: np.ndar
         return ConvRequant(folded, None, "bias with the input zero point folded in overflows int32")
     lo, hi = acc_range(w_rows, bias, in_zp)
     fr, why = fast_requant(lo, hi, mult, shift, out_zp, act_lo, act_hi)
+    if fr is not None and fr.L != 1:  # the kernels hard-wire the doubling
+        fr, why = None, "requantization left shift is not 1"
     return ConvRequant(folded.astype(np.int32), fr, why)

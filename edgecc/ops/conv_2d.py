@@ -16,14 +16,15 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops import _simd
+from edgecc.ops import _simd, _vec
 from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32,
                                      mbqm_function, requantize, valid_window_options, window)
+from edgecc.ops import _conv16
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
-    """input and output must be int8 (int16 activations are not supported yet)"""
-    return in_type(g, n).dtype == DType.INT8 and out_type(g, n).dtype == DType.INT8
+    """input and output must both be int8, or both int16 (16x8: int16 activations, int8 weights)"""
+    return (in_type(g, n).dtype, out_type(g, n).dtype) in ((DType.INT8,) * 2, (DType.INT16,) * 2)
 
 
 def quantized_activations(g: Graph, n: Node) -> bool:
@@ -58,11 +59,13 @@ def whole_groups(g: Graph, n: Node) -> bool:
 
 
 def bias_int32_const(g: Graph, n: Node) -> bool:
-    """bias, when present, must be a constant int32 tensor with one value per output channel"""
+    """bias, when present, must be a constant int32 tensor (int64 with int16 activations) with one
+    value per output channel"""
     if len(n.inputs) < 3 or n.inputs[2] is None:
         return True
     b = g.value(n.inputs[2])
-    return b.is_const and b.type.dtype == DType.INT32 and b.type.numel == in_type(g, n, 1).shape[0]
+    return (b.is_const and b.type.dtype == _conv16.bias_dtype(g, n)
+            and b.type.numel == in_type(g, n, 1).shape[0])
 
 
 def supported_activation(g: Graph, n: Node) -> bool:
@@ -100,6 +103,8 @@ def _groups(g: Graph, n: Node) -> int:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
+        return _conv16.reference_conv_2d(g, n, ins)
     win = _window(g, n)
     w = const(g, n, 1).astype(np.float64)  # [oc, kh, kw, fic]
     oc, fic = w.shape[0], w.shape[3]
@@ -144,6 +149,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     words) are read once per block: 4 pixels x 1 channel of SMLADs (runtime_c/edgecc_dsp.h).
     A 1x1 unpadded layer reads its fields in place; others gather them (zero-point padded).
     """
+    if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
+        return _vec.lower_conv_2d(g, n, target)
     if not _simd.has_isa(target, "dsp"):
         return None, ""
     if _groups(g, n) != 1:
@@ -163,9 +170,10 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     direct = kh == 1 and kw == 1 and win.pad_t == 0 and win.pad_l == 0
     geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
             oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            kp, int(direct), in_zp, rq.fr.L, rq.fr.lo, rq.fr.hi]
-    consts = dict(w=_simd.pack_words(_simd.pad_cols(w.reshape(oc, -1), kp)), bias=rq.folded,
-                  qmn=rq.fr.qmn(), qe=rq.fr.e)
+            kp, int(direct), in_zp, rq.fr.lo, rq.fr.hi]
+    # The kernel doubles the extended activations, so it accumulates 2 * acc from 2 * bias.
+    consts = dict(w=_simd.pack_words(_simd.pad_cols(w.reshape(oc, -1), kp)),
+                  bias=_simd.doubled(rq.folded), qmn=rq.fr.qmn(), qe=rq.fr.e)
     how = "fields read in place" if direct else "fields gathered with zero-point padding"
     return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
                   scratch=9 * kp + 4 * oc, variant="dsp-conv-4px",
@@ -174,6 +182,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
+        return _conv16.lower_conv_2d(g, n, target)
     simd, why = _lower_simd(g, n, target)
     if simd is not None:
         return simd
@@ -226,5 +236,7 @@ OP = register(OpDef(
     "CONV_2D", infer, reference, lower,
     [int8_activations, quantized_activations, nhwc_rank4, int8_constant_filter,
      filter_scales_per_tensor_or_channel, whole_groups, bias_int32_const,
-     supported_activation, valid_window_options, output_shape_matches],
-    dtypes="int8 x int8 -> int8 (int32 bias, per-channel or per-tensor weights)"))
+     supported_activation, valid_window_options, output_shape_matches,
+     _conv16.int16_zero_points, _conv16.int16_shift_in_range],
+    dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias); "
+           "per-channel or per-tensor weights"))

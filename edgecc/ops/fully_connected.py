@@ -10,12 +10,14 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops import _simd
 from edgecc.ops._conv_common import act_range, fc_multiplier, requantize
+from edgecc.ops import _conv16
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
-    """input and output must be int8 (int16 activations are not supported yet)"""
-    return in_type(g, n).dtype == DType.INT8 and out_type(g, n).dtype == DType.INT8
+    """input and output must both be int8, or both int16 (16x8: int16 activations, int8 weights)"""
+    return (in_type(g, n).dtype, out_type(g, n).dtype) in ((DType.INT8,) * 2, (DType.INT16,) * 2)
 
 
 def int8_constant_weights(g: Graph, n: Node) -> bool:
@@ -31,11 +33,11 @@ def per_tensor_weights(g: Graph, n: Node) -> bool:
 
 
 def bias_int32_const(g: Graph, n: Node) -> bool:
-    """bias, when present, must be a constant int32 tensor"""
+    """bias, when present, must be a constant int32 tensor (int64 with int16 activations)"""
     if len(n.inputs) < 3 or n.inputs[2] is None:
         return True
     b = g.value(n.inputs[2])
-    return b.is_const and b.type.dtype == DType.INT32
+    return b.is_const and b.type.dtype == _conv16.bias_dtype(g, n)
 
 
 def supported_activation(g: Graph, n: Node) -> bool:
@@ -65,6 +67,8 @@ def _bias(g: Graph, n: Node, units: int) -> np.ndarray:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
+        return _conv16.reference_fully_connected(g, n, ins)
     batches, units, depth = _dims(g, n)
     x = ins[0].reshape(batches, depth).astype(np.int64) - in_type(g, n).q.zero_point[0]
     w = const(g, n, 1).astype(np.int64)
@@ -75,7 +79,56 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     return [out.reshape(out_type(g, n).shape)]
 
 
+def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
+
+    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended once; 4
+    units at a time, their weights interleaved 8 inputs at a time so one pointer walks them.
+    """
+    if not _simd.has_isa(target, "dsp"):
+        return None, ""
+    batches, units, depth = _dims(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    m, s = fc_multiplier(g, n)
+    lo, hi = act_range(g, n)
+    rq = _simd.conv_requant(w, _bias(g, n, units), in_zp, np.full(units, m), np.full(units, s),
+                            int(out_type(g, n).q.zero_point[0]), lo, hi)
+    if rq.fr is None:
+        return None, f"no exact fast requantization ({rq.why})"
+    if not rq.fr.uniform:
+        return None, "units need different requantization constants: portable kernel"
+    dp, up = _simd.round_up(depth, 8), _simd.round_up(units, 4)
+    wpad = np.zeros((up, dp), np.int64)
+    wpad[:units, :depth] = w
+    bias = np.zeros(up, np.int64)
+    bias[:units] = rq.folded
+    fr = rq.fr
+    geom = [batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi]
+    lo_acc, hi_acc = _simd.acc_range(w, _bias(g, n, units), in_zp)
+    if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
+        # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
+        wb, b256 = _simd.offset_bytes(wpad, bias)
+        return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc_ub"),
+                      consts=dict(w=_simd.pack_words(_simd.interleave_rows(wb, 4, 8)),
+                                  bias=b256),
+                      scratch=3 * dp + 8, variant="dsp-fc-4u-ub",
+                      reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
+                             "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)"), ""
+    return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc"),
+                  consts=dict(w=_simd.pack_words(_simd.interleave_rows(wpad, 4, 8)),
+                              bias=_simd.doubled(bias)),  # the kernel doubles the activations
+                  scratch=3 * dp + 8, variant="dsp-fc-4u",
+                  reason="Cortex-M DSP: 4 units per pass, input sign-extended once, weights "
+                         "interleaved by 8 inputs"), ""
+
+
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
+        return _conv16.lower_fully_connected(g, n, target)
+    simd, why = _lower_simd(g, n, target)
+    if simd is not None:
+        return simd
     batches, units, depth = _dims(g, n)
     w = const(g, n, 1).astype(np.int64)
     in_zp = in_type(g, n).q.zero_point[0]
@@ -86,11 +139,11 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     return Kernel("fully_connected.c.j2",
                   params=dict(batches=batches, units=units, depth=depth, mult=m, shift=s,
                               out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),
-                  consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32)))
+                  consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32)), reason=why)
 
 
 OP = register(OpDef(
     "FULLY_CONNECTED", infer, reference, lower,
     [int8_activations, int8_constant_weights, per_tensor_weights, bias_int32_const,
-     supported_activation],
-    dtypes="int8 x int8 -> int8 (int32 bias)"))
+     supported_activation, _conv16.int16_zero_points, _conv16.int16_shift_in_range],
+    dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias)"))
