@@ -42,18 +42,32 @@ def broadcast_shapes(rng, n_inputs: int = 2, max_rank: int = 5, max_dim: int = 5
     return out, ins
 
 
+# Output scales near the result's spread (|q - zp| ~ 128 per input), so that most outputs land
+# inside int8 instead of saturating and rounding differences stay visible.
+_SPREAD = {
+    "SUB": lambda s: 2 * max(s) * 128 / 100,
+    "MUL": lambda s: s[0] * s[1] * 128 * 128 / 100,
+    "SQUARED_DIFFERENCE": lambda s: (2 * max(s) * 128) ** 2 / 4 / 100,
+}
+
+
 def binary_model(rng, op: str, dtype: str, shapes, out_shape, options=None, version=1,
                  const_second: bool = False, out_dtype: str | None = None, out_q=None) -> bytes:
     mb = ModelBuilder()
     ins = []
+    in_scales = []
     for k, s in enumerate(shapes):
         q = qparams(rng, dtype)
+        in_scales.append(q.get("scale", 1.0))
         if const_second and k == 1:
             data = random_data(rng, dtype, s)
             ins.append(mb.const(f"x{k}", data, **q))
         else:
             ins.append(mb.tensor(f"x{k}", s, dtype, **q))
     od = out_dtype or dtype
+    if out_q is None and od == "int8" and op in _SPREAD:
+        out_q = dict(scale=_SPREAD[op](in_scales) * float(rng.uniform(0.5, 2.0)),
+                     zero_point=int(rng.integers(-60, 60)))
     y = mb.tensor("y", out_shape, od, **(qparams(rng, od) if out_q is None else out_q))
     mb.op(op, ins, [y], options or {}, version=version)
     inputs = [t for k, t in enumerate(ins) if not (const_second and k == 1)]
