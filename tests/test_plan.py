@@ -431,6 +431,17 @@ def test_plan_command_json_and_svg(capsys, tmp_path):
     assert "arena 768 B" in out and "t0 'input_1'" in out
 
 
+def test_plan_report_names_scratch_over_the_bound():
+    from edgecc.plan.show import format_table, plan_report, plan_svg
+    g = _graph({"x": 64}, [("OP", ["x"], {"a": 256}), ("CONV", ["a"], {"y": 32})], ["y"])
+    p = plan_arena(g, {1: 100}, ALIAS)
+    rep = plan_report(g, p, "m")
+    assert rep["scratch_over_lower_bound"] == [dict(step=1, op="CONV", model_op=1, scratch=100,
+                                                    live=288, over=68)]
+    assert "100 B scratch beside 288 B of tensors, 68 B over the bound" in format_table(rep)
+    ET.fromstring(plan_svg(g, p, "<m&>"))  # labels are escaped
+
+
 def test_plan_command_bad_model(capsys, tmp_path):
     bad = tmp_path / "bad.tflite"
     bad.write_bytes(b"not a model")

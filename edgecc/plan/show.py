@@ -27,6 +27,16 @@ def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
         rows.append(dict(buffer=b.name, tensors=tensors, labels=labels, kind=kind, size=b.size,
                          first=b.first, last=b.last, offset=b.offset))
     lb = plan.model_lower_bound
+    # Kernel scratch that lifts its step above the lower bound: what a leaner kernel would save.
+    over = []
+    for r in rows:
+        if r["kind"] == "scratch":
+            step = r["first"]
+            live = sum(b.size for b in plan.buffers
+                       if not b.name.startswith("scratch:") and b.first <= step <= b.last)
+            if live + r["size"] > lb:
+                over.append(dict(step=step, op=g.nodes[step].op, model_op=g.nodes[step].index,
+                                 scratch=r["size"], live=live, over=live + r["size"] - lb))
     return dict(model=model, arena_bytes=plan.arena, lower_bound_bytes=lb,
                 graph_lower_bound_bytes=plan.graph_lower_bound,
                 planned_peak_bytes=plan.lower_bound,
@@ -34,7 +44,7 @@ def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
                 strategy=plan.strategy, techniques=list(plan.techniques),
                 order=list(plan.order), order_exact=plan.order_exact,
                 reordered=plan.order != sorted(plan.order),
-                inplace=[list(p) for p in plan.inplace],
+                inplace=[list(p) for p in plan.inplace], scratch_over_lower_bound=over,
                 steps=[dict(step=i, op=n.op, model_op=n.index) for i, n in enumerate(g.nodes)],
                 buffers=rows)
 
@@ -47,6 +57,9 @@ def format_table(rep: dict) -> str:
              "techniques: " + "; ".join(rep["techniques"])]
     if rep["reordered"]:
         lines.append("node order: " + " ".join(str(i) for i in rep["order"]))
+    for o in rep["scratch_over_lower_bound"]:
+        lines.append(f"step {o['step']} {o['op']} (model op {o['model_op']}): {o['scratch']} B "
+                     f"scratch beside {o['live']} B of tensors, {o['over']} B over the bound")
     head = (f"{'buffer':<14} {'kind':<10} {'bytes':>8} {'first':>5} {'last':>5} {'offset':>8}"
             "  tensors")
     lines += ["", head, "-" * len(head)]
