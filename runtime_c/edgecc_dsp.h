@@ -112,15 +112,16 @@ static inline void ec_copy8(int8_t *d, const int8_t *s, int32_t n) {
 }
 
 static inline void ec_fill8(int8_t *d, int32_t v, int32_t n) {
-    const int32_t n4 = n & ~3, word = (int32_t)(0x01010101u * (uint8_t)v);
+    int32_t n4 = n & ~3, word = (int32_t)(0x01010101u * (uint8_t)v);
     int32_t i;
+    __asm__("" : "+r"(word)); /* a plain loop: fills here are short, a memset call costs more */
     for (i = 0; i < n4; i += 4) ec_st32(d + i, word);
     for (; i < n; ++i) d[i] = (int8_t)v;
 }
 
 /* The receptive field of output pixel `pix` as kp contiguous int8 bytes: straight from the
  * input when the layer is `direct` and the read stays inside it, else gathered into `col`
- * (taps outside the input read the zero point; bytes past the field are 0). */
+ * (taps outside the input read the zero point). */
 static inline const int8_t *ec_dsp_field(const ec_dsp_conv_geom *g, const int8_t *x, int32_t pix,
                                          int8_t *col) {
     const int32_t hw = g->out_h * g->out_w, c = g->in_c;
@@ -133,8 +134,7 @@ static inline const int8_t *ec_dsp_field(const ec_dsp_conv_geom *g, const int8_t
     if (g->direct) {
         const int32_t off = (iy0 * g->in_w + ix0) * c;
         if ((b + 1) * plane - b * plane - off >= g->kp) return xb + off;
-        ec_copy8(col, xb + off, c);
-        ec_fill8(col + c, 0, g->kp - c);
+        ec_copy8(col, xb + off, c); /* bytes past the field meet zero weights: left as they are */
         return col;
     }
     for (fy = 0; fy < g->k_h; ++fy) {
@@ -158,8 +158,7 @@ static inline const int8_t *ec_dsp_field(const ec_dsp_conv_geom *g, const int8_t
             }
         }
     }
-    ec_fill8(col + k, 0, g->kp - k);
-    return col;
+    return col; /* bytes k..kp-1 meet zero weights: left as they are */
 }
 
 /* Sign-extend (and double) kp bytes into one pixel slot of the 4-pixel block xs. */
@@ -221,19 +220,59 @@ static inline void ec_dsp_mm4(const int32_t *xs, const int32_t *w, const int32_t
 }
 
 /* The whole convolution. scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
-EC_DSP_SHARED void ec_dsp_conv(const ec_dsp_conv_geom *g, const int8_t *x,
-                                               int8_t *y, const int32_t *w, const int32_t *bias,
-                                               const int32_t *qmn, const int8_t *qe,
-                                               uint8_t *scratch) {
+/* Output pixel pix's receptive field, sign-extended and doubled into one slot of the block xs.
+ * With in_c a multiple of 4 the taps are extended straight from the input (padded taps get the
+ * zero point's words); otherwise the field is gathered into col first. */
+static inline void ec_dsp_gather(const ec_dsp_conv_geom *g, const int8_t *x, int32_t pix,
+                                 int32_t *xs, int8_t *col) {
+    const int32_t c = g->in_c;
+    if (g->direct || (c & 3) != 0) {
+        ec_dsp_extend(xs, ec_dsp_field(g, x, pix, col), g->kp);
+        return;
+    }
+    {
+        const int32_t hw = g->out_h * g->out_w;
+        const int32_t b = pix / hw, rem = pix - b * hw;
+        const int32_t oy = rem / g->out_w, ox = rem - oy * g->out_w;
+        const int32_t iy0 = oy * g->s_h - g->pad_t, ix0 = ox * g->s_w - g->pad_l;
+        const int8_t *xb = x + b * g->in_h * g->in_w * c;
+        const int32_t run = g->k_w * c;
+        int32_t ze, zo, fy, fx, i;
+        ec_dsp_ext2((int32_t)(0x01010101u * (uint8_t)g->pad_val), &ze, &zo);
+        for (fy = 0; fy < g->k_h; ++fy) {
+            const int32_t iy = iy0 + fy * g->d_h;
+            if (iy < 0 || iy >= g->in_h) {
+                for (i = 0; i < run; i += 4, xs += 8) { xs[0] = ze; xs[1] = zo; }
+            } else if (g->d_w == 1 && ix0 >= 0 && ix0 + g->k_w <= g->in_w) {
+                ec_dsp_extend(xs, xb + (iy * g->in_w + ix0) * c, run);
+                xs += 2 * run;
+            } else {
+                for (fx = 0; fx < g->k_w; ++fx) {
+                    const int32_t ix = ix0 + fx * g->d_w;
+                    if (ix < 0 || ix >= g->in_w) {
+                        for (i = 0; i < c; i += 4, xs += 8) { xs[0] = ze; xs[1] = zo; }
+                    } else {
+                        ec_dsp_extend(xs, xb + (iy * g->in_w + ix) * c, c);
+                        xs += 2 * c;
+                    }
+                }
+            }
+        }
+        /* groups past the filter volume meet zero weights: left as they are */
+    }
+}
+
+/* The whole convolution. scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
+EC_DSP_SHARED void ec_dsp_conv(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
+                               const int32_t *w, const int32_t *bias, const int32_t *qmn,
+                               const int8_t *qe, uint8_t *scratch) {
     int32_t *xs = (int32_t *)(void *)scratch;
     int8_t *col = (int8_t *)(scratch + 8 * g->kp);
     int8_t *trash = col + g->kp;
     int32_t pix, p;
     for (pix = 0; pix < g->pixels; pix += 4) {
         const int32_t np = g->pixels - pix < 4 ? g->pixels - pix : 4;
-        for (p = 0; p < np; ++p) {
-            ec_dsp_extend(xs + 2 * p, ec_dsp_field(g, x, pix + p, col), g->kp);
-        }
+        for (p = 0; p < np; ++p) ec_dsp_gather(g, x, pix + p, xs + 2 * p, col);
         if (np == 4) {
             ec_dsp_mm4(xs, w, bias, qmn, qe, g, y + pix * g->out_c);
         } else { /* the last, partial block: slots >= np hold stale pixels; drop their outputs */
@@ -617,6 +656,33 @@ EC_DSP_SHARED void ec_dsp_dw(const ec_dsp_dw_geom *g, const int8_t *x, int8_t *y
     int16_t *planes = (int16_t *)(void *)scratch;
     if (g->lo == -128 && g->hi == 127) ec_dsp_dw_rows(g, x, y, recs, planes, 1);
     else ec_dsp_dw_rows(g, x, y, recs, planes, 0);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * ADD of two int8 tensors of the same shape. TFLite rescales each input to a common scale
+ * (x - zp) << 20 -> SRDHM -> RDBPOT; with int8 inputs that is a function of 256 values, so the
+ * compiler tabulates 2 * r(x) for both inputs (exact by construction) and the kernel adds two
+ * table entries and requantizes the doubled sum with the fast requantization (proven exact
+ * over the range of sums).
+ */
+typedef struct {
+    int32_t n;
+    int32_t m, nn, e, lo, hi;
+} ec_dsp_add_geom;
+
+EC_DSP_SHARED void ec_dsp_add(const ec_dsp_add_geom *g, const int8_t *a, const int8_t *b,
+                              int8_t *y, const int32_t *ta, const int32_t *tb) {
+    const int32_t m = g->m, nn = g->nn, e = g->e, lo = g->lo, hi = g->hi;
+    const int32_t *ta0 = ta + 128, *tb0 = tb + 128; /* index by the signed byte */
+    int32_t i = 0, n = g->n;
+    if (lo == -128 && hi == 127) {
+        for (; i + 2 <= n; i += 2) {
+            const int32_t s0 = ta0[a[i]] + tb0[b[i]], s1 = ta0[a[i + 1]] + tb0[b[i + 1]];
+            y[i] = (int8_t)__ssat(ec_dsp_rq(s0, m, nn, e), 8);
+            y[i + 1] = (int8_t)__ssat(ec_dsp_rq(s1, m, nn, e), 8);
+        }
+    }
+    for (; i < n; ++i) y[i] = ec_dsp_clamp8(ec_dsp_rq(ta0[a[i]] + tb0[b[i]], m, nn, e), lo, hi);
 }
 
 #endif /* __ARM_FEATURE_DSP */

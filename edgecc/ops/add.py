@@ -16,6 +16,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops import _simd
 from edgecc.ops._conv_common import act_range
 from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier
 
@@ -123,7 +124,38 @@ def _loops(g: Graph, n: Node) -> tuple[list[int], list[int], list[int]]:
     return [m[0] for m in merged], [m[1] for m in merged], [m[2] for m in merged]
 
 
+def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
+
+    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_add): each input's rescaling is a function of
+    its 256 possible values, tabulated (doubled) at compile time; the kernel adds two table
+    entries and requantizes the sum with constants proven exact over the range of sums.
+    """
+    if not _simd.has_isa(target, "dsp"):
+        return None, ""
+    if in_type(g, n, 0).shape != in_type(g, n, 1).shape or \
+            any(const(g, n, i) is not None for i in (0, 1)):
+        return None, "broadcast or constant input: portable kernel"
+    q = _quant(g, n)
+    xs = np.arange(-128, 128, dtype=np.int64)
+    ta = mbqm_smaller_than_one((xs + q["in1_off"]) * q["left_mult"], q["m1"], q["s1"])
+    tb = mbqm_smaller_than_one((xs + q["in2_off"]) * q["left_mult"], q["m2"], q["s2"])
+    lo, hi = np.array([ta.min() + tb.min()]), np.array([ta.max() + tb.max()])
+    fr, why = _simd.fast_requant(lo, hi, np.array([q["mo"]]), np.array([q["so"]]),
+                                 q["out_zp"], q["act_min"], q["act_max"])
+    if fr is None or fr.L != 1:
+        return None, f"no exact fast requantization ({why or 'left shift'})"
+    geom = [in_type(g, n, 0).numel, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi]
+    return Kernel("add_dsp.c.j2", params=dict(geom=geom),
+                  consts=dict(ta=_simd.doubled(ta), tb=_simd.doubled(tb)), variant="dsp-add-lut",
+                  reason="Cortex-M DSP: inputs rescaled through 256-entry tables, fast "
+                         "requantization of the sum"), ""
+
+
 def lower(g: Graph, n: Node, target) -> Kernel:
+    simd, why = _lower_simd(g, n, target)
+    if simd is not None:
+        return simd
     ext, st_a, st_b = _loops(g, n)
     pad = MAX_DIMS - len(ext)
     params = dict(_quant(g, n), ext=[1] * pad + ext, sa=[0] * pad + st_a, sb=[0] * pad + st_b)
@@ -133,7 +165,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         params[f"{key}_const"] = data is not None
         if data is not None:  # e.g. a constant bias added to an activation
             consts[key] = np.ascontiguousarray(data).astype(np.int8)
-    return Kernel("add.c.j2", params=params, consts=consts)
+    return Kernel("add.c.j2", params=params, consts=consts, reason=why)
 
 
 OP = register(OpDef(

@@ -1,0 +1,24 @@
+"""Elementwise and pooling SIMD kernels (Cortex-M DSP; Helium MVE) on their own cores under QEMU,
+bit-exact with TFLite Micro: ADD (same shapes, odd lengths, clamped activations)."""
+import numpy as np
+import pytest
+
+from simdcheck import check_on_target, variants
+from test_add import add_model
+
+pytestmark = pytest.mark.qemu
+
+ADD_SHAPES = [(1, 8, 8, 16), (1, 3, 5, 7), (2, 1, 1, 1)]
+
+
+@pytest.mark.parametrize("case", range(len(ADD_SHAPES) + 1))
+def test_dsp_add_on_cortex_m4(case):
+    rng = np.random.default_rng(7100 + case)
+    shape = ADD_SHAPES[case % len(ADD_SHAPES)]
+    check_on_target(add_model(rng, shape, shape, act=case % 4), "cortex-m4", "dsp-")
+
+
+def test_broadcast_add_keeps_the_portable_kernel():
+    rng = np.random.default_rng(7199)
+    assert variants(add_model(rng, (1, 4, 4, 8), (1, 1, 1, 8), act=0), "cortex-m4") == \
+        ["portable"]
