@@ -1,0 +1,143 @@
+"""TRANSPOSE_CONV, int8 activations and weights (per-channel or per-tensor), optional int32 bias.
+
+Inputs (output_shape, weights [oc, kh, kw, ic], input NHWC, bias). TFLite Micro scatters every
+input pixel into an int32 scratch image: out[oy * 0 + iy * sh - pad_t + fy, ix * sw - pad_l + fx, oc]
++= (x - zp_in) * w, then per output channel acc + bias -> MBQM(per-channel multiplier from
+double(s_in) * s_w[c] / s_out) + zp_out, clamped. The padding is TFLite's ComputePaddingHeightWidth
+run on the OUTPUT size (total = (ComputeOutSize(out) - 1) * stride + k - out, halved, >= 0), for
+VALID as well. edgecc gathers instead of scattering (integer sums do not depend on the order):
+each output pixel sums the taps whose source row/column is an integer inside the input, so no
+scratch image is needed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node, TensorType
+from edgecc.ops import Kernel, OpDef, conv_out_size, in_type, out_type, register
+from edgecc.ops import _arith as ew
+from edgecc.ops._conv_common import act_range
+from edgecc.quant import mbqm, quantize_multiplier
+
+
+def _geometry(g: Graph, n: Node) -> dict:
+    _, h, w, _ = out_type(g, n).shape
+    oc, kh, kw, ic = in_type(g, n, 1).shape
+    sh, sw = int(n.attrs.get("stride_h", 1)), int(n.attrs.get("stride_w", 1))
+    pad = int(n.attrs.get("padding", 0))
+
+    def lead(size: int, k: int, s: int) -> int:
+        total = (conv_out_size(pad, size, k, s, 1) - 1) * s + k - size
+        return max(total, 0) // 2
+
+    return dict(kh=kh, kw=kw, sh=sh, sw=sw, pad_t=lead(h, kh, sh), pad_l=lead(w, kw, sw))
+
+
+def int8_types(g: Graph, n: Node) -> bool:
+    """input, weights and output must be int8"""
+    return all(t.dtype == DType.INT8 for t in (in_type(g, n, 2), in_type(g, n, 1), out_type(g, n)))
+
+
+def constant_weights(g: Graph, n: Node) -> bool:
+    """weights must be a constant [out_ch, kh, kw, in_ch] tensor with zero point 0, one scale or one per output channel"""
+    v = g.value(n.inputs[1])
+    q = v.type.q
+    return (v.is_const and len(v.type.shape) == 4 and q is not None
+            and all(z == 0 for z in q.zero_point)
+            and len(q.scale) in (1, v.type.shape[0])
+            and v.type.shape[3] == in_type(g, n, 2).shape[3])
+
+
+def bias_int32_const(g: Graph, n: Node) -> bool:
+    """bias, when present, must be a constant int32 tensor with one value per output channel"""
+    if len(n.inputs) < 4 or n.inputs[3] is None:
+        return True
+    b = g.value(n.inputs[3])
+    return b.is_const and b.type.dtype == DType.INT32 and b.type.numel == in_type(g, n, 1).shape[0]
+
+
+def nhwc_shapes(g: Graph, n: Node) -> bool:
+    """input and output must be 4-D NHWC with equal batch, the output channels the weights' first dim, strides >= 1, padding SAME or VALID"""
+    x, y = in_type(g, n, 2).shape, out_type(g, n).shape
+    return (len(x) == 4 and len(y) == 4 and x[0] == y[0] and y[3] == in_type(g, n, 1).shape[0]
+            and int(n.attrs.get("stride_h", 1)) >= 1 and int(n.attrs.get("stride_w", 1)) >= 1
+            and int(n.attrs.get("padding", 0)) in (0, 1))
+
+
+def per_tensor_activations(g: Graph, n: Node) -> bool:
+    """input and output must be quantized per tensor (one scale and zero point each)"""
+    return all(t.q is not None and not t.q.per_channel for t in (in_type(g, n, 2), out_type(g, n)))
+
+
+def supported_activation(g: Graph, n: Node) -> bool:
+    """fused activation must be NONE, RELU, RELU_N1_TO_1 or RELU6"""
+    return int(n.attrs.get("fused_activation_function", 0)) in (0, 1, 2, 3)
+
+
+def multipliers(g: Graph, n: Node) -> tuple[np.ndarray, np.ndarray]:
+    oc = in_type(g, n, 1).shape[0]
+    s_in = float(ew.scale32(in_type(g, n, 2)))
+    s_out = float(ew.scale32(out_type(g, n)))
+    fs = in_type(g, n, 1).q.scale
+    ms, ss = [], []
+    for c in range(oc):
+        m, s = quantize_multiplier(s_in * float(np.float32(fs[c] if len(fs) > 1 else fs[0])) / s_out)
+        ms.append(m)
+        ss.append(s)
+    return np.array(ms, np.int64), np.array(ss, np.int64)
+
+
+def _bias(g: Graph, n: Node) -> np.ndarray:
+    oc = in_type(g, n, 1).shape[0]
+    if len(n.inputs) < 4 or n.inputs[3] is None:
+        return np.zeros(oc, np.int64)
+    return g.value(n.inputs[3]).data.astype(np.int64).ravel()
+
+
+def infer(g: Graph, n: Node) -> list[TensorType | None]:
+    return [None]  # the output shape is the model's (the output_shape input)
+
+
+def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    geo = _geometry(g, n)
+    x = ins[2].astype(np.int64) - ew.zp(in_type(g, n, 2))
+    wts = g.value(n.inputs[1]).data.astype(np.int64)
+    nb, h, w, oc = out_type(g, n).shape
+    _, ih, iw, _ = x.shape
+    acc = np.zeros((nb, h, w, oc), np.int64)
+    for fy in range(geo["kh"]):
+        for fx in range(geo["kw"]):
+            contrib = np.einsum("bhwi,oi->bhwo", x, wts[:, fy, fx, :])
+            for iy in range(ih):
+                oy = iy * geo["sh"] - geo["pad_t"] + fy
+                if not 0 <= oy < h:
+                    continue
+                for ix in range(iw):
+                    ox = ix * geo["sw"] - geo["pad_l"] + fx
+                    if 0 <= ox < w:
+                        acc[:, oy, ox, :] += contrib[:, iy, ix, :]
+    m, s = multipliers(g, n)
+    lo, hi = act_range(g, n)
+    out = mbqm(acc + _bias(g, n), m, s) + ew.zp(out_type(g, n))
+    return [np.clip(out, lo, hi).astype(np.int8)]
+
+
+def lower(g: Graph, n: Node, target) -> Kernel:
+    geo = _geometry(g, n)
+    nb, h, w, oc = out_type(g, n).shape
+    _, ih, iw, ic = in_type(g, n, 2).shape
+    m, s = multipliers(g, n)
+    lo, hi = act_range(g, n)
+    return Kernel("transpose_conv.c.j2",
+                  params=dict(geo, batches=nb, out_h=h, out_w=w, out_c=oc, in_h=ih, in_w=iw,
+                              in_c=ic, in_off=-ew.zp(in_type(g, n, 2)),
+                              out_zp=ew.zp(out_type(g, n)), act_min=lo, act_max=hi),
+                  consts=dict(w=g.value(n.inputs[1]).data.astype(np.int8),
+                              bias=_bias(g, n).astype(np.int32), mult=m.astype(np.int32),
+                              shift=s.astype(np.int32)))
+
+
+OP = register(OpDef("TRANSPOSE_CONV", infer, reference, lower,
+                    [int8_types, per_tensor_activations, constant_weights, bias_int32_const,
+                     nhwc_shapes, supported_activation],
+                    dtypes="int8 x int8 -> int8 (int32 bias, per-channel or per-tensor weights)"))
