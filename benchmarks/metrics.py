@@ -47,10 +47,10 @@ def _runs(model: Path, arena: int, inputs: list[np.ndarray]) -> bool:
         return False
 
 
-def tflm_arena(model: Path, inputs: list[np.ndarray], hi: int = 16 << 20) -> int | None:
+def tflm_arena(model: Path, inputs: list[np.ndarray] = (), hi: int = 16 << 20) -> int | None:
     """Smallest arena_size (bytes) with which TFLite Micro (64-bit host build of the `tflite-micro`
-    package) allocates and runs the model: a bisection, since allocation either fits or fails.
-    None when the model does not run even with `hi` bytes."""
+    package) allocates and runs the model: a bisection, since allocation either fits or fails
+    (input values do not change it). None when the model does not run even with `hi` bytes."""
     from edgecc.verify.reference import _StderrToNull
     with _StderrToNull():  # failed allocations print to C stderr
         if not _runs(model, hi, inputs):

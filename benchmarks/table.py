@@ -30,6 +30,16 @@ def fmt_us(v) -> str:
     return f"{v:.1f}" if v >= 10 else f"{v:.2f}"
 
 
+def _note(notes: list[str], r: dict, limit: int = 240) -> int:
+    """Footnote number of a row's error (one note per model and message, shortened)."""
+    text = f"{r['model']}: {r['error']}"
+    if len(text) > limit:
+        text = text[:limit - 3].rstrip() + "..."
+    if text not in notes:
+        notes.append(text)
+    return notes.index(text) + 1
+
+
 def _arm_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
     out = ["| model | MACs | instructions | instr/MAC | TFLM+CMSIS-NN instr | edgecc/TFLM | "
            "arena B | lower bound B | TFLM arena B | TFLM arena_used B (32-bit) | "
@@ -37,9 +47,8 @@ def _arm_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"]
     for r in rows:
         if r.get("error"):
-            notes.append(f"{target} / {r['model']}: {r['error']}")
-            out.append(f"| {r['model']} | {fmt_int(r.get('macs'))} | error [{len(notes)}] |"
-                       + " |" * 10)
+            out.append(f"| {r['model']} | {fmt_int(r.get('macs'))} | error "
+                       f"[{_note(notes, r)}] |" + " |" * 10)
             continue
         a = r.get("anchor") or {}
         out.append("| " + " | ".join([
@@ -58,9 +67,8 @@ def _host_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"]
     for r in rows:
         if r.get("error"):
-            notes.append(f"{target} / {r['model']}: {r['error']}")
-            out.append(f"| {r['model']} | {fmt_int(r.get('macs'))} | error [{len(notes)}] |"
-                       + " |" * 9)
+            out.append(f"| {r['model']} | {fmt_int(r.get('macs'))} | error "
+                       f"[{_note(notes, r)}] |" + " |" * 9)
             continue
         out.append("| " + " | ".join([
             r["model"], fmt_int(r["macs"]), fmt_int(r["instructions"]),

@@ -1,0 +1,213 @@
+"""Lowering of the conv-like ops to the x86 AVX2 (runtime_c/edgecc_avx2.h) and AArch64 NEON
+(runtime_c/edgecc_neon.h) kernels.
+
+Owns: when those kernels apply (and why not, as the reason the portable kernel runs), the weight
+layouts they read, the folded biases, the per-channel requantization arrays, and the kernels'
+geometry records. The op modules call `lower_conv_2d` / `lower_depthwise` / `lower_fc` from
+their `_lower_simd` (the selection hook edgecc/ops/_simd.py's kernels use too) when the target
+has the "avx2" or "neon" feature.
+
+Layouts (numpy models of them are what the tests compare against the C):
+- conv / fully connected "quads": output channels padded to a multiple of 8 (`ocp`), taps
+  (k_h * k_w * in_c, or depth) padded to a multiple of 4 (`kp`); for each block of 8 channels,
+  for each group of 4 taps, the 8 channels' 4 weights: 32 bytes a step. Zero padding adds zero
+  products, so the kernels never need a tail.
+- depthwise "tap pairs": for each pair of taps (t, t+1), for each channel, (w_t, w_t+1) as int16
+  (AVX2's VPMADDWD) - or, for NEON, per channel block the taps in order (see neon's docstring).
+
+Input offset. AVX2 runs the dot products on u = x + 128 (unsigned bytes: AVX-VNNI's VPDPBUSD is
+u8 x s8), so its conv/FC bias is bias - (input_zp + 128) * sum(w); NEON's SDOT is s8 x s8 and
+its bias is bias - input_zp * sum(w). Both are taken modulo 2^32: the kernels add in int32 with
+wrap-around, which gives TFLite's exact accumulator whenever TFLite's own int32 accumulator does
+not overflow.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import Graph, Node
+from edgecc.ops import Kernel, _simd, const, in_type, out_type
+from edgecc.ops._conv_common import act_range, channel_multipliers, fc_multiplier
+from edgecc.quant import INT32_MIN
+
+MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
+MAX_SEGMENTS = 64  # ec_avx2_conv / ec_neon_conv keep one offset per tap segment on the stack
+
+
+def round_up(x: int, m: int) -> int:
+    return -(-x // m) * m
+
+
+def wrap32(a) -> np.ndarray:
+    """int64 -> int32 modulo 2^32 (the kernels' accumulators wrap the same way)."""
+    a = np.asarray(a, dtype=np.int64)
+    return (((a + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
+
+
+def isa_of(target) -> str | None:
+    feats = getattr(target, "features", frozenset())
+    return "avx2" if "avx2" in feats else None
+
+
+def pack_quads(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """[oc, K] int8 -> (quads as int8, ocp, kp): see the module docstring."""
+    oc, k = w_rows.shape
+    ocp, kp = round_up(oc, 8), round_up(k, 4)
+    w = np.zeros((ocp, kp), np.int8)
+    w[:oc, :k] = w_rows
+    return (w.reshape(ocp // 8, 8, kp // 4, 4).transpose(0, 2, 1, 3).ravel().astype(np.int8),
+            ocp, kp)
+
+
+def requant_arrays(mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
+                   bias: np.ndarray, in_zp: int, out_zp: int, act: tuple[int, int]
+                   ) -> tuple[dict[str, np.ndarray] | None, dict, str]:
+    """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
+    (None, {}, why not).
+
+    The fast path (runtime_c/edgecc_avx2.h, ec_avx2_rq) is used when edgecc/ops/_simd.py's
+    fast_requant proves it exact from the exact accumulator range of every channel (rows: the
+    weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
+    kernels run TFLite's two roundings as they are (mult, left, right)."""
+    mult, shift = np.asarray(mult, np.int64), np.asarray(shift, np.int64)
+    n = len(mult)
+
+    def pad(a, dtype=np.int32):
+        out = np.zeros(ocp, dtype)
+        out[:n] = a
+        return out
+    lo, hi = _simd.acc_range(rows, bias, in_zp)
+    fr, _ = _simd.fast_requant(lo, hi, mult, shift, out_zp, *act)
+    if fr is not None:
+        c64 = pad(np.int64(1 << 31) + fr.n.astype(np.int64) * (1 << 32), np.int64)
+        # per block of 8: even channels, then odd (the order of VPMULDQ's products)
+        c64 = c64.reshape(-1, 4, 2).transpose(0, 2, 1).ravel()
+        return (dict(mult=pad(fr.m), right=pad(fr.e), c64=c64),
+                dict(fast=1, L=fr.L), "")
+    if (mult <= INT32_MIN).any():
+        return None, {}, "a multiplier of INT32_MIN (needs the saturating SRDHM): portable kernel"
+    if (-shift > 31).any():
+        return None, {}, "right shift above 31: portable kernel"
+    return (dict(mult=pad(mult), left=pad(np.maximum(shift, 0)), right=pad(np.maximum(-shift, 0))),
+            dict(fast=0, L=0), "")
+
+
+def _bias(g: Graph, n: Node, channels: int) -> np.ndarray:
+    b = const(g, n, 2) if len(n.inputs) > 2 else None
+    return np.zeros(channels, np.int64) if b is None else b.astype(np.int64).ravel()
+
+
+def _rq_params(g: Graph, n: Node) -> dict:
+    lo, hi = act_range(g, n)
+    return dict(out_zp=int(out_type(g, n).q.zero_point[0]), act_min=lo, act_max=hi)
+
+
+def _out_act(g: Graph, n: Node) -> tuple[int, tuple[int, int]]:
+    return int(out_type(g, n).q.zero_point[0]), act_range(g, n)
+
+
+def _kernel(isa: str, op: str, params: dict, consts: dict, scratch: int, variant: str,
+            reason: str) -> Kernel:
+    return Kernel(f"{op}_{isa}.c.j2", params=params, consts=consts, scratch=scratch,
+                  variant=f"{isa}-{variant}", reason=reason)
+
+
+def conv_segments(kh: int, kw: int, ic: int, dil_w: int) -> tuple[int, int]:
+    """(segments, bytes per segment) of one pixel's taps: a filter row's k_w * in_c contiguous
+    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/edgecc_avx2.h)."""
+    return (kh, kw * ic) if dil_w == 1 else (kh * kw, ic)
+
+
+def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """CONV_2D on AVX2 / NEON: blocks of 4 output pixels x 16 output channels over the quads;
+    each pixel's taps as segments padded to 4 bytes, read in place inside the image."""
+    from edgecc.ops.conv_2d import _groups, _window
+    isa = isa_of(target)
+    if _groups(g, n) != 1:
+        return None, "grouped convolution: portable kernel"
+    win = _window(g, n)
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    oc, kh, kw, ic = w.shape
+    segs, seg_len = conv_segments(kh, kw, ic, win.dil_w)
+    if segs > MAX_SEGMENTS:
+        return None, f"more than {MAX_SEGMENTS} tap segments: portable kernel"
+    seg_p = round_up(seg_len, 4)
+    rows = w.reshape(oc, -1)
+    seg_rows = np.zeros((oc, segs, seg_p), np.int64)  # each segment zero-padded to seg_p taps
+    seg_rows[:, :, :seg_len] = rows.reshape(oc, segs, seg_len)
+    m, s = channel_multipliers(g, n, oc)
+    quads, ocp, kp = pack_quads(seg_rows.reshape(oc, -1))
+    in_zp = int(x.q.zero_point[0])
+    b = _bias(g, n, oc)
+    rq, rqp, why = requant_arrays(m, s, ocp, rows, b, in_zp, *_out_act(g, n))
+    if rq is None:
+        return None, why
+    off = 128 if isa == "avx2" else 0
+    bias = np.zeros(ocp, np.int64)
+    bias[:oc] = b - (in_zp + off) * rows.sum(axis=1)
+    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
+            kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
+            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0]]
+    consts = dict(w=quads, bias=wrap32(bias), **rq)
+    return _kernel(isa, "conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts, 12 * kp,
+                   "conv-4px", f"{isa.upper()}: 4 pixels x 16 channels, {segs} segments of "
+                   f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"), ""
+
+
+def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """FULLY_CONNECTED on AVX2 / NEON: the batch row once as u8 (AVX2) into scratch, then 32 units
+    at a time over the quads."""
+    from edgecc.ops.fully_connected import _dims
+    isa = isa_of(target)
+    batches, units, depth = _dims(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    m, s = fc_multiplier(g, n)
+    quads, ocp, kp = pack_quads(w)
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    b = _bias(g, n, units)
+    rq, rqp, why = requant_arrays(np.full(units, m), np.full(units, s), ocp, w, b, in_zp,
+                                  *_out_act(g, n))
+    if rq is None:
+        return None, why
+    off = 128 if isa == "avx2" else 0
+    bias = np.zeros(ocp, np.int64)
+    bias[:units] = b - (in_zp + off) * w.sum(axis=1)
+    params = dict(batches=batches, depth=depth, kp=kp, units=units, ocp=ocp, **_rq_params(g, n),
+                  **rqp)
+    return _kernel(isa, "fully_connected", params, dict(w=quads, bias=wrap32(bias), **rq),
+                   2 * kp, "fc", f"{isa.upper()}: 32 units at a time over quads of 4 inputs"), ""
+
+
+def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 8) on AVX2 / NEON."""
+    from edgecc.ops.depthwise_conv_2d import _window
+    isa = isa_of(target)
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, C]
+    kh, kw, oc = w.shape
+    ic = x.shape[3]
+    if oc != ic:
+        return None, "depth multiplier above 1: portable kernel"
+    if oc % 8:
+        return None, "channels not a multiple of 8: portable kernel"
+    if kh * kw > MAX_DW_TAPS:
+        return None, f"more than {MAX_DW_TAPS} taps: portable kernel"
+    win = _window(g, n)
+    m, s = channel_multipliers(g, n, oc)
+    in_zp = int(x.q.zero_point[0])
+    taps = w.reshape(kh * kw, oc)
+    b = _bias(g, n, oc)
+    rq, rqp, why = requant_arrays(m, s, oc, taps.T, b, in_zp, *_out_act(g, n))
+    if rq is None:
+        return None, why
+    pairs = (kh * kw + 1) // 2
+    tp = np.zeros((2 * pairs, oc), np.int64)
+    tp[:kh * kw] = taps
+    wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel()  # [pair][channel][2]
+    bias = b - in_zp * taps.sum(axis=0)
+    geom = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
+            win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs, in_zp]
+    consts = dict(w=wl.astype(np.int16 if isa == "avx2" else np.int8), bias=wrap32(bias), **rq)
+    return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
+                   round_up(oc, 16), "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""

@@ -1,0 +1,573 @@
+/* edgecc x86 AVX2 kernels: int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED.
+ *
+ * The compiler (edgecc/ops/_vec.py) prepares everything these functions read: weights packed
+ * in "quads" (for each block of 8 output channels, for each group of 4 consecutive taps: the 8
+ * channels' 4 weight bytes, 32 bytes in all; channels padded to a multiple of 8, taps padded
+ * with zero weights), the bias with the input offset folded in, and the requantization
+ * constants (ec_avx2_rq).
+ *
+ * Activations enter the conv and fully-connected dot products as unsigned bytes u = x + 128
+ * (x XOR 0x80), so that AVX-VNNI's VPDPBUSD (u8 x s8, four products summed into int32, no
+ * intermediate saturation) can run them; the compiler folds -(input_zp + 128) * sum(w) into the
+ * bias, and a tap outside the input reads x = input_zp, which contributes exactly zero as in
+ * TFLite Micro. Without VNNI (plain AVX2) the same quads are sign-extended to int16 and multiplied
+ * with VPMADDWD against u widened to int16: products are at most 255 * 128 and pairs of them fit
+ * int32, so nothing saturates (VPMADDUBSW would saturate int16 and is not used). Both paths sum
+ * the same products in int32 with wrap-around, so they agree with each other and with the
+ * portable kernel bit for bit. Depthwise convolution uses VPMADDWD on signed int16 (x, w) tap
+ * pairs (no u8 domain: its bias folds input_zp * sum(w) only).
+ *
+ * Only compiled where AVX2 exists; on other targets this header is empty. The VNNI path is taken
+ * when the compiler flags enable AVX-VNNI (-mavxvnni, or -march=native on such a CPU) or
+ * AVX512-VNNI with AVX512VL (256-bit registers either way). C99, no state, no allocation.
+ */
+#ifndef EDGECC_AVX2_H
+#define EDGECC_AVX2_H
+#if defined(__AVX2__)
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <immintrin.h>
+
+#if defined(__AVXVNNI__)
+#define EC_AVX2_VNNI 1
+#define ec_dpbusd(acc, u, s) _mm256_dpbusd_avx_epi32((acc), (u), (s))
+#elif defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#define EC_AVX2_VNNI 1
+#define ec_dpbusd(acc, u, s) _mm256_dpbusd_epi32((acc), (u), (s))
+#else
+#define EC_AVX2_VNNI 0
+#endif
+
+/* Kernels shared by every layer of a kind: one copy of the code however many layers call it. */
+#define EC_AVX2_SHARED static __attribute__((noinline, unused))
+
+#define EC_LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define EC_LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+
+static inline int32_t ec_avx2_ld32(const void *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline int64_t ec_avx2_ld64(const void *p) {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* ---------------------------------------------------------------------- requantization */
+
+/* Per-channel requantization constants and the output clamp of one layer.
+ *
+ * Exact path (fast == 0): TFLite's MultiplyByQuantizedMultiplier as it is,
+ * SaturatingRoundingDoublingHighMul as floor((a*m + 2^30) / 2^31) (TFLite's nudge-and-truncate
+ * for every m != INT32_MIN, which the compiler checks), then RoundingDivideByPOT per lane.
+ * Fast path (fast == 1), used when the compiler proved it exact for every reachable accumulator
+ * of every channel (edgecc/ops/_simd.py: fast_requant): with a = acc << L,
+ *     t = (a*m + 2^31 + N*2^32) >> 32  (+ a >> 31),   out = t >> e
+ * where N = 2^(e-1) + out_zp * 2^e folds RoundingDivideByPOT's rounding and the output zero
+ * point into the 64-bit product: c64 holds 2^31 + N*2^32 per channel, for each block of 8
+ * channels the 4 even channels first, then the 4 odd ones (the order VPMULDQ produces). */
+typedef struct {
+    const int32_t *mult;   /* multiplier per channel (padded to a multiple of 8) */
+    const int32_t *left;   /* exact path: left shift (TFLite shift > 0) */
+    const int32_t *right;  /* exact path: right shift (TFLite shift < 0), at most 31; fast: e */
+    const int64_t *c64;    /* fast path: 2^31 + N * 2^32, even channels then odd per block */
+    int32_t fast, L;       /* fast path on; its left shift */
+    int32_t out_zp, act_min, act_max;
+} ec_avx2_rq;
+
+/* TFLite's MultiplyByQuantizedMultiplier + out_zp for channels c..c+7, both roundings in turn. */
+static inline __m256i ec_avx2_mbqm8(__m256i acc, const ec_avx2_rq *q, int c) {
+    const __m256i m = EC_LD256(q->mult + c);
+    const __m256i e = EC_LD256(q->right + c);
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i nudge = _mm256_set1_epi64x((long long)1 << 30);
+    const __m256i a = _mm256_sllv_epi32(acc, EC_LD256(q->left + c));
+    /* a*m in 64 bits, even lanes and odd lanes; bits 31..62 of (a*m + 2^30) are SRDHM. */
+    const __m256i ev = _mm256_add_epi64(_mm256_mul_epi32(a, m), nudge);
+    const __m256i od = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32),
+                                                         _mm256_srli_epi64(m, 32)), nudge);
+    const __m256i x = _mm256_blend_epi32(_mm256_srli_epi64(ev, 31), _mm256_slli_epi64(od, 1), 0xAA);
+    /* RoundingDivideByPOT: (x >> e) + (remainder > threshold), threshold = mask/2 + (x < 0) */
+    const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, e), one);
+    const __m256i rem = _mm256_and_si256(x, mask);
+    const __m256i thr = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1),
+                                         _mm256_cmpgt_epi32(_mm256_setzero_si256(), x));
+    const __m256i r = _mm256_sub_epi32(_mm256_srav_epi32(x, e), _mm256_cmpgt_epi32(rem, thr));
+    return _mm256_add_epi32(r, _mm256_set1_epi32(q->out_zp));
+}
+
+/* The fast path: the same result as ec_avx2_mbqm8 wherever the compiler proved it. */
+static inline __m256i ec_avx2_fast8(__m256i acc, const ec_avx2_rq *q, int c) {
+    const __m256i m = EC_LD256(q->mult + c);
+    const __m256i a = _mm256_sll_epi32(acc, _mm_cvtsi32_si128(q->L));
+    const __m256i ev = _mm256_add_epi64(_mm256_mul_epi32(a, m), EC_LD256(q->c64 + c));
+    const __m256i od = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32),
+                                                         _mm256_srli_epi64(m, 32)),
+                                        EC_LD256(q->c64 + c + 4));
+    const __m256i t = _mm256_blend_epi32(_mm256_srli_epi64(ev, 32), od, 0xAA);
+    return _mm256_srav_epi32(_mm256_add_epi32(t, _mm256_srai_epi32(a, 31)), EC_LD256(q->right + c));
+}
+
+/* 8 accumulators of channels c..c+7 -> int32 outputs (out_zp added), not yet clamped. */
+static inline __m256i ec_avx2_requant8(__m256i acc, const ec_avx2_rq *q, int c) {
+    return q->fast ? ec_avx2_fast8(acc, q, c) : ec_avx2_mbqm8(acc, q, c);
+}
+
+/* Packed int8 (the packs saturate to [-128, 127]) -> the fused activation's range. */
+static inline __m128i ec_avx2_clamp8(__m128i b, const ec_avx2_rq *q) {
+    return _mm_min_epi8(_mm_max_epi8(b, _mm_set1_epi8((char)q->act_min)),
+                        _mm_set1_epi8((char)q->act_max));
+}
+
+static inline void ec_avx2_store_n(int8_t *y, __m128i v, int n) {
+    int8_t t[16];
+    _mm_storeu_si128((__m128i *)(void *)t, v);
+    memcpy(y, t, (size_t)n);
+}
+
+/* Requantize 16 channels (a: c..c+7, b: c+8..c+15) and store the first n (1..16). */
+static inline void ec_avx2_out16(int8_t *y, __m256i a, __m256i b, const ec_avx2_rq *q, int c,
+                                 int n) {
+    const __m256i p = _mm256_permute4x64_epi64(
+        _mm256_packs_epi32(ec_avx2_requant8(a, q, c), ec_avx2_requant8(b, q, c + 8)), 0xD8);
+    const __m128i v = ec_avx2_clamp8(_mm_packs_epi16(_mm256_castsi256_si128(p),
+                                                     _mm256_extracti128_si256(p, 1)), q);
+    if (n >= 16) _mm_storeu_si128((__m128i *)(void *)y, v);
+    else ec_avx2_store_n(y, v, n);
+}
+
+/* Requantize 8 channels c..c+7 and store the first n (1..8). */
+static inline void ec_avx2_out8(int8_t *y, __m256i a, const ec_avx2_rq *q, int c, int n) {
+    const __m256i r = ec_avx2_requant8(a, q, c);
+    const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    const __m128i v = ec_avx2_clamp8(_mm_packs_epi16(p, p), q);
+    if (n >= 8) _mm_storel_epi64((__m128i *)(void *)y, v);
+    else ec_avx2_store_n(y, v, n);
+}
+
+#if !EC_AVX2_VNNI
+/* madd path: 8 channels x 4 taps of quads (32 bytes) against one pixel's 4 taps (int16, broadcast
+ * as a 64-bit pattern) leave lanes (c0 taps 0-1, c0 taps 2-3, c1 ...) in lo (c0-c3) and hi
+ * (c4-c7): add the pairs and put the channels in order. */
+static inline __m256i ec_avx2_fold8(__m256i lo, __m256i hi) {
+    /* hadd within 128-bit lanes gives [c0 c1 c4 c5 | c2 c3 c6 c7] */
+    return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
+}
+
+/* u8 = x ^ 0x80 widened to int16, n a multiple of 4. */
+static inline void ec_avx2_widen_u(int16_t *dst, const int8_t *src, int n) {
+    const __m128i flip = _mm_set1_epi8((char)0x80);
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i),
+                            _mm256_cvtepu8_epi16(_mm_xor_si128(EC_LD128(src + i), flip)));
+    for (; i < n; ++i) dst[i] = (int16_t)(uint8_t)(src[i] ^ 0x80);
+}
+#endif
+
+/* n bytes copied (short runs inline: a few-channel layer copies 3 or 4 bytes a row). */
+static inline void ec_avx2_copy(int8_t *dst, const int8_t *src, int n) {
+    int i = 0;
+    for (; i + 32 <= n; i += 32)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), EC_LD256(src + i));
+    for (; i + 8 <= n; i += 8) memcpy(dst + i, src + i, 8);
+    for (; i < n; ++i) dst[i] = src[i];
+}
+
+/* n bytes set to v (see ec_avx2_copy). */
+static inline void ec_avx2_fill(int8_t *dst, int v, int n) {
+    int i = 0;
+    for (; i + 32 <= n; i += 32)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_set1_epi8((char)v));
+    for (; i < n; ++i) dst[i] = (int8_t)v;
+}
+
+/* ---------------------------------------------------------------------------------- CONV_2D */
+
+#define EC_AVX2_MAX_SEGS 64
+
+/* A pixel's taps come in "segments": one per filter row (k_w * in_c contiguous input bytes) when
+ * dil_w == 1, else one per filter tap (in_c bytes). Each segment is padded to seg_p bytes (a
+ * multiple of 4) in the packed weights (zero weights), so a quad never straddles two segments
+ * and a pixel whose taps all lie inside the input is read in place, 4 bytes at a time. */
+typedef struct {
+    int32_t pixels;                 /* batches * out_h * out_w */
+    int32_t in_h, in_w, in_c, out_h, out_w, out_c;
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
+    int32_t segs, seg_len, seg_p;   /* segments per pixel, real bytes, padded bytes */
+    int32_t kp;                     /* segs * seg_p */
+    int32_t ocp;                    /* out_c rounded up to a multiple of 8 */
+    int32_t in_zp;                  /* what a tap outside the input reads */
+    int32_t batches;
+} ec_avx2_conv_geom;
+
+/* The first input byte pixel p's window reads (may lie outside the image), and its (oy, ox). */
+static inline ptrdiff_t ec_avx2_origin(const ec_avx2_conv_geom *g, int p, int *iy0, int *ix0) {
+    const int per_img = g->out_h * g->out_w;
+    const int b = p / per_img, r = p - b * per_img;
+    const int oy = r / g->out_w, ox = r - oy * g->out_w;
+    *iy0 = oy * g->stride_h - g->pad_t;
+    *ix0 = ox * g->stride_w - g->pad_l;
+    return (((ptrdiff_t)b * g->in_h + *iy0) * g->in_w + *ix0) * g->in_c;
+}
+
+/* Pixel p read in place: every tap inside the image, and the padding bytes of the last segment
+ * still inside the input tensor (they meet zero weights, but must be readable). */
+static inline int ec_avx2_in_place(const ec_avx2_conv_geom *g, int iy0, int ix0, ptrdiff_t o,
+                                   ptrdiff_t last_seg_off) {
+    return iy0 >= 0 && ix0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h &&
+           ix0 + (g->k_w - 1) * g->dil_w < g->in_w &&
+           o + last_seg_off + g->seg_p <= (ptrdiff_t)g->batches * g->in_h * g->in_w * g->in_c;
+}
+
+/* Pixel p's segments copied to dst (seg_p bytes each; taps outside the input read in_zp). */
+static void ec_avx2_gather(const ec_avx2_conv_geom *g, const int8_t *x, int p, int8_t *dst) {
+    const int per_img = g->out_h * g->out_w;
+    const int b = p / per_img, r = p - b * per_img;
+    const int oy = r / g->out_w, ox = r - oy * g->out_w;
+    const int iy0 = oy * g->stride_h - g->pad_t, ix0 = ox * g->stride_w - g->pad_l;
+    const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * g->in_c;
+    int fy, fx;
+    for (fy = 0; fy < g->k_h; ++fy) {
+        const int iy = iy0 + fy * g->dil_h;
+        const int row_ok = iy >= 0 && iy < g->in_h;
+        const int8_t *xr = xb + (size_t)(row_ok ? iy : 0) * g->in_w * g->in_c;
+        if (g->dil_w == 1) {
+            int8_t *d = dst + fy * g->seg_p;
+            int a = ix0 < 0 ? -ix0 : 0;
+            int e = ix0 + g->k_w > g->in_w ? g->in_w - ix0 : g->k_w;
+            if (!row_ok || e <= a) a = e = 0;
+            ec_avx2_fill(d, g->in_zp, a * g->in_c);
+            if (e > a) ec_avx2_copy(d + a * g->in_c, xr + (ptrdiff_t)(ix0 + a) * g->in_c, (e - a) * g->in_c);
+            ec_avx2_fill(d + e * g->in_c, g->in_zp, (g->k_w - e) * g->in_c);
+            ec_avx2_fill(d + g->seg_len, 0, g->seg_p - g->seg_len);
+        } else {
+            for (fx = 0; fx < g->k_w; ++fx) {
+                const int ix = ix0 + fx * g->dil_w;
+                int8_t *d = dst + (fy * g->k_w + fx) * g->seg_p;
+                if (!row_ok || ix < 0 || ix >= g->in_w)
+                    ec_avx2_fill(d, g->in_zp, g->in_c);
+                else
+                    ec_avx2_copy(d, xr + (ptrdiff_t)ix * g->in_c, g->in_c);
+                ec_avx2_fill(d + g->in_c, 0, g->seg_p - g->in_c);
+            }
+        }
+    }
+}
+
+/* Convolution as blocks of 4 output pixels x 16 output channels (8 when fewer remain).
+ * VNNI: pixels whose window lies inside the input are read in place; the others (borders, and a
+ * last partial block, which repeats its last pixel) are gathered into scratch (4 * kp bytes).
+ * AVX2 without VNNI: every block gathered, then widened to int16 (scratch: 12 * kp bytes). */
+EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, int8_t *y,
+                                 const int8_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                                 int8_t *scratch) {
+    const int kp = g->kp;
+    int p0;
+#if EC_AVX2_VNNI
+    const int qs = g->seg_p / 4;
+    ptrdiff_t soff[EC_AVX2_MAX_SEGS];  /* segment s's first byte, from the window's first byte */
+    int s = 0, fy, fx;
+    for (fy = 0; fy < g->k_h; ++fy) {
+        if (g->dil_w == 1) {
+            soff[s++] = (ptrdiff_t)fy * g->dil_h * g->in_w * g->in_c;
+        } else {
+            for (fx = 0; fx < g->k_w; ++fx)
+                soff[s++] = ((ptrdiff_t)fy * g->dil_h * g->in_w + (ptrdiff_t)fx * g->dil_w) * g->in_c;
+        }
+    }
+#endif
+    for (p0 = 0; p0 < g->pixels; p0 += 4) {
+        const int np = g->pixels - p0 < 4 ? g->pixels - p0 : 4;
+        int i, c;
+#if EC_AVX2_VNNI
+        /* Per pixel i: the base its segments are read from, and each segment's offset. */
+        const int8_t *base[4];
+        ptrdiff_t goff[EC_AVX2_MAX_SEGS];
+        const ptrdiff_t *off = soff;
+        const __m256i flip = _mm256_set1_epi8((char)0x80);
+        int direct = np == 4;
+        for (i = 0; i < 4 && direct; ++i) {
+            int iy0, ix0;
+            const ptrdiff_t o = ec_avx2_origin(g, p0 + i, &iy0, &ix0);
+            direct = ec_avx2_in_place(g, iy0, ix0, o, soff[g->segs - 1]);
+            if (direct) base[i] = x + o;
+        }
+        if (!direct) {
+            for (i = 0; i < 4; ++i) {
+                ec_avx2_gather(g, x, p0 + (i < np ? i : np - 1), scratch + i * kp);
+                base[i] = scratch + i * kp;
+            }
+            for (s = 0; s < g->segs; ++s) goff[s] = (ptrdiff_t)s * g->seg_p;
+            off = goff;
+        }
+        for (c = 0; c < g->ocp; c += 16) {
+            const int8_t *wk = w + (size_t)c * kp;
+            int k;
+            if (c + 8 < g->ocp) {
+                __m256i a00 = EC_LD256(bias + c), a01 = EC_LD256(bias + c + 8);
+                __m256i a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00, a31 = a01;
+                const int8_t *w1 = wk + 8 * kp;
+                for (s = 0; s < g->segs; ++s) {
+                    const int8_t *f0 = base[0] + off[s], *f1 = base[1] + off[s];
+                    const int8_t *f2 = base[2] + off[s], *f3 = base[3] + off[s];
+                    for (k = 0; k < qs; ++k, wk += 32, w1 += 32) {
+                        const __m256i v0 = EC_LD256(wk), v1 = EC_LD256(w1);
+                        __m256i u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f0 + 4 * k)), flip);
+                        a00 = ec_dpbusd(a00, u, v0);
+                        a01 = ec_dpbusd(a01, u, v1);
+                        u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f1 + 4 * k)), flip);
+                        a10 = ec_dpbusd(a10, u, v0);
+                        a11 = ec_dpbusd(a11, u, v1);
+                        u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f2 + 4 * k)), flip);
+                        a20 = ec_dpbusd(a20, u, v0);
+                        a21 = ec_dpbusd(a21, u, v1);
+                        u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f3 + 4 * k)), flip);
+                        a30 = ec_dpbusd(a30, u, v0);
+                        a31 = ec_dpbusd(a31, u, v1);
+                    }
+                }
+                {
+                    const int n = g->out_c - c;
+                    int8_t *yp = y + (size_t)p0 * g->out_c + c;
+                    ec_avx2_out16(yp, a00, a01, q, c, n);
+                    if (np > 1) ec_avx2_out16(yp + g->out_c, a10, a11, q, c, n);
+                    if (np > 2) ec_avx2_out16(yp + 2 * g->out_c, a20, a21, q, c, n);
+                    if (np > 3) ec_avx2_out16(yp + 3 * g->out_c, a30, a31, q, c, n);
+                }
+            } else {
+                __m256i a0 = EC_LD256(bias + c), a1 = a0, a2 = a0, a3 = a0;
+                for (s = 0; s < g->segs; ++s) {
+                    const int8_t *f0 = base[0] + off[s], *f1 = base[1] + off[s];
+                    const int8_t *f2 = base[2] + off[s], *f3 = base[3] + off[s];
+                    for (k = 0; k < qs; ++k, wk += 32) {
+                        const __m256i v0 = EC_LD256(wk);
+                        a0 = ec_dpbusd(a0, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f0 + 4 * k)), flip), v0);
+                        a1 = ec_dpbusd(a1, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f1 + 4 * k)), flip), v0);
+                        a2 = ec_dpbusd(a2, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f2 + 4 * k)), flip), v0);
+                        a3 = ec_dpbusd(a3, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f3 + 4 * k)), flip), v0);
+                    }
+                }
+                {
+                    const int n = g->out_c - c;
+                    int8_t *yp = y + (size_t)p0 * g->out_c + c;
+                    ec_avx2_out8(yp, a0, q, c, n);
+                    if (np > 1) ec_avx2_out8(yp + g->out_c, a1, q, c, n);
+                    if (np > 2) ec_avx2_out8(yp + 2 * g->out_c, a2, q, c, n);
+                    if (np > 3) ec_avx2_out8(yp + 3 * g->out_c, a3, q, c, n);
+                }
+            }
+        }
+#else
+        int16_t *f16 = (int16_t *)(void *)(scratch + 4 * kp);
+        const int kq = kp / 4;
+        for (i = 0; i < 4; ++i)
+            ec_avx2_gather(g, x, p0 + (i < np ? i : np - 1), scratch + i * kp);
+        ec_avx2_widen_u(f16, scratch, 4 * kp);
+        for (c = 0; c < g->ocp; c += 8) {
+            const int8_t *w0 = w + (size_t)c * kp;
+            const int16_t *f0 = f16, *f1 = f16 + kp, *f2 = f16 + 2 * kp, *f3 = f16 + 3 * kp;
+            const __m256i z = _mm256_setzero_si256();
+            __m256i l0 = z, h0 = z, l1 = z, h1 = z, l2 = z, h2 = z, l3 = z, h3 = z, b;
+            int k;
+            for (k = 0; k < kq; ++k) {
+                const __m256i vl = _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k));
+                const __m256i vh = _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k + 16));
+                __m256i u = _mm256_set1_epi64x(ec_avx2_ld64(f0 + 4 * k));
+                l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, vl));
+                h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, vh));
+                u = _mm256_set1_epi64x(ec_avx2_ld64(f1 + 4 * k));
+                l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(u, vl));
+                h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(u, vh));
+                u = _mm256_set1_epi64x(ec_avx2_ld64(f2 + 4 * k));
+                l2 = _mm256_add_epi32(l2, _mm256_madd_epi16(u, vl));
+                h2 = _mm256_add_epi32(h2, _mm256_madd_epi16(u, vh));
+                u = _mm256_set1_epi64x(ec_avx2_ld64(f3 + 4 * k));
+                l3 = _mm256_add_epi32(l3, _mm256_madd_epi16(u, vl));
+                h3 = _mm256_add_epi32(h3, _mm256_madd_epi16(u, vh));
+            }
+            b = EC_LD256(bias + c);
+            {
+                const int n = g->out_c - c;
+                int8_t *yp = y + (size_t)p0 * g->out_c + c;
+                ec_avx2_out8(yp, _mm256_add_epi32(b, ec_avx2_fold8(l0, h0)), q, c, n);
+                if (np > 1) ec_avx2_out8(yp + g->out_c, _mm256_add_epi32(b, ec_avx2_fold8(l1, h1)), q, c, n);
+                if (np > 2) ec_avx2_out8(yp + 2 * g->out_c, _mm256_add_epi32(b, ec_avx2_fold8(l2, h2)), q, c, n);
+                if (np > 3) ec_avx2_out8(yp + 3 * g->out_c, _mm256_add_epi32(b, ec_avx2_fold8(l3, h3)), q, c, n);
+            }
+        }
+#endif
+    }
+}
+
+/* ------------------------------------------------------------------------- FULLY_CONNECTED */
+
+/* y[b][u] for every batch row, 32 units (4 blocks of 8) at a time over the quads, then 8 at a
+ * time. The row is first copied to scratch zero-padded to kp bytes (VNNI), or widened to int16
+ * there (2 * kp bytes, without VNNI). */
+EC_AVX2_SHARED void ec_avx2_fc(int batches, int depth, int kp, int units, int ocp,
+                               const int8_t *x, int8_t *y, const int8_t *w, const int32_t *bias,
+                               const ec_avx2_rq *q, int8_t *scratch) {
+    const int kq = kp / 4;
+    int bt;
+    for (bt = 0; bt < batches; ++bt, x += depth, y += units) {
+        int c = 0;
+#if EC_AVX2_VNNI
+        const __m256i flip = _mm256_set1_epi8((char)0x80);
+        const int8_t *xr = scratch;  /* the row zero-padded to kp bytes (the pad meets zero weights) */
+        memcpy(scratch, x, (size_t)depth);
+        memset(scratch + depth, 0, (size_t)(kp - depth));
+#define EC_AVX2_FC_X(k) (xr + 4 * (k))
+        for (; c + 32 <= ocp; c += 32) {
+            const int8_t *w0 = w + (size_t)c * kp;
+            __m256i a0 = EC_LD256(bias + c), a1 = EC_LD256(bias + c + 8);
+            __m256i a2 = EC_LD256(bias + c + 16), a3 = EC_LD256(bias + c + 24);
+            int k;
+            for (k = 0; k < kq; ++k) {
+                const __m256i u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(EC_AVX2_FC_X(k))), flip);
+                a0 = ec_dpbusd(a0, u, EC_LD256(w0 + 32 * k));
+                a1 = ec_dpbusd(a1, u, EC_LD256(w0 + 8 * kp + 32 * k));
+                a2 = ec_dpbusd(a2, u, EC_LD256(w0 + 16 * kp + 32 * k));
+                a3 = ec_dpbusd(a3, u, EC_LD256(w0 + 24 * kp + 32 * k));
+            }
+            ec_avx2_out16(y + c, a0, a1, q, c, units - c);
+            ec_avx2_out16(y + c + 16, a2, a3, q, c + 16, units - c - 16);
+        }
+        for (; c < ocp; c += 8) {
+            const int8_t *w0 = w + (size_t)c * kp;
+            __m256i a0 = EC_LD256(bias + c), a1 = _mm256_setzero_si256();
+            int k;
+            for (k = 0; k + 2 <= kq; k += 2) {  /* two chains: the adds do not wait on each other */
+                a0 = ec_dpbusd(a0, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(EC_AVX2_FC_X(k))), flip),
+                               EC_LD256(w0 + 32 * k));
+                a1 = ec_dpbusd(a1, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(EC_AVX2_FC_X(k + 1))), flip),
+                               EC_LD256(w0 + 32 * k + 32));
+            }
+            if (k < kq)
+                a0 = ec_dpbusd(a0, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(EC_AVX2_FC_X(k))), flip),
+                               EC_LD256(w0 + 32 * k));
+            ec_avx2_out8(y + c, _mm256_add_epi32(a0, a1), q, c, units - c);
+        }
+#undef EC_AVX2_FC_X
+#else
+        int16_t *x16 = (int16_t *)(void *)scratch;
+        ec_avx2_widen_u(x16, x, depth);
+        for (c = depth; c < kp; ++c) x16[c] = 0;
+        c = 0;
+        for (; c + 16 <= ocp; c += 16) {
+            const int8_t *w0 = w + (size_t)c * kp, *w1 = w0 + 8 * kp;
+            const __m256i z = _mm256_setzero_si256();
+            __m256i l0 = z, h0 = z, l1 = z, h1 = z;
+            int k;
+            for (k = 0; k < kq; ++k) {
+                const __m256i u = _mm256_set1_epi64x(ec_avx2_ld64(x16 + 4 * k));
+                l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k))));
+                h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k + 16))));
+                l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w1 + 32 * k))));
+                h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w1 + 32 * k + 16))));
+            }
+            ec_avx2_out16(y + c, _mm256_add_epi32(EC_LD256(bias + c), ec_avx2_fold8(l0, h0)),
+                          _mm256_add_epi32(EC_LD256(bias + c + 8), ec_avx2_fold8(l1, h1)), q, c, units - c);
+        }
+        for (; c < ocp; c += 8) {
+            const int8_t *w0 = w + (size_t)c * kp;
+            const __m256i z = _mm256_setzero_si256();
+            __m256i l0 = z, h0 = z;
+            int k;
+            for (k = 0; k < kq; ++k) {
+                const __m256i u = _mm256_set1_epi64x(ec_avx2_ld64(x16 + 4 * k));
+                l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k))));
+                h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k + 16))));
+            }
+            ec_avx2_out8(y + c, _mm256_add_epi32(EC_LD256(bias + c), ec_avx2_fold8(l0, h0)), q, c, units - c);
+        }
+#endif
+    }
+}
+
+/* ----------------------------------------------------------------------- DEPTHWISE_CONV_2D */
+
+typedef struct {
+    int32_t batches, in_h, in_w, chans, out_h, out_w;
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
+    int32_t pairs;                  /* (k_h * k_w + 1) / 2 tap pairs */
+    int32_t in_zp;
+} ec_avx2_dw_geom;
+
+#define EC_AVX2_DW_MAX_TAPS 64
+
+/* Depth multiplier 1, channels a multiple of 8. Weights: for each tap pair t, for each channel
+ * c: (w[2t][c], w[2t+1][c]) as int16 (a missing last tap has weight 0). Each output pixel
+ * collects its taps' input pointers (the zero-point row in scratch for a tap outside the
+ * input), then runs 16 channels (8 for the last block) over the tap pairs: bytes of two taps
+ * interleaved, sign-extended, VPMADDWD against the weight pairs. */
+EC_AVX2_SHARED void ec_avx2_dw(const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y,
+                               const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                               int8_t *zrow) {
+    const int C = g->chans, taps = g->k_h * g->k_w;
+    const int8_t *tp[EC_AVX2_DW_MAX_TAPS + 1];
+    ptrdiff_t off[EC_AVX2_DW_MAX_TAPS];  /* tap offsets from the window's first pixel */
+    int b, oy, ox, t0 = 0, i, j;
+    for (i = 0; i < g->k_h; ++i)
+        for (j = 0; j < g->k_w; ++j)
+            off[t0++] = ((ptrdiff_t)i * g->dil_h * g->in_w + (ptrdiff_t)j * g->dil_w) * C;
+    memset(zrow, g->in_zp, (size_t)C);
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * C;
+        for (oy = 0; oy < g->out_h; ++oy) {
+            const int iy0 = oy * g->stride_h - g->pad_t;
+            for (ox = 0; ox < g->out_w; ++ox) {
+                const int ix0 = ox * g->stride_w - g->pad_l;
+                int8_t *yp = y + (((size_t)b * g->out_h + oy) * g->out_w + ox) * C;
+                int fy, fx, t = 0, c;
+                if (iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h && ix0 >= 0 &&
+                    ix0 + (g->k_w - 1) * g->dil_w < g->in_w) {
+                    const int8_t *base = xb + ((size_t)iy0 * g->in_w + ix0) * C;
+                    for (; t < taps; ++t) tp[t] = base + off[t];
+                } else {
+                    for (fy = 0; fy < g->k_h; ++fy) {
+                        const int iy = iy0 + fy * g->dil_h;
+                        for (fx = 0; fx < g->k_w; ++fx, ++t) {
+                            const int ix = ix0 + fx * g->dil_w;
+                            tp[t] = (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w)
+                                        ? zrow : xb + ((size_t)iy * g->in_w + ix) * C;
+                        }
+                    }
+                }
+                tp[taps] = zrow; /* partner of an odd last tap (its weight is 0) */
+                for (c = 0; c + 16 <= C; c += 16) {
+                    __m256i a0 = EC_LD256(bias + c), a1 = EC_LD256(bias + c + 8);
+                    const int16_t *wp = w + 2 * c;
+                    int k;
+                    for (k = 0; k < g->pairs; ++k, wp += 2 * C) {
+                        const __m128i xa = EC_LD128(tp[2 * k] + c), xb2 = EC_LD128(tp[2 * k + 1] + c);
+                        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(
+                            _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(xa, xb2)), EC_LD256(wp)));
+                        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(
+                            _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(xa, xb2)), EC_LD256(wp + 16)));
+                    }
+                    ec_avx2_out16(yp + c, a0, a1, q, c, 16);
+                }
+                if (c < C) {  /* 8 channels left */
+                    __m256i a0 = EC_LD256(bias + c);
+                    const int16_t *wp = w + 2 * c;
+                    int k;
+                    for (k = 0; k < g->pairs; ++k, wp += 2 * C) {
+                        const __m128i xa = _mm_loadl_epi64((const __m128i *)(const void *)(tp[2 * k] + c));
+                        const __m128i xb2 = _mm_loadl_epi64((const __m128i *)(const void *)(tp[2 * k + 1] + c));
+                        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(
+                            _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(xa, xb2)), EC_LD256(wp)));
+                    }
+                    ec_avx2_out8(yp + c, a0, q, c, 8);
+                }
+            }
+        }
+    }
+}
+
+#endif /* __AVX2__ */
+#endif /* EDGECC_AVX2_H */
