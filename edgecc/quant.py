@@ -94,6 +94,23 @@ def mbqm_greater_than_one(x, multiplier, left_shift) -> np.ndarray:
     return srdhm(_wrap32(np.asarray(x, dtype=np.int64) << left_shift), multiplier)
 
 
+def mbqm64(x, multiplier, shift) -> np.ndarray:
+    """MultiplyByQuantizedMultiplier's int64 overload (TFLite's 16x8 conv/FC requantization).
+
+    The multiplier is first rounded to 16 bits (m + 2**15) >> 16 (0x7FFF from 0x7FFF0000 up), then
+    (x * m16 + 2**(14 - shift)) >> (15 - shift): one rounding, half up, unlike the int32 form's
+    SRDHM + RoundingDivideByPOT. int64 wraps as C does on the products, the result is cast to
+    int32. Valid for shift <= 14 (TFLite assumes -31..7).
+    """
+    x = np.asarray(x, dtype=np.int64)
+    m = np.asarray(multiplier, dtype=np.int64)
+    total = 15 - np.asarray(shift, dtype=np.int64)
+    reduced = np.where(m < 0x7FFF0000, (m + (1 << 15)) >> 16, 0x7FFF)
+    with np.errstate(over="ignore"):
+        r = x * reduced + (np.int64(1) << (total - 1))
+    return _wrap32(r >> total)
+
+
 def activation_range(act: int, dtype_min: int, dtype_max: int, scale: float, zp: int) -> tuple[int, int]:
     """CalculateActivationRangeQuantized: clamp bounds of a fused activation in the output's domain."""
     def q(v: float) -> int:  # TFLite divides in float32, then std::round

@@ -92,4 +92,13 @@ static inline int32_t ec_get_reciprocal(int32_t x, int int_digits, int *bits_ove
         (int32_t)(((uint32_t)x << hp1) - ((uint32_t)1 << 31)));
 }
 
+/* TFLite's int16 table lookup (int16 SOFTMAX's exp and 1/(1+x) tables of 513 entries): entry
+ * 256 + (v >> 7), plus the slope to the next entry (held in an int16) times the low 7 bits,
+ * rounded. Twin of edgecc/ops/_softmax16.py lut_lookup. */
+static inline int16_t ec_lut16(int16_t v, const int16_t *lut) {
+    const int index = 256 + (v >> 7);
+    const int16_t slope = (int16_t)(lut[index + 1] - lut[index]);
+    return (int16_t)(lut[index] + ((slope * (v & 0x7F) + 64) >> 7));
+}
+
 #endif /* EDGECC_FIXEDPOINT_H */

@@ -43,6 +43,16 @@ static inline int32_t ec_mbqm_pos(int32_t x, int32_t m, int shift) {
     return ec_rdbpot((int32_t)((ab + ((int64_t)1 << 30)) >> 31), right);
 }
 
+/* TFLite MultiplyByQuantizedMultiplier(int64_t x, ...), the 16x8 conv/FC requantization: the
+ * multiplier rounded to 16 bits, then one rounding shift (half up) by 15 - shift (<= 14 here).
+ * Products wrap as unsigned (C's int64 overflow is undefined; TFLite's would wrap). */
+static inline int32_t ec_mbqm64(int64_t x, int32_t m, int shift) {
+    const int64_t reduced = m < 0x7FFF0000 ? (((int64_t)m + (1 << 15)) >> 16) : 0x7FFF;
+    const int total = 15 - shift;
+    const int64_t r = (int64_t)((uint64_t)x * (uint64_t)reduced + ((uint64_t)1 << (total - 1)));
+    return (int32_t)(r >> total);
+}
+
 static inline int32_t ec_clamp(int32_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }

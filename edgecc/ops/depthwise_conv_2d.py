@@ -18,6 +18,7 @@ from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops import _simd, _vec
 from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32,
                                      mbqm_function, requantize, valid_window_options, window)
+from edgecc.ops import _conv16
 from edgecc.ops.conv_2d import (int8_activations, nhwc_rank4, quantized_activations,
                                 supported_activation)
 
@@ -46,11 +47,13 @@ def channels_match_depth_multiplier(g: Graph, n: Node) -> bool:
 
 
 def bias_int32_const(g: Graph, n: Node) -> bool:
-    """bias, when present, must be a constant int32 tensor with one value per output channel"""
+    """bias, when present, must be a constant int32 tensor (int64 with int16 activations) with one
+    value per output channel"""
     if len(n.inputs) < 3 or n.inputs[2] is None:
         return True
     b = g.value(n.inputs[2])  # its quantized_dimension is not checked: person_detect says 3 on 1-D
-    return b.is_const and b.type.dtype == DType.INT32 and b.type.numel == in_type(g, n, 1).shape[3]
+    return (b.is_const and b.type.dtype == _conv16.bias_dtype(g, n)
+            and b.type.numel == in_type(g, n, 1).shape[3])
 
 
 def output_shape_matches(g: Graph, n: Node) -> bool:
@@ -78,6 +81,8 @@ def _bias(g: Graph, n: Node, channels: int) -> np.ndarray:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
+        return _conv16.reference_depthwise_conv_2d(g, n, ins)
     win = _window(g, n)
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
     oc = w.shape[2]
@@ -164,6 +169,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
+        return _conv16.lower_depthwise_conv_2d(g, n, target)
     simd, why = _lower_simd(g, n, target)
     if simd is not None:
         return simd
@@ -209,5 +216,7 @@ OP = register(OpDef(
     "DEPTHWISE_CONV_2D", infer, reference, lower,
     [int8_activations, quantized_activations, nhwc_rank4, int8_constant_filter,
      filter_scales_per_tensor_or_channel, channels_match_depth_multiplier, bias_int32_const,
-     supported_activation, valid_window_options, output_shape_matches],
-    dtypes="int8 x int8 -> int8 (int32 bias, per-channel or per-tensor weights)"))
+     supported_activation, valid_window_options, output_shape_matches,
+     _conv16.int16_zero_points, _conv16.int16_shift_in_range],
+    dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias); "
+           "per-channel or per-tensor weights"))

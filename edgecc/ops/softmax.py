@@ -9,6 +9,7 @@ summed in Q12.19, the sum's reciprocal comes from GetReciprocal (1/(1+x) by Newt
 each output is RoundingDivideByPOT(recip * exp, num_bits_over_unit + 31 - bits) + type minimum.
 The arithmetic lives in edgecc/fixedpoint.py and runtime_c/edgecc_fixedpoint.h.
 The output quantization is fixed by TFLM: int8 (scale 1/256, zp -128), int16 (1/65536, -32768).
+int16 -> int16 (output scale 1/32768, zp 0) uses TFLM's table algorithm: edgecc/ops/_softmax16.py.
 """
 from __future__ import annotations
 
@@ -19,20 +20,24 @@ from edgecc.fixedpoint import (SOFTMAX_ACCUM_INT_BITS, SOFTMAX_SCALED_DIFF_INT_B
                                softmax_input_beta_real, softmax_rows)
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops import _softmax16
 
 
 def int8_input(g: Graph, n: Node) -> bool:
-    """input must be int8 with per-tensor quantization (int16 softmax is not supported yet)"""
+    """input must be int8 or int16 with per-tensor quantization"""
     t = in_type(g, n)
-    return t.dtype == DType.INT8 and t.q is not None and not t.q.per_channel
+    return t.dtype in (DType.INT8, DType.INT16) and t.q is not None and not t.q.per_channel
 
 
 def output_quantization(g: Graph, n: Node) -> bool:
-    """output must be int8 (scale 1/256, zero point -128) or int16 (scale 1/65536, zero point -32768)"""
+    """output must be int8 (scale 1/256, zero point -128) or int16 (scale 1/65536, zero point
+    -32768) for an int8 input, int16 (scale 1/32768, zero point 0) for an int16 input"""
     t = out_type(g, n)
     if t.q is None:
         return False
     scale, zp = float(np.float32(t.q.scale[0])), int(t.q.zero_point[0])
+    if in_type(g, n).dtype == DType.INT16:  # TFLM: zero point 0, scale within 0.1% of 1/32768
+        return t.dtype == DType.INT16 and zp == 0 and abs(scale - 1.0 / 32768) <= 0.001 / 32768
     if t.dtype == DType.INT8:
         return zp == -128 and scale == 1.0 / 256
     if t.dtype == DType.INT16:
@@ -41,7 +46,10 @@ def output_quantization(g: Graph, n: Node) -> bool:
 
 
 def beta_in_range(g: Graph, n: Node) -> bool:
-    """beta * input scale must lie in (2**-26, 16): TFLite's softmax multiplier range"""
+    """beta * input scale must lie in (2**-26, 16) for int8 (TFLite's softmax multiplier range),
+    in (0, 2**30 * 10/65535) for int16"""
+    if in_type(g, n).dtype == DType.INT16:
+        return _softmax16.multiplier_in_range(g, n)
     real = softmax_input_beta_real(_beta(n), _in_scale(g, n), SOFTMAX_SCALED_DIFF_INT_BITS)
     # > 1: TFLite's QuantizeMultiplierGreaterThanOne aborts otherwise; < 2**30: left shift <= 30
     return 1.0 < real < float(1 << 30)
@@ -51,6 +59,11 @@ def nonempty_rows(g: Graph, n: Node) -> bool:
     """input must have at least one dimension and a non-empty last axis"""
     shape = in_type(g, n).shape
     return len(shape) >= 1 and shape[-1] > 0
+
+
+def int16_depth(g: Graph, n: Node) -> bool:
+    """int16 input: the last axis must hold at most 65536 values (TFLite's int32 sum of exps)"""
+    return in_type(g, n).dtype != DType.INT16 or in_type(g, n).shape[-1] <= _softmax16.MAX_DEPTH
 
 
 def _beta(n: Node) -> float:
@@ -79,6 +92,8 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if in_type(g, n).dtype == DType.INT16:  # edgecc/ops/_softmax16.py
+        return _softmax16.reference(g, n, ins)
     p = _params(g, n)
     x = np.asarray(ins[0]).reshape(p["rows"], p["depth"])
     y = softmax_rows(x, p["mult"], p["left_shift"], p["diff_min"], p["out_bits"])
@@ -86,10 +101,12 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if in_type(g, n).dtype == DType.INT16:
+        return _softmax16.lower(g, n, target)
     return Kernel("softmax.c.j2", params=_params(g, n))
 
 
 OP = register(OpDef(
     "SOFTMAX", infer, reference, lower,
-    [int8_input, output_quantization, beta_in_range, nonempty_rows],
-    dtypes="int8 -> int8, int8 -> int16"))
+    [int8_input, output_quantization, beta_in_range, nonempty_rows, int16_depth],
+    dtypes="int8 -> int8, int8 -> int16, int16 -> int16 (tables)"))
