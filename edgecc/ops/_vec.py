@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import Graph, Node
+from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, _simd, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, channel_multipliers, fc_multiplier
 from edgecc.quant import INT32_MIN
@@ -102,6 +102,14 @@ def _rq_params(g: Graph, n: Node) -> dict:
     return dict(out_zp=int(out_type(g, n).q.zero_point[0]), act_min=lo, act_max=hi)
 
 
+def _int8_layer(g: Graph, n: Node) -> str:
+    """Why this layer cannot take the int8 kernels ("" when it can)."""
+    if not (in_type(g, n).dtype == DType.INT8 and out_type(g, n).dtype == DType.INT8
+            and in_type(g, n, 1).dtype == DType.INT8):
+        return "not int8 x int8 -> int8: portable kernel"
+    return ""
+
+
 def _out_act(g: Graph, n: Node) -> tuple[int, tuple[int, int]]:
     return int(out_type(g, n).q.zero_point[0]), act_range(g, n)
 
@@ -123,6 +131,9 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     each pixel's taps as segments padded to 4 bytes, read in place inside the image."""
     from edgecc.ops.conv_2d import _groups, _window
     isa = isa_of(target)
+    why = _int8_layer(g, n)
+    if why:
+        return None, why
     if _groups(g, n) != 1:
         return None, "grouped convolution: portable kernel"
     win = _window(g, n)
@@ -160,8 +171,13 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     at a time over the quads."""
     from edgecc.ops.fully_connected import _dims
     isa = isa_of(target)
+    why = _int8_layer(g, n)
+    if why:
+        return None, why
     batches, units, depth = _dims(g, n)
     w = const(g, n, 1).astype(np.int64)
+    if len(in_type(g, n, 1).q.scale) != 1:
+        return None, "per-channel weights: portable kernel"
     m, s = fc_multiplier(g, n)
     quads, ocp, kp = pack_quads(w)
     in_zp = int(in_type(g, n).q.zero_point[0])
@@ -183,6 +199,9 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 8) on AVX2 / NEON."""
     from edgecc.ops.depthwise_conv_2d import _window
     isa = isa_of(target)
+    why = _int8_layer(g, n)
+    if why:
+        return None, why
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, C]
     kh, kw, oc = w.shape

@@ -10,7 +10,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops import _simd
+from edgecc.ops import _simd, _vec
 from edgecc.ops._conv_common import act_range, fc_multiplier, requantize
 from edgecc.ops import _conv16
 
@@ -85,6 +85,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended once; 4
     units at a time, their weights interleaved 8 inputs at a time so one pointer walks them.
     """
+    if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
+        return _vec.lower_fc(g, n, target)
     if not _simd.has_isa(target, "dsp"):
         return None, ""
     batches, units, depth = _dims(g, n)
