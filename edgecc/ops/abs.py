@@ -49,4 +49,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("ABS", infer, reference, lower,
-                    [supported_type, ew.per_tensor_quantized], dtypes="int8 (table), float32"))
+                    [supported_type, ew.per_tensor_quantized], dtypes="int8 (table), float32",
+                    inplace=((0, 0),)))  # y[i] is written after x[i] is read

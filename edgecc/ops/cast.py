@@ -50,4 +50,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 OP = register(OpDef("CAST", infer, reference, lower, [supported_types],
                     dtypes="int8, uint8, int16, int32, int64, float32, bool (any pair)",
                     reference_oracle="TFLite Micro (int8/int16/int32/float32 pairs); LiteRT "
-                                     "BUILTIN_REF (bool, uint8, int64)"))
+                                     "BUILTIN_REF (bool, uint8, int64)",
+                    inplace=((0, 0),)))  # same-size casts only (the planner checks sizes)

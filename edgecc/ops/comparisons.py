@@ -71,4 +71,5 @@ for _name in OPS:
                    [supported_types, ew.per_tensor_quantized, ew.shapes_broadcast,
                     ew.rank_at_most_5, int8_scales_below_one],
                    dtypes="int8 (rescaled), int16, int32, int64, float32 -> bool"
-                   + ("; bool" if _name in ("EQUAL", "NOT_EQUAL") else "")))
+                   + ("; bool" if _name in ("EQUAL", "NOT_EQUAL") else ""),
+                   inplace=((0, 0), (0, 1))))  # y[i] written after a[i], b[i] are read

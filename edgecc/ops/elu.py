@@ -37,4 +37,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("ELU", infer, reference, lower, [int8_in_out, ew.per_tensor_quantized],
-                    dtypes="int8 (table)"))
+                    dtypes="int8 (table)", inplace=((0, 0),)))

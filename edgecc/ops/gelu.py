@@ -58,4 +58,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("GELU", infer, reference, lower, [int8_in_out, ew.per_tensor_quantized],
-                    dtypes="int8 (table)", reference_oracle="LiteRT BUILTIN_REF (not in TFLite Micro)"))
+                    dtypes="int8 (table)", reference_oracle="LiteRT BUILTIN_REF (not in TFLite Micro)",
+                    inplace=((0, 0),)))

@@ -109,4 +109,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("HARD_SWISH", infer, reference, lower,
                     [int8_in_out, ew.per_tensor_quantized, output_exponent_nonpositive],
-                    dtypes="int8 (table)"))
+                    dtypes="int8 (table)", inplace=((0, 0),)))

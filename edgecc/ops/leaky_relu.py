@@ -55,4 +55,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("LEAKY_RELU", infer, reference, lower, [supported_type, ew.per_tensor_quantized],
-                    dtypes="int8 (table), float32"))
+                    dtypes="int8 (table), float32", inplace=((0, 0),)))

@@ -42,4 +42,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("NEG", infer, reference, lower, [supported_type],
                     dtypes="float32; int8 (table), int32",
-                    reference_oracle="TFLite Micro (float32); LiteRT BUILTIN_REF (int8, int32)"))
+                    reference_oracle="TFLite Micro (float32); LiteRT BUILTIN_REF (int8, int32)",
+                    inplace=((0, 0),)))

@@ -61,4 +61,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("PRELU", infer, reference, lower,
                     [supported_type, ew.per_tensor_quantized, alpha_broadcasts],
-                    dtypes="int8, float32"))
+                    dtypes="int8, float32", inplace=((0, 0),)))

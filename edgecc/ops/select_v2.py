@@ -33,4 +33,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("SELECT_V2", infer, reference, lower,
                     [supported_types, ew.shapes_broadcast, ew.rank_at_most_5],
-                    dtypes="bool condition; any value type (raw copy)"))
+                    dtypes="bool condition; any value type (raw copy)",
+                    inplace=((0, 0), (0, 1), (0, 2))))  # y[i] written after its inputs are read

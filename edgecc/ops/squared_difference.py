@@ -67,4 +67,5 @@ OP = register(OpDef(
     "SQUARED_DIFFERENCE", infer, reference, lower,
     [supported_type, ew.same_types, ew.per_tensor_quantized, ew.shapes_broadcast,
      ew.rank_at_most_5],
-    dtypes="int8, int32, float32"))
+    dtypes="int8, int32, float32",
+    inplace=((0, 0), (0, 1))))  # y[i] is written after a[i], b[i] are read (full-shape input)

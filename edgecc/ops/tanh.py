@@ -66,4 +66,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("TANH", infer, reference, lower,
                     [int8_in_out, ew.per_tensor_quantized, output_zero_point_zero],
-                    dtypes="int8 (table)"))
+                    dtypes="int8 (table)", inplace=((0, 0),)))
