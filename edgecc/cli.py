@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,10 @@ class _Parser(argparse.ArgumentParser):
 def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", choices=sorted(TARGETS), help="target core / ISA")
     p.add_argument("--board", help="board name (boards/) or path to a board file")
+    p.add_argument("--scratch", choices=["fit", "any"],
+                   help="kernel scratch: 'fit' uses an optimized kernel only where its scratch fits "
+                        "in RAM dead at its step (arena = activation peak); 'any' always takes the "
+                        "fastest kernel (default: $EDGECC_SCRATCH or 'any')")
 
 
 def _resolve_target(args):
@@ -168,6 +173,8 @@ def _error(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "scratch", None):  # read by compiler.compile_model in every verb
+        os.environ["EDGECC_SCRATCH"] = args.scratch
     try:
         return args.fn(args)
     except EdgeccError as e:

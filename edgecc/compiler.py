@@ -5,6 +5,7 @@ in its own module (frontends/, passes/, lower/, plan/, codegen.py).
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,11 +46,30 @@ def load_model(path: str | Path) -> Graph:
     return load_tflite(path)
 
 
-def compile_model(path: str | Path, target: Target, name: str) -> Compiled:
+def scratch_budget(g: Graph) -> dict[int, int]:
+    """Bytes at each step that the activations' own peak leaves dead (kernel scratch can go there
+    without growing the arena)."""
+    from edgecc.plan.liveness import buffers_for
+    bufs = buffers_for(g, {}, alias_ops())
+    live = [sum(b.size for b in bufs if b.first <= i <= b.last) for i in range(len(g.nodes))]
+    peak = max(live, default=0)
+    return {i: peak - x for i, x in enumerate(live)}
+
+
+SCRATCH_POLICIES = ("fit", "any")
+
+
+def compile_model(path: str | Path, target: Target, name: str, scratch: str | None = None
+                  ) -> Compiled:
+    """scratch="fit": optimized kernels only where their scratch fits in bytes dead at their step
+    (the arena stays at the activations' peak); "any": always the fastest kernel, arena may grow."""
     t0 = time.perf_counter()
+    scratch = scratch or os.environ.get("EDGECC_SCRATCH", "any")
+    if scratch not in SCRATCH_POLICIES:
+        raise EdgeccError(f"unknown scratch policy {scratch!r} (known: {', '.join(SCRATCH_POLICIES)})")
     imported = load_model(path)
     g, results = optimize(imported)
-    lowered = lower_graph(g, target)
+    lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
     scratch = {g.nodes.index(lw.node): lw.kernel.scratch for lw in lowered if lw.kernel.scratch}
     # The planner may pick another topological order (smaller peak); emit the layers in it.
     g, plan = plan_model(g, scratch, alias_ops(), reference=imported)

@@ -20,6 +20,9 @@ class Target:
     runner: str = "host"  # host | qemu-system | qemu-user
     qemu_machine: str = ""
     features: frozenset[str] = field(default_factory=frozenset)
+    # Bytes of arena that are dead at the node being lowered (None: unconstrained). Lowering sets it
+    # per node so a kernel can size its scratch (chunking) to fit without growing the arena.
+    scratch_budget: int | None = None
 
 
 TARGETS: dict[str, Target] = {

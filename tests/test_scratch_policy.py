@@ -1,0 +1,29 @@
+"""The scratch policy: with 'fit', an optimized kernel whose scratch would grow the arena gives way
+to the portable kernel, so the arena stays at the activations' own peak."""
+from edgecc.compiler import compile_model, scratch_budget
+from edgecc.plan.liveness import buffers_for, lower_bound
+from edgecc.lower import alias_ops
+from edgecc.targets import get_target
+
+from conftest import shared_model
+
+
+def test_fit_keeps_arena_at_activation_peak():
+    m = shared_model("kws_ref_model")
+    c = compile_model(m, get_target("cortex-m4"), "kws", scratch="fit")
+    peak = lower_bound(buffers_for(c.graph, {}, alias_ops()))
+    assert c.plan.arena <= peak + 16
+    budget = scratch_budget(c.graph)
+    for lw in c.lowered:
+        i = c.graph.nodes.index(lw.node)
+        assert lw.kernel.scratch <= budget[i] or lw.template_path.startswith("c/"), lw.template_path
+
+
+def test_any_takes_fastest_kernel_and_fit_says_why():
+    m = shared_model("kws_ref_model")
+    fast = compile_model(m, get_target("cortex-m4"), "kws", scratch="any")
+    fit = compile_model(m, get_target("cortex-m4"), "kws", scratch="fit")
+    swapped = [lw for lw in fit.lowered if "dead at this step" in lw.kernel.reason]
+    if any(lw.kernel.scratch for lw in fast.lowered if not lw.template_path.startswith("c/")):
+        assert swapped, "a SIMD kernel with scratch should have been replaced under 'fit'"
+        assert fast.plan.arena >= fit.plan.arena
