@@ -6,16 +6,17 @@
  * with zero weights), the bias with the input offset folded in, and the requantization
  * constants (ec_avx2_rq).
  *
- * Activations enter the conv and fully-connected dot products as unsigned bytes u = x + 128
- * (x XOR 0x80), so that AVX-VNNI's VPDPBUSD (u8 x s8, four products summed into int32, no
- * intermediate saturation) can run them; the compiler folds -(input_zp + 128) * sum(w) into the
- * bias, and a tap outside the input reads x = input_zp, which contributes exactly zero as in
- * TFLite Micro. Without VNNI (plain AVX2) the same quads are sign-extended to int16 and multiplied
- * with VPMADDWD against u widened to int16: products are at most 255 * 128 and pairs of them fit
- * int32, so nothing saturates (VPMADDUBSW would saturate int16 and is not used). Both paths sum
- * the same products in int32 with wrap-around, so they agree with each other and with the
- * portable kernel bit for bit. Depthwise convolution uses VPMADDWD on signed int16 (x, w) tap
- * pairs (no u8 domain: its bias folds input_zp * sum(w) only).
+ * With AVX-VNNI, activations enter the conv and fully-connected dot products as unsigned bytes
+ * u = x + 128 (x XOR 0x80): VPDPBUSD multiplies u8 x s8 and sums four products into int32 with
+ * no intermediate saturation, and the compiler folds -(input_zp + 128) * sum(w) into that path's
+ * bias (bias_u). Without VNNI (plain AVX2) the same quads are sign-extended to int16 and
+ * multiplied by VPMADDWD with the activations x themselves sign-extended (bias_x folds
+ * -input_zp * sum(w)): products are at most 128 * 128 and pairs of them fit int32, so nothing
+ * saturates (VPMADDUBSW would saturate int16 and is not used). A tap outside the input reads
+ * x = input_zp, which contributes exactly zero as in TFLite Micro. Every path sums the same
+ * products in int32 with wrap-around, so all agree with the portable kernel bit for bit.
+ * Depthwise convolution uses VPMADDWD on int16 (x, w) tap pairs. No kernel needs arena scratch:
+ * convolution border pixels are gathered on the stack (4 * kp bytes at most 8 KiB).
  *
  * Only compiled where AVX2 exists; on other targets this header is empty. The VNNI path is taken
  * when the compiler flags enable AVX-VNNI (-mavxvnni, or -march=native on such a CPU) or
@@ -158,15 +159,6 @@ static inline __m256i ec_avx2_fold8(__m256i lo, __m256i hi) {
     return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
 }
 
-/* u8 = x ^ 0x80 widened to int16, n a multiple of 4. */
-static inline void ec_avx2_widen_u(int16_t *dst, const int8_t *src, int n) {
-    const __m128i flip = _mm_set1_epi8((char)0x80);
-    int i = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i),
-                            _mm256_cvtepu8_epi16(_mm_xor_si128(EC_LD128(src + i), flip)));
-    for (; i < n; ++i) dst[i] = (int16_t)(uint8_t)(src[i] ^ 0x80);
-}
 #endif
 
 /* n bytes copied (short runs inline: a few-channel layer copies 3 or 4 bytes a row). */
@@ -259,19 +251,30 @@ static void ec_avx2_gather(const ec_avx2_conv_geom *g, const int8_t *x, int p, i
     }
 }
 
-/* Convolution as blocks of 4 output pixels x 16 output channels (8 when fewer remain).
- * VNNI: pixels whose window lies inside the input are read in place; the others (borders, and a
- * last partial block, which repeats its last pixel) are gathered into scratch (4 * kp bytes).
- * AVX2 without VNNI: every block gathered, then widened to int16 (scratch: 12 * kp bytes). */
-EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, int8_t *y,
-                                 const int8_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                                 int8_t *scratch) {
-    const int kp = g->kp;
-    int p0;
+#define EC_AVX2_MAX_KP 2048  /* border pixels are gathered on the stack: 4 * kp bytes */
+
+/* One step of 4 taps for channels c..c+7 (weights v) and one pixel's 4 input bytes at f:
+ * VNNI: u8 = x ^ 0x80 against the quads; AVX2: the 4 bytes sign-extended to int16 and repeated
+ * (VPBROADCASTD + VPMOVSXBW), VPMADDWD against the quads widened once per step. */
 #if EC_AVX2_VNNI
-    const int qs = g->seg_p / 4;
+#define EC_AVX2_U(f) _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f)), flip)
+#else
+#define EC_AVX2_X(f) _mm256_cvtepi8_epi16(_mm_set1_epi32(ec_avx2_ld32(f)))
+#endif
+
+/* Convolution as blocks of 4 output pixels x 16 output channels (VNNI) or x 8 (AVX2).
+ * Pixels whose window lies inside the input are read in place, segment by segment; the others
+ * (borders) are gathered, zero-point padded, into a stack buffer. A last partial block repeats
+ * its last pixel (computed, not stored). bias_u is the bias for u8 = x + 128 (VNNI), bias_x the
+ * one for x itself (AVX2). No arena scratch. */
+EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, int8_t *y,
+                                 const int8_t *w, const int32_t *bias_u, const int32_t *bias_x,
+                                 const ec_avx2_rq *q) {
+    const int kp = g->kp, qs = g->seg_p / 4;
+    int8_t buf[4 * EC_AVX2_MAX_KP];
     ptrdiff_t soff[EC_AVX2_MAX_SEGS];  /* segment s's first byte, from the window's first byte */
-    int s = 0, fy, fx;
+    ptrdiff_t goff[EC_AVX2_MAX_SEGS];  /* the same in a gathered field */
+    int p0, s = 0, fy, fx;
     for (fy = 0; fy < g->k_h; ++fy) {
         if (g->dil_w == 1) {
             soff[s++] = (ptrdiff_t)fy * g->dil_h * g->in_w * g->in_c;
@@ -280,53 +283,55 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, in
                 soff[s++] = ((ptrdiff_t)fy * g->dil_h * g->in_w + (ptrdiff_t)fx * g->dil_w) * g->in_c;
         }
     }
-#endif
+    for (s = 0; s < g->segs; ++s) goff[s] = (ptrdiff_t)s * g->seg_p;
     for (p0 = 0; p0 < g->pixels; p0 += 4) {
         const int np = g->pixels - p0 < 4 ? g->pixels - p0 : 4;
-        int i, c;
-#if EC_AVX2_VNNI
-        /* Per pixel i: the base its segments are read from, and each segment's offset. */
         const int8_t *base[4];
-        ptrdiff_t goff[EC_AVX2_MAX_SEGS];
-        const ptrdiff_t *off = soff;
-        const __m256i flip = _mm256_set1_epi8((char)0x80);
-        int direct = np == 4;
-        for (i = 0; i < 4 && direct; ++i) {
+        const ptrdiff_t *off[4];
+        int i, c;
+        for (i = 0; i < 4; ++i) {
             int iy0, ix0;
-            const ptrdiff_t o = ec_avx2_origin(g, p0 + i, &iy0, &ix0);
-            direct = ec_avx2_in_place(g, iy0, ix0, o, soff[g->segs - 1]);
-            if (direct) base[i] = x + o;
-        }
-        if (!direct) {
-            for (i = 0; i < 4; ++i) {
-                ec_avx2_gather(g, x, p0 + (i < np ? i : np - 1), scratch + i * kp);
-                base[i] = scratch + i * kp;
+            ptrdiff_t o;
+            if (i >= np) {
+                base[i] = base[np - 1];
+                off[i] = off[np - 1];
+                continue;
             }
-            for (s = 0; s < g->segs; ++s) goff[s] = (ptrdiff_t)s * g->seg_p;
-            off = goff;
+            o = ec_avx2_origin(g, p0 + i, &iy0, &ix0);
+            if (ec_avx2_in_place(g, iy0, ix0, o, soff[g->segs - 1])) {
+                base[i] = x + o;
+                off[i] = soff;
+            } else {
+                ec_avx2_gather(g, x, p0 + i, buf + i * kp);
+                base[i] = buf + i * kp;
+                off[i] = goff;
+            }
         }
+#if EC_AVX2_VNNI
+        (void)bias_x;
         for (c = 0; c < g->ocp; c += 16) {
+            const __m256i flip = _mm256_set1_epi8((char)0x80);
             const int8_t *wk = w + (size_t)c * kp;
             int k;
             if (c + 8 < g->ocp) {
-                __m256i a00 = EC_LD256(bias + c), a01 = EC_LD256(bias + c + 8);
+                __m256i a00 = EC_LD256(bias_u + c), a01 = EC_LD256(bias_u + c + 8);
                 __m256i a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00, a31 = a01;
                 const int8_t *w1 = wk + 8 * kp;
                 for (s = 0; s < g->segs; ++s) {
-                    const int8_t *f0 = base[0] + off[s], *f1 = base[1] + off[s];
-                    const int8_t *f2 = base[2] + off[s], *f3 = base[3] + off[s];
+                    const int8_t *f0 = base[0] + off[0][s], *f1 = base[1] + off[1][s];
+                    const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
                     for (k = 0; k < qs; ++k, wk += 32, w1 += 32) {
                         const __m256i v0 = EC_LD256(wk), v1 = EC_LD256(w1);
-                        __m256i u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f0 + 4 * k)), flip);
+                        __m256i u = EC_AVX2_U(f0 + 4 * k);
                         a00 = ec_dpbusd(a00, u, v0);
                         a01 = ec_dpbusd(a01, u, v1);
-                        u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f1 + 4 * k)), flip);
+                        u = EC_AVX2_U(f1 + 4 * k);
                         a10 = ec_dpbusd(a10, u, v0);
                         a11 = ec_dpbusd(a11, u, v1);
-                        u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f2 + 4 * k)), flip);
+                        u = EC_AVX2_U(f2 + 4 * k);
                         a20 = ec_dpbusd(a20, u, v0);
                         a21 = ec_dpbusd(a21, u, v1);
-                        u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f3 + 4 * k)), flip);
+                        u = EC_AVX2_U(f3 + 4 * k);
                         a30 = ec_dpbusd(a30, u, v0);
                         a31 = ec_dpbusd(a31, u, v1);
                     }
@@ -340,16 +345,16 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, in
                     if (np > 3) ec_avx2_out16(yp + 3 * g->out_c, a30, a31, q, c, n);
                 }
             } else {
-                __m256i a0 = EC_LD256(bias + c), a1 = a0, a2 = a0, a3 = a0;
+                __m256i a0 = EC_LD256(bias_u + c), a1 = a0, a2 = a0, a3 = a0;
                 for (s = 0; s < g->segs; ++s) {
-                    const int8_t *f0 = base[0] + off[s], *f1 = base[1] + off[s];
-                    const int8_t *f2 = base[2] + off[s], *f3 = base[3] + off[s];
+                    const int8_t *f0 = base[0] + off[0][s], *f1 = base[1] + off[1][s];
+                    const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
                     for (k = 0; k < qs; ++k, wk += 32) {
                         const __m256i v0 = EC_LD256(wk);
-                        a0 = ec_dpbusd(a0, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f0 + 4 * k)), flip), v0);
-                        a1 = ec_dpbusd(a1, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f1 + 4 * k)), flip), v0);
-                        a2 = ec_dpbusd(a2, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f2 + 4 * k)), flip), v0);
-                        a3 = ec_dpbusd(a3, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f3 + 4 * k)), flip), v0);
+                        a0 = ec_dpbusd(a0, EC_AVX2_U(f0 + 4 * k), v0);
+                        a1 = ec_dpbusd(a1, EC_AVX2_U(f1 + 4 * k), v0);
+                        a2 = ec_dpbusd(a2, EC_AVX2_U(f2 + 4 * k), v0);
+                        a3 = ec_dpbusd(a3, EC_AVX2_U(f3 + 4 * k), v0);
                     }
                 }
                 {
@@ -363,34 +368,33 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, in
             }
         }
 #else
-        int16_t *f16 = (int16_t *)(void *)(scratch + 4 * kp);
-        const int kq = kp / 4;
-        for (i = 0; i < 4; ++i)
-            ec_avx2_gather(g, x, p0 + (i < np ? i : np - 1), scratch + i * kp);
-        ec_avx2_widen_u(f16, scratch, 4 * kp);
+        (void)bias_u;
         for (c = 0; c < g->ocp; c += 8) {
-            const int8_t *w0 = w + (size_t)c * kp;
-            const int16_t *f0 = f16, *f1 = f16 + kp, *f2 = f16 + 2 * kp, *f3 = f16 + 3 * kp;
+            const int8_t *wk = w + (size_t)c * kp;
             const __m256i z = _mm256_setzero_si256();
             __m256i l0 = z, h0 = z, l1 = z, h1 = z, l2 = z, h2 = z, l3 = z, h3 = z, b;
             int k;
-            for (k = 0; k < kq; ++k) {
-                const __m256i vl = _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k));
-                const __m256i vh = _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k + 16));
-                __m256i u = _mm256_set1_epi64x(ec_avx2_ld64(f0 + 4 * k));
-                l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, vl));
-                h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, vh));
-                u = _mm256_set1_epi64x(ec_avx2_ld64(f1 + 4 * k));
-                l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(u, vl));
-                h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(u, vh));
-                u = _mm256_set1_epi64x(ec_avx2_ld64(f2 + 4 * k));
-                l2 = _mm256_add_epi32(l2, _mm256_madd_epi16(u, vl));
-                h2 = _mm256_add_epi32(h2, _mm256_madd_epi16(u, vh));
-                u = _mm256_set1_epi64x(ec_avx2_ld64(f3 + 4 * k));
-                l3 = _mm256_add_epi32(l3, _mm256_madd_epi16(u, vl));
-                h3 = _mm256_add_epi32(h3, _mm256_madd_epi16(u, vh));
+            for (s = 0; s < g->segs; ++s) {
+                const int8_t *f0 = base[0] + off[0][s], *f1 = base[1] + off[1][s];
+                const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
+                for (k = 0; k < qs; ++k, wk += 32) {
+                    const __m256i vl = _mm256_cvtepi8_epi16(EC_LD128(wk));
+                    const __m256i vh = _mm256_cvtepi8_epi16(EC_LD128(wk + 16));
+                    __m256i u = EC_AVX2_X(f0 + 4 * k);
+                    l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, vl));
+                    h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, vh));
+                    u = EC_AVX2_X(f1 + 4 * k);
+                    l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(u, vl));
+                    h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(u, vh));
+                    u = EC_AVX2_X(f2 + 4 * k);
+                    l2 = _mm256_add_epi32(l2, _mm256_madd_epi16(u, vl));
+                    h2 = _mm256_add_epi32(h2, _mm256_madd_epi16(u, vh));
+                    u = EC_AVX2_X(f3 + 4 * k);
+                    l3 = _mm256_add_epi32(l3, _mm256_madd_epi16(u, vl));
+                    h3 = _mm256_add_epi32(h3, _mm256_madd_epi16(u, vh));
+                }
             }
-            b = EC_LD256(bias + c);
+            b = EC_LD256(bias_x + c);
             {
                 const int n = g->out_c - c;
                 int8_t *yp = y + (size_t)p0 * g->out_c + c;
@@ -406,29 +410,30 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, in
 
 /* ------------------------------------------------------------------------- FULLY_CONNECTED */
 
-/* y[b][u] for every batch row, 32 units (4 blocks of 8) at a time over the quads, then 8 at a
- * time. The row is first copied to scratch zero-padded to kp bytes (VNNI), or widened to int16
- * there (2 * kp bytes, without VNNI). */
+/* y[b][u] for every batch row, read in place (a last partial quad of the row from a 4-byte
+ * copy): VNNI 32 units (4 blocks of 8) at a time, AVX2 16; then 8 at a time. bias_u / bias_x as
+ * for the convolution. No arena scratch. */
 EC_AVX2_SHARED void ec_avx2_fc(int batches, int depth, int kp, int units, int ocp,
-                               const int8_t *x, int8_t *y, const int8_t *w, const int32_t *bias,
-                               const ec_avx2_rq *q, int8_t *scratch) {
-    const int kq = kp / 4;
+                               const int8_t *x, int8_t *y, const int8_t *w, const int32_t *bias_u,
+                               const int32_t *bias_x, const ec_avx2_rq *q) {
+    const int kq = kp / 4, full = depth / 4;
     int bt;
     for (bt = 0; bt < batches; ++bt, x += depth, y += units) {
+        int8_t tail[4] = {0, 0, 0, 0};
         int c = 0;
+        memcpy(tail, x + 4 * full, (size_t)(depth - 4 * full));
+#define EC_AVX2_FC_X(k) ((k) < full ? x + 4 * (k) : tail)
 #if EC_AVX2_VNNI
+        {
         const __m256i flip = _mm256_set1_epi8((char)0x80);
-        const int8_t *xr = scratch;  /* the row zero-padded to kp bytes (the pad meets zero weights) */
-        memcpy(scratch, x, (size_t)depth);
-        memset(scratch + depth, 0, (size_t)(kp - depth));
-#define EC_AVX2_FC_X(k) (xr + 4 * (k))
+        (void)bias_x;
         for (; c + 32 <= ocp; c += 32) {
             const int8_t *w0 = w + (size_t)c * kp;
-            __m256i a0 = EC_LD256(bias + c), a1 = EC_LD256(bias + c + 8);
-            __m256i a2 = EC_LD256(bias + c + 16), a3 = EC_LD256(bias + c + 24);
+            __m256i a0 = EC_LD256(bias_u + c), a1 = EC_LD256(bias_u + c + 8);
+            __m256i a2 = EC_LD256(bias_u + c + 16), a3 = EC_LD256(bias_u + c + 24);
             int k;
             for (k = 0; k < kq; ++k) {
-                const __m256i u = _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(EC_AVX2_FC_X(k))), flip);
+                const __m256i u = EC_AVX2_U(EC_AVX2_FC_X(k));
                 a0 = ec_dpbusd(a0, u, EC_LD256(w0 + 32 * k));
                 a1 = ec_dpbusd(a1, u, EC_LD256(w0 + 8 * kp + 32 * k));
                 a2 = ec_dpbusd(a2, u, EC_LD256(w0 + 16 * kp + 32 * k));
@@ -439,39 +444,32 @@ EC_AVX2_SHARED void ec_avx2_fc(int batches, int depth, int kp, int units, int oc
         }
         for (; c < ocp; c += 8) {
             const int8_t *w0 = w + (size_t)c * kp;
-            __m256i a0 = EC_LD256(bias + c), a1 = _mm256_setzero_si256();
+            __m256i a0 = EC_LD256(bias_u + c), a1 = _mm256_setzero_si256();
             int k;
             for (k = 0; k + 2 <= kq; k += 2) {  /* two chains: the adds do not wait on each other */
-                a0 = ec_dpbusd(a0, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(EC_AVX2_FC_X(k))), flip),
-                               EC_LD256(w0 + 32 * k));
-                a1 = ec_dpbusd(a1, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(EC_AVX2_FC_X(k + 1))), flip),
-                               EC_LD256(w0 + 32 * k + 32));
+                a0 = ec_dpbusd(a0, EC_AVX2_U(EC_AVX2_FC_X(k)), EC_LD256(w0 + 32 * k));
+                a1 = ec_dpbusd(a1, EC_AVX2_U(EC_AVX2_FC_X(k + 1)), EC_LD256(w0 + 32 * k + 32));
             }
-            if (k < kq)
-                a0 = ec_dpbusd(a0, _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(EC_AVX2_FC_X(k))), flip),
-                               EC_LD256(w0 + 32 * k));
+            if (k < kq) a0 = ec_dpbusd(a0, EC_AVX2_U(EC_AVX2_FC_X(k)), EC_LD256(w0 + 32 * k));
             ec_avx2_out8(y + c, _mm256_add_epi32(a0, a1), q, c, units - c);
         }
-#undef EC_AVX2_FC_X
+        }
 #else
-        int16_t *x16 = (int16_t *)(void *)scratch;
-        ec_avx2_widen_u(x16, x, depth);
-        for (c = depth; c < kp; ++c) x16[c] = 0;
-        c = 0;
+        (void)bias_u;
         for (; c + 16 <= ocp; c += 16) {
             const int8_t *w0 = w + (size_t)c * kp, *w1 = w0 + 8 * kp;
             const __m256i z = _mm256_setzero_si256();
             __m256i l0 = z, h0 = z, l1 = z, h1 = z;
             int k;
             for (k = 0; k < kq; ++k) {
-                const __m256i u = _mm256_set1_epi64x(ec_avx2_ld64(x16 + 4 * k));
+                const __m256i u = EC_AVX2_X(EC_AVX2_FC_X(k));
                 l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k))));
                 h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k + 16))));
                 l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w1 + 32 * k))));
                 h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w1 + 32 * k + 16))));
             }
-            ec_avx2_out16(y + c, _mm256_add_epi32(EC_LD256(bias + c), ec_avx2_fold8(l0, h0)),
-                          _mm256_add_epi32(EC_LD256(bias + c + 8), ec_avx2_fold8(l1, h1)), q, c, units - c);
+            ec_avx2_out16(y + c, _mm256_add_epi32(EC_LD256(bias_x + c), ec_avx2_fold8(l0, h0)),
+                          _mm256_add_epi32(EC_LD256(bias_x + c + 8), ec_avx2_fold8(l1, h1)), q, c, units - c);
         }
         for (; c < ocp; c += 8) {
             const int8_t *w0 = w + (size_t)c * kp;
@@ -479,13 +477,14 @@ EC_AVX2_SHARED void ec_avx2_fc(int batches, int depth, int kp, int units, int oc
             __m256i l0 = z, h0 = z;
             int k;
             for (k = 0; k < kq; ++k) {
-                const __m256i u = _mm256_set1_epi64x(ec_avx2_ld64(x16 + 4 * k));
+                const __m256i u = EC_AVX2_X(EC_AVX2_FC_X(k));
                 l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k))));
                 h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, _mm256_cvtepi8_epi16(EC_LD128(w0 + 32 * k + 16))));
             }
-            ec_avx2_out8(y + c, _mm256_add_epi32(EC_LD256(bias + c), ec_avx2_fold8(l0, h0)), q, c, units - c);
+            ec_avx2_out8(y + c, _mm256_add_epi32(EC_LD256(bias_x + c), ec_avx2_fold8(l0, h0)), q, c, units - c);
         }
 #endif
+#undef EC_AVX2_FC_X
     }
 }
 
@@ -495,19 +494,18 @@ typedef struct {
     int32_t batches, in_h, in_w, chans, out_h, out_w;
     int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
     int32_t pairs;                  /* (k_h * k_w + 1) / 2 tap pairs */
-    int32_t in_zp;
 } ec_avx2_dw_geom;
 
 #define EC_AVX2_DW_MAX_TAPS 64
 
 /* Depth multiplier 1, channels a multiple of 8. Weights: for each tap pair t, for each channel
  * c: (w[2t][c], w[2t+1][c]) as int16 (a missing last tap has weight 0). Each output pixel
- * collects its taps' input pointers (the zero-point row in scratch for a tap outside the
- * input), then runs 16 channels (8 for the last block) over the tap pairs: bytes of two taps
- * interleaved, sign-extended, VPMADDWD against the weight pairs. */
+ * collects its taps' input pointers (zrow, a constant row of input_zp bytes, for a tap outside
+ * the input), then runs 16 channels (8 for the last block) over the tap pairs: bytes of two taps
+ * interleaved, sign-extended, VPMADDWD against the weight pairs. No arena scratch. */
 EC_AVX2_SHARED void ec_avx2_dw(const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                               int8_t *zrow) {
+                               const int8_t *zrow) {
     const int C = g->chans, taps = g->k_h * g->k_w;
     const int8_t *tp[EC_AVX2_DW_MAX_TAPS + 1];
     ptrdiff_t off[EC_AVX2_DW_MAX_TAPS];  /* tap offsets from the window's first pixel */
@@ -515,7 +513,6 @@ EC_AVX2_SHARED void ec_avx2_dw(const ec_avx2_dw_geom *g, const int8_t *x, int8_t
     for (i = 0; i < g->k_h; ++i)
         for (j = 0; j < g->k_w; ++j)
             off[t0++] = ((ptrdiff_t)i * g->dil_h * g->in_w + (ptrdiff_t)j * g->dil_w) * C;
-    memset(zrow, g->in_zp, (size_t)C);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * C;
         for (oy = 0; oy < g->out_h; ++oy) {

@@ -32,6 +32,7 @@ from edgecc.quant import INT32_MIN
 
 MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
 MAX_SEGMENTS = 64  # ec_avx2_conv / ec_neon_conv keep one offset per tap segment on the stack
+MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
 
 
 def round_up(x: int, m: int) -> int:
@@ -102,6 +103,18 @@ def _rq_params(g: Graph, n: Node) -> dict:
     return dict(out_zp=int(out_type(g, n).q.zero_point[0]), act_min=lo, act_max=hi)
 
 
+def folded_biases(isa: str, bias: np.ndarray, rows: np.ndarray, in_zp: int, ocp: int
+                  ) -> dict[str, np.ndarray]:
+    """The bias with the input offset folded in, padded to ocp: bias_x for dot products on x
+    itself (bias - input_zp * sum(w)); AVX2 also bias_u for its VNNI path on u = x + 128."""
+    out = {}
+    for key, off in (("bias_x", 0), ("bias_u", 128)) if isa == "avx2" else (("bias_x", 0),):
+        b = np.zeros(ocp, np.int64)
+        b[:len(bias)] = np.asarray(bias, np.int64) - (in_zp + off) * rows.sum(axis=1)
+        out[key] = wrap32(b)
+    return out
+
+
 def _int8_layer(g: Graph, n: Node) -> str:
     """Why this layer cannot take the int8 kernels ("" when it can)."""
     if not (in_type(g, n).dtype == DType.INT8 and out_type(g, n).dtype == DType.INT8
@@ -154,14 +167,13 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     rq, rqp, why = requant_arrays(m, s, ocp, rows, b, in_zp, *_out_act(g, n))
     if rq is None:
         return None, why
-    off = 128 if isa == "avx2" else 0
-    bias = np.zeros(ocp, np.int64)
-    bias[:oc] = b - (in_zp + off) * rows.sum(axis=1)
+    if kp > MAX_KP:
+        return None, f"{kp} taps per pixel (above {MAX_KP}): portable kernel"
     geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
             kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
             segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0]]
-    consts = dict(w=quads, bias=wrap32(bias), **rq)
-    return _kernel(isa, "conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts, 12 * kp,
+    consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
+    return _kernel(isa, "conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 pixels x 16 channels, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"), ""
 
@@ -186,13 +198,11 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                                   *_out_act(g, n))
     if rq is None:
         return None, why
-    off = 128 if isa == "avx2" else 0
-    bias = np.zeros(ocp, np.int64)
-    bias[:units] = b - (in_zp + off) * w.sum(axis=1)
     params = dict(batches=batches, depth=depth, kp=kp, units=units, ocp=ocp, **_rq_params(g, n),
                   **rqp)
-    return _kernel(isa, "fully_connected", params, dict(w=quads, bias=wrap32(bias), **rq),
-                   2 * kp, "fc", f"{isa.upper()}: 32 units at a time over quads of 4 inputs"), ""
+    consts = dict(w=quads, **folded_biases(isa, b, w, in_zp, ocp), **rq)
+    return _kernel(isa, "fully_connected", params, consts, 0, "fc",
+                   f"{isa.upper()}: 32 units at a time over quads of 4 inputs"), ""
 
 
 def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
@@ -226,7 +236,8 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel()  # [pair][channel][2]
     bias = b - in_zp * taps.sum(axis=0)
     geom = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
-            win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs, in_zp]
-    consts = dict(w=wl.astype(np.int16 if isa == "avx2" else np.int8), bias=wrap32(bias), **rq)
+            win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
+    consts = dict(w=wl.astype(np.int16 if isa == "avx2" else np.int8), bias=wrap32(bias),
+                  zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
     return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
-                   round_up(oc, 16), "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""
+                   0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""
