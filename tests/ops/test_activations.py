@@ -62,3 +62,12 @@ def test_gelu_int8_vs_litert(case):
     rng = np.random.default_rng(1800 + case)
     check_model_litert(unary_model(rng, "GELU", "int8", SHAPE, {"approximate": case % 2 == 1},
                                    in_q=_q(rng), out_q=_q(rng)))
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_log_softmax_int8(case):
+    rng = np.random.default_rng(1850 + case)
+    shape = [(2, 256), (3, 5, 7), (1, 40), (4, 1), (2, 3, 64)][case]
+    in_q = dict(scale=float(rng.uniform(0.01, 0.3)), zero_point=int(rng.integers(-50, 50)))
+    check_model(unary_model(rng, "LOG_SOFTMAX", "int8", shape, in_q=in_q,
+                            out_q=dict(scale=16 / 256, zero_point=127)))
