@@ -126,10 +126,13 @@ def _act_rewrite(ctx: Ctx, m: Match) -> Rewrite:
     fused = m.info["fused"]
     fused.name = fused_name(p, n)
     c, rc = m.info["code"], m.info["range"]
+    how = (f"a no-op after its fused {ACTIVATION_NAMES[c]}"
+           if c == int(p.attrs.get("fused_activation_function", 0))
+           else f"fused {ACTIVATION_NAMES[c]}")
     return Rewrite(remove=[p, n], add=[fused],
-                   why=f"{n.name} ({n.op}) folded into {p.name} ({p.op}) as fused "
-                       f"{ACTIVATION_NAMES[c]}: clamp [{rc[0]}, {rc[1]}] in the output's "
-                       f"parameters gives identical bytes for all {a_count(ctx, n)} values")
+                   why=f"{n.name} ({n.op}) folded into {p.name} ({p.op}) as {how}: clamp "
+                       f"[{rc[0]}, {rc[1]}] in the output's parameters gives identical bytes "
+                       f"for all {a_count(ctx, n)} values")
 
 
 def a_count(ctx: Ctx, n: Node) -> int:
