@@ -1,4 +1,4 @@
-"""ADD, int8, with TFLite's input rescaling and numpy-style broadcasting.
+"""ADD, int8 or int16, with TFLite's input rescaling and numpy-style broadcasting.
 
 TFLite Micro (CalculateOpDataAdd + reference_integer_ops::AddFunc): both inputs are brought to a
 common scale before the sum. With twice_max = 2 * max(s1, s2) (the float max, then double):
@@ -9,6 +9,8 @@ quantized with QuantizeMultiplierSmallerThanOneExp. Per element:
     y   = RoundingDivideByPOT(SRDHM(r_1 + r_2, m_out), -shift_out) + zp_out, clamped to the
           fused activation range.
 Broadcasting follows numpy (TFLM's BroadcastAdd6DSlow applies the same element function).
+int16 (TFLM calls reference_ops::Add with pot_scale false, i.e. the same general path): the
+inputs are scaled up by 2**15 instead of 2**20, everything else as above.
 """
 from __future__ import annotations
 
@@ -20,14 +22,20 @@ from edgecc.ops import _simd
 from edgecc.ops._conv_common import act_range
 from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier
 
-LEFT_SHIFT = 20  # int8 inputs (TFLite uses 15 for int16)
+LEFT_SHIFT = 20  # int8 inputs
+LEFT_SHIFT_INT16 = 15  # int16 inputs: (2**16 - 1) * 2**15 still fits int32
 MAX_DIMS = 4  # loops in the template after collapsing dimensions
 
 
 def int8_tensors(g: Graph, n: Node) -> bool:
-    """both inputs and the output must be int8 with quantization parameters"""
+    """both inputs and the output must be int8, or all int16, with quantization parameters"""
     ts = [in_type(g, n, 0), in_type(g, n, 1), out_type(g, n)]
-    return all(t.dtype == DType.INT8 and t.q is not None for t in ts)
+    return (all(t.q is not None for t in ts)
+            and any(all(t.dtype == d for t in ts) for d in (DType.INT8, DType.INT16)))
+
+
+def _left_shift(g: Graph, n: Node) -> int:
+    return LEFT_SHIFT_INT16 if out_type(g, n).dtype == DType.INT16 else LEFT_SHIFT
 
 
 def per_tensor(g: Graph, n: Node) -> bool:
@@ -66,7 +74,7 @@ def _real_multipliers(g: Graph, n: Node) -> tuple[float, float, float]:
     so = float(np.float32(out_type(g, n).q.scale[0]))
     twice_max = 2.0 * float(max(s1, s2))
     return (float(s1) / twice_max, float(s2) / twice_max,
-            twice_max / (float(1 << LEFT_SHIFT) * so))
+            twice_max / (float(1 << _left_shift(g, n)) * so))
 
 
 def _quant(g: Graph, n: Node) -> dict:
@@ -75,7 +83,7 @@ def _quant(g: Graph, n: Node) -> dict:
     lo, hi = act_range(g, n)
     return dict(in1_off=-int(in_type(g, n, 0).q.zero_point[0]),
                 in2_off=-int(in_type(g, n, 1).q.zero_point[0]),
-                out_zp=int(out_type(g, n).q.zero_point[0]), left_mult=1 << LEFT_SHIFT,
+                out_zp=int(out_type(g, n).q.zero_point[0]), left_mult=1 << _left_shift(g, n),
                 m1=m1, s1=sh1, m2=m2, s2=sh2, mo=mo, so=sho, act_min=lo, act_max=hi)
 
 
@@ -91,7 +99,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     ra = mbqm_smaller_than_one(a * q["left_mult"], q["m1"], q["s1"])
     rb = mbqm_smaller_than_one(b * q["left_mult"], q["m2"], q["s2"])
     y = mbqm_smaller_than_one(ra + rb, q["mo"], q["so"]) + q["out_zp"]
-    return [np.clip(y, q["act_min"], q["act_max"]).astype(np.int8)]
+    return [np.clip(y, q["act_min"], q["act_max"]).astype(out_type(g, n).dtype.np)]
 
 
 def _loops(g: Graph, n: Node) -> tuple[list[int], list[int], list[int]]:
@@ -133,6 +141,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """
     if not _simd.has_isa(target, "dsp"):
         return None, ""
+    if out_type(g, n).dtype != DType.INT8:
+        return None, "int16: portable kernel"
     if in_type(g, n, 0).shape != in_type(g, n, 1).shape or \
             any(const(g, n, i) is not None for i in (0, 1)):
         return None, "broadcast or constant input: portable kernel"
@@ -158,13 +168,14 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         return simd
     ext, st_a, st_b = _loops(g, n)
     pad = MAX_DIMS - len(ext)
-    params = dict(_quant(g, n), ext=[1] * pad + ext, sa=[0] * pad + st_a, sb=[0] * pad + st_b)
+    params = dict(_quant(g, n), ext=[1] * pad + ext, sa=[0] * pad + st_a, sb=[0] * pad + st_b,
+                  ctype=out_type(g, n).dtype.c, left_shift=_left_shift(g, n))
     consts = {}
     for key, i in (("a", 0), ("b", 1)):
         data = const(g, n, i)
         params[f"{key}_const"] = data is not None
         if data is not None:  # e.g. a constant bias added to an activation
-            consts[key] = np.ascontiguousarray(data).astype(np.int8)
+            consts[key] = np.ascontiguousarray(data).astype(out_type(g, n).dtype.np)
     return Kernel("add.c.j2", params=params, consts=consts, reason=why)
 
 
@@ -172,5 +183,5 @@ OP = register(OpDef(
     "ADD", infer, reference, lower,
     [int8_tensors, per_tensor, broadcastable, collapsible, multipliers_in_range,
      supported_activation],
-    dtypes="int8 + int8 -> int8 (broadcast)",
+    dtypes="int8 + int8 -> int8, int16 + int16 -> int16 (broadcast)",
     inplace=((0, 0), (0, 1))))  # y[i] is written after a[i], b[i] are read (full-shape input)

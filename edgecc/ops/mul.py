@@ -1,9 +1,9 @@
-"""MUL: y = a * b with numpy broadcasting (rank <= 5); int8 (TFLite's rescaling), int32, float32.
+"""MUL: y = a * b with numpy broadcasting (rank <= 5); int8/int16 (TFLite's rescaling), int32, float32.
 
 int8, as TFLite Micro prepares it (CalculateOpDataMul): the real multiplier
 s_a * s_b / s_out is computed in double and quantized with QuantizeMultiplier; per element
 out = MBQM((q_a - zp_a) * (q_b - zp_b), m, shift) + zp_out, clamped to the fused activation's
-range. int32 multiplies with C's wrap-around and clamps to the activation range; float32 clamps
+range. int16 is the same (TFLM's MulElementwise) with all zero points 0. int32 multiplies with C's wrap-around and clamps to the activation range; float32 clamps
 with std::min/std::max.
 """
 from __future__ import annotations
@@ -18,8 +18,15 @@ from edgecc.quant import mbqm, quantize_multiplier
 
 
 def supported_type(g: Graph, n: Node) -> bool:
-    """inputs and output must be int8, int32 or float32"""
-    return out_type(g, n).dtype in (DType.INT8, DType.INT32, DType.FLOAT32)
+    """inputs and output must be int8, int16, int32 or float32"""
+    return out_type(g, n).dtype in (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
+
+
+def int16_zero_points(g: Graph, n: Node) -> bool:
+    """int16 inputs and output must have zero point 0 (as TFLite Micro requires)"""
+    if out_type(g, n).dtype != DType.INT16:
+        return True
+    return all(ew.zp(g.type(v)) == 0 for v in [*n.inputs, *n.outputs] if v is not None)
 
 
 def quant_params(g: Graph, n: Node) -> dict:
@@ -47,14 +54,14 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     p = quant_params(g, n)
     prod = (ins[0].astype(np.int64) + p["off0"]) * (ins[1].astype(np.int64) + p["off1"])
     out = mbqm(prod, p["mult"], p["shift"]) + p["out_zp"]
-    return [np.clip(out, p["act_min"], p["act_max"]).astype(np.int8)]
+    return [np.clip(out, p["act_min"], p["act_max"]).astype(dt.np)]
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     dt = out_type(g, n).dtype
     act = int(n.attrs.get("fused_activation_function", 0))
     params = dict(ew.loop_params(g, n), kind=dt.name.lower(), ctype=dt.c)
-    if dt == DType.INT8:
+    if dt in (DType.INT8, DType.INT16):
         params.update(quant_params(g, n))
     elif dt == DType.INT32:
         params["act_min"], params["act_max"] = ew.int32_act_range(act)
@@ -68,6 +75,6 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 OP = register(OpDef(
     "MUL", infer, reference, lower,
     [supported_type, ew.same_types, ew.per_tensor_quantized, ew.shapes_broadcast,
-     ew.rank_at_most_5, ew.supported_activation],
-    dtypes="int8, int32, float32",
+     ew.rank_at_most_5, ew.supported_activation, int16_zero_points],
+    dtypes="int8, int16, int32, float32",
     inplace=((0, 0), (0, 1))))  # y[i] is written after a[i], b[i] are read (full-shape input)
