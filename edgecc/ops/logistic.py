@@ -6,6 +6,7 @@ x = MBQM(v, m, shift) as Q4.27, y = gemmlowp::logistic(x) in Q0.31 (exp_on_negat
 one_over_one_plus_x_for_x_in_0_1), out = clamp(RoundingDivideByPOT(y, 23) - 128). The output
 scale is assumed 1/256, as TFLite Micro assumes it. Lowered to a 256-entry table built from
 this reference.
+int16 -> int16 (zero points 0, output scale 2**-15): TFLM's table kernel, edgecc/ops/_act16.py.
 """
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from edgecc.fixedpoint import (calculate_input_radius, exp_on_negative_values,
                                one_over_one_plus_x_for_x_in_0_1)
 from edgecc.ir import Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops import _act16
 from edgecc.ops import _arith as ew
-from edgecc.ops._lut import INT8_VALUES, int8_in_out, lut_kernel
+from edgecc.ops._lut import INT8_VALUES, lut_kernel
 from edgecc.quant import INT32_MAX, mbqm, rdbpot, tflite_round
 
 INPUT_INT_BITS = 4
@@ -42,7 +44,7 @@ def gemmlowp_logistic(x: np.ndarray) -> np.ndarray:
 
 def output_zero_point_min(g: Graph, n: Node) -> bool:
     """int8 output must have zero point -128 (scale 1/256)"""
-    return ew.zp(out_type(g, n)) == -128
+    return _act16.is_int16(g, n) or ew.zp(out_type(g, n)) == -128
 
 
 def int8(g: Graph, n: Node, q: np.ndarray) -> np.ndarray:
@@ -59,13 +61,19 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if _act16.is_int16(g, n):  # edgecc/ops/_act16.py
+        return _act16.reference(g, n, ins)
     return [int8(g, n, INT8_VALUES)[ins[0].astype(np.int64) + 128]]
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if _act16.is_int16(g, n):
+        return _act16.lower(g, n, target)
     return lut_kernel("logistic.c.j2", g, n, lambda q: int8(g, n, q))
 
 
 OP = register(OpDef("LOGISTIC", infer, reference, lower,
-                    [int8_in_out, ew.per_tensor_quantized, output_zero_point_min],
-                    dtypes="int8 (table)", inplace=((0, 0),)))
+                    [_act16.int8_or_int16_in_out, ew.per_tensor_quantized, output_zero_point_min,
+                     *_act16.CONSTRAINTS],
+                    dtypes="int8 (table), int16 (TFLM's interpolated sigmoid table)",
+                    inplace=((0, 0),)))

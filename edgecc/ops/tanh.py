@@ -4,6 +4,7 @@ Same input rescaling as LOGISTIC (Q4.27, radius). Per value v = q - zp_in: v <= 
 v >= radius -> 127, otherwise y = gemmlowp::tanh(MBQM(v, m, shift)) in Q0.31 (exp_on_negative_values
 of 2x, then one_minus_x_over_one_plus_x_for_x_in_0_1), out = clamp(RoundingDivideByPOT(y, 24)).
 The output scale is assumed 1/128, as TFLite Micro assumes it. Lowered to a 256-entry table.
+int16 -> int16 (zero points 0, output scale 2**-15): TFLM's table kernel, edgecc/ops/_act16.py.
 """
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from edgecc.fixedpoint import (FORTY_EIGHT_OVER_17, NEG_THIRTY_TWO_OVER_17,
                                exp_on_negative_values, rescale, rounding_half_sum)
 from edgecc.ir import Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops import _act16
 from edgecc.ops import _arith as ew
-from edgecc.ops._lut import INT8_VALUES, int8_in_out, lut_kernel
+from edgecc.ops._lut import INT8_VALUES, lut_kernel
 from edgecc.ops.logistic import INPUT_INT_BITS, input_rescale
 from edgecc.quant import INT32_MAX, _wrap32, mbqm, rdbpot, srdhm
 
@@ -57,13 +59,19 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if _act16.is_int16(g, n):  # edgecc/ops/_act16.py
+        return _act16.reference(g, n, ins)
     return [int8(g, n, INT8_VALUES)[ins[0].astype(np.int64) + 128]]
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if _act16.is_int16(g, n):
+        return _act16.lower(g, n, target)
     return lut_kernel("tanh.c.j2", g, n, lambda q: int8(g, n, q))
 
 
 OP = register(OpDef("TANH", infer, reference, lower,
-                    [int8_in_out, ew.per_tensor_quantized, output_zero_point_zero],
-                    dtypes="int8 (table)", inplace=((0, 0),)))
+                    [_act16.int8_or_int16_in_out, ew.per_tensor_quantized, output_zero_point_zero,
+                     *_act16.CONSTRAINTS],
+                    dtypes="int8 (table), int16 (TFLM's interpolated sigmoid table)",
+                    inplace=((0, 0),)))

@@ -1,5 +1,5 @@
 """int16 activations (TFLite's 16x8 scheme): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (int8
-weights, int64 bias), ADD, MUL, SOFTMAX; numpy reference and generated C (gcc, clang) vs TFLite
+weights, int64 bias), ADD, MUL, SOFTMAX, LOGISTIC, TANH; numpy reference and generated C (gcc, clang) vs TFLite
 Micro on random single-op models, the int64 requantization's C twin vs numpy, and the ML-zoo
 int16 DS-CNN end to end."""
 import subprocess
@@ -12,13 +12,17 @@ import pytest
 from conftest import shared_model
 from edgecc.errors import UnsupportedModel
 from edgecc.frontends.tflite import load_tflite
+from edgecc.interp import run_graph
 from edgecc.ops import conv_out_size
+from edgecc.ops._act16 import input_rescale, logistic16
+from edgecc.ops._lstm_math import SIGMOID_TABLE, tanh16
 from edgecc.ops._softmax16 import exp_lut, lut_lookup, one_over_one_plus_x_lut
 from edgecc.quant import mbqm64
 from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
 from edgecc.verify import verify_model
+from edgecc.verify.reference import run_tflm
 from opcheck import check_model
 
 # |x| ~ 18900 (uniform int16), |w| ~ 73 (uniform int8): an effective scale of SPREAD / sqrt(taps)
@@ -213,6 +217,39 @@ def test_softmax_int16(shape, scale, beta):
     check_model(softmax16_model(shape, scale, beta))
 
 
+def act16_model(op, shape, in_scale):
+    mb = ModelBuilder()
+    x = mb.tensor("x", shape, "int16", scale=in_scale, zero_point=0)
+    y = mb.tensor("y", shape, "int16", scale=1.0 / 32768, zero_point=0)
+    mb.op(op, [x], [y], {}, version=3)
+    return mb.finish([x], [y])
+
+
+# 2**-12 / 2**-11: TFLM's power-of-two cases (LOGISTIC only the first); others rescale by a
+# 16-bit multiplier and a rounding shift; 2.6 is near the largest scale the multiplier allows.
+ACT_SCALES = [2.0 ** -12, 2.0 ** -11, 1e-4, 3.3e-4, 2.2e-3, 0.05, 2.6]
+
+
+@pytest.mark.parametrize("op", ["LOGISTIC", "TANH"])
+@pytest.mark.parametrize("scale", ACT_SCALES)
+def test_logistic_tanh_int16(op, scale):
+    check_model(act16_model(op, (3, 100), scale), seeds=(0,))
+
+
+@pytest.mark.parametrize("op", ["LOGISTIC", "TANH"])
+def test_logistic_tanh_int16_every_input(op, tmp_path):
+    """The numpy reference on all 65536 int16 inputs against TFLM, for each scale."""
+    values = np.arange(-32768, 32768, dtype=np.int16)
+    for scale in ACT_SCALES:
+        path = tmp_path / f"{op}_{scale}.tflite"
+        path.write_bytes(act16_model(op, (values.size,), scale))
+        g = load_tflite(path)
+        want, _ = run_tflm(path, [values], 1)
+        got = run_graph(g, [values])[g.outputs[0]]
+        bad = np.flatnonzero(got != want[0])
+        assert bad.size == 0, (scale, values[bad[:5]], got[bad[:5]], want[0][bad[:5]])
+
+
 # ---- unsupported 16x8 cases are refused with their reason ---------------------------------
 
 def _load(data: bytes):
@@ -243,8 +280,9 @@ def test_int16_softmax_output_scale_rejected():
 
 # ---- C twins of the int16 arithmetic ------------------------------------------------------
 
-def test_mbqm64_and_lut16_c_twins_match_numpy(tmp_path):
-    """ec_mbqm64 and ec_lut16 against quant.mbqm64 / _softmax16.lut_lookup on edge values."""
+def test_int16_c_twins_match_numpy(tmp_path):
+    """ec_mbqm64 and ec_lut16 against quant.mbqm64 / _softmax16.lut_lookup on edge values;
+    ec_logistic16 / ec_tanh16 against _act16 on every int16 input for every tested scale."""
     rng = np.random.default_rng(7)
     xs = np.concatenate([rng.integers(-(1 << 40), 1 << 40, 300), [0, 1, -1, (1 << 40), -(1 << 40)]])
     ms = np.concatenate([rng.integers(1 << 30, (1 << 31) - 1, 300), [0x7FFF0000, 0x7FFEFFFF,
@@ -252,12 +290,19 @@ def test_mbqm64_and_lut16_c_twins_match_numpy(tmp_path):
     ss = np.concatenate([rng.integers(-31, 15, 300), [14, -31, 0, 7, -8]])
     vals = np.arange(-32768, 32768, 97)
     lut = exp_lut()
-    src = ['#include <stdio.h>', '#include "edgecc_fixedpoint.h"',
-           f"static const int16_t lut[513] = {{{', '.join(map(str, lut))}}};", "int main(void) {"]
+    src = ['#include <stdio.h>', '#include "edgecc_fixedpoint.h"', '#include "edgecc_lstm.h"',
+           f"static const int16_t lut[513] = {{{', '.join(map(str, lut))}}};",
+           f"static const uint16_t tab[256] = {{{', '.join(map(str, SIGMOID_TABLE))}}};",
+           "int main(void) {"]
     for x, m, s in zip(xs, ms, ss):
         src.append(f'    printf("%d\\n", (int)ec_mbqm64((int64_t){int(x)}LL, {int(m)}, {int(s)}));')
     src.append(f"    {{ int v; for (v = -32768; v < 32768; v += 97) "
                f'printf("%d\\n", (int)ec_lut16((int16_t)v, lut)); }}')
+    rescales = [input_rescale(sc, tanh) for sc in ACT_SCALES for tanh in (False, True)]
+    for (m, sh), tanh in zip(rescales, [False, True] * len(ACT_SCALES)):
+        fn = "ec_tanh16" if tanh else "ec_logistic16"
+        src.append(f"    {{ int v; for (v = -32768; v < 32768; ++v) "
+                   f'printf("%d\\n", (int){fn}((int16_t)v, {m}, {sh}, tab)); }}')
     src += ["    return 0;", "}"]
     (tmp_path / "t.c").write_text("\n".join(src) + "\n")
     exe = tmp_path / "t"
@@ -266,6 +311,9 @@ def test_mbqm64_and_lut16_c_twins_match_numpy(tmp_path):
     got = [int(v) for v in subprocess.run([str(exe)], capture_output=True, text=True,
                                           check=True).stdout.split()]
     want = list(mbqm64(xs, ms, ss)) + list(lut_lookup(vals, lut))
+    every = np.arange(-32768, 32768)
+    for (m, sh), tanh in zip(rescales, [False, True] * len(ACT_SCALES)):
+        want += list((tanh16 if tanh else logistic16)(every, m, sh))
     assert got == [int(v) for v in want]
 
 
