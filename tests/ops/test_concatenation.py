@@ -8,7 +8,7 @@ from opmodels import random_data
 
 def concat_model(rng, shapes, axis, dtype="int8", const_index=None):
     mb = ModelBuilder()
-    q = dict(scale=0.1, zero_point=3) if dtype == "int8" else {}
+    q = dict(scale=0.1, zero_point=3 if dtype == "int8" else 0) if dtype in ("int8", "int16") else {}
     ins = []
     for k, s in enumerate(shapes):
         if k == const_index:
