@@ -60,6 +60,10 @@ class FastRequant:
     L: int          # left shift applied to the accumulator (TFLite's left shift + 1)
     lo: int         # clamp range of the output
     hi: int
+    # N for kernels that take the sign term from acc itself rather than from acc << L (Helium:
+    # VQRDMULH needs no doubling). Only constant channels differ: their huge biases can change
+    # sign when doubled in int32.
+    n_raw: np.ndarray | None = None
 
     @property
     def full_range(self) -> bool:
@@ -105,12 +109,14 @@ def fast_requant(lo: np.ndarray, hi: np.ndarray, mult: np.ndarray, shift: np.nda
     m_out = np.zeros(oc, np.int64)
     n_out = np.zeros(oc, np.int64)
     e_out = np.ones(oc, np.int64)
+    n_raw = np.zeros(oc, np.int64)
     for c in range(oc):
         if const[c]:
             # The kernel computes t = N + (a >> 31) and prints t >> 1: pick N for the constant.
             o = int(np.clip(mbqm(np.array([lo[c]]), mult[c], shift[c])[0] + out_zp, act_lo, act_hi))
             s = -1 if _wrap32(lo[c] << L) < 0 else 0
             n_out[c] = 2 * o - s
+            n_raw[c] = 2 * o - (-1 if lo[c] < 0 else 0)
             continue
         e = int(max(-shift[c], 0))
         m = int(mult[c])
@@ -127,23 +133,34 @@ def fast_requant(lo: np.ndarray, hi: np.ndarray, mult: np.ndarray, shift: np.nda
         if r_lo + n - 1 < INT32_MIN or r_hi + n > INT32_MAX or not INT32_MIN <= n <= INT32_MAX:
             return None, f"channel {c}: rounding constant overflows"
         m_out[c], n_out[c], e_out[c] = m, n, e
-    if (n_out < INT32_MIN).any() or (n_out > INT32_MAX).any():
+        n_raw[c] = n
+    if not fits_int32(n_out) or not fits_int32(n_raw):
         return None, "constant channel out of range"
     return FastRequant(m_out.astype(np.int32), n_out.astype(np.int32), e_out.astype(np.int8),
-                       L, int(act_lo), int(act_hi)), ""
+                       L, int(act_lo), int(act_hi), n_raw.astype(np.int32)), ""
 
 
-def emulate_fast(acc: np.ndarray, fr: FastRequant, channel_axis: int = -1) -> np.ndarray:
-    """What the C fast requantization computes for int32 accumulators `acc` (numpy model)."""
+def emulate_fast(acc: np.ndarray, fr: FastRequant, channel_axis: int = -1,
+                 helium: bool = False) -> np.ndarray:
+    """What the C fast requantization computes for int32 accumulators `acc` (numpy model):
+    the DSP form t = SMMLAR(acc << L, m, N) + ((acc << L) >> 31), or with helium the MVE form
+    t = VQRDMULH(acc, m) + N_raw + (acc >> 31); then clamp(t >> e)."""
     acc = np.asarray(acc, np.int64)
     shape = [1] * acc.ndim
     shape[channel_axis] = -1
     m = fr.m.astype(np.int64).reshape(shape)
-    n = fr.n.astype(np.int64).reshape(shape)
     e = fr.e.astype(np.int64).reshape(shape)
-    a = _wrap32(acc << fr.L)
-    t = _wrap32(n + ((a * m + (1 << 31)) >> 32))
-    t = _wrap32(t + (a >> 31))
+    if helium:
+        n = fr.n_raw.astype(np.int64).reshape(shape)
+        prod = acc * m
+        sat = (acc == INT32_MIN) & (m == INT32_MIN)
+        q = np.where(sat, INT32_MAX, (2 * prod + (1 << 31)) >> 32)  # VQRDMULH
+        t = _wrap32(_wrap32(q + n) + (acc >> 31))
+    else:
+        n = fr.n.astype(np.int64).reshape(shape)
+        a = _wrap32(acc << fr.L)
+        t = _wrap32(n + ((a * m + (1 << 31)) >> 32))
+        t = _wrap32(t + (a >> 31))
     return np.clip(t >> e, fr.lo, fr.hi)
 
 
@@ -202,6 +219,39 @@ def doubled(bias: np.ndarray) -> np.ndarray:
     fits: the folded bias is itself a reachable accumulator (x = 0 everywhere), and
     fast_requant proved 2 * acc fits int32 for all of them."""
     return (np.asarray(bias, np.int64) * 2).astype(np.int32)
+
+
+@dataclass
+class MveBlocks:
+    """Weights, biases and requantization records in the layout of edgecc_mve.h's ec_mve_row."""
+
+    kp: int
+    w: np.ndarray      # int8 [ocp/4][kp/16][4][16]
+    bias: np.ndarray   # int32 [ocp]
+    rq: np.ndarray     # int32 per 4 channels: [m x4][N x4][-e x4]
+
+
+def pad_to(a, n: int) -> np.ndarray:
+    out = np.zeros(n, np.int64)
+    out[:len(a)] = np.asarray(a, np.int64)
+    return out
+
+
+def mve_records(fr: FastRequant, ocp: int) -> np.ndarray:
+    """Per 4 channels [m x4][N x4][-e x4] (the MVE sign convention, N_raw); padded channels
+    get zeros."""
+    parts = [pad_to(a, ocp).reshape(-1, 4) for a in (fr.m, fr.n_raw, -fr.e.astype(np.int64))]
+    return np.concatenate(parts, axis=1).ravel().astype(np.int32)
+
+
+def mve_blocks(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
+    """[oc, K] weights -> 4-channel blocks of 16-input chunks (K padded to 16, oc to 4)."""
+    oc, k = np.asarray(w_rows).shape
+    kp, ocp = round_up(max(k, 1), 16), round_up(oc, 4)
+    w = np.zeros((ocp, kp), np.int64)
+    w[:oc, :k] = w_rows
+    return MveBlocks(kp, interleave_rows(w, 4, 16).astype(np.int8),
+                     pad_to(folded, ocp).astype(np.int32), mve_records(fr, ocp))
 
 
 def has_isa(target, isa: str) -> bool:

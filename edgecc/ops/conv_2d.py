@@ -141,6 +141,44 @@ def pack_weights(w: np.ndarray, groups: int = 1, block: int = OC_BLOCK) -> np.nd
     return np.concatenate(out)
 
 
+def _lower_mve(win: Window, x: TensorType, w: np.ndarray, rq, direct: bool) -> Kernel:
+    """Helium (runtime_c/edgecc_mve.h, ec_mve_conv): 4 output channels per pass, VMLADAVA on
+    16-byte chunks of the receptive field. How interior pixels read their field (in place as
+    one run, as one run per filter row, or by byte gathers) decides the weights' input order."""
+    oc, kh, kw, ic = w.shape
+    run = kw * ic
+    flat = _simd.round_up(kh * run, 16)
+    offsets = [fy * win.dil_h * win.in_w * ic + fx * win.dil_w * ic + c
+               for fy in range(kh) for fx in range(kw) for c in range(ic)]
+    offs = np.zeros(0, np.uint8)
+    if direct:
+        mode, rowp, how = 0, run, "pixels read in place"
+    elif flat <= 64 and max(offsets) < 256 and not kh * _simd.round_up(run, 16) <= flat:
+        mode, rowp, how = 2, run, "fields by byte gathers"
+        offs = np.zeros(flat, np.int64)
+        offs[:len(offsets)] = offsets
+        offs = offs.astype(np.uint8)
+    elif run % 16 == 0 and win.dil_w == 1:
+        mode, rowp, how = 1, run, "fields read in place, one run per filter row"
+    elif run <= 16 and kh <= 4 and win.dil_w == 1:
+        mode, rowp, how = 1, 16, "filter rows padded to 16 bytes, read in place"
+    else:
+        mode, rowp, how = 3, run, "fields copied with zero-point padding"
+    rows = np.zeros((oc, kh, rowp), np.int64)
+    rows[:, :, :run] = w.reshape(oc, kh, run)
+    mb = _simd.mve_blocks(rows.reshape(oc, -1), rq.folded, rq.fr)
+    y0, y1, x0, x1 = win.interior()
+    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
+            oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
+            mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1]
+    return Kernel("conv_2d_mve.c.j2", params=dict(geom=geom),
+                  consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq, offs=offs if len(offs) else
+                              np.zeros(16, np.uint8)),
+                  scratch=mb.kp + 64, variant=f"mve-conv-4ch-m{mode}",
+                  reason=f"Helium: 4 output channels per pass, VMLADAVA over {mb.kp} taps in "
+                         f"16-byte chunks, {how}; vector requantization")
+
+
 def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
 
@@ -148,6 +186,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     pixels, and each output channel's weights (zero-padded to a multiple of 8 taps, packed in
     words) are read once per block: 4 pixels x 1 channel of SMLADs (runtime_c/edgecc_dsp.h).
     A 1x1 unpadded layer reads its fields in place; others gather them (zero-point padded).
+    Helium: the same fields against 4 output channels at a time, VMLADAVA on 16-byte chunks
+    (runtime_c/edgecc_mve.h).
     """
     if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
         return _vec.lower_conv_2d(g, n, target)
@@ -166,15 +206,17 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                             int(out_type(g, n).q.zero_point[0]), lo, hi)
     if rq.fr is None:
         return None, f"no exact fast requantization ({rq.why})"
-    kp = _simd.round_up(kh * kw * ic, 8)
     direct = kh == 1 and kw == 1 and win.pad_t == 0 and win.pad_l == 0
+    how = "fields read in place" if direct else "fields gathered with zero-point padding"
+    if _simd.has_isa(target, "mve"):
+        return _lower_mve(win, x, w, rq, direct), ""
+    kp = _simd.round_up(kh * kw * ic, 8)
     geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
             oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
             kp, int(direct), in_zp, rq.fr.lo, rq.fr.hi]
     # The kernel doubles the extended activations, so it accumulates 2 * acc from 2 * bias.
     consts = dict(w=_simd.pack_words(_simd.pad_cols(w.reshape(oc, -1), kp)),
                   bias=_simd.doubled(rq.folded), qmn=rq.fr.qmn(), qe=rq.fr.e)
-    how = "fields read in place" if direct else "fields gathered with zero-point padding"
     return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
                   scratch=9 * kp + 4 * oc, variant="dsp-conv-4px",
                   reason=f"Cortex-M DSP: 4 pixels x 1 channel SMLAD blocks over {kp} taps, "
@@ -229,7 +271,9 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         # the interior's innermost loop handles this many input bytes per iteration
         unroll=next(u for u in (4, 2, 1) if run % u == 0),
         mbqm=mbqm_function(m))
-    return Kernel("conv_2d.c.j2", params=params, consts=consts, reason=why)
+    # conv_2d.c.j2 finishes output pixel p (raster order) before pixel p+1 and reads only p's
+    # window meanwhile: the planner may stream the output over the input (plan/stream.py).
+    return Kernel("conv_2d.c.j2", params=params, consts=consts, reason=why, streams=(1, 1))
 
 
 OP = register(OpDef(

@@ -103,6 +103,41 @@ def _pair16(a, b) -> int:
     return int(np.int32(np.uint32((int(a) & 0xFFFF) | ((int(b) & 0xFFFF) << 16))))
 
 
+def _lower_mve(g: Graph, n: Node, win: Window, rq, w: np.ndarray, x) -> Kernel | None:
+    """Helium (runtime_c/edgecc_mve.h, ec_mve_dw): filters of at most 16 taps, or None (the DSP
+    kernel runs: bigger filters, or planes too wide for byte gather offsets)."""
+    kh, kw, oc = w.shape
+    ic = x.shape[3]
+    if kh * kw > 16:
+        return None
+    # plane row: input columns at pad_l.., wide enough for the last output's window
+    need = max(win.pad_l + win.in_w, (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1)
+    wp = _simd.round_up(need, 16)
+    offs = np.zeros((kh, 16), np.int64)
+    for ph in range(kh):
+        for fy in range(kh):
+            for fx in range(kw):
+                offs[ph, fy * kw + fx] = ((ph + fy * win.dil_h) % kh) * wp + fx * win.dil_w
+    if win.dil_h != 1 and kh > 1 or offs.max() > 255:
+        return None  # (dilated rows would need more ring slots than filter rows)
+    ocp = _simd.round_up(oc, 4)
+    w16 = np.zeros((ocp, 16), np.int64)
+    w16[:oc, :kh * kw] = w.transpose(2, 0, 1).reshape(oc, -1)
+
+    # per 4 channels: [bias x4][m x4][N x4][-e x4], one pointer for the kernel's 4 loads
+    rqs = np.concatenate([_simd.pad_to(rq.folded, ocp).reshape(-1, 4),
+                          _simd.mve_records(rq.fr, ocp).reshape(-1, 12)], axis=1)
+    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh,
+            win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, int(x.q.zero_point[0]),
+            rq.fr.lo, rq.fr.hi]
+    return Kernel("depthwise_conv_2d_mve.c.j2", params=dict(geom=geom),
+                  consts=dict(w16=w16.ravel().astype(np.int8), rq=rqs.ravel().astype(np.int32),
+                              offs=offs.ravel().astype(np.uint8)),
+                  scratch=ic * kh * wp, variant="mve-dw-gather",
+                  reason=f"Helium: {kh}x{kw} window of a channel as one byte gather over int8 "
+                         "channel planes, one VMLADAVA per output, 4 channels per requantization")
+
+
 def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
 
@@ -131,6 +166,10 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                             int(out_type(g, n).q.zero_point[0]), lo, hi)
     if rq.fr is None:
         return None, f"no exact fast requantization ({rq.why})"
+    if _simd.has_isa(target, "mve"):
+        k = _lower_mve(g, n, win, rq, w, x)
+        if k is not None:
+            return k, ""
     L = rq.fr.L
     if L > 8:  # the weights are pre-scaled by 2^L and must stay int16
         return None, "requantization left shift above 8: portable kernel"
@@ -209,7 +248,10 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         taps=taps if len(taps) <= MAX_UNROLLED_TAPS else [],
         tap_row_stride=win.dil_h * win.in_w * ic, tap_col_stride=win.dil_w * ic,
         mbqm=mbqm_function(m))
-    return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts, reason=why)
+    # depthwise_conv_2d.c.j2 finishes output pixel p (raster order) before pixel p+1 and reads
+    # only p's window meanwhile: the planner may stream the output over the input.
+    return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts, reason=why,
+                  streams=(1, 1))
 
 
 OP = register(OpDef(

@@ -100,12 +100,21 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         return None, f"no exact fast requantization ({rq.why})"
     if not rq.fr.uniform:
         return None, "units need different requantization constants: portable kernel"
+    fr = rq.fr
+    if _simd.has_isa(target, "mve"):
+        mb = _simd.mve_blocks(w, rq.folded, fr)
+        geom = [batches, depth, mb.kp, units, fr.lo, fr.hi]
+        rec = mb.rq[:12]  # per-tensor: one requantization record for every block
+        return Kernel("fully_connected_mve.c.j2", params=dict(geom=geom),
+                      consts=dict(w=mb.w, bias=mb.bias, rq=rec),
+                      scratch=mb.kp, variant="mve-fc-4u",
+                      reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, vector "
+                             "requantization"), ""
     dp, up = _simd.round_up(depth, 8), _simd.round_up(units, 4)
     wpad = np.zeros((up, dp), np.int64)
     wpad[:units, :depth] = w
     bias = np.zeros(up, np.int64)
     bias[:units] = rq.folded
-    fr = rq.fr
     geom = [batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi]
     lo_acc, hi_acc = _simd.acc_range(w, _bias(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):

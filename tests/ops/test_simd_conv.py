@@ -36,8 +36,8 @@ def test_fast_requant_equals_tflite_on_the_whole_range(seed):
     acc = rng.integers(lo, hi + 1, (4000, len(lo)))
     acc[:3] = np.stack([lo, hi, np.clip(0, lo, hi)])
     want = np.clip(mbqm(acc, m, s) + out_zp, *act)
-    got = _simd.emulate_fast(acc, fr)
-    assert (got == want).all()
+    assert (_simd.emulate_fast(acc, fr) == want).all()
+    assert (_simd.emulate_fast(acc, fr, helium=True) == want).all()
 
 
 def test_fast_requant_refuses_what_it_cannot_prove():
@@ -69,3 +69,18 @@ DSP_CASES = [
 def test_dsp_conv_on_cortex_m4(case):
     rng = np.random.default_rng(4100 + case)
     check_on_target(conv_model(rng, **DSP_CASES[case]), "cortex-m4", "dsp-")
+
+
+# Helium: the same shapes cover every field mode (pixels in place, rows in place, rows padded
+# to 16 bytes, byte gathers, copies) and border pixels (copied with zero-point padding).
+MVE_CASES = DSP_CASES + [
+    dict(h=6, w=6, ic=16, oc=6, kh=3, kw=3, padding=0, act=1),                # rows, 48 B
+    dict(h=9, w=20, ic=3, oc=8, kh=3, kw=3, stride=(2, 2), padding=0, act=1),  # rows padded
+    dict(h=5, w=5, ic=70, oc=9, kh=1, kw=1, padding=1, act=0),                 # 1x1, kp 80
+]
+
+
+@pytest.mark.parametrize("case", range(len(MVE_CASES)))
+def test_mve_conv_on_cortex_m55(case):
+    rng = np.random.default_rng(4200 + case)
+    check_on_target(conv_model(rng, **MVE_CASES[case]), "cortex-m55", "mve-")

@@ -56,3 +56,12 @@ DW_CASES = [
 def test_dsp_depthwise_on_cortex_m4(case):
     rng = np.random.default_rng(5200 + case)
     check_on_target(dw_model(rng, **DW_CASES[case]), "cortex-m4", "dsp-")
+
+
+# Helium: windows of at most 16 taps gather (all but the 5x5 case, which runs the DSP kernel).
+@pytest.mark.parametrize("case", range(len(DW_CASES)))
+def test_depthwise_on_cortex_m55(case):
+    rng = np.random.default_rng(5300 + case)
+    cfg = DW_CASES[case]
+    prefix = "dsp-" if cfg.get("kh", 3) * cfg.get("kw", 3) > 16 else "mve-"
+    check_on_target(dw_model(rng, **cfg), "cortex-m55", prefix)

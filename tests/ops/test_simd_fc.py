@@ -52,3 +52,9 @@ def test_dsp_fc_form_follows_the_accumulator_bound():
     rng = np.random.default_rng(6399)
     assert variants(fc_model(rng, depth=64, units=8), "cortex-m4") == ["dsp-fc-4u-ub"]
     assert variants(fc_model(rng, depth=1500, units=8), "cortex-m4") == ["dsp-fc-4u"]
+
+
+@pytest.mark.parametrize("case", range(len(FC_CASES)))
+def test_mve_fully_connected_on_cortex_m55(case):
+    rng = np.random.default_rng(6400 + case)
+    check_on_target(fc_model(rng, **FC_CASES[case]), "cortex-m55", "mve-")
