@@ -71,8 +71,9 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
     g, results = optimize(imported)
     lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
     scratch = {g.nodes.index(lw.node): lw.kernel.scratch for lw in lowered if lw.kernel.scratch}
+    streams = {g.nodes.index(lw.node): lw.kernel.streams for lw in lowered if lw.kernel.streams}
     # The planner may pick another topological order (smaller peak); emit the layers in it.
-    g, plan = plan_model(g, scratch, alias_ops(), reference=imported)
+    g, plan = plan_model(g, scratch, alias_ops(), reference=imported, streams=streams)
     position = {id(n): i for i, n in enumerate(g.nodes)}
     lowered.sort(key=lambda lw: position[id(lw.node)])
     files = render(g, lowered, plan, name)

@@ -27,6 +27,12 @@ class Kernel:
     params:   numbers and lists the template prints (Python computed all of them).
     consts:   arrays emitted as `const` data in NAME_weights.c; the template sees their C symbols.
     scratch:  bytes of arena scratch the kernel needs while it runs.
+    streams:  the pass order of a window kernel (edgecc/plan/stream.py), or None: (rows, cols)
+              = it writes its output in passes over blocks of rows x cols output pixels (cols 0 =
+              whole rows) in raster order, each pass reading only input inside its own pixels'
+              filter windows; (rows,) = whole rows per pass. The planner then may start the
+              output below the end of the input it consumes. Set it ONLY after deriving the
+              template's access order, with a bit-exact test of the overlapped plan.
     """
 
     template: str
@@ -35,6 +41,7 @@ class Kernel:
     scratch: int = 0
     variant: str = "portable"
     reason: str = ""
+    streams: tuple[int, ...] | None = None
 
 
 @dataclass

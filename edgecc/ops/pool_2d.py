@@ -123,8 +123,10 @@ def _kernel(g: Graph, n: Node, template: str, scratch_per_channel: int) -> Kerne
     d = _geometry(g, n)
     lo, hi = act_range(g, n)
     ctype = in_type(g, n).dtype.c
+    # Both templates finish output pixel p (raster order) before pixel p+1 and read only p's
+    # window meanwhile: the planner may stream the output over the input (plan/stream.py).
     return Kernel(template, params=dict(d, act_min=lo, act_max=hi, ctype=ctype),
-                  scratch=scratch_per_channel * d["depth"])
+                  scratch=scratch_per_channel * d["depth"], streams=(1, 1))
 
 
 def lower_avg(g: Graph, n: Node, target) -> Kernel:

@@ -6,7 +6,12 @@ the graph, and plans that. The parts:
 
 - liveness.py: alias groups (reshape-like ops share their input's storage), in-place merges
   (elementwise ops that declare `OpDef.inplace` write over an input that dies at that node),
-  lifetimes, and the lower bounds (the issue's model-order LB and the peak of the planned buffers);
+  streaming pairs, lifetimes, and the lower bounds (the issue's model-order LB and the peak of
+  the planned buffers);
+- stream.py: window ops whose kernel declares its pass order (`Kernel.streams`) put their output
+  partly over the input they consume, shifted by a bound computed from the geometry;
+- tiling.py: patch-based execution of the memory-heavy first stages (a graph transformation run
+  before lowering, opt-in: `--tiling auto`);
 - place.py: offsets: several strategies, the best kept, exact search for small buffer sets;
 - order.py: the topological order with the smallest peak (DP over down-sets, beam beyond);
 - check.py: the checkers that prove no two live buffers overlap (run on every plan);
@@ -50,6 +55,8 @@ class Plan:
     order_exact: bool = True     # the order's peak is proven minimal
     inplace: list[tuple[str, str]] = field(default_factory=list)  # (output, input) in place
     techniques: list[str] = field(default_factory=list)
+    # streaming pairs placed overlapping: (output, input, shift = offset(out) - offset(in), d_max)
+    streaming: list[tuple[str, str, int, int]] = field(default_factory=list)
 
 
 def check_plan(bufs: list[Buffer], arena: int) -> None:
@@ -57,27 +64,42 @@ def check_plan(bufs: list[Buffer], arena: int) -> None:
     check_buffers(bufs, arena)
 
 
+def _streaming(bufs: list[Buffer]) -> list[tuple[str, str, int, int]]:
+    by_name = {b.name: b for b in bufs}
+    out = []
+    for b in bufs:
+        for x, d in b.shifts.items():
+            a = by_name[x]
+            if a.offset < b.offset + b.size and b.offset < a.offset + a.size:
+                out.append((b.values[0], a.values[0], b.offset - a.offset, d))
+    return out
+
+
 def _plan_once(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str], inplace: bool,
-               align: int, exact: bool) -> Plan:
-    bufs = buffers_for(g, scratch_sizes, alias_ops, inplace=inplace, align=align)
+               align: int, exact: bool, streams: dict[int, tuple] | None) -> Plan:
+    bufs = buffers_for(g, scratch_sizes, alias_ops, inplace=inplace, align=align,
+                       streams=streams)
     arena, strategy = place(bufs, exact=exact)
     check_buffers(bufs, arena)
     offsets = {v: b.offset for b in bufs for v in b.values}
     scratch = {int(b.name.split(":")[1]): b.offset for b in bufs if b.name.startswith("scratch:")}
-    check_graph_plan(g, offsets, scratch, scratch_sizes, arena, alias_ops)
+    check_graph_plan(g, offsets, scratch, scratch_sizes, arena, alias_ops, streams)
     return Plan(bufs, max(arena, 1), lower_bound(bufs), offsets, scratch, strategy=strategy,
                 order=list(range(len(g.nodes))),
-                inplace=inplace_pairs(bufs, g, alias_ops) if inplace else [])
+                inplace=inplace_pairs(bufs, g, alias_ops) if inplace else [],
+                streaming=_streaming(bufs))
 
 
 def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
-               inplace: bool = True, align: int = ALIGN, exact: bool = True) -> Plan:
-    """Plan `g` in its own node order (scratch_sizes: node position -> bytes)."""
+               inplace: bool = True, align: int = ALIGN, exact: bool = True,
+               streams: dict[int, tuple] | None = None) -> Plan:
+    """Plan `g` in its own node order (scratch_sizes: node position -> bytes; streams: node
+    position -> the kernel's declared pass order, Kernel.streams)."""
     # In-place merges never raise the peak but constrain placement, so both are tried; on a tie
     # the in-place plan wins (every test of a flagged op then runs its kernel in place).
-    plan = _plan_once(g, scratch_sizes, alias_ops, False, align, exact)
+    plan = _plan_once(g, scratch_sizes, alias_ops, False, align, exact, streams)
     if inplace:
-        with_inplace = _plan_once(g, scratch_sizes, alias_ops, True, align, exact)
+        with_inplace = _plan_once(g, scratch_sizes, alias_ops, True, align, exact, streams)
         if with_inplace.arena <= plan.arena:
             plan = with_inplace
     plan.model_lower_bound = plan.graph_lower_bound = model_lower_bound(g)
@@ -87,23 +109,25 @@ def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
 
 def plan_model(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
                reorder: bool = True, inplace: bool = True, align: int = ALIGN,
-               exact: bool = True, reference: Graph | None = None) -> tuple[Graph, Plan]:
+               exact: bool = True, reference: Graph | None = None,
+               streams: dict[int, tuple] | None = None) -> tuple[Graph, Plan]:
     """Choose the node order with the smallest peak, apply it, plan it: (graph to emit, plan).
 
     The returned graph holds the same Node objects in the chosen order; `plan.scratch` is keyed by
     positions in that graph, `plan.order` maps them back to positions in `g`. The model's own order
     is kept unless another order gives a strictly smaller arena. `reference` is the model as
     imported (before passes): its LB is the `model_lower_bound` reported (default: g's)."""
-    best = plan_arena(g, scratch_sizes, alias_ops, inplace, align, exact)
+    best = plan_arena(g, scratch_sizes, alias_ops, inplace, align, exact, streams)
     out = g
     if reorder and len(g.nodes) > 1:
-        order, _, exact_order = best_order(g, scratch_sizes, alias_ops, inplace)
+        order, _, exact_order = best_order(g, scratch_sizes, alias_ops, inplace, streams=streams)
         best.order_exact = exact_order
         if order != list(range(len(g.nodes))):
             g2 = apply_order(g, order)
             pos = {old: new for new, old in enumerate(order)}
             cand = plan_arena(g2, {pos[i]: s for i, s in scratch_sizes.items()}, alias_ops,
-                              inplace, align, exact)
+                              inplace, align, exact,
+                              {pos[i]: d for i, d in (streams or {}).items()})
             if cand.arena < best.arena:
                 cand.order, cand.order_exact = order, exact_order
                 best, out = cand, g2
@@ -122,6 +146,8 @@ def _techniques(g: Graph, plan: Plan, alias_ops: set[str], reordered: bool) -> l
         used.append("reshape aliasing")
     if plan.inplace:
         used.append(f"in-place ({len(plan.inplace)} ops)")
+    if plan.streaming:
+        used.append(f"streaming overlap ({len(plan.streaming)} ops)")
     if reordered:
         used.append("operator reordering")
     return used

@@ -5,12 +5,16 @@ intersecting lifetimes overlapping) and `check_graph_plan`, which does not trust
 buffers at all: it recomputes every value's lifetime from the graph, value by value, and accepts
 shared bytes only where the semantics allow it (a reshape-like op's output at exactly its input's
 offset; an in-place op's output at exactly the offset of an input of the same size that it reads
-for the last time at that node, for a pair its OpDef declares).
+for the last time at that node, for a pair its OpDef declares; a streaming window op's output
+partly over its input, when the input dies at that node and no pass of the declared kernel order
+writes over an input byte a later pass still reads: `stream_safe` enumerates the passes and the
+in-image filter taps of every output pixel, independently of the planner's bound).
 """
 from __future__ import annotations
 
 from edgecc.ir import Graph
 from edgecc.plan.liveness import Buffer, op_traits
+from edgecc.plan.stream import Geometry, geometry, normalize
 
 
 class PlanError(AssertionError):
@@ -27,15 +31,68 @@ def check_buffers(bufs: list[Buffer], arena: int) -> None:
         for b in order[i + 1:]:
             if b.offset >= a.offset + a.size:
                 break
-            if a.lives_with(b):
+            if a.lives_with(b) and not _shift_ok(a, b):
                 raise PlanError(f"live buffers overlap: {a.name} [{a.offset},+{a.size}) "
                                 f"steps {a.first}-{a.last} and {b.name} [{b.offset},+{b.size}) "
                                 f"steps {b.first}-{b.last}")
 
 
+def _shift_ok(a: Buffer, b: Buffer) -> bool:
+    """A streaming pair placed within its shift bound (the graph check proves the bound)."""
+    if a.name in b.shifts:
+        return b.offset - a.offset <= b.shifts[a.name]
+    if b.name in a.shifts:
+        return a.offset - b.offset <= a.shifts[b.name]
+    return False
+
+
+def _first_tap(o: int, stride: int, pad: int, dil: int, k: int, size: int) -> int | None:
+    """The first in-image input index the window of output index o reads, or None."""
+    for f in range(k):
+        i = o * stride - pad + f * dil
+        if 0 <= i < size:
+            return i
+    return None
+
+
+def stream_safe(geo: Geometry, decl, shift: int, in_bytes: int) -> str | None:
+    """None when a kernel with pass order `decl` may run with its output `shift` bytes above its
+    input's offset; else why not. Every pass's written bytes must miss [lowest input byte read
+    by this or a later pass, end of input)."""
+    rows, cols = normalize(decl)
+    cols = cols or geo.out_w
+    fy = [_first_tap(o, geo.stride_h, geo.pad_t, geo.dil_h, geo.k_h, geo.in_h)
+          for o in range(geo.out_h)]
+    fx = [_first_tap(o, geo.stride_w, geo.pad_l, geo.dil_w, geo.k_w, geo.in_w)
+          for o in range(geo.out_w)]
+    table = []  # (write lo, write hi, lowest read or None) per pass, in execution order
+    for b in range(geo.batches):
+        for r0 in range(0, geo.out_h, rows):
+            for c0 in range(0, geo.out_w, cols):
+                px = [(oy, ox) for oy in range(r0, min(r0 + rows, geo.out_h))
+                      for ox in range(c0, min(c0 + cols, geo.out_w))]
+                lo = min(((b * geo.out_h + oy) * geo.out_w + ox) * geo.out_px for oy, ox in px)
+                hi = max(((b * geo.out_h + oy) * geo.out_w + ox + 1) * geo.out_px
+                         for oy, ox in px)
+                reads = [((b * geo.in_h + fy[oy]) * geo.in_w + fx[ox]) * geo.in_px
+                         for oy, ox in px if fy[oy] is not None and fx[ox] is not None]
+                table.append((lo, hi, min(reads) if reads else None))
+    later = in_bytes  # lowest input byte read from this pass on
+    for k in range(len(table) - 1, -1, -1):
+        lo, hi, r = table[k]
+        if r is not None:
+            later = min(later, r)
+        if shift + lo < in_bytes and shift + hi > later:
+            return (f"pass {k} writes output bytes [{lo},{hi}) at input bytes "
+                    f"[{shift + lo},{shift + hi}), input from byte {later} is still to be read")
+    return None
+
+
 def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, int],
-                     scratch_sizes: dict[int, int], arena: int, alias_ops: set[str]) -> None:
-    """Independent proof on the graph in its (final) node order; raises PlanError."""
+                     scratch_sizes: dict[int, int], arena: int, alias_ops: set[str],
+                     streams: dict[int, tuple] | None = None) -> None:
+    """Independent proof on the graph in its (final) node order; raises PlanError.
+    `streams`: node position -> the kernel's declared pass order (Kernel.streams)."""
     steps = len(g.nodes)
     first: dict[str, int] = {}
     last: dict[str, int] = {}
@@ -78,6 +135,25 @@ def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, in
     for v, r in same.items():
         if offsets[v] != offsets[r]:
             raise PlanError(f"{v} shares storage with {r} at another offset")
+    # Streaming pairs: step -> (output, root of the input) that may overlap at that step.
+    streamed: dict[int, tuple[str, str]] = {}
+    for i, decl in (streams or {}).items():
+        n = g.nodes[i]
+        geo = geometry(g, n) if normalize(decl) else None
+        if geo is None or n.inputs[0] not in first:
+            continue
+        o, x = n.outputs[0], n.inputs[0]
+        group = [w for w in first if root(w) == root(x)]
+        if (first[o] != i or any(last[w] > i or w in g.outputs for w in group)
+                or root(o) == root(x)):
+            continue  # not a streaming candidate: any overlap is caught below
+        lo, hi = offsets[o], offsets[o] + g.type(o).nbytes
+        if hi <= offsets[x] or lo >= offsets[x] + g.type(x).nbytes:
+            continue  # no overlap
+        why = stream_safe(geo, decl, offsets[o] - offsets[x], g.type(x).nbytes)
+        if why is not None:
+            raise PlanError(f"step {i} ({n.op}): output {o} over input {x}: {why}")
+        streamed[i] = (o, root(x))
     live_at: list[list[str]] = [[] for _ in range(steps or 1)]
     for v in first:
         for s in range(first[v], last[v] + 1):
@@ -93,6 +169,9 @@ def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, in
                     break
                 if hi2 == lo2 or hi == lo:
                     continue
+                if s in streamed and {v, w} & {streamed[s][0]} and \
+                        root(w if v == streamed[s][0] else v) == streamed[s][1]:
+                    continue  # the proven streaming pair of this step
                 if v.startswith("scratch") or w.startswith("scratch") or root(v) != root(w):
                     raise PlanError(f"step {s} ({g.nodes[s].op if g.nodes else '-'}): {v} "
                                     f"[{lo},{hi}) overlaps {w} [{lo2},{hi2})")

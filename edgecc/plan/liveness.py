@@ -13,12 +13,19 @@ In-place: an op lists `inplace` pairs (output index, input index) in its OpDef w
 element i of that input before it writes element i of that output. The planner uses a pair when
 the input's whole alias group is last read at this node, is not a graph output, and input and
 output have the same element count and element size; the output then joins the input's buffer.
+
+Streaming (stream.py): a window op whose kernel declares its pass order (`Kernel.streams`) may put
+its output partly over its input when the input's buffer dies at that node and the output's is
+born there. The two stay separate buffers; the output buffer records `shifts[input buffer] =
+d_max`: the pair may overlap when offset(output) - offset(input) <= d_max. The lower bounds
+subtract what such a pair can save at its step.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from edgecc.ir import Graph, Node
+from edgecc.plan.stream import aligned, saving, stream_pair
 
 
 @dataclass
@@ -30,6 +37,9 @@ class Buffer:
     offset: int = -1
     values: list[str] = field(default_factory=list)  # the values stored here (alias group)
     align: int = 16
+    # input buffer name -> d_max: this (output) buffer may overlap that input buffer, at the one
+    # step they share, when offset(self) - offset(input) <= d_max (a streaming pair)
+    shifts: dict[str, int] = field(default_factory=dict)
 
     def lives_with(self, other: "Buffer") -> bool:
         return self.first <= other.last and other.first <= self.last
@@ -94,8 +104,10 @@ def inplace_candidates(g: Graph, n: Node, sg: StaticGroups,
 
 
 def buffers_for(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
-                inplace: bool = True, align: int = 16) -> list[Buffer]:
-    """The buffers of `g` in its own node order: alias groups, in-place merges, then scratch."""
+                inplace: bool = True, align: int = 16,
+                streams: dict[int, tuple] | None = None) -> list[Buffer]:
+    """The buffers of `g` in its own node order: alias groups, in-place merges, then scratch.
+    `streams` (node position -> the kernel's declaration) adds the streaming pairs."""
     sg = static_groups(g, alias_ops)
     last_step = max(len(g.nodes) - 1, 0)
     first: dict[str, int] = {r: 0 for r in sg.inputs}
@@ -138,6 +150,17 @@ def buffers_for(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
         b.size = max(b.size, sg.size[r])
         b.values.extend(sg.members[r])
     out = list(bufs.values())
+    for i, decl in sorted((streams or {}).items()):
+        pair = stream_pair(g, g.nodes[i], decl) if i < len(g.nodes) else None
+        if pair is None:
+            continue
+        o, x, d = pair
+        bo, bx = bufs.get(find(sg.root[o])), bufs.get(find(sg.root[x]))
+        # the input's bytes die here and the output's are born here: they share only this step
+        if (bo is None or bx is None or bo is bx or bx.last != i or bo.first != i
+                or any(sg.root[v] in sg.outputs for v in bx.values)):
+            continue
+        bo.shifts[bx.name] = d
     for i, s in sorted(scratch_sizes.items()):
         if s > 0:
             out.append(Buffer(f"scratch:{i}", s, i, i, align=align))
@@ -159,8 +182,21 @@ def inplace_pairs(bufs: list[Buffer], g: Graph, alias_ops: set[str]) -> list[tup
     return out
 
 
+def stream_savings(bufs: list[Buffer]) -> dict[int, int]:
+    """step -> bytes the streaming pairs of that step can save (at most)."""
+    by_name = {b.name: b for b in bufs}
+    out: dict[int, int] = {}
+    for b in bufs:
+        for x, d in b.shifts.items():
+            if x in by_name:
+                s = saving(by_name[x].size, b.size, aligned(d, b.align))
+                out[b.first] = out.get(b.first, 0) + s
+    return out
+
+
 def lower_bound(bufs: list[Buffer]) -> int:
-    """Largest sum of buffer bytes alive at one step: no placement of these buffers is smaller."""
+    """Largest sum of buffer bytes alive at one step, less what streaming pairs overlap there:
+    no placement of these buffers is smaller."""
     if not bufs:
         return 0
     steps = max(b.last for b in bufs) + 1
@@ -168,10 +204,11 @@ def lower_bound(bufs: list[Buffer]) -> int:
     for b in bufs:
         live[b.first] += b.size
         live[b.last + 1] -= b.size
+    save = stream_savings(bufs)
     best = run = 0
     for s in range(steps):
         run += live[s]
-        best = max(best, run)
+        best = max(best, run - save.get(s, 0))
     return best
 
 
@@ -181,13 +218,14 @@ def aligned_lower_bound(bufs: list[Buffer]) -> int:
     if not bufs:
         return 0
     steps = max(b.last for b in bufs) + 1
+    save = stream_savings(bufs)
     best = 0
     for s in range(steps):
         live = [b for b in bufs if b.first <= s <= b.last]
         if live:
             padded = [-(-b.size // b.align) * b.align for b in live]
             slack = max(p - b.size for p, b in zip(padded, live))
-            best = max(best, sum(padded) - slack)
+            best = max(best, sum(padded) - slack - save.get(s, 0))
     return best
 
 

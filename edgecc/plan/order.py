@@ -6,7 +6,8 @@ search for a better order, and applying an order to a graph.
 Algorithm: the bytes alive after a set S of executed nodes depend only on S (a group lives when it
 was produced in S, or is a graph input, and is a graph output or still has a consumer outside S).
 Running node n next costs, during its step, live(S) + its new outputs + its scratch - the outputs it
-writes in place over an input that dies at n (also a function of S). So the best peak over orders
+writes in place over an input that dies at n, and what a streaming pair overlaps when its input
+dies at n (also a function of S). So the best peak over orders
 is a dynamic program over the "down-sets" S of the graph, processed by size: f(S + n) =
 min(max(f(S), step(S, n))). A chain has one down-set per size and residual blocks a few, so the
 DP is exact for the models we meet; when a size has more down-sets than the beam (BEAM, less on
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from edgecc.ir import Graph
 from edgecc.plan.liveness import StaticGroups, inplace_candidates, static_groups
+from edgecc.plan.stream import aligned, saving, stream_pair
 
 BEAM = 4000
 WORK = 1_000_000  # beam x nodes x nodes: keeps the search about a second on any graph
@@ -25,7 +27,8 @@ WORK = 1_000_000  # beam x nodes x nodes: keeps the search about a second on any
 class OrderModel:
     """Per-node facts the DP needs, as bit masks over node positions of `g`."""
 
-    def __init__(self, g: Graph, scratch: dict[int, int], alias_ops: set[str], inplace: bool):
+    def __init__(self, g: Graph, scratch: dict[int, int], alias_ops: set[str], inplace: bool,
+                 streams: dict[int, tuple] | None = None, align: int = 16):
         self.g = g
         self.n = len(g.nodes)
         sg: StaticGroups = static_groups(g, alias_ops)
@@ -62,6 +65,16 @@ class OrderModel:
         self.inplace = [[(self.gid[o], self.gid[r]) for o, r in inplace_candidates(g, nd, sg,
                                                                                    alias_ops)]
                         if inplace else [] for nd in g.nodes]
+        # streaming pairs (output group, input group, bytes saved when the input dies here)
+        self.streams: list[list[tuple[int, int, int]]] = [[] for _ in range(self.n)]
+        for i, decl in (streams or {}).items():
+            pair = stream_pair(g, g.nodes[i], decl) if i < self.n else None
+            if pair is None or pair[0] not in sg.root or pair[1] not in sg.root:
+                continue
+            o, x = self.gid[sg.root[pair[0]]], self.gid[sg.root[pair[1]]]
+            if o != x and not self.is_out[x]:
+                self.streams[i].append((o, x, saving(self.size[x], self.size[o],
+                                                     aligned(pair[2], align))))
         self.start = sum(self.size[self.gid[r]] for r in sg.inputs)
         self.inputs = [self.gid[r] for r in sg.inputs]
 
@@ -75,6 +88,10 @@ class OrderModel:
         for o, r in self.inplace[i]:
             if r not in used and o not in used and self.dies(r, done):
                 save += self.size[o]
+                used.update((r, o))
+        for o, r, sv in self.streams[i]:
+            if r not in used and o not in used and self.dies(r, done):
+                save += sv
                 used.update((r, o))
         peak = live + self.new[i] + self.scratch[i] - save
         after = live + self.new[i]
@@ -100,10 +117,11 @@ class OrderModel:
 
 
 def best_order(g: Graph, scratch: dict[int, int], alias_ops: set[str],
-               inplace: bool = True, beam: int = BEAM) -> tuple[list[int], int, bool]:
+               inplace: bool = True, beam: int = BEAM,
+               streams: dict[int, tuple] | None = None) -> tuple[list[int], int, bool]:
     """(order as positions in g.nodes, its peak, exact?) with the smallest peak; ties keep g's
     own order."""
-    m = OrderModel(g, scratch, alias_ops, inplace)
+    m = OrderModel(g, scratch, alias_ops, inplace, streams)
     own = list(range(m.n))
     own_peak = m.peak_of(own)
     if m.n == 0:

@@ -13,6 +13,10 @@ intersects its own"; they differ in the order and in which free gap they pick:
 - a seeded local search that swaps buffers in the best order found so far;
 - an exact branch and bound for small buffer sets (below).
 
+Streaming pairs (an output allowed to sit partly over the input it consumes, stream.py) change
+one rule: for such a pair "no overlap" becomes "no overlap, or the output at most d_max bytes
+above the input's offset"; `_conflicts` expresses every rule as an interval to avoid.
+
 The result is compared with `aligned_lower_bound` (no placement can be smaller); the search stops
 as soon as a strategy reaches it. Offsets are multiples of each buffer's alignment, sizes are the
 real byte counts, and the arena is the highest buffer end, not rounded: a buffer whose size is not
@@ -31,6 +35,7 @@ import random
 from typing import Callable
 
 from edgecc.plan.liveness import Buffer, aligned_lower_bound
+from edgecc.plan.stream import aligned, saving
 
 EXACT_MAX_BUFFERS = 18
 EXACT_BUDGET = 60000  # search nodes; beyond it the best heuristic result is kept
@@ -40,16 +45,38 @@ def _up(x: int, a: int) -> int:
     return -(-x // a) * a
 
 
-def _conflicts(bufs: list[Buffer]) -> list[list[int]]:
-    return [[j for j, o in enumerate(bufs) if j != i and b.lives_with(o)]
-            for i, b in enumerate(bufs)]
+def _conflicts(bufs: list[Buffer]) -> list[list[tuple[int, int, int]]]:
+    """For each buffer i, the buffers it lives with as (j, a, c): i may not sit at an offset x
+    with x + size_i > off_j + a and x < off_j + c. Plain pairs: (0, size_j), i.e. no overlap;
+    a streaming pair (stream.py, shift bound d) lets the output sit lower over its input:
+    output over input (max(0, d + size_out), size_in), input under output (0, min(size_out, -d))."""
+    out: list[list[tuple[int, int, int]]] = []
+    for i, b in enumerate(bufs):
+        row = []
+        for j, o in enumerate(bufs):
+            if j == i or not b.lives_with(o):
+                continue
+            if o.name in b.shifts:
+                row.append((j, max(0, b.shifts[o.name] + b.size), o.size))
+            elif b.name in o.shifts:
+                row.append((j, 0, min(o.size, -o.shifts[b.name])))
+            else:
+                row.append((j, 0, o.size))
+        out.append(row)
+    return out
+
+
+def _occupied(offs: list[int], conf_i: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """The intervals (lo, hi) buffer i must avoid ([x, x + size) may not reach above lo while x
+    is below hi), sorted by lo, from the placed buffers it lives with."""
+    return sorted((offs[j] + a, offs[j] + c) for j, a, c in conf_i if offs[j] >= 0)
 
 
 def _first_fit(bufs: list[Buffer], order: list[int], conf: list[list[int]]) -> list[int]:
     offs = [-1] * len(bufs)
     for i in order:
         b = bufs[i]
-        placed = sorted((offs[j], offs[j] + bufs[j].size) for j in conf[i] if offs[j] >= 0)
+        placed = _occupied(offs, conf[i])
         at = 0
         for lo, hi in placed:
             if at + b.size <= lo:
@@ -64,7 +91,7 @@ def _best_fit(bufs: list[Buffer], order: list[int], conf: list[list[int]]) -> li
     offs = [-1] * len(bufs)
     for i in order:
         b = bufs[i]
-        placed = sorted((offs[j], offs[j] + bufs[j].size) for j in conf[i] if offs[j] >= 0)
+        placed = _occupied(offs, conf[i])
         best: tuple[int, int] | None = None  # (slack, offset)
         at = 0
         for lo, hi in placed:
@@ -84,7 +111,7 @@ def _two_sided(bufs: list[Buffer], order: list[int], conf: list[list[int]],
     offs = [-1] * len(bufs)
     for i in order:
         b = bufs[i]
-        placed = sorted((offs[j], offs[j] + bufs[j].size) for j in conf[i] if offs[j] >= 0)
+        placed = _occupied(offs, conf[i])
         at = 0
         for lo, hi in placed:
             if at + b.size <= lo:
@@ -102,6 +129,46 @@ def _two_sided(bufs: list[Buffer], order: list[int], conf: list[list[int]],
     return offs
 
 
+def _highest(b: Buffer, placed: list[tuple[int, int]], cap: int) -> int:
+    """The highest aligned offset <= cap where b avoids every interval (negative: none)."""
+    top = cap // b.align * b.align
+    for lo, hi in reversed(placed):
+        if top < 0:
+            break
+        if lo < top + b.size and top < hi:
+            top = (lo - b.size) // b.align * b.align
+    return top
+
+
+def _drift(bufs: list[Buffer], order: list[int], conf: list[list[tuple[int, int, int]]],
+           limit: int) -> list[int]:
+    """Streaming chains from the top of an arena of `limit` bytes: a streaming output goes as
+    high as its shift bound lets it overlap its input (chains of outputs that must start below
+    their inputs drift down from the top); any other buffer goes to the highest offset where it
+    fits under the limit; when nothing fits, to the lowest feasible offset."""
+    pos = {b.name: k for k, b in enumerate(bufs)}
+    offs = [-1] * len(bufs)
+    for i in order:
+        b = bufs[i]
+        placed = _occupied(offs, conf[i])
+        at = -1
+        for x, d in b.shifts.items():
+            j = pos.get(x)
+            if j is not None and offs[j] >= 0:
+                at = max(at, _highest(b, placed, min(offs[j] + d, limit - b.size)))
+        if at < 0:
+            at = _highest(b, placed, limit - b.size)
+        if at < 0:
+            at = 0
+            for lo, hi in placed:
+                if at + b.size <= lo:
+                    break
+                if hi > at:
+                    at = _up(hi, b.align)
+        offs[i] = at
+    return offs
+
+
 def _arena(bufs: list[Buffer], offs: list[int]) -> int:
     return max((o + b.size for o, b in zip(offs, bufs)), default=0)
 
@@ -114,7 +181,7 @@ def _orders(bufs: list[Buffer], conf: list[list[int]]) -> dict[str, list[int]]:
         for s in range(b.first, b.last + 1):
             live[s] += b.size
     peak = max(range(steps), key=lambda s: live[s]) if bufs else 0
-    degree = [sum(bufs[j].size for j in conf[i]) for i in idx]
+    degree = [sum(bufs[j].size for j, _, _ in conf[i]) for i in idx]
     name = [b.name for b in bufs]
     return {
         "size": sorted(idx, key=lambda i: (-bufs[i].size, bufs[i].first, name[i])),
@@ -135,6 +202,15 @@ def _exact(bufs: list[Buffer], conf: list[list[int]], best: int, target: int,
     n = len(bufs)
     steps = max(b.last for b in bufs) + 1
     alive = [[i for i in range(n) if bufs[i].first <= s <= bufs[i].last] for s in range(steps)]
+    # streaming pairs per step (output, input, bytes they may share): the bound below must not
+    # count shared bytes twice
+    pos = {b.name: k for k, b in enumerate(bufs)}
+    pairs: list[list[tuple[int, int, int]]] = [[] for _ in range(steps)]
+    for k, b in enumerate(bufs):
+        for x, d in b.shifts.items():
+            if x in pos:
+                pairs[b.first].append((k, pos[x], saving(bufs[pos[x]].size, b.size,
+                                                         aligned(d, b.align))))
     offs = [-1] * n
     found: list[int] | None = None
     nodes = 0
@@ -143,7 +219,7 @@ def _exact(bufs: list[Buffer], conf: list[list[int]], best: int, target: int,
     def lowest(i: int, floor: int) -> int:
         b = bufs[i]
         at = _up(floor, b.align)
-        for lo, hi in sorted((offs[j], offs[j] + bufs[j].size) for j in conf[i] if offs[j] >= 0):
+        for lo, hi in _occupied(offs, conf[i]):
             if at + b.size <= lo:
                 break
             if hi > at:
@@ -160,7 +236,9 @@ def _exact(bufs: list[Buffer], conf: list[list[int]], best: int, target: int,
         if nodes > budget:
             return True
         # Every unplaced buffer lies at or above `floor`, disjoint from the others of its step.
-        rest = max(sum(bufs[i].size for i in a if offs[i] < 0) for a in alive)
+        rest = max(sum(bufs[i].size for i in a if offs[i] < 0)
+                   - sum(sv for o, x, sv in pairs[st] if offs[o] < 0 or offs[x] < 0)
+                   for st, a in enumerate(alive))
         if max(top, floor + rest) >= bound:
             return False
         tried: set[tuple[int, int, int, int]] = set()
@@ -233,6 +311,19 @@ def place(bufs: list[Buffer], exact: bool = True, seed: int = 0) -> tuple[int, s
             for oname in ("start", "size", "peak-first"):
                 attempt("two-sided", f"two-sided by {oname}", orders[oname],
                         fits(limit)["two-sided"])
+    if not done and any(b.shifts for b in bufs):
+        # streaming chains drift: the smallest limit (from the bound up) at which they fit
+        top = min(r[0] for r in best.values())
+        lo, hi = target, top
+        while lo < hi and not done:
+            mid = (lo + hi) // 2
+            before = best.get("drift", (top + 1,))[0]
+            done = attempt("drift", "drift by start", orders["start"],
+                           lambda o, m=mid: _drift(bufs, o, conf, m))
+            if best["drift"][0] <= mid or best["drift"][0] < before:
+                hi = min(mid, best["drift"][0])
+            else:
+                lo = mid + 1
     arena, name, offs, _, _ = min(best.values(), key=lambda r: r[0])
     if arena > target:  # local search from the best result of each family, keep the best
         for fam in sorted(best, key=lambda f: best[f][0]):
