@@ -44,6 +44,29 @@ EC_MVE_INLINE int32x4_t ec_mve_vec4(int32_t a0, int32_t a1, int32_t a2, int32_t 
 #define EC_MVE_LD16_PI(v, p) \
     __asm__("vldrb.u8 %q0, [%1], #16" : "=w"(v), "+r"(p) : "m"(*(const int8_t (*)[16])(p)))
 
+/* a0..a3 += n chunks of x (16 bytes each, x advances) against 4 weight rows (w advances 64
+ * bytes per chunk). Assembly: compilers otherwise rebase the post-incremented loads and spend
+ * an add per load. "Te": an even register, as VMLAVA's accumulator must be. */
+#define EC_MVE_MAC4(xp, wp, chunks, a0, a1, a2, a3) do { \
+        int8x16_t xv_, wv_; \
+        int32_t n_ = (chunks); \
+        __asm__("1:\n\t" \
+                "vldrb.u8 %q[xv], [%[x]], #16\n\t" \
+                "vldrb.u8 %q[wv], [%[w]], #16\n\t" \
+                "vmlava.s8 %[r0], %q[xv], %q[wv]\n\t" \
+                "vldrb.u8 %q[wv], [%[w]], #16\n\t" \
+                "vmlava.s8 %[r1], %q[xv], %q[wv]\n\t" \
+                "vldrb.u8 %q[wv], [%[w]], #16\n\t" \
+                "vmlava.s8 %[r2], %q[xv], %q[wv]\n\t" \
+                "vldrb.u8 %q[wv], [%[w]], #16\n\t" \
+                "vmlava.s8 %[r3], %q[xv], %q[wv]\n\t" \
+                "subs %[cnt], %[cnt], #1\n\t" \
+                "bne 1b\n\t" \
+                : [r0] "+Te"(a0), [r1] "+Te"(a1), [r2] "+Te"(a2), [r3] "+Te"(a3), \
+                  [xv] "=&w"(xv_), [wv] "=&w"(wv_), [x] "+r"(xp), [w] "+r"(wp), [cnt] "+r"(n_) \
+                : "m"(*(const int8_t (*)[16])(xp)), "m"(*(const int8_t (*)[64])(wp)) : "cc"); \
+    } while (0)
+
 /* Clamp to int8 without constant vectors: saturate t << 24, shift back. */
 EC_MVE_INLINE int32x4_t ec_mve_sat8(int32x4_t t) {
     return vshrq_n_s32(vqshlq_n_s32(t, 24), 24);
@@ -101,16 +124,8 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
             }
         } else {
             const int8_t *xp = x;
-            int32_t k;
             a0 = a1 = a2 = a3 = 0;
-            for (k = 0; k < kp; k += 16) {
-                int8x16_t xv, wv;
-                EC_MVE_LD16_PI(xv, xp);
-                EC_MVE_LD16_PI(wv, w); a0 = vmladavaq_s8(a0, xv, wv);
-                EC_MVE_LD16_PI(wv, w); a1 = vmladavaq_s8(a1, xv, wv);
-                EC_MVE_LD16_PI(wv, w); a2 = vmladavaq_s8(a2, xv, wv);
-                EC_MVE_LD16_PI(wv, w); a3 = vmladavaq_s8(a3, xv, wv);
-            }
+            EC_MVE_MAC4(xp, w, kp / 16, a0, a1, a2, a3);
         }
         t = ec_mve_rq4(ec_mve_vec4(a0, a1, a2, a3), bias, rq, full, lo, hi);
         if (per_channel) rq += 12;
@@ -120,21 +135,35 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
 }
 
 /* ec_mve_row with the chunk count and the clamp as constants of the call. */
-EC_MVE_INLINE void ec_mve_row_any(const int8_t *x, int32_t kp, const int8_t *w,
-                                  const int32_t *bias, const int32_t *rq, int per_channel,
-                                  int32_t out_c, int32x4_t lo, int32x4_t hi, int8_t *y) {
+/* n rows x (x, x + xstep, ...) -> y, y + ystep, ...: the chunk count and the clamp become
+ * constants of each loop (a switch outside it). */
+EC_MVE_INLINE void ec_mve_run(const int8_t *x, int32_t xstep, int32_t n, int32_t kp,
+                              const int8_t *w, const int32_t *bias, const int32_t *rq,
+                              int per_channel, int32_t out_c, int32x4_t lo, int32x4_t hi,
+                              int8_t *y, int32_t ystep) {
     const int full = vgetq_lane_s32(lo, 0) == -128 && vgetq_lane_s32(hi, 0) == 127;
+    int32_t i;
+#define EC_MVE_RUN(nc, f) \
+    for (i = 0; i < n; ++i, x += xstep, y += ystep) \
+        ec_mve_row(x, kp, nc, w, bias, rq, per_channel, out_c, f, lo, hi, y)
     if (!full) {
-        ec_mve_row(x, kp, 0, w, bias, rq, per_channel, out_c, 0, lo, hi, y);
+        EC_MVE_RUN(0, 0);
         return;
     }
     switch (kp) {
-    case 16: ec_mve_row(x, kp, 1, w, bias, rq, per_channel, out_c, 1, lo, hi, y); break;
-    case 32: ec_mve_row(x, kp, 2, w, bias, rq, per_channel, out_c, 1, lo, hi, y); break;
-    case 48: ec_mve_row(x, kp, 3, w, bias, rq, per_channel, out_c, 1, lo, hi, y); break;
-    case 64: ec_mve_row(x, kp, 4, w, bias, rq, per_channel, out_c, 1, lo, hi, y); break;
-    default: ec_mve_row(x, kp, 0, w, bias, rq, per_channel, out_c, 1, lo, hi, y); break;
+    case 16: EC_MVE_RUN(1, 1); break;
+    case 32: EC_MVE_RUN(2, 1); break;
+    case 48: EC_MVE_RUN(3, 1); break;
+    case 64: EC_MVE_RUN(4, 1); break;
+    default: EC_MVE_RUN(0, 1); break;
     }
+#undef EC_MVE_RUN
+}
+
+EC_MVE_INLINE void ec_mve_row_any(const int8_t *x, int32_t kp, const int8_t *w,
+                                  const int32_t *bias, const int32_t *rq, int per_channel,
+                                  int32_t out_c, int32x4_t lo, int32x4_t hi, int8_t *y) {
+    ec_mve_run(x, 0, 1, kp, w, bias, rq, per_channel, out_c, lo, hi, y, 0);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -200,22 +229,51 @@ EC_MVE_INLINE void ec_mve_rows(const int8_t *x, int32_t rows, int32_t rs, int32_
                                int32_t out_c, int full, int32x4_t lo, int32x4_t hi, int8_t *y) {
     int32_t oc;
     for (oc = 0; oc < out_c; oc += 4, y += 4, bias += 4, rq += 12) {
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, r, j;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, r;
         int32x4_t t;
         for (r = 0; r < rows; ++r) {
             const int8_t *xp = x + r * rs;
-            for (j = 0; j < nr; ++j) {
-                int8x16_t xv, wv;
-                EC_MVE_LD16_PI(xv, xp);
-                EC_MVE_LD16_PI(wv, w); a0 = vmladavaq_s8(a0, xv, wv);
-                EC_MVE_LD16_PI(wv, w); a1 = vmladavaq_s8(a1, xv, wv);
-                EC_MVE_LD16_PI(wv, w); a2 = vmladavaq_s8(a2, xv, wv);
-                EC_MVE_LD16_PI(wv, w); a3 = vmladavaq_s8(a3, xv, wv);
-            }
+            EC_MVE_MAC4(xp, w, nr, a0, a1, a2, a3);
         }
         t = ec_mve_rq4(ec_mve_vec4(a0, a1, a2, a3), bias, rq, full, lo, hi);
         if (out_c - oc >= 4) vstrbq_s32(y, t);
         else vstrbq_p_s32(y, t, vctp32q((uint32_t)(out_c - oc)));
+    }
+}
+
+/* n interior output pixels of one row, the first one's field starting at base: each field
+ * in place, assembled, or copied (mode), then 4 channels at a time (nc chunks in registers,
+ * or 0: streamed). */
+EC_MVE_INLINE void ec_mve_interior(const ec_mve_conv_geom *g, const int8_t *xb,
+                                   const int8_t *base, int32_t n, const uint8_t *offs,
+                                   const int8_t *w, const int32_t *bias, const int32_t *rq,
+                                   int32x4_t lo, int32x4_t hi, int8_t *col, int8_t *y, int nc,
+                                   int full) {
+    const int32_t c = g->in_c, kp = g->kp, step = g->s_w * c, mode = g->mode;
+    const int32_t rs = g->d_h * g->in_w * c, nr = g->rowp / 16 > 0 ? g->rowp / 16 : 1;
+    const int32_t end = g->in_h * g->in_w * c;
+    int32_t i, r, j;
+    for (i = 0; i < n; ++i, base += step, y += g->out_c) {
+        const int8_t *f = col;
+        if (mode == 0) {
+            if (end - (base - xb) >= kp) f = base;
+            else ec_mve_col(g, xb, (int32_t)((base - xb) / c) / g->in_w,
+                            (int32_t)((base - xb) / c) % g->in_w, col);
+        } else if (mode == 2) {
+            for (j = 0; j < kp; j += 16) {
+                vst1q_s8(col + j, vldrbq_gather_offset_s8(base, vldrbq_u8(offs + j)));
+            }
+        } else if (kp <= 64) { /* rows of at most 16 bytes: assemble the field */
+            const mve_pred16_t p = vctp8q((uint32_t)(g->k_w * c));
+            for (r = 0; r < g->k_h; ++r) vst1q_s8(col + r * 16, vldrbq_z_s8(base + r * rs, p));
+        } else { /* long rows: one copy makes the field one run */
+            int8_t *d = col;
+            for (r = 0; r < g->k_h; ++r) {
+                const int8_t *src = base + r * rs;
+                for (j = 0; j < nr; ++j, d += 16, src += 16) vst1q_s8(d, vldrbq_s8(src));
+            }
+        }
+        ec_mve_row(f, kp, nc, w, bias, rq, 1, g->out_c, full, lo, hi, y);
     }
 }
 
@@ -225,39 +283,48 @@ EC_MVE_SHARED void ec_mve_conv(const ec_mve_conv_geom *g, const int8_t *x, int8_
                                const uint8_t *offs, uint8_t *scratch) {
     const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
     const int full = g->lo == -128 && g->hi == 127;
-    const int32_t c = g->in_c, kp = g->kp, nr = g->rowp / 16 > 0 ? g->rowp / 16 : 1;
-    const int32_t plane = g->in_h * g->in_w * c, rs = g->d_h * g->in_w * c;
+    const int32_t c = g->in_c, kp = g->kp, plane = g->in_h * g->in_w * c;
     int8_t *col = (int8_t *)scratch;
     int32_t pix = 0, b, oy, ox, i;
+    if (g->mode == 0 && g->s_h == 1 && g->s_w == 1) {
+        /* unpadded 1x1, stride 1: pixel p's field is x + p * c, in one tight run for every
+         * pixel whose kp-byte read stays inside the input; the last few go through col */
+        const int32_t total = g->pixels * c;
+        int32_t safe = total >= kp ? (total - kp) / c + 1 : 0;
+        if (safe > g->pixels) safe = g->pixels;
+        ec_mve_run(x, c, safe, kp, w, bias, rq, 1, g->out_c, lo, hi, y, g->out_c);
+        for (pix = safe; pix < g->pixels; ++pix) {
+            for (i = 0; i < c; i += 16) {
+                const mve_pred16_t p = vctp8q((uint32_t)(c - i));
+                vstrbq_p_s8(col + i, vldrbq_z_s8(x + pix * c + i, p), p);
+            }
+            ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, y + pix * g->out_c);
+        }
+        return;
+    }
     for (b = 0; pix < g->pixels; ++b) {
         const int8_t *xb = x + b * plane;
-        for (oy = 0; oy < g->out_h; ++oy) {
-            const int yin = oy >= g->y0 && oy < g->y1;
-            for (ox = 0; ox < g->out_w; ++ox, ++pix) {
-                int8_t *yp = y + pix * g->out_c;
-                const int8_t *f = col;
+        for (oy = 0; oy < g->out_h; ++oy, pix += g->out_w) {
+            const int yin = oy >= g->y0 && oy < g->y1 && g->mode != 3;
+            const int32_t xa = yin ? g->x0 : g->out_w, xz = yin ? g->x1 : g->out_w;
+            int8_t *yr = y + pix * g->out_c;
+            for (ox = 0; ox < g->out_w; ++ox) { /* border pixels: copied fields */
+                if (ox == xa) ox = xz;
+                if (ox >= g->out_w) break;
+                ec_mve_col(g, xb, oy, ox, col);
+                ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, yr + ox * g->out_c);
+            }
+            if (xz > xa) { /* interior pixels: fields in place (the chunk count a constant) */
                 const int8_t *base = xb + ((oy * g->s_h - g->pad_t) * g->in_w +
-                                           ox * g->s_w - g->pad_l) * c;
-                if (!(yin && ox >= g->x0 && ox < g->x1) || g->mode == 3) {
-                    ec_mve_col(g, xb, oy, ox, col);
-                } else if (g->mode == 0) { /* in place unless the read would leave the input */
-                    if (plane - (base - xb) >= kp) f = base;
-                    else ec_mve_col(g, xb, oy, ox, col);
-                } else if (g->mode == 2) {
-                    for (i = 0; i < kp; i += 16) {
-                        vst1q_s8(col + i, vldrbq_gather_offset_s8(base, vldrbq_u8(offs + i)));
-                    }
-                } else if (kp <= 64) { /* rows, short: assemble the field */
-                    const mve_pred16_t p = vctp8q((uint32_t)(g->k_w * c));
-                    for (i = 0; i < g->k_h; ++i) {
-                        vst1q_s8(col + i * 16, vldrbq_z_s8(base + i * rs, p));
-                    }
-                } else {
-                    ec_mve_rows(base, g->k_h, rs, nr, w, bias, rq, g->out_c, full, lo, hi, yp);
-                    continue;
-                }
-                if (kp <= 64) ec_mve_row_any(f, kp, w, bias, rq, 1, g->out_c, lo, hi, yp);
-                else ec_mve_rows(f, 1, 0, kp / 16, w, bias, rq, g->out_c, full, lo, hi, yp);
+                                           xa * g->s_w - g->pad_l) * c;
+                const int32_t n = xz - xa;
+                int8_t *yp = yr + xa * g->out_c;
+                if (!full) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 0, 0);
+                else if (kp == 16) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 1, 1);
+                else if (kp == 32) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 2, 1);
+                else if (kp == 48) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 3, 1);
+                else if (kp == 64) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 4, 1);
+                else ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 0, 1);
             }
         }
     }
@@ -381,6 +448,46 @@ EC_MVE_SHARED void ec_mve_dw(const ec_mve_dw_geom *g, const int8_t *x, int8_t *y
             else ec_mve_dw_row(g, planes, yr, w16, rq, offv, 0);
         }
     }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * ADD of two int8 tensors of the same shape: edgecc_dsp.h's tables (2 * each input's rescaled
+ * value) read by word gathers, 4 elements per vector, the doubled sum requantized with the
+ * DSP form of the constants (VRMULH(2s, m) = SMMULR(2s, m)). The element i of y is written
+ * after a[i], b[i] are read (in-place safe).
+ */
+EC_MVE_INLINE int32x4_t ec_mve_add4(int32x4_t va, int32x4_t vb, const int32_t *ta0,
+                                    const int32_t *tb0, int32x4_t m, int32_t nn, int32_t ne,
+                                    int full, int32x4_t lo, int32x4_t hi) {
+    const int32x4_t s2 = vaddq_s32(
+        vldrwq_gather_shifted_offset_s32(ta0, vreinterpretq_u32_s32(va)),
+        vldrwq_gather_shifted_offset_s32(tb0, vreinterpretq_u32_s32(vb)));
+    int32x4_t t = vaddq_s32(vaddq_n_s32(vrmulhq_s32(s2, m), nn), vshrq_n_s32(s2, 31));
+    t = vshlq_r_s32(t, ne);
+    return full ? ec_mve_sat8(t) : vmaxq_s32(vminq_s32(t, hi), lo);
+}
+
+EC_MVE_INLINE void ec_mve_add_run(const ec_dsp_add_geom *g, const int8_t *a, const int8_t *b,
+                                  int8_t *y, const int32_t *ta, const int32_t *tb, int full) {
+    const int32x4_t m = vdupq_n_s32(g->m), lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
+    const int32_t nn = g->nn, ne = -g->e, n4 = g->n & ~3;
+    const int32_t *ta0 = ta + 128, *tb0 = tb + 128; /* indexed by the signed byte */
+    int32_t i;
+    for (i = 0; i < n4; i += 4, a += 4, b += 4, y += 4) {
+        vstrbq_s32(y, ec_mve_add4(vldrbq_s32(a), vldrbq_s32(b), ta0, tb0, m, nn, ne, full, lo,
+                                  hi));
+    }
+    if (i < g->n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(g->n - i));
+        vstrbq_p_s32(y, ec_mve_add4(vldrbq_z_s32(a, p), vldrbq_z_s32(b, p), ta0, tb0, m, nn, ne,
+                                    full, lo, hi), p);
+    }
+}
+
+EC_MVE_SHARED void ec_mve_add(const ec_dsp_add_geom *g, const int8_t *a, const int8_t *b,
+                              int8_t *y, const int32_t *ta, const int32_t *tb) {
+    if (g->lo == -128 && g->hi == 127) ec_mve_add_run(g, a, b, y, ta, tb, 1);
+    else ec_mve_add_run(g, a, b, y, ta, tb, 0);
 }
 
 #endif /* __ARM_FEATURE_MVE */

@@ -156,6 +156,12 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     if fr is None or fr.L != 1:
         return None, f"no exact fast requantization ({why or 'left shift'})"
     geom = [in_type(g, n, 0).numel, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi]
+    if _simd.has_isa(target, "mve"):  # Helium: the same tables, read by word gathers
+        return Kernel("add_mve.c.j2", params=dict(geom=geom),
+                      consts=dict(ta=_simd.doubled(ta), tb=_simd.doubled(tb)),
+                      variant="mve-add-lut",
+                      reason="Helium: inputs rescaled through 256-entry tables read by word "
+                             "gathers, 4 elements per vector"), ""
     return Kernel("add_dsp.c.j2", params=dict(geom=geom),
                   consts=dict(ta=_simd.doubled(ta), tb=_simd.doubled(tb)), variant="dsp-add-lut",
                   reason="Cortex-M DSP: inputs rescaled through 256-entry tables, fast "

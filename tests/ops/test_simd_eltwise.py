@@ -18,6 +18,13 @@ def test_dsp_add_on_cortex_m4(case):
     check_on_target(add_model(rng, shape, shape, act=case % 4), "cortex-m4", "dsp-")
 
 
+@pytest.mark.parametrize("case", range(len(ADD_SHAPES) + 1))
+def test_mve_add_on_cortex_m55(case):
+    rng = np.random.default_rng(7150 + case)
+    shape = ADD_SHAPES[case % len(ADD_SHAPES)]
+    check_on_target(add_model(rng, shape, shape, act=case % 4), "cortex-m55", "mve-")
+
+
 def test_broadcast_add_keeps_the_portable_kernel():
     rng = np.random.default_rng(7199)
     assert variants(add_model(rng, (1, 4, 4, 8), (1, 1, 1, 8), act=0), "cortex-m4") == \
