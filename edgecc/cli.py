@@ -99,7 +99,15 @@ def cmd_budget(args) -> int:
 
 def cmd_inspect(args) -> int:
     from edgecc.inspect import inspect_model
-    return inspect_model(args)
+    target, board = _resolve_target(args)
+    return inspect_model(args, target, board.name if board else None)
+
+
+def cmd_report(args) -> int:
+    from edgecc.report import write_report
+    target, board = _resolve_target(args)
+    print(f"wrote {write_report(args.model, target, board, Path(args.output))}")
+    return 0
 
 
 def cmd_plan(args) -> int:
@@ -151,7 +159,15 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--json", action="store_true")
     i.add_argument("--verbose", action="store_true")
     i.add_argument("--dump-ir", type=Path)
+    _add_target(i)
     i.set_defaults(fn=cmd_inspect)
+
+    r = sub.add_parser("report", help="one self-contained HTML page: model, layers, kernels, "
+                                      "memory plan, board budget")
+    r.add_argument("model")
+    _add_target(r)
+    r.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    r.set_defaults(fn=cmd_report)
 
     o = sub.add_parser("ops", help="the supported ops: types, constraints, reference oracle")
     o.add_argument("--json", action="store_true")

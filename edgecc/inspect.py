@@ -1,7 +1,8 @@
 """`edgecc inspect MODEL`: the graph as imported and after every pass.
 
 Owns: the text form of a graph (one line per node; --verbose adds every tensor's shape, dtype and
-quantization), the op-count tables, the --json object, and --dump-ir (one text file per stage).
+quantization, and the kernel lowering chose for every executing node on the target, with why),
+the op-count tables, the --json object, and --dump-ir (one text file per stage).
 
 --json prints ONE object:
   model, nodes_before, nodes_after,
@@ -10,7 +11,13 @@ quantization), the op-count tables, the --json object, and --dump-ir (one text f
               CONV_2D+RELU counts as one CONV_2D, an alias (RESHAPE, SQUEEZE, EXPAND_DIMS) as
               nothing,
   passes      [{name, changed, removed, added, applied, refused, nodes_after, seconds}],
-  seconds     time spent in the passes.
+  seconds     time spent in the passes,
+  target, board  the target the kernels are for (--target / --board; default host), board or null,
+  kernels     [{op, index, name, template, variant, reason, scratch}] per executing node in the
+              emitted order (compiler.compile_model): index = the op's index in the model, template
+              = the template path resolved along the target's ISA path, scratch in bytes,
+  kernels_error  null, or the one-line message when lowering the model for the target failed
+              (the graph part of inspect still holds).
 Model strings (tensor labels) are printed as data, never interpreted.
 """
 from __future__ import annotations
@@ -20,12 +27,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from edgecc.compiler import load_model
+from edgecc.compiler import Compiled, compile_model, load_model
 from edgecc.errors import EdgeccError
 from edgecc.ir import Graph, Node
 from edgecc.ops import get_op
 from edgecc.passes import PassResult, optimize
 from edgecc.quant import ACTIVATION_NAMES
+from edgecc.targets import Target, get_target
 
 
 def executes(n: Node) -> bool:
@@ -118,17 +126,44 @@ def inspect_graph(path: str | Path) -> tuple[Graph, Graph, list[PassResult],
     return imported, g, results, stages, time.perf_counter() - t0
 
 
-def inspect_model(args) -> int:
+def kernel_rows(c: Compiled) -> list[dict]:
+    """The kernel of every executing node, in the order the generated code runs them."""
+    return [dict(op=lw.node.op, index=lw.node.index, name=lw.node.name,
+                 template=lw.template_path, variant=lw.kernel.variant, reason=lw.kernel.reason,
+                 scratch=int(lw.kernel.scratch)) for lw in c.lowered]
+
+
+def kernel_text(row: dict) -> str:
+    """`CONV_2D op 3 -> dsp/conv_2d_dsp.c.j2 (dsp-conv-4px: Cortex-M DSP: ...)`."""
+    why = f"{row['variant']}: {row['reason']}" if row["reason"] else row["variant"]
+    scratch = f", scratch {row['scratch']} B" if row["scratch"] else ""
+    return f"{row['op']} op {row['index']} -> {row['template']} ({why}){scratch}"
+
+
+def _kernels(model: str | Path, target: Target) -> tuple[list[dict] | None, str | None]:
+    """(rows, None), or (None, message) when the model does not lower for this target: inspect
+    exists to look at models that do not compile yet, so that is reported, not raised."""
+    try:
+        return kernel_rows(compile_model(model, target, "model")), None
+    except EdgeccError as e:
+        return None, " ".join(str(e).split())
+
+
+def inspect_model(args, target: Target | None = None, board: str | None = None) -> int:
+    target = target or get_target("host")
     imported, g, results, stages, seconds = inspect_graph(args.model)
     dumped = _dump(stages, Path(args.dump_ir)) if args.dump_ir else []
     before, after = op_counts(imported), op_counts(g, executed_only=True)
+    kernels, kernels_error = (_kernels(args.model, target) if args.json or args.verbose
+                              else (None, None))
     if args.json:
         print(json.dumps(dict(
             model=str(args.model), nodes_before=len(imported.nodes), nodes_after=len(g.nodes),
             executed_before=sum(executes(n) for n in imported.nodes),
             executed_after=sum(executes(n) for n in g.nodes),
             ops_before=before, ops_after=after, passes=[r.as_json() for r in results],
-            seconds=round(seconds, 6), dump_ir=[str(p) for p in dumped])))
+            seconds=round(seconds, 6), dump_ir=[str(p) for p in dumped],
+            target=target.name, board=board, kernels=kernels, kernels_error=kernels_error)))
         return 0
     lines = [f"{Path(args.model).name}: {len(imported.nodes)} nodes imported, {len(g.nodes)} after "
              f"passes ({sum(executes(n) for n in g.nodes)} executed), {seconds * 1000:.1f} ms"]
@@ -144,6 +179,13 @@ def inspect_model(args) -> int:
                 lines.append(f"      - {a}")
     lines.extend(_counts_table(before, after))
     if args.verbose:
+        on = f"{target.name}{f' (board {board})' if board else ''}"
+        lines.append("")
+        if kernels is None:
+            lines.append(f"# kernels for {on}: not lowered: {kernels_error}")
+        else:
+            lines.append(f"# kernels for {on}: {len(kernels)} executed, in emitted order")
+            lines.extend("  " + kernel_text(k) for k in kernels)
         for name, sg in stages:
             lines.append("")
             lines.append(format_graph(sg, name, verbose=True).rstrip("\n"))

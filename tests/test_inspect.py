@@ -119,3 +119,41 @@ def test_optimized_shared_models_verify_bit_exact(model):
         pytest.xfail(f"{model}: not importable yet (unsupported op)")
     r = verify_model(path, get_target("host"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+def test_inspect_verbose_names_kernel_and_reason_per_target(tmp_path, capsys):
+    p = tmp_path / "conv.tflite"
+    p.write_bytes(conv_model(in_shape=(1, 9, 9, 8)))
+    code, out, _ = run_cli(capsys, "inspect", str(p), "--verbose", "--target", "cortex-m4")
+    assert code == 0
+    assert "# kernels for cortex-m4: 1 executed" in out
+    line = next(ln for ln in out.splitlines() if "->" in ln and ".c.j2" in ln)
+    assert line.strip().startswith("CONV_2D op 0 -> dsp/conv_2d_dsp.c.j2 (dsp-")
+    assert "Cortex-M DSP" in line  # the lowering's reason, not just the variant
+    code, out, _ = run_cli(capsys, "inspect", str(p), "--verbose")  # default: host
+    assert "# kernels for host: 1 executed" in out
+    assert "CONV_2D op 0 -> c/conv_2d.c.j2 (portable)" in out
+
+
+def test_inspect_json_kernels_follow_board(tmp_path, capsys):
+    p = tmp_path / "conv.tflite"
+    p.write_bytes(conv_model(in_shape=(1, 9, 9, 8), act="RELU6"))
+    code, out, err = run_cli(capsys, "inspect", str(p), "--json", "--board", "mps3-an547")
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    assert (d["target"], d["board"], d["kernels_error"]) == ("cortex-m55", "mps3-an547", None)
+    [k] = d["kernels"]  # CONV_2D with its RELU6 fused: one kernel
+    assert set(k) == {"op", "index", "name", "template", "variant", "reason", "scratch"}
+    assert (k["op"], k["index"]) == ("CONV_2D", 0)
+    assert k["template"].startswith("mve/") and k["variant"].startswith("mve-") and k["reason"]
+    assert isinstance(k["scratch"], int) and k["scratch"] >= 0
+    code, out, _ = run_cli(capsys, "inspect", str(p), "--json")
+    assert json.loads(out)["kernels"][0]["template"] == "c/conv_2d.c.j2"
+
+
+def test_inspect_target_conflicting_with_board_is_one_line(tmp_path, capsys):
+    p = tmp_path / "keras.tflite"
+    p.write_bytes(keras_reshape_model())
+    code, out, err = run_cli(capsys, "inspect", str(p), "--board", "nrf52840-dk",
+                             "--target", "host")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "conflicts" in err
