@@ -33,6 +33,10 @@ from edgecc.quant import INT32_MIN
 MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
 MAX_SEGMENTS = 64  # ec_avx2_conv / ec_neon_conv keep one offset per tap segment on the stack
 MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
+# Per-channel arrays (bias, requantization) are padded to a multiple of 16 channels: a kernel's
+# 16-channel code may then be specialised by the C compiler for any layer without reading
+# (even provably dead) past an array's end, which gcc -Warray-bounds would report.
+ARRAY_PAD = 16
 
 
 def round_up(x: int, m: int) -> int:
@@ -72,6 +76,7 @@ def requant_arrays(mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarr
     kernels run TFLite's two roundings as they are (mult, left, right)."""
     mult, shift = np.asarray(mult, np.int64), np.asarray(shift, np.int64)
     n = len(mult)
+    ocp = round_up(ocp, ARRAY_PAD)
 
     def pad(a, dtype=np.int32):
         out = np.zeros(ocp, dtype)
@@ -108,6 +113,7 @@ def folded_biases(isa: str, bias: np.ndarray, rows: np.ndarray, in_zp: int, ocp:
     """The bias with the input offset folded in, padded to ocp: bias_x for dot products on x
     itself (bias - input_zp * sum(w)); AVX2 also bias_u for its VNNI path on u = x + 128."""
     out = {}
+    ocp = round_up(ocp, ARRAY_PAD)
     for key, off in (("bias_x", 0), ("bias_u", 128)) if isa == "avx2" else (("bias_x", 0),):
         b = np.zeros(ocp, np.int64)
         b[:len(bias)] = np.asarray(bias, np.int64) - (in_zp + off) * rows.sum(axis=1)
@@ -237,6 +243,7 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     bias = b - in_zp * taps.sum(axis=0)
     geom = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
             win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
+    bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
     consts = dict(w=wl.astype(np.int16 if isa == "avx2" else np.int8), bias=wrap32(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
     return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
