@@ -13,6 +13,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import (Kernel, OpDef, conv_out_size, conv_pad, in_type, out_type, register)
 from edgecc.ops._conv_common import act_range
+from edgecc.ops import _simd
 
 
 def int8_or_int16(g: Graph, n: Node) -> bool:
@@ -129,13 +130,41 @@ def _kernel(g: Graph, n: Node, template: str, scratch_per_channel: int) -> Kerne
                   scratch=scratch_per_channel * d["depth"], streams=(1, 1))
 
 
+def _lower_simd(g: Graph, n: Node, target, average: bool) -> Kernel | None:
+    """The SIMD kernel (int8; averages over windows of at most 256 taps, whose int16 sums cannot
+    overflow), or None for the portable one. Cortex-M DSP (runtime_c/edgecc_dsp.h): SXTAB16
+    sums of 8 channels / SSUB8+SEL maxima of 4; Helium (edgecc_mve.h): 16 channels per vector."""
+    if not _simd.has_isa(target, "dsp") or in_type(g, n).dtype != DType.INT8:
+        return None
+    d = _geometry(g, n)
+    if average and d["fh"] * d["fw"] > 256:
+        return None
+    lo, hi = act_range(g, n)
+    isa = "mve" if _simd.has_isa(target, "mve") else "dsp"
+    kind = "avgpool" if average else "maxpool"
+    geom = [d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
+            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi]
+    how = ("int16 sums of 16 channels per vector" if isa == "mve" else
+           "SXTAB16 int16 sums, 8 channels at a time") if average else \
+        ("VMAX.S8 on 16 channels" if isa == "mve" else "SSUB8 + SEL on 4 channels")
+    return Kernel(f"pool_2d_{isa}.c.j2", params=dict(geom=geom, fn=f"ec_{isa}_{kind}"),
+                  variant=f"{isa}-{kind}",
+                  reason=f"{'Helium' if isa == 'mve' else 'Cortex-M DSP'}: {how}")
+
+
 def lower_avg(g: Graph, n: Node, target) -> Kernel:
+    k = _lower_simd(g, n, target, average=True)
+    if k is not None:
+        return k
     # The per-channel int32 sums live in scratch so that the innermost loop runs over contiguous
     # channels (NHWC) instead of striding across pixels.
     return _kernel(g, n, "average_pool_2d.c.j2", 4)
 
 
 def lower_max(g: Graph, n: Node, target) -> Kernel:
+    k = _lower_simd(g, n, target, average=False)
+    if k is not None:
+        return k
     return _kernel(g, n, "max_pool_2d.c.j2", 0)
 
 
