@@ -111,6 +111,27 @@ def mbqm64(x, multiplier, shift) -> np.ndarray:
     return _wrap32(r >> total)
 
 
+def mbqm64_prepare(multiplier, shift) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """mbqm64's constants rearranged for an int32 x: (M, R, k) with
+    mbqm64(x, multiplier, shift) == ((x * M + R) >> 32) >> k, one 32x32->64 multiply and no
+    64-bit variable shift (ec_mbqm64_pre). With total = 15 - shift and the 16-bit multiplier r:
+    M = r << max(32 - total, 0), R = 2**(31 + k), k = max(total - 32, 0); exact because
+    shifting right by 32 and then by k is flooring by 2**(32 + k). None unless total >= 16
+    everywhere (shift <= -1), which keeps M below 2**31."""
+    m = np.asarray(multiplier, dtype=np.int64)
+    total = 15 - np.asarray(shift, dtype=np.int64)
+    if np.any(total < 16):
+        return None
+    reduced = np.where(m < 0x7FFF0000, (m + (1 << 15)) >> 16, 0x7FFF)
+    k = np.maximum(total - 32, 0)
+    return reduced << np.maximum(32 - total, 0), np.int64(1) << (31 + k), k
+
+
+def mbqm64_pre(x, m_pre, r_pre, k) -> np.ndarray:
+    """mbqm64 through mbqm64_prepare's constants (int32 x): ((x * M + R) >> 32) >> k."""
+    return ((np.asarray(x, dtype=np.int64) * m_pre + r_pre) >> 32) >> k
+
+
 def activation_range(act: int, dtype_min: int, dtype_max: int, scale: float, zp: int) -> tuple[int, int]:
     """CalculateActivationRangeQuantized: clamp bounds of a fused activation in the output's domain."""
     def q(v: float) -> int:  # TFLite divides in float32, then std::round

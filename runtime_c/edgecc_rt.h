@@ -53,6 +53,12 @@ static inline int32_t ec_mbqm64(int64_t x, int32_t m, int shift) {
     return (int32_t)(r >> total);
 }
 
+/* ec_mbqm64 for an int32 x with constants edgecc prepared at compile time (quant.py
+ * mbqm64_prepare): one 32x32->64 multiply-add, the high word, a 32-bit shift. */
+static inline int32_t ec_mbqm64_pre(int32_t x, int32_t m_pre, int64_t r_pre, int k) {
+    return (int32_t)(((int64_t)x * m_pre + r_pre) >> 32) >> k;
+}
+
 static inline int32_t ec_clamp(int32_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }

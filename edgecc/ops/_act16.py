@@ -84,7 +84,8 @@ def int16_input_scale(g: Graph, n: Node) -> bool:
     return not is_int16(g, n) or float(ew.scale32(in_type(g, n))) <= MAX_INPUT_SCALE
 
 
-CONSTRAINTS = [int16_zero_points, int16_output_scale, int16_input_scale]  # with int8_or_int16_in_out
+# the int16 checks; the op lists int8_or_int16_in_out itself, beside its int8 ones
+CONSTRAINTS = [int16_zero_points, int16_output_scale, int16_input_scale]
 
 
 # ---- references and lowering --------------------------------------------------------------

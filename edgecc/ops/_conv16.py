@@ -23,9 +23,10 @@ from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fc_multiplier,
                                      window)
-from edgecc.quant import INT32_MAX, mbqm64
+from edgecc.quant import INT32_MAX, mbqm64, mbqm64_prepare
 
 MAX_SHIFT = 14  # mbqm64 shifts by 15 - shift: it needs shift <= 14 (TFLite assumes <= 7)
+MAX_UNROLLED_TAPS = 100  # depthwise filters up to this many taps are unrolled in the C
 
 
 def is_int16(g: Graph, n: Node) -> bool:
@@ -121,18 +122,45 @@ def reference_fully_connected(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 # ---- lowering -----------------------------------------------------------------------------
 
-def _acc_type(w_rows: np.ndarray) -> str:
-    """int32 when every partial sum of every output channel provably fits (|x| <= 2**15)."""
-    bound = int(np.abs(w_rows.astype(np.int64)).sum(axis=1).max(initial=0)) << 15
-    return "int32_t" if bound <= INT32_MAX else "int64_t"
+def _requant(g: Graph, n: Node, w_rows: np.ndarray, bias: np.ndarray, mult: np.ndarray,
+             shift: np.ndarray) -> tuple[dict, dict]:
+    """The template's accumulator type and requantization: (params, consts).
 
-
-def _common(g: Graph, n: Node, w_rows: np.ndarray) -> dict:
+    The accumulator is int32 when every partial sum of every output channel provably fits
+    (sum |w| * 2**15, as |x| <= 2**15). When acc + bias fits too and every shift is <= -1, the
+    C adds an int32 bias and requantizes with ec_mbqm64_pre (one 32x32->64 multiply-add; the
+    constants of quant.mbqm64_prepare); otherwise it adds the int64 bias and calls ec_mbqm64.
+    """
     lo, hi = act_range(g, n)
-    return dict(acc_t=_acc_type(w_rows), act_min=lo, act_max=hi)
+    wsum = np.abs(w_rows.astype(np.int64)).sum(axis=1) << 15
+    params = dict(acc_t="int32_t" if int(wsum.max(initial=0)) <= INT32_MAX else "int64_t",
+                  act_min=lo, act_max=hi, fast=False)
+    pre = mbqm64_prepare(mult, shift)
+    if pre is not None and int((wsum + np.abs(bias)).max(initial=0)) <= INT32_MAX:
+        m_pre, r_pre, k = pre
+        params["fast"] = True
+        return params, dict(bias=bias.astype(np.int32), qm=m_pre.astype(np.int32),
+                            qr=r_pre.astype(np.int64), qk=k.astype(np.int32))
+    return params, dict(bias=bias.astype(np.int64), mult=np.asarray(mult, np.int32),
+                        shift=np.asarray(shift, np.int32))
 
 
 REASON = "int16 activations (16x8): portable kernel"
+
+
+OC_BLOCK = 4  # output channels computed together: each input load feeds 4 MACs
+
+
+def pack_blocks(rows: np.ndarray, groups: int, block: int = OC_BLOCK) -> np.ndarray:
+    """[oc, K] -> per group: blocks of `block` channels interleaved tap by tap ([K][block]),
+    then the group's remaining channels row-major, so channel oc's block starts at oc * K."""
+    out = []
+    for wg in np.split(rows, groups):
+        main = wg.shape[0] - wg.shape[0] % block
+        blocks = wg[:main].reshape(main // block, block, wg.shape[1])
+        out.append(blocks.transpose(0, 2, 1).ravel())
+        out.append(wg[main:].ravel())
+    return np.concatenate(out)
 
 
 def lower_conv_2d(g: Graph, n: Node, target) -> Kernel:
@@ -142,17 +170,19 @@ def lower_conv_2d(g: Graph, n: Node, target) -> Kernel:
     x = in_type(g, n)
     ic = x.shape[3]
     groups = ic // fic
+    per_group = oc // groups
     m, s = channel_multipliers(g, n, oc)
+    rq_params, rq_consts = _requant(g, n, w.reshape(oc, -1), _bias64(g, n, oc), m, s)
     params = dict(
-        _common(g, n, w.reshape(oc, -1)), batches=x.shape[0], in_h=win.in_h, in_w=win.in_w,
+        rq_params, batches=x.shape[0], in_h=win.in_h, in_w=win.in_w,
         in_c=ic, out_h=win.out_h, out_w=win.out_w, out_c=oc, k_h=kh, k_w=kw, fic=fic,
         stride_h=win.stride_h, stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w,
-        pad_t=win.pad_t, pad_l=win.pad_l, groups=groups, per_group=oc // groups,
+        pad_t=win.pad_t, pad_l=win.pad_l, groups=groups, per_group=per_group,
+        block=OC_BLOCK, group_main=per_group - per_group % OC_BLOCK, ksize=kh * kw * fic,
         # one filter row's taps are one contiguous run of input when they are adjacent pixels
         # holding all the input channels
         merged=win.dil_w == 1 and groups == 1)
-    consts = dict(w=w.astype(np.int8).ravel(), bias=_bias64(g, n, oc),
-                  mult=m.astype(np.int32), shift=s.astype(np.int32))
+    consts = dict(w=pack_blocks(w.reshape(oc, -1), groups).astype(np.int8), **rq_consts)
     return Kernel("conv_2d_s16.c.j2", params=params, consts=consts, variant="s16",
                   reason=REASON)
 
@@ -164,14 +194,25 @@ def lower_depthwise_conv_2d(g: Graph, n: Node, target) -> Kernel:
     x = in_type(g, n)
     w_cm = np.ascontiguousarray(w.transpose(2, 0, 1)).reshape(oc, -1)  # a channel's taps together
     m, s = channel_multipliers(g, n, oc)
+    ic = x.shape[3]
+    y0, y1, x0, x1 = win.interior()
+    interior_px = (y1 - y0) * (x1 - x0)
+    # Interior taps as (input offset from the window's first value, filter index), unrolled in
+    # the C when there are few enough of them.
+    taps = [((fy * win.dil_h * win.in_w + fx * win.dil_w) * ic, fy * kw + fx)
+            for fy in range(kh) for fx in range(kw)]
+    rq_params, rq_consts = _requant(g, n, w_cm, _bias64(g, n, oc), m, s)
     params = dict(
-        _common(g, n, w_cm), batches=x.shape[0], in_h=win.in_h, in_w=win.in_w,
-        in_c=x.shape[3], out_h=win.out_h, out_w=win.out_w, out_c=oc,
-        depth_mult=oc // x.shape[3], k_h=kh, k_w=kw, stride_h=win.stride_h,
+        rq_params, batches=x.shape[0], in_h=win.in_h, in_w=win.in_w,
+        in_c=ic, out_h=win.out_h, out_w=win.out_w, out_c=oc,
+        depth_mult=oc // ic, k_h=kh, k_w=kw, stride_h=win.stride_h,
         stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t,
-        pad_l=win.pad_l)
-    consts = dict(w=w_cm.astype(np.int8).ravel(), bias=_bias64(g, n, oc),
-                  mult=m.astype(np.int32), shift=s.astype(np.int32))
+        pad_l=win.pad_l, y0=y0, y1=y1, x0=x0, x1=x1,
+        paths="interior" if interior_px == win.out_h * win.out_w else
+              ("border" if interior_px == 0 else "both"),
+        taps=taps if len(taps) <= MAX_UNROLLED_TAPS else [],
+        tap_row_stride=win.dil_h * win.in_w * ic, tap_col_stride=win.dil_w * ic)
+    consts = dict(w=w_cm.astype(np.int8).ravel(), **rq_consts)
     return Kernel("depthwise_conv_2d_s16.c.j2", params=params, consts=consts, variant="s16",
                   reason=REASON)
 
@@ -180,7 +221,9 @@ def lower_fully_connected(g: Graph, n: Node, target) -> Kernel:
     batches, units, depth = _fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
     m, s = fc_multiplier(g, n)
-    params = dict(_common(g, n, w), batches=batches, units=units, depth=depth, mult=m, shift=s)
+    rq_params, rq_consts = _requant(g, n, w, _bias64(g, n, units), np.full(units, m),
+                                    np.full(units, s))
+    params = dict(rq_params, batches=batches, units=units, depth=depth)
     return Kernel("fully_connected_s16.c.j2", params=params,
-                  consts=dict(w=w.astype(np.int8).ravel(), bias=_bias64(g, n, units)),
-                  variant="s16", reason=REASON)
+                  consts=dict(w=w.astype(np.int8).ravel(), **rq_consts), variant="s16",
+                  reason=REASON)

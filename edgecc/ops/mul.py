@@ -1,10 +1,11 @@
-"""MUL: y = a * b with numpy broadcasting (rank <= 5); int8/int16 (TFLite's rescaling), int32, float32.
+"""MUL: y = a * b with numpy broadcasting (rank <= 5); int8/int16 (TFLite's rescaling), int32,
+float32.
 
 int8, as TFLite Micro prepares it (CalculateOpDataMul): the real multiplier
 s_a * s_b / s_out is computed in double and quantized with QuantizeMultiplier; per element
 out = MBQM((q_a - zp_a) * (q_b - zp_b), m, shift) + zp_out, clamped to the fused activation's
-range. int16 is the same (TFLM's MulElementwise) with all zero points 0. int32 multiplies with C's wrap-around and clamps to the activation range; float32 clamps
-with std::min/std::max.
+range. int16 is the same (TFLM's MulElementwise) with all zero points 0. int32 multiplies with
+C's wrap-around and clamps to the activation range; float32 clamps with std::min/std::max.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """int16 activations (TFLite's 16x8 scheme): CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (int8
-weights, int64 bias), ADD, MUL, SOFTMAX, LOGISTIC, TANH; numpy reference and generated C (gcc, clang) vs TFLite
-Micro on random single-op models, the int64 requantization's C twin vs numpy, and the ML-zoo
-int16 DS-CNN end to end."""
+weights, int64 bias), ADD, MUL, SOFTMAX, LOGISTIC, TANH; numpy reference and generated C (gcc,
+clang) vs TFLite Micro on random single-op models, the int16 C helpers vs their numpy twins, and
+the ML-zoo int16 DS-CNN end to end."""
 import subprocess
 import tempfile
 from pathlib import Path
@@ -17,7 +17,7 @@ from edgecc.ops import conv_out_size
 from edgecc.ops._act16 import input_rescale, logistic16
 from edgecc.ops._lstm_math import SIGMOID_TABLE, tanh16
 from edgecc.ops._softmax16 import exp_lut, lut_lookup, one_over_one_plus_x_lut
-from edgecc.quant import mbqm64
+from edgecc.quant import mbqm64, mbqm64_prepare, quantize_multiplier
 from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
@@ -44,6 +44,10 @@ def _eff(taps, big_bias, eff):
     return 8000 / BIG_BIAS if big_bias else SPREAD / np.sqrt(taps)
 
 
+def _w_scales(rng, oc, per_channel):
+    return list(rng.uniform(0.002, 0.02, oc)) if per_channel else [float(rng.uniform(0.002, 0.02))]
+
+
 def _weights(rng, shape, w_max):
     return rng.integers(-w_max, w_max + 1, shape).astype(np.int8)
 
@@ -60,7 +64,7 @@ def conv16_model(rng, *, n=1, h=7, w=6, ic=3, oc=4, kh=3, kw=3, stride=(1, 1), d
                  big_bias=False):
     mb = ModelBuilder()
     taps = kh * kw * ic // groups
-    w_scale = list(rng.uniform(0.002, 0.02, oc)) if per_channel else [float(rng.uniform(0.002, 0.02))]
+    w_scale = _w_scales(rng, oc, per_channel)
     out_scale = _out_scale(rng, act)
     in_scale = _eff(taps, big_bias, eff) * out_scale / float(np.mean(w_scale))
     x = mb.tensor("x", (n, h, w, ic), "int16", scale=in_scale, zero_point=0)
@@ -98,7 +102,7 @@ def dw16_model(rng, *, n=1, h=7, w=6, ic=3, mult=1, kh=3, kw=3, stride=(1, 1), d
                padding=0, act=0, bias=True, per_channel=True, big_bias=False):
     mb = ModelBuilder()
     oc = ic * mult
-    w_scale = list(rng.uniform(0.002, 0.02, oc)) if per_channel else [float(rng.uniform(0.002, 0.02))]
+    w_scale = _w_scales(rng, oc, per_channel)
     out_scale = _out_scale(rng, act)
     in_scale = _eff(kh * kw, big_bias, None) * out_scale / float(np.mean(w_scale))
     x = mb.tensor("x", (n, h, w, ic), "int16", scale=in_scale, zero_point=0)
@@ -123,6 +127,8 @@ DW_CASES = [
     dict(h=8, w=9, ic=4, kh=2, kw=3, stride=(1, 2), padding=1, act=0, bias=False),
     dict(h=10, w=10, ic=2, mult=3, kh=3, kw=3, dil=(2, 2), padding=0, act=2, per_channel=False),
     dict(n=2, h=6, w=5, ic=5, kh=5, kw=4, padding=0, act=0, big_bias=True),
+    dict(h=12, w=11, ic=2, kh=11, kw=10, padding=0),  # 110 taps: looped, not unrolled
+    dict(h=3, w=3, ic=3, kh=5, kw=5, padding=0, act=1),  # no interior pixel
 ]
 
 
@@ -192,7 +198,7 @@ BINARY_CASES = [
 def test_add_mul_int16(op, case):
     data = binary16_model(np.random.default_rng(1900 + case), op, **BINARY_CASES[case])
     if op == "MUL" and any(BINARY_CASES[case].get("zps", ())):  # TFLM refuses these
-        with pytest.raises(UnsupportedModel, match="int16 inputs and output must have zero point 0"):
+        with pytest.raises(UnsupportedModel, match="must have zero point 0"):
             _load(data)
         return
     check_model(data)
@@ -281,7 +287,8 @@ def test_int16_softmax_output_scale_rejected():
 # ---- C twins of the int16 arithmetic ------------------------------------------------------
 
 def test_int16_c_twins_match_numpy(tmp_path):
-    """ec_mbqm64 and ec_lut16 against quant.mbqm64 / _softmax16.lut_lookup on edge values;
+    """ec_mbqm64, ec_mbqm64_pre (prepared constants) and ec_lut16 against quant.mbqm64 /
+    _softmax16.lut_lookup on edge values;
     ec_logistic16 / ec_tanh16 against _act16 on every int16 input for every tested scale."""
     rng = np.random.default_rng(7)
     xs = np.concatenate([rng.integers(-(1 << 40), 1 << 40, 300), [0, 1, -1, (1 << 40), -(1 << 40)]])
@@ -298,6 +305,15 @@ def test_int16_c_twins_match_numpy(tmp_path):
         src.append(f'    printf("%d\\n", (int)ec_mbqm64((int64_t){int(x)}LL, {int(m)}, {int(s)}));')
     src.append(f"    {{ int v; for (v = -32768; v < 32768; v += 97) "
                f'printf("%d\\n", (int)ec_lut16((int16_t)v, lut)); }}')
+    # ec_mbqm64_pre with quant.mbqm64_prepare's constants == mbqm64 on int32 inputs
+    pre_cases = []
+    for eff in 10 ** rng.uniform(-9, -0.31, 60):
+        m, s = quantize_multiplier(float(eff))
+        (mp,), (rp,), (k,) = mbqm64_prepare(np.array([m]), np.array([s]))
+        for x in rng.integers(-(1 << 31), 1 << 31, 20):
+            pre_cases.append((int(x), m, s))
+            src.append(f'    printf("%d\\n", (int)ec_mbqm64_pre({int(x)}, {int(mp)}, '
+                       f'(int64_t){int(rp)}LL, {int(k)}));')
     rescales = [input_rescale(sc, tanh) for sc in ACT_SCALES for tanh in (False, True)]
     for (m, sh), tanh in zip(rescales, [False, True] * len(ACT_SCALES)):
         fn = "ec_tanh16" if tanh else "ec_logistic16"
@@ -307,10 +323,12 @@ def test_int16_c_twins_match_numpy(tmp_path):
     (tmp_path / "t.c").write_text("\n".join(src) + "\n")
     exe = tmp_path / "t"
     subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
-                    f"-I{data_dir('runtime_c')}", str(tmp_path / "t.c"), "-o", str(exe)], check=True)
+                    f"-I{data_dir('runtime_c')}", str(tmp_path / "t.c"), "-o", str(exe)],
+                   check=True)
     got = [int(v) for v in subprocess.run([str(exe)], capture_output=True, text=True,
                                           check=True).stdout.split()]
     want = list(mbqm64(xs, ms, ss)) + list(lut_lookup(vals, lut))
+    want += [int(mbqm64(x, m, s)) for x, m, s in pre_cases]
     every = np.arange(-32768, 32768)
     for (m, sh), tanh in zip(rescales, [False, True] * len(ACT_SCALES)):
         want += list((tanh16 if tanh else logistic16)(every, m, sh))
