@@ -143,9 +143,10 @@ def _passes(c: Compiled) -> str:
     rows = [[_e(o), _n(before.get(o, 0)), _n(after.get(o, 0))] for o in ops]
     rows.append(["<b>total</b>", f"<b>{sum(before.values()):,}</b>",
                  f"<b>{sum(after.values()):,}</b>"])
-    html = [f"<p>{len(c.imported.nodes)} nodes imported, {len(c.graph.nodes)} after the passes, "
-            f"{sum(executes(n) for n in c.graph.nodes)} of them run code (reshape-like ops are "
-            "aliases: no code; fused activations run inside their producer).</p>",
+    nodes = len(c.imported.nodes)
+    html = [f"<p>{nodes} node{'s' if nodes != 1 else ''} imported, {len(c.graph.nodes)} after the "
+            f"passes, {sum(executes(n) for n in c.graph.nodes)} of them run code (reshape-like "
+            "ops are aliases: no code; fused activations run inside their producer).</p>",
             _table(["op", "imported", "executed after passes"], rows, num={1, 2}, cls="narrow")]
     applied = [(r.name, a) for r in c.passes for a in r.applied]
     if applied:
