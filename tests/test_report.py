@@ -154,3 +154,15 @@ def test_report_errors_are_one_line_exit_2(argv, tmp_path, capsys):
     assert code == 2 and out == "" and err.count("\n") == 1, (out, err)
     assert err.startswith("edgecc: error: ") and "Traceback" not in err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_report_without_the_boards_compiler_says_so(tmp_path, capsys, monkeypatch):
+    """The page is still written (everything but the budget); the budget section says why."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # a real PATH with no compilers
+    out = tmp_path / "r.html"
+    code, _, err = run(capsys, "report", str(shared_model("hello_world_int8")), "--board",
+                       "nrf52840-dk", "-o", str(out))
+    assert code == 0 and err == ""
+    text = "".join(parse(out.read_text()).text)
+    assert "Not measured: arm-none-eabi-gcc is not installed" in text
+    assert "dsp/fully_connected_dsp.c.j2" in text or "c/fully_connected.c.j2" in text
