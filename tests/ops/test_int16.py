@@ -352,3 +352,9 @@ def test_mlzoo_ds_cnn_int16_bit_exact(cc):
     for seed in (0, 1):
         r = verify_model(path, get_target("host"), cc=cc, seed=seed)
         assert r.bit_exact, (seed, r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
+def test_mlzoo_ds_cnn_int16_bit_exact_under_qemu(target):
+    r = verify_model(shared_model("mlzoo_ds_cnn_s_quantized_int16"), get_target(target), seed=0)
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
