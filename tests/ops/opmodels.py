@@ -94,3 +94,10 @@ def random_data(rng, dtype: str, shape) -> np.ndarray:
     if dtype in ("int8", "uint8", "int16"):
         lo, hi = info.min, info.max
     return rng.integers(lo, hi, shape, endpoint=True).astype(dtype)
+
+
+def cases(total: int, fast: int) -> list:
+    """range(total) as pytest params, the ones from `fast` on marked slow (CI runs them all;
+    `-m "not slow"` keeps a few random configurations per op)."""
+    import pytest
+    return [pytest.param(i, marks=pytest.mark.slow) if i >= fast else i for i in range(total)]

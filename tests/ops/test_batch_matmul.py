@@ -3,7 +3,7 @@ import pytest
 
 from edgecc.tflite_writer import ModelBuilder
 from opcheck import check_model
-from opmodels import qparams, random_data
+from opmodels import cases, qparams, random_data
 
 
 def bmm_model(rng, lb, rb, a, k, c, adj_x, adj_y, dtype, const_rhs=False):
@@ -22,7 +22,7 @@ def bmm_model(rng, lb, rb, a, k, c, adj_x, adj_y, dtype, const_rhs=False):
     return mb.finish([lhs] if const_rhs else [lhs, rhs], [y])
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", cases(8, 4))
 def test_batch_matmul(case):
     rng = np.random.default_rng(2100 + case)
     nb = int(rng.integers(0, 3))

@@ -3,13 +3,13 @@ import pytest
 
 from edgecc.tflite_writer import ModelBuilder
 from opcheck import check_model
-from opmodels import binary_model, broadcast_shapes, qparams
+from opmodels import cases, binary_model, broadcast_shapes, qparams
 
 CMP = ["EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"]
 
 
 @pytest.mark.parametrize("op", CMP)
-@pytest.mark.parametrize("dtype", ["int8", "float32", "int32"])
+@pytest.mark.parametrize("dtype", ["int8", "float32", pytest.param("int32", marks=pytest.mark.slow)])
 def test_comparison(op, dtype):
     rng = np.random.default_rng(1900 + CMP.index(op) + 10 * ["int8", "float32", "int32"].index(dtype))
     out, ins = broadcast_shapes(rng, max_rank=4)
@@ -33,7 +33,7 @@ def test_equal_many_pairs_int8():
                              out_dtype="bool", out_q={}, version=2))
 
 
-@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("case", cases(4, 2))
 def test_select_v2(case):
     rng = np.random.default_rng(1960 + case)
     out, ins = broadcast_shapes(rng, n_inputs=3, max_rank=4)

@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 
 from opcheck import check_model
-from opmodels import binary_model, broadcast_shapes
+from opmodels import cases, binary_model, broadcast_shapes
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", cases(8, 3))
 def test_mul_int8_broadcast(case):
     rng = np.random.default_rng(300 + case)
     out, ins = broadcast_shapes(rng, max_rank=4 if case % 2 else 5)
@@ -13,7 +13,7 @@ def test_mul_int8_broadcast(case):
                              {"fused_activation_function": case % 4}, version=2))
 
 
-@pytest.mark.parametrize("case", range(2))
+@pytest.mark.parametrize("case", cases(2, 1))
 def test_mul_int8_many_pairs(case):
     rng = np.random.default_rng(320 + case)
     check_model(binary_model(rng, "MUL", "int8", [(256, 1), (1, 256)], (256, 256),

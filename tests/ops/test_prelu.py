@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 
 from opcheck import check_model
-from opmodels import binary_model
+from opmodels import cases, binary_model
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", cases(6, 3))
 def test_prelu(case):
     rng = np.random.default_rng(2000 + case)
     rank = int(rng.integers(1, 5))

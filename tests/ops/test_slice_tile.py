@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from edgecc.tflite_writer import ModelBuilder
+from opmodels import cases
 from opcheck import check_model, check_model_litert
 
 
@@ -22,7 +23,7 @@ def rand_shape(rng, max_rank=4, lo=1, hi=6):
     return [int(d) for d in rng.integers(lo, hi, int(rng.integers(1, max_rank + 1)))]
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", cases(6, 3))
 def test_slice_random(case):
     rng = np.random.default_rng(900 + case)
     shape = rand_shape(rng, max_rank=5 if case == 5 else 4)
@@ -37,7 +38,7 @@ def test_slice_random(case):
                        [np.array(begin, idx), np.array(size, idx)], version=5))
 
 
-@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("case", cases(4, 2))
 def test_tile_vs_litert(case):
     rng = np.random.default_rng(920 + case)
     shape = rand_shape(rng, hi=4)
@@ -47,7 +48,7 @@ def test_tile_vs_litert(case):
     check_model_litert(one_op("TILE", shape, out, dtype, [np.array(mult, np.int32)]))
 
 
-@pytest.mark.parametrize("case", range(5))
+@pytest.mark.parametrize("case", cases(5, 2))
 def test_broadcast_to_random(case):
     rng = np.random.default_rng(940 + case)
     out = rand_shape(rng, max_rank=5 if case == 4 else 4, hi=5)

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from edgecc.tflite_writer import ModelBuilder
+from opmodels import cases
 from opcheck import check_model, check_model_litert
 
 
@@ -9,7 +10,7 @@ def _q(dtype, zp=-7):
     return dict(scale=0.05, zero_point=zp) if dtype in ("int8", "int16") else {}
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", cases(6, 3))
 def test_space_depth_roundtrip_random(case):
     rng = np.random.default_rng(1100 + case)
     b = int(rng.integers(1, 4))
@@ -27,7 +28,7 @@ def test_space_depth_roundtrip_random(case):
     check_model(mb.finish([x], [y]))
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", cases(6, 3))
 def test_space_to_batch_nd_random(case):
     rng = np.random.default_rng(1120 + case)
     rank3 = case == 4
@@ -67,7 +68,7 @@ def test_space_to_batch_nd_unpadded_vs_tflm():
     check_model(mb.finish([x], [y]))
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", cases(6, 3))
 def test_batch_to_space_nd_random(case):
     rng = np.random.default_rng(1140 + case)
     rank3 = case == 4

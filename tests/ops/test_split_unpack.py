@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from edgecc.tflite_writer import ModelBuilder
+from opmodels import cases
 from opcheck import check_model
 
 
@@ -30,7 +31,7 @@ def split_model(rng, shape, axis, parts, dtype, v=False, sizes=None, neg_axis=Fa
     return mb.finish([x], outs)
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", cases(6, 3))
 def test_split_random(case):
     rng = np.random.default_rng(800 + case)
     rank = int(rng.integers(1, 5))
@@ -42,7 +43,7 @@ def test_split_random(case):
     check_model(split_model(rng, shape, axis, parts, dtype, neg_axis=case == 5))
 
 
-@pytest.mark.parametrize("case", range(5))
+@pytest.mark.parametrize("case", cases(5, 3))
 def test_split_v_random(case):
     rng = np.random.default_rng(820 + case)
     rank = int(rng.integers(1, 5))
@@ -59,7 +60,7 @@ def test_split_v_random(case):
                             sizes=sizes))
 
 
-@pytest.mark.parametrize("case", range(5))
+@pytest.mark.parametrize("case", cases(5, 3))
 def test_unpack_random(case):
     rng = np.random.default_rng(840 + case)
     rank = int(rng.integers(1, 5))

@@ -3,6 +3,7 @@ import pytest
 
 from edgecc.ops import conv_out_size
 from edgecc.tflite_writer import ModelBuilder
+from opmodels import cases
 from opcheck import check_model
 
 
@@ -31,7 +32,7 @@ def tconv_model(rng, nb, ih, iw, ic, oc, kh, kw, sh, sw, padding, bias, per_chan
     return mb.finish([x], [y])
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", cases(8, 4))
 def test_transpose_conv(case):
     rng = np.random.default_rng(2200 + case)
     nb, ih, iw = int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(rng.integers(1, 6))
