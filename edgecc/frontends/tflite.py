@@ -218,11 +218,6 @@ def _check_structure(values: dict[str, Value], nodes: list[Node], inputs: list[s
         if 0 in values[v].type.shape:
             raise UnsupportedModel(f"{path}: {where(v)} has no elements (shape "
                                    f"{list(values[v].type.shape)})")
-    for v in sorted(used & set(values), key=lambda v: int(v[1:])):
-        t = values[v].type
-        if t.dtype in (DType.INT8, DType.INT16) and t.q is None:
-            raise UnsupportedModel(f"{path}: {where(v)} is {t.dtype.value[0]} without quantization "
-                                   f"parameters (edgecc compiles quantized models)")
     written = set(inputs) | {v for v, val in values.items() if val.is_const}
     for n in nodes:
         for pos, v in enumerate(n.inputs):

@@ -114,6 +114,13 @@ def failed_constraints(g: Graph, n: Node) -> list[str]:
 
 # ---- helpers shared by op modules ----------------------------------------------------------
 
+def quantized_io(g: Graph, n: Node) -> bool:
+    """integer inputs and outputs must carry quantization parameters (scale and zero point)"""
+    names = [v for v in (n.inputs[:1] + n.outputs) if v is not None]
+    return all(g.type(v).q is not None for v in names
+               if g.type(v).dtype.value[0] in ("int8", "int16", "uint8"))
+
+
 def in_type(g: Graph, n: Node, i: int = 0) -> TensorType:
     return g.type(n.inputs[i])  # type: ignore[arg-type]
 

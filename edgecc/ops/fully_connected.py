@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops import Kernel, OpDef, const, in_type, out_type, quantized_io, register
 from edgecc.ops import _simd, _vec
 from edgecc.ops._conv_common import act_range, fc_multiplier, requantize
 from edgecc.ops import _conv16
@@ -155,6 +155,6 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef(
     "FULLY_CONNECTED", infer, reference, lower,
-    [int8_activations, int8_constant_weights, per_tensor_weights, bias_int32_const,
+    [quantized_io, int8_activations, int8_constant_weights, per_tensor_weights, bias_int32_const,
      supported_activation, _conv16.int16_zero_points, _conv16.int16_shift_in_range],
     dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias)"))

@@ -27,3 +27,17 @@ def test_fully_connected_random(case):
     rng = np.random.default_rng(100 + case)
     check_model(fc_model(rng, int(rng.integers(1, 3)), int(rng.integers(1, 70)),
                          int(rng.integers(1, 20)), act=case % 4, bias=case != 3))
+
+
+def test_unquantized_int8_input_is_rejected_with_the_constraint(tmp_path):
+    from edgecc.errors import UnsupportedModel
+    from edgecc.frontends.tflite import load_tflite
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 16), "int8")  # no scale / zero point
+    w = mb.const("w", np.ones((4, 16), np.int8), scale=0.1)
+    y = mb.tensor("y", (1, 4), "int8", scale=0.1)
+    mb.op("FULLY_CONNECTED", [x, w, -1], [y], {}, version=4)
+    p = tmp_path / "m.tflite"
+    p.write_bytes(mb.finish([x], [y]))
+    with pytest.raises(UnsupportedModel, match="must carry quantization parameters"):
+        load_tflite(p)
