@@ -197,14 +197,28 @@ typedef struct {
     int32_t batches;
 } ec_avx2_conv_geom;
 
-/* The first input byte pixel p's window reads (may lie outside the image), and its (oy, ox). */
-static inline ptrdiff_t ec_avx2_origin(const ec_avx2_conv_geom *g, int p, int *iy0, int *ix0) {
-    const int per_img = g->out_h * g->out_w;
-    const int b = p / per_img, r = p - b * per_img;
-    const int oy = r / g->out_w, ox = r - oy * g->out_w;
-    *iy0 = oy * g->stride_h - g->pad_t;
-    *ix0 = ox * g->stride_w - g->pad_l;
-    return (((ptrdiff_t)b * g->in_h + *iy0) * g->in_w + *ix0) * g->in_c;
+/* An output pixel's position, stepped along the output (no divisions in the pixel loop). */
+typedef struct {
+    int b, oy, ox;
+} ec_avx2_pos;
+
+static inline void ec_avx2_next(const ec_avx2_conv_geom *g, ec_avx2_pos *t) {
+    if (++t->ox == g->out_w) {
+        t->ox = 0;
+        if (++t->oy == g->out_h) {
+            t->oy = 0;
+            ++t->b;
+        }
+    }
+}
+
+/* The first input byte the window of the pixel at t reads (its row/column may lie outside the
+ * image: then only the offset is used, never dereferenced), and the window's top-left (iy0, ix0). */
+static inline ptrdiff_t ec_avx2_origin(const ec_avx2_conv_geom *g, const ec_avx2_pos *t, int *iy0,
+                                       int *ix0) {
+    *iy0 = t->oy * g->stride_h - g->pad_t;
+    *ix0 = t->ox * g->stride_w - g->pad_l;
+    return (((ptrdiff_t)t->b * g->in_h + *iy0) * g->in_w + *ix0) * g->in_c;
 }
 
 /* Pixel p read in place: every tap inside the image, and the padding bytes of the last segment
@@ -216,13 +230,12 @@ static inline int ec_avx2_in_place(const ec_avx2_conv_geom *g, int iy0, int ix0,
            o + last_seg_off + g->seg_p <= (ptrdiff_t)g->batches * g->in_h * g->in_w * g->in_c;
 }
 
-/* Pixel p's segments copied to dst (seg_p bytes each; taps outside the input read in_zp). */
-static void ec_avx2_gather(const ec_avx2_conv_geom *g, const int8_t *x, int p, int8_t *dst) {
-    const int per_img = g->out_h * g->out_w;
-    const int b = p / per_img, r = p - b * per_img;
-    const int oy = r / g->out_w, ox = r - oy * g->out_w;
-    const int iy0 = oy * g->stride_h - g->pad_t, ix0 = ox * g->stride_w - g->pad_l;
-    const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * g->in_c;
+/* The segments of the pixel at t copied to dst (seg_p bytes each; taps outside the input read
+ * in_zp). */
+static void ec_avx2_gather(const ec_avx2_conv_geom *g, const int8_t *x, const ec_avx2_pos *t,
+                           int8_t *dst) {
+    const int iy0 = t->oy * g->stride_h - g->pad_t, ix0 = t->ox * g->stride_w - g->pad_l;
+    const int8_t *xb = x + (size_t)t->b * g->in_h * g->in_w * g->in_c;
     int fy, fx;
     for (fy = 0; fy < g->k_h; ++fy) {
         const int iy = iy0 + fy * g->dil_h;
@@ -274,6 +287,7 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, in
     int8_t buf[4 * EC_AVX2_MAX_KP];
     ptrdiff_t soff[EC_AVX2_MAX_SEGS];  /* segment s's first byte, from the window's first byte */
     ptrdiff_t goff[EC_AVX2_MAX_SEGS];  /* the same in a gathered field */
+    ec_avx2_pos pos = {0, 0, 0};       /* the next pixel's position */
     int p0, s = 0, fy, fx;
     for (fy = 0; fy < g->k_h; ++fy) {
         if (g->dil_w == 1) {
@@ -297,15 +311,16 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, in
                 off[i] = off[np - 1];
                 continue;
             }
-            o = ec_avx2_origin(g, p0 + i, &iy0, &ix0);
+            o = ec_avx2_origin(g, &pos, &iy0, &ix0);
             if (ec_avx2_in_place(g, iy0, ix0, o, soff[g->segs - 1])) {
                 base[i] = x + o;
                 off[i] = soff;
             } else {
-                ec_avx2_gather(g, x, p0 + i, buf + i * kp);
+                ec_avx2_gather(g, x, &pos, buf + i * kp);
                 base[i] = buf + i * kp;
                 off[i] = goff;
             }
+            ec_avx2_next(g, &pos);
         }
 #if EC_AVX2_VNNI
         (void)bias_x;
