@@ -132,6 +132,10 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
             exe = build_timer(gen, work, c.name, len(c.graph.inputs),
                               [*latency_cflags, *target.cflags])
             out["latency_us"] = time_c(exe, budget_s)
+            # the target's own flags only (x86-avx2: -mavx2 -mfma, no AVX-VNNI, no AVX-512)
+            exe = build_timer(gen, work / "plain", c.name, len(c.graph.inputs),
+                              ["-O3", *target.cflags])
+            out["latency_plain_us"] = time_c(exe, budget_s)
     return out
 
 

@@ -63,12 +63,13 @@ def _arm_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
 
 def _host_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
     out = ["| model | MACs | instructions | instr/MAC | arena B | lower bound B | TFLM arena B | "
-           "flash B (code + weights) | edgecc us | LiteRT+XNNPACK us | edgecc/LiteRT | bit-exact |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"]
+           "flash B (code + weights) | edgecc us | LiteRT+XNNPACK us | edgecc/LiteRT | "
+           "edgecc us, target flags only | its ratio | bit-exact |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"]
     for r in rows:
         if r.get("error"):
             out.append(f"| {r['model']} | {fmt_int(r.get('macs'))} | error "
-                       f"[{_note(notes, r)}] |" + " |" * 9)
+                       f"[{_note(notes, r)}] |" + " |" * 11)
             continue
         out.append("| " + " | ".join([
             r["model"], fmt_int(r["macs"]), fmt_int(r["instructions"]),
@@ -76,7 +77,8 @@ def _host_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
             fmt_int(r["lower_bound_bytes"]), fmt_int(r.get("tflm_arena_bytes")),
             fmt_int(r["flash_bytes"]), fmt_us(r.get("latency_us")),
             fmt_us(r.get("litert_us")) if r.get("litert_us") is not None else "n/a",
-            fmt_ratio(r.get("latency_us"), r.get("litert_us")),
+            fmt_ratio(r.get("latency_us"), r.get("litert_us")), fmt_us(r.get("latency_plain_us")),
+            fmt_ratio(r.get("latency_plain_us"), r.get("litert_us")),
             "yes" if r["bit_exact"] else "**NO**"]) + " |")
     return out
 
@@ -105,7 +107,9 @@ def render_results(meta: dict, results: dict[str, list[dict]]) -> str:
              f"`{' '.join(meta['latency_cflags'])}`, one thread, after warm-up; *LiteRT+XNNPACK "
              "us*: median Python `invoke()` latency of ai-edge-litert with num_threads=1 and its "
              "default XNNPACK delegate, measured in the same run (its Python call floor, the "
-             f"median invoke() of hello_world_int8, was {fmt_us(meta.get('litert_floor_us'))} us).",
+             f"median invoke() of hello_world_int8, was {fmt_us(meta.get('litert_floor_us'))} us). "
+             "*edgecc us, target flags only*: the same C built `-O3` + the target's flags only "
+             "(x86-avx2: `-mavx2 -mfma`, so its plain AVX2 path without AVX-VNNI).",
              ""]
     notes: list[str] = []
     for target, rows in results.items():

@@ -109,6 +109,7 @@ int main(int argc, char **argv) {{
 def build_timer(gen_dir: Path, work: Path, name: str, n_inputs: int, cflags: list[str],
                 cc: str = "gcc") -> Path:
     low, up = c_ident(name).lower(), c_ident(name).upper()
+    work.mkdir(parents=True, exist_ok=True)
     sizes = "(const unsigned[]){" + ", ".join(f"{up}_INPUT{i}_SIZE" for i in range(n_inputs)) + "}"
     src = work / "timing.c"
     src.write_text(TIMING_C.format(low=low, up=up, sizes=sizes))
