@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <immintrin.h>
+#include "edgecc_vec.h"
 
 #if defined(__AVXVNNI__)
 #define EC_AVX2_VNNI 1
@@ -161,110 +162,6 @@ static inline __m256i ec_avx2_fold8(__m256i lo, __m256i hi) {
 
 #endif
 
-/* n bytes copied (short runs inline: a few-channel layer copies 3 or 4 bytes a row). */
-static inline void ec_avx2_copy(int8_t *dst, const int8_t *src, int n) {
-    int i = 0;
-    for (; i + 32 <= n; i += 32)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), EC_LD256(src + i));
-    for (; i + 8 <= n; i += 8) memcpy(dst + i, src + i, 8);
-    for (; i < n; ++i) dst[i] = src[i];
-}
-
-/* n bytes set to v (see ec_avx2_copy). */
-static inline void ec_avx2_fill(int8_t *dst, int v, int n) {
-    int i = 0;
-    for (; i + 32 <= n; i += 32)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_set1_epi8((char)v));
-    for (; i < n; ++i) dst[i] = (int8_t)v;
-}
-
-/* ---------------------------------------------------------------------------------- CONV_2D */
-
-#define EC_AVX2_MAX_SEGS 64
-
-/* A pixel's taps come in "segments": one per filter row (k_w * in_c contiguous input bytes) when
- * dil_w == 1, else one per filter tap (in_c bytes). Each segment is padded to seg_p bytes (a
- * multiple of 4) in the packed weights (zero weights), so a quad never straddles two segments
- * and a pixel whose taps all lie inside the input is read in place, 4 bytes at a time. */
-typedef struct {
-    int32_t pixels;                 /* batches * out_h * out_w */
-    int32_t in_h, in_w, in_c, out_h, out_w, out_c;
-    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
-    int32_t segs, seg_len, seg_p;   /* segments per pixel, real bytes, padded bytes */
-    int32_t kp;                     /* segs * seg_p */
-    int32_t ocp;                    /* out_c rounded up to a multiple of 8 */
-    int32_t in_zp;                  /* what a tap outside the input reads */
-    int32_t batches;
-} ec_avx2_conv_geom;
-
-/* An output pixel's position, stepped along the output (no divisions in the pixel loop). */
-typedef struct {
-    int b, oy, ox;
-} ec_avx2_pos;
-
-static inline void ec_avx2_next(const ec_avx2_conv_geom *g, ec_avx2_pos *t) {
-    if (++t->ox == g->out_w) {
-        t->ox = 0;
-        if (++t->oy == g->out_h) {
-            t->oy = 0;
-            ++t->b;
-        }
-    }
-}
-
-/* The first input byte the window of the pixel at t reads (its row/column may lie outside the
- * image: then only the offset is used, never dereferenced), and the window's top-left (iy0, ix0). */
-static inline ptrdiff_t ec_avx2_origin(const ec_avx2_conv_geom *g, const ec_avx2_pos *t, int *iy0,
-                                       int *ix0) {
-    *iy0 = t->oy * g->stride_h - g->pad_t;
-    *ix0 = t->ox * g->stride_w - g->pad_l;
-    return (((ptrdiff_t)t->b * g->in_h + *iy0) * g->in_w + *ix0) * g->in_c;
-}
-
-/* Pixel p read in place: every tap inside the image, and the padding bytes of the last segment
- * still inside the input tensor (they meet zero weights, but must be readable). */
-static inline int ec_avx2_in_place(const ec_avx2_conv_geom *g, int iy0, int ix0, ptrdiff_t o,
-                                   ptrdiff_t last_seg_off) {
-    return iy0 >= 0 && ix0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h &&
-           ix0 + (g->k_w - 1) * g->dil_w < g->in_w &&
-           o + last_seg_off + g->seg_p <= (ptrdiff_t)g->batches * g->in_h * g->in_w * g->in_c;
-}
-
-/* The segments of the pixel at t copied to dst (seg_p bytes each; taps outside the input read
- * in_zp). */
-static void ec_avx2_gather(const ec_avx2_conv_geom *g, const int8_t *x, const ec_avx2_pos *t,
-                           int8_t *dst) {
-    const int iy0 = t->oy * g->stride_h - g->pad_t, ix0 = t->ox * g->stride_w - g->pad_l;
-    const int8_t *xb = x + (size_t)t->b * g->in_h * g->in_w * g->in_c;
-    int fy, fx;
-    for (fy = 0; fy < g->k_h; ++fy) {
-        const int iy = iy0 + fy * g->dil_h;
-        const int row_ok = iy >= 0 && iy < g->in_h;
-        const int8_t *xr = xb + (size_t)(row_ok ? iy : 0) * g->in_w * g->in_c;
-        if (g->dil_w == 1) {
-            int8_t *d = dst + fy * g->seg_p;
-            int a = ix0 < 0 ? -ix0 : 0;
-            int e = ix0 + g->k_w > g->in_w ? g->in_w - ix0 : g->k_w;
-            if (!row_ok || e <= a) a = e = 0;
-            ec_avx2_fill(d, g->in_zp, a * g->in_c);
-            if (e > a) ec_avx2_copy(d + a * g->in_c, xr + (ptrdiff_t)(ix0 + a) * g->in_c, (e - a) * g->in_c);
-            ec_avx2_fill(d + e * g->in_c, g->in_zp, (g->k_w - e) * g->in_c);
-            ec_avx2_fill(d + g->seg_len, 0, g->seg_p - g->seg_len);
-        } else {
-            for (fx = 0; fx < g->k_w; ++fx) {
-                const int ix = ix0 + fx * g->dil_w;
-                int8_t *d = dst + (fy * g->k_w + fx) * g->seg_p;
-                if (!row_ok || ix < 0 || ix >= g->in_w)
-                    ec_avx2_fill(d, g->in_zp, g->in_c);
-                else
-                    ec_avx2_copy(d, xr + (ptrdiff_t)ix * g->in_c, g->in_c);
-                ec_avx2_fill(d + g->in_c, 0, g->seg_p - g->in_c);
-            }
-        }
-    }
-}
-
-#define EC_AVX2_MAX_KP 2048  /* border pixels are gathered on the stack: 4 * kp bytes */
 
 /* One step of 4 taps for channels c..c+7 (weights v) and one pixel's 4 input bytes at f:
  * VNNI: u8 = x ^ 0x80 against the quads; AVX2: the 4 bytes sign-extended to int16 and repeated
@@ -280,48 +177,22 @@ static void ec_avx2_gather(const ec_avx2_conv_geom *g, const int8_t *x, const ec
  * (borders) are gathered, zero-point padded, into a stack buffer. A last partial block repeats
  * its last pixel (computed, not stored). bias_u is the bias for u8 = x + 128 (VNNI), bias_x the
  * one for x itself (AVX2). No arena scratch. */
-EC_AVX2_SHARED void ec_avx2_conv(const ec_avx2_conv_geom *g, const int8_t *x, int8_t *y,
+EC_AVX2_SHARED void ec_avx2_conv(const ec_vec_conv_geom *g, const int8_t *x, int8_t *y,
                                  const int8_t *w, const int32_t *bias_u, const int32_t *bias_x,
                                  const ec_avx2_rq *q) {
     const int kp = g->kp, qs = g->seg_p / 4;
-    int8_t buf[4 * EC_AVX2_MAX_KP];
-    ptrdiff_t soff[EC_AVX2_MAX_SEGS];  /* segment s's first byte, from the window's first byte */
-    ptrdiff_t goff[EC_AVX2_MAX_SEGS];  /* the same in a gathered field */
-    ec_avx2_pos pos = {0, 0, 0};       /* the next pixel's position */
-    int p0, s = 0, fy, fx;
-    for (fy = 0; fy < g->k_h; ++fy) {
-        if (g->dil_w == 1) {
-            soff[s++] = (ptrdiff_t)fy * g->dil_h * g->in_w * g->in_c;
-        } else {
-            for (fx = 0; fx < g->k_w; ++fx)
-                soff[s++] = ((ptrdiff_t)fy * g->dil_h * g->in_w + (ptrdiff_t)fx * g->dil_w) * g->in_c;
-        }
-    }
-    for (s = 0; s < g->segs; ++s) goff[s] = (ptrdiff_t)s * g->seg_p;
+    int8_t buf[4 * EC_VEC_MAX_KP];
+    ptrdiff_t soff[EC_VEC_MAX_SEGS];  /* segment s's first byte, from the window's first byte */
+    ptrdiff_t goff[EC_VEC_MAX_SEGS];  /* the same in a gathered field */
+    ec_vec_pos pos = {0, 0, 0};       /* the next pixel's position */
+    int p0, s;
+    ec_vec_segments(g, soff, goff);
     for (p0 = 0; p0 < g->pixels; p0 += 4) {
         const int np = g->pixels - p0 < 4 ? g->pixels - p0 : 4;
         const int8_t *base[4];
         const ptrdiff_t *off[4];
-        int i, c;
-        for (i = 0; i < 4; ++i) {
-            int iy0, ix0;
-            ptrdiff_t o;
-            if (i >= np) {
-                base[i] = base[np - 1];
-                off[i] = off[np - 1];
-                continue;
-            }
-            o = ec_avx2_origin(g, &pos, &iy0, &ix0);
-            if (ec_avx2_in_place(g, iy0, ix0, o, soff[g->segs - 1])) {
-                base[i] = x + o;
-                off[i] = soff;
-            } else {
-                ec_avx2_gather(g, x, &pos, buf + i * kp);
-                base[i] = buf + i * kp;
-                off[i] = goff;
-            }
-            ec_avx2_next(g, &pos);
-        }
+        int c;
+        ec_vec_block(g, x, &pos, np, buf, soff, goff, base, off);
 #if EC_AVX2_VNNI
         (void)bias_x;
         for (c = 0; c < g->ocp; c += 16) {
