@@ -24,6 +24,7 @@ from edgecc.tflite_writer import ModelBuilder
 from edgecc.verify import verify_model
 from edgecc.verify.reference import run_tflm
 from opcheck import check_model
+from opmodels import cases
 
 # |x| ~ 18900 (uniform int16), |w| ~ 73 (uniform int8): an effective scale of SPREAD / sqrt(taps)
 # puts the outputs around +-8000, inside int16 without sitting on the rails.
@@ -80,20 +81,21 @@ def conv16_model(rng, *, n=1, h=7, w=6, ic=3, oc=4, kh=3, kw=3, stride=(1, 1), d
     return mb.finish([x], [y])
 
 
+# The first few of each list run in the fast set (`-m "not slow"`), the rest are marked slow.
 CONV_CASES = [
+    dict(h=12, w=6, ic=1, oc=8, kh=10, kw=4, stride=(2, 2), padding=0, act=1),  # DS-CNN's first
+    dict(h=6, w=6, ic=16, oc=8, kh=1, kw=1, padding=1, act=0, big_bias=True),
+    dict(h=5, w=5, ic=48, oc=3, kh=5, kw=5, padding=0, act=0),  # sum |w| * 2**15 > int32: int64 acc
+    dict(h=5, w=4, ic=1, oc=3, kh=1, kw=1, padding=1, w_max=1, eff=1.2, bias=False),  # shift > 0
     dict(h=7, w=6, ic=3, oc=4, kh=3, kw=3, padding=0, act=0),
     dict(h=9, w=8, ic=5, oc=6, kh=3, kw=3, stride=(2, 2), padding=0, act=1, per_channel=False),
     dict(h=8, w=9, ic=4, oc=3, kh=3, kw=2, stride=(1, 2), padding=1, act=3, bias=False),
     dict(h=10, w=10, ic=2, oc=5, kh=3, kw=3, dil=(2, 2), padding=0, act=2),
-    dict(h=12, w=6, ic=1, oc=8, kh=10, kw=4, stride=(2, 2), padding=0, act=1),  # DS-CNN's first
-    dict(h=6, w=6, ic=16, oc=8, kh=1, kw=1, padding=1, act=0, big_bias=True),
     dict(h=6, w=7, ic=4, oc=6, kh=3, kw=3, padding=0, groups=2, act=0),
-    dict(h=5, w=5, ic=48, oc=3, kh=5, kw=5, padding=0, act=0),  # sum |w| * 2**15 > int32: int64 acc
-    dict(h=5, w=4, ic=1, oc=3, kh=1, kw=1, padding=1, w_max=1, eff=1.2, bias=False),  # shift > 0
 ]
 
 
-@pytest.mark.parametrize("case", range(len(CONV_CASES)))
+@pytest.mark.parametrize("case", cases(len(CONV_CASES), 4))
 def test_conv_2d_int16(case):
     check_model(conv16_model(np.random.default_rng(1600 + case), **CONV_CASES[case]))
 
@@ -123,16 +125,16 @@ def dw16_model(rng, *, n=1, h=7, w=6, ic=3, mult=1, kh=3, kw=3, stride=(1, 1), d
 
 DW_CASES = [
     dict(h=25, w=5, ic=8, kh=3, kw=3, padding=0, act=1),  # DS-CNN's shape, fewer channels
+    dict(n=2, h=6, w=5, ic=5, kh=5, kw=4, padding=0, act=0, big_bias=True),
+    dict(h=3, w=3, ic=3, kh=5, kw=5, padding=0, act=1),  # no interior pixel
     dict(h=9, w=8, ic=3, mult=2, kh=3, kw=3, stride=(2, 2), padding=0, act=3),
     dict(h=8, w=9, ic=4, kh=2, kw=3, stride=(1, 2), padding=1, act=0, bias=False),
     dict(h=10, w=10, ic=2, mult=3, kh=3, kw=3, dil=(2, 2), padding=0, act=2, per_channel=False),
-    dict(n=2, h=6, w=5, ic=5, kh=5, kw=4, padding=0, act=0, big_bias=True),
     dict(h=12, w=11, ic=2, kh=11, kw=10, padding=0),  # 110 taps: looped, not unrolled
-    dict(h=3, w=3, ic=3, kh=5, kw=5, padding=0, act=1),  # no interior pixel
 ]
 
 
-@pytest.mark.parametrize("case", range(len(DW_CASES)))
+@pytest.mark.parametrize("case", cases(len(DW_CASES), 3))
 def test_depthwise_conv_2d_int16(case):
     check_model(dw16_model(np.random.default_rng(1700 + case), **DW_CASES[case]))
 
@@ -153,14 +155,14 @@ def fc16_model(rng, batches, depth, units, act=0, bias=True, big_bias=False, kee
 
 FC_CASES = [
     dict(batches=1, depth=64, units=12, act=0),  # DS-CNN's classifier
-    dict(batches=3, depth=37, units=9, act=1, bias=False),
-    dict(batches=2, depth=20, units=5, act=3, big_bias=True),
     dict(batches=1, depth=1200, units=4, act=0),  # int64 accumulator
+    dict(batches=2, depth=20, units=5, act=3, big_bias=True),
+    dict(batches=3, depth=37, units=9, act=1, bias=False),
     dict(batches=1, depth=5, units=30, act=2),
 ]
 
 
-@pytest.mark.parametrize("case", range(len(FC_CASES)))
+@pytest.mark.parametrize("case", cases(len(FC_CASES), 3))
 def test_fully_connected_int16(case):
     check_model(fc16_model(np.random.default_rng(1800 + case), **FC_CASES[case]))
 
@@ -185,16 +187,16 @@ def binary16_model(rng, op, a_shape, b_shape, act=0, zps=(0, 0, 0), const_b=Fals
 
 
 BINARY_CASES = [
+    dict(a_shape=(2, 1, 6), b_shape=(5, 1), act=3),
+    dict(a_shape=(7, 3), b_shape=(7, 3), zps=(5, -3, 2)),  # ADD: TFLM applies int16 offsets too
     dict(a_shape=(2, 3, 5), b_shape=(2, 3, 5)),
     dict(a_shape=(1, 4, 4, 3), b_shape=(3,), act=1),
-    dict(a_shape=(2, 1, 6), b_shape=(5, 1), act=3),
-    dict(a_shape=(7, 3), b_shape=(7, 3), zps=(5, -3, 2)),  # TFLM applies int16 offsets too
     dict(a_shape=(4, 6), b_shape=(6,), const_b=True, act=2),
 ]
 
 
 @pytest.mark.parametrize("op", ["ADD", "MUL"])
-@pytest.mark.parametrize("case", range(len(BINARY_CASES)))
+@pytest.mark.parametrize("case", cases(len(BINARY_CASES), 2))
 def test_add_mul_int16(op, case):
     data = binary16_model(np.random.default_rng(1900 + case), op, **BINARY_CASES[case])
     if op == "MUL" and any(BINARY_CASES[case].get("zps", ())):  # TFLM refuses these
@@ -215,9 +217,9 @@ def softmax16_model(shape, in_scale, beta=1.0):
 @pytest.mark.parametrize("shape,scale,beta", [
     ((1, 12), 0.00177876, 1.0),  # DS-CNN's layer
     ((3, 4, 17), 1e-4, 1.0),  # every tap counts
-    ((2, 40), 0.003, 0.5),
-    ((5, 1), 0.01, 1.0),  # a single value per row: exactly 1
-    ((1, 300), 2e-4, 2.0),
+    pytest.param((2, 40), 0.003, 0.5, marks=pytest.mark.slow),
+    pytest.param((5, 1), 0.01, 1.0, marks=pytest.mark.slow),  # one value per row: exactly 1
+    pytest.param((1, 300), 2e-4, 2.0, marks=pytest.mark.slow),
 ])
 def test_softmax_int16(shape, scale, beta):
     check_model(softmax16_model(shape, scale, beta))
@@ -237,9 +239,9 @@ ACT_SCALES = [2.0 ** -12, 2.0 ** -11, 1e-4, 3.3e-4, 2.2e-3, 0.05, 2.6]
 
 
 @pytest.mark.parametrize("op", ["LOGISTIC", "TANH"])
-@pytest.mark.parametrize("scale", ACT_SCALES)
-def test_logistic_tanh_int16(op, scale):
-    check_model(act16_model(op, (3, 100), scale), seeds=(0,))
+@pytest.mark.parametrize("case", cases(len(ACT_SCALES), 3))
+def test_logistic_tanh_int16(op, case):
+    check_model(act16_model(op, (3, 100), ACT_SCALES[case]), seeds=(0,))
 
 
 @pytest.mark.parametrize("op", ["LOGISTIC", "TANH"])
