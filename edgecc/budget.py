@@ -280,6 +280,19 @@ def check(fp: Footprint, board: Board, flash_limit: int | None,
     return over
 
 
+def arena_room(board: Board, ram_limit: int | None = None) -> int | None:
+    """Bytes the board (or --ram-limit) has for the arena: the largest arena region, less the
+    stack and heap reserved where they share it (None: no limit known, e.g. a Linux target)."""
+    room = None
+    if board.bare_metal:
+        room = max(board.region(n).size - (board.stack_size + board.heap_size
+                                           if n == board.data_region else 0)
+                   for n in board.arena_regions)
+    if ram_limit is not None:
+        room = ram_limit if room is None else min(room, ram_limit)
+    return room
+
+
 def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
                  flash_limit: int | None = None, name: str = "model",
                  keep: Path | None = None) -> BudgetReport:
@@ -290,7 +303,8 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
     from edgecc.verify.cross import _env, build_program, link
     if ram_limit is not None and ram_limit <= 0 or flash_limit is not None and flash_limit <= 0:
         raise EdgeccError("--ram-limit and --flash-limit must be positive byte counts")
-    c = compile_model(model, get_target(board.target), name)
+    c = compile_model(model, get_target(board.target), name,
+                      ram_budget=arena_room(board, ram_limit))
     ident = c_ident(name)
     with tempfile.TemporaryDirectory(prefix="edgecc-budget-") as tmp:
         work = Path(keep) if keep else Path(tmp)

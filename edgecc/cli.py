@@ -27,6 +27,14 @@ def _add_target(p: argparse.ArgumentParser) -> None:
                    help="kernel scratch: 'fit' uses an optimized kernel only where its scratch fits "
                         "in RAM dead at its step (arena = activation peak); 'any' always takes the "
                         "fastest kernel (default: $EDGECC_SCRATCH or 'any')")
+    _add_tiling(p)
+
+
+def _add_tiling(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tiling", choices=["off", "auto"],
+                   help="patch-based execution of the memory-heavy first layers: 'auto' where it "
+                        "saves RAM for its extra MACs, 'off' never (default: $EDGECC_TILING, else "
+                        "only when a --board's RAM cannot hold the arena otherwise)")
 
 
 def _resolve_target(args):
@@ -43,13 +51,15 @@ def _resolve_target(args):
 def cmd_compile(args) -> int:
     from edgecc.codegen import write_files
     from edgecc.compiler import compile_model
-    target, _ = _resolve_target(args)
-    c = compile_model(args.model, target, args.name)
+    from edgecc.budget import arena_room
+    target, board = _resolve_target(args)
+    c = compile_model(args.model, target, args.name,
+                      ram_budget=arena_room(board) if board is not None else None)
     paths = write_files(c.files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
                 lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
-                compile_seconds=round(c.seconds, 3))
+                compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"))
     if args.json:
         print(json.dumps(info))
     else:
@@ -152,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--flash-limit", type=int, metavar="BYTES", help="instead of the board's flash")
     b.add_argument("--json", action="store_true")
     b.add_argument("--keep", type=Path, help="keep the build folder here")
+    _add_tiling(b)
     b.set_defaults(fn=cmd_budget)
 
     i = sub.add_parser("inspect", help="the graph before and after each pass")
@@ -191,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "scratch", None):  # read by compiler.compile_model in every verb
         os.environ["EDGECC_SCRATCH"] = args.scratch
+    if getattr(args, "tiling", None):  # read by compiler.compile_model in every verb
+        os.environ["EDGECC_TILING"] = args.tiling
     try:
         return args.fn(args)
     except EdgeccError as e:

@@ -1,7 +1,8 @@
 """Rendering the generated C: NAME.h, NAME.c, NAME_weights.c and the runtime header.
 
 Owns: the Jinja2 environment (StrictUndefined, no autoescape), the C spelling of every number and
-array, symbol naming (always through edgecc.names), and the file set. Templates only loop over
+array, symbol naming (always through edgecc.names), and the file set. Constant arrays with
+identical contents are emitted once (later layers use the first symbol). Templates only loop over
 what this module prepared; every number is computed in Python. Output is deterministic: the same
 model and options give byte-identical files.
 """
@@ -74,6 +75,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
     env = _env()
     ident = c_ident(name)
     consts: list[ConstArray] = []
+    emitted: dict[tuple[str, int, str], str] = {}  # (C type, count, literal) -> first symbol
     layers = []
     for li, lw in enumerate(lowered):
         n, k = lw.node, lw.kernel
@@ -82,8 +84,12 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
         for key, arr in k.consts.items():
             sym = f"{ident}_l{li}_{c_ident(key)}"
             arr = np.asarray(arr)
-            consts.append(ConstArray(sym, _ctype(arr), max(arr.size, 1), c_literal_list(arr) or "0"))
-            csyms[key] = sym
+            const = ConstArray(sym, _ctype(arr), max(arr.size, 1), c_literal_list(arr) or "0")
+            # identical arrays (the clones of a tiled layer, equal tables) are emitted once
+            same = emitted.setdefault((const.ctype, const.count, const.body), sym)
+            if same == sym:
+                consts.append(const)
+            csyms[key] = same
         ctx = {"p": k.params, "c": csyms}
         for i, v in enumerate(n.inputs):
             if v is not None and not g.value(v).is_const:

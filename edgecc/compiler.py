@@ -10,12 +10,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from edgecc.codegen import render
 from edgecc.errors import EdgeccError
 from edgecc.ir import Graph
 from edgecc.lower import Lowered, alias_ops, lower_graph
 from edgecc.passes import PassResult, optimize
-from edgecc.plan import Plan, plan_model
+from edgecc.plan import Plan, model_lower_bound, plan_model
 from edgecc.targets import Target
 
 
@@ -33,7 +35,10 @@ class Compiled:
 
     @property
     def weights_bytes(self) -> int:
-        return sum(int(a.nbytes) for lw in self.lowered for a in lw.kernel.consts.values())
+        """Bytes of constant data, each distinct array once (as codegen emits them)."""
+        seen = {(a.dtype.str, a.size, a.tobytes()): int(a.nbytes) for lw in self.lowered
+                for a in map(np.asarray, lw.kernel.consts.values())}
+        return sum(seen.values())
 
 
 def load_model(path: str | Path) -> Graph:
@@ -57,25 +62,65 @@ def scratch_budget(g: Graph) -> dict[int, int]:
 
 
 SCRATCH_POLICIES = ("fit", "any")
+TILING_POLICIES = ("off", "auto")
 
 
-def compile_model(path: str | Path, target: Target, name: str, scratch: str | None = None
-                  ) -> Compiled:
+def _lower_and_plan(g: Graph, target: Target, scratch: str, imported: Graph
+                    ) -> tuple[Graph, list[Lowered], Plan]:
+    lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
+    pos = {id(n): i for i, n in enumerate(g.nodes)}
+    sizes = {pos[id(lw.node)]: lw.kernel.scratch for lw in lowered if lw.kernel.scratch}
+    streams = {pos[id(lw.node)]: lw.kernel.streams for lw in lowered if lw.kernel.streams}
+    # The planner may pick another topological order (smaller peak); emit the layers in it.
+    g, plan = plan_model(g, sizes, alias_ops(), reference=imported, streams=streams)
+    position = {id(n): i for i, n in enumerate(g.nodes)}
+    lowered.sort(key=lambda lw: position[id(lw.node)])
+    return g, lowered, plan
+
+
+def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch: str,
+          imported: Graph, budget: int | None):
+    """The tiled (graph, kernels, plan, TilePlan) that beats `plan` (and fits `budget` when one
+    is given, if any does), or None: the best candidates of plan/tiling.py, planned for real."""
+    from edgecc.plan.tiling import apply_tiling, choose
+    pos = {id(n): i for i, n in enumerate(g.nodes)}
+    traits = {pos[id(lw.node)]: (lw.kernel.streams, lw.kernel.scratch) for lw in lowered}
+    best = None
+    for tp in choose(g, traits, alias_ops(), budget):
+        gt, low, pl = _lower_and_plan(apply_tiling(g, tp.stage), target, scratch, imported)
+        if pl.arena < (best[2].arena if best else plan.arena):
+            best = (gt, low, pl, tp)
+        if best and (budget is None or best[2].arena <= budget):
+            break
+    return best
+
+
+def compile_model(path: str | Path, target: Target, name: str, scratch: str | None = None,
+                  tiling: str | None = None, ram_budget: int | None = None) -> Compiled:
     """scratch="fit": optimized kernels only where their scratch fits in bytes dead at their step
-    (the arena stays at the activations' peak); "any": always the fastest kernel, arena may grow."""
+    (the arena stays at the activations' peak); "any": always the fastest kernel, arena may grow.
+    tiling="auto": patch-based execution of the memory-heavy first stage where it pays
+    (edgecc/plan/tiling.py); "off": never; unset ($EDGECC_TILING, else unset): only when the
+    arena would exceed `ram_budget` (the bytes a board has for it)."""
     t0 = time.perf_counter()
     scratch = scratch or os.environ.get("EDGECC_SCRATCH", "any")
     if scratch not in SCRATCH_POLICIES:
         raise EdgeccError(f"unknown scratch policy {scratch!r} (known: {', '.join(SCRATCH_POLICIES)})")
+    tiling = tiling or os.environ.get("EDGECC_TILING") or None
+    if tiling is not None and tiling not in TILING_POLICIES:
+        raise EdgeccError(f"unknown tiling policy {tiling!r} (known: {', '.join(TILING_POLICIES)})")
     imported = load_model(path)
-    g, results = optimize(imported)
-    lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
-    scratch = {g.nodes.index(lw.node): lw.kernel.scratch for lw in lowered if lw.kernel.scratch}
-    streams = {g.nodes.index(lw.node): lw.kernel.streams for lw in lowered if lw.kernel.streams}
-    # The planner may pick another topological order (smaller peak); emit the layers in it.
-    g, plan = plan_model(g, scratch, alias_ops(), reference=imported, streams=streams)
-    position = {id(n): i for i, n in enumerate(g.nodes)}
-    lowered.sort(key=lambda lw: position[id(lw.node)])
+    g0, results = optimize(imported)
+    g, lowered, plan = _lower_and_plan(g0, target, scratch, imported)
+    stats: dict = {}
+    if tiling == "auto" or (tiling is None and ram_budget is not None and plan.arena > ram_budget):
+        tiled = _tile(g0, lowered, plan, target, scratch, imported, ram_budget)
+        if tiled is not None:
+            untiled = plan.arena
+            g, lowered, plan, tp = tiled
+            plan.graph_lower_bound = model_lower_bound(g0)  # of the graph before tiling
+            plan.techniques.append(tp.describe())
+            stats["tiling"] = dict(tp.as_json(), arena=plan.arena, untiled_arena=untiled)
     files = render(g, lowered, plan, name)
     return Compiled(imported, g, results, lowered, plan, files, name,
-                    seconds=time.perf_counter() - t0)
+                    seconds=time.perf_counter() - t0, stats=stats)

@@ -32,6 +32,7 @@ bytes of unplaced buffers alive at one step", and identical buffers are tried on
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Callable
 
 from edgecc.plan.liveness import Buffer, aligned_lower_bound
@@ -141,11 +142,12 @@ def _highest(b: Buffer, placed: list[tuple[int, int]], cap: int) -> int:
 
 
 def _drift(bufs: list[Buffer], order: list[int], conf: list[list[tuple[int, int, int]]],
-           limit: int) -> list[int]:
+           limit: int, inputs_low: bool = False) -> list[int]:
     """Streaming chains from the top of an arena of `limit` bytes: a streaming output goes as
     high as its shift bound lets it overlap its input (chains of outputs that must start below
     their inputs drift down from the top); any other buffer goes to the highest offset where it
-    fits under the limit; when nothing fits, to the lowest feasible offset."""
+    fits under the limit (with `inputs_low`, buffers alive from step 0 go to the lowest, leaving
+    the top to what follows them); when nothing fits, to the lowest feasible offset."""
     pos = {b.name: k for k, b in enumerate(bufs)}
     offs = [-1] * len(bufs)
     for i in order:
@@ -156,7 +158,7 @@ def _drift(bufs: list[Buffer], order: list[int], conf: list[list[tuple[int, int,
             j = pos.get(x)
             if j is not None and offs[j] >= 0:
                 at = max(at, _highest(b, placed, min(offs[j] + d, limit - b.size)))
-        if at < 0:
+        if at < 0 and not (inputs_low and b.first == 0):
             at = _highest(b, placed, limit - b.size)
         if at < 0:
             at = 0
@@ -165,6 +167,29 @@ def _drift(bufs: list[Buffer], order: list[int], conf: list[list[tuple[int, int,
                     break
                 if hi > at:
                     at = _up(hi, b.align)
+        offs[i] = at
+    return offs
+
+
+def _drift_back(bufs: list[Buffer], order: list[int],
+                conf: list[list[tuple[int, int, int]]]) -> list[int]:
+    """Streaming chains from the bottom, backwards in time: buffers by decreasing death step,
+    each at its lowest feasible offset, a streaming input no lower than its (placed) output's
+    offset minus the shift bound, so that chains climb from the end of the program."""
+    outs: dict[str, list[tuple[int, int]]] = {}
+    for k, b in enumerate(bufs):
+        for x, d in b.shifts.items():
+            outs.setdefault(x, []).append((k, d))
+    offs = [-1] * len(bufs)
+    for i in order:
+        b = bufs[i]
+        floor = max([offs[k] - d for k, d in outs.get(b.name, []) if offs[k] >= 0], default=0)
+        at = _up(max(floor, 0), b.align)
+        for lo, hi in _occupied(offs, conf[i]):
+            if at + b.size <= lo:
+                break
+            if hi > at:
+                at = _up(hi, b.align)
         offs[i] = at
     return offs
 
@@ -274,10 +299,34 @@ def all_strategies(bufs: list[Buffer]) -> dict[str, list[int]]:
     return out
 
 
+def critical_shifts(bufs: list[Buffer]) -> list[Buffer]:
+    """Copies of the buffers keeping only the streaming pairs of steps that need them: a step
+    whose buffers fit the bound side by side is no reason to chain its pair (every pair used
+    constrains where its neighbours can go)."""
+    target = aligned_lower_bound(bufs)
+    steps = max(b.last for b in bufs) + 1
+    plain = [0] * steps
+    for b in bufs:
+        for st in range(b.first, b.last + 1):
+            plain[st] += _up(b.size, b.align)
+    return [replace(b, shifts={x: d for x, d in b.shifts.items() if plain[b.first] > target})
+            for b in bufs]
+
+
 def place(bufs: list[Buffer], exact: bool = True, seed: int = 0) -> tuple[int, str]:
     """Set every buffer's offset; return (arena bytes, name of the strategy that won)."""
     if not bufs:
         return 0, "empty"
+    if any(b.shifts for b in bufs):
+        work = critical_shifts(bufs)
+        arena, name = _place(work, exact, seed)
+        for b, w in zip(bufs, work):
+            b.offset = w.offset
+        return arena, name
+    return _place(bufs, exact, seed)
+
+
+def _place(bufs: list[Buffer], exact: bool, seed: int) -> tuple[int, str]:
     conf = _conflicts(bufs)
     target = aligned_lower_bound(bufs)
     orders = _orders(bufs, conf)
@@ -312,18 +361,23 @@ def place(bufs: list[Buffer], exact: bool = True, seed: int = 0) -> tuple[int, s
                 attempt("two-sided", f"two-sided by {oname}", orders[oname],
                         fits(limit)["two-sided"])
     if not done and any(b.shifts for b in bufs):
-        # streaming chains drift: the smallest limit (from the bound up) at which they fit
+        # streaming chains drift: from the bottom backwards in time, or from the top forwards
+        # with the smallest limit (from the bound up) at which they fit
+        back = sorted(range(len(bufs)), key=lambda i: (-bufs[i].last, -bufs[i].size,
+                                                       bufs[i].name))
+        done = attempt("drift-back", "drift back from the end", back,
+                       lambda o: _drift_back(bufs, o, conf))
         top = min(r[0] for r in best.values())
-        lo, hi = target, top
-        while lo < hi and not done:
-            mid = (lo + hi) // 2
-            before = best.get("drift", (top + 1,))[0]
-            done = attempt("drift", "drift by start", orders["start"],
-                           lambda o, m=mid: _drift(bufs, o, conf, m))
-            if best["drift"][0] <= mid or best["drift"][0] < before:
-                hi = min(mid, best["drift"][0])
-            else:
-                lo = mid + 1
+        for k in range(8):
+            limit = target + (top - target) * k // 8
+            for low in (False, True):
+                name = "drift by start" + (", inputs low" if low else "")
+                done = attempt("drift", name, orders["start"],
+                               lambda o, m=limit, lw=low: _drift(bufs, o, conf, m, lw))
+                if done:
+                    break
+            if done:
+                break
     arena, name, offs, _, _ = min(best.values(), key=lambda r: r[0])
     if arena > target:  # local search from the best result of each family, keep the best
         for fam in sorted(best, key=lambda f: best[f][0]):

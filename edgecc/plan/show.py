@@ -44,7 +44,10 @@ def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
                 strategy=plan.strategy, techniques=list(plan.techniques),
                 order=list(plan.order), order_exact=plan.order_exact,
                 reordered=plan.order != sorted(plan.order),
-                inplace=[list(p) for p in plan.inplace], scratch_over_lower_bound=over,
+                inplace=[list(p) for p in plan.inplace],
+                streaming=[dict(output=o, input=i, shift=d, d_max=m)
+                           for o, i, d, m in plan.streaming],
+                scratch_over_lower_bound=over,
                 steps=[dict(step=i, op=n.op, model_op=n.index) for i, n in enumerate(g.nodes)],
                 buffers=rows)
 
@@ -129,9 +132,15 @@ def plan_cli(args, target) -> int:
 
     from edgecc.compiler import compile_model
     from edgecc.errors import EdgeccError
-    c = compile_model(args.model, target, "model")
+    budget = None
+    if getattr(args, "board", None):
+        from edgecc.boards import load_board
+        from edgecc.budget import arena_room
+        budget = arena_room(load_board(args.board))
+    c = compile_model(args.model, target, "model", ram_budget=budget)
     rep = plan_report(c.graph, c.plan, Path(args.model).name)
     rep["target"] = target.name
+    rep["tiling"] = c.stats.get("tiling")
     if args.svg:
         try:
             Path(args.svg).write_text(plan_svg(c.graph, c.plan, Path(args.model).name))

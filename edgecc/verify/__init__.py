@@ -74,7 +74,11 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     if profile and target.runner == "host":
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     info: dict = {}
-    c = compile_model(model, target, name)
+    from edgecc.budget import arena_room
+    c = compile_model(model, target, name,
+                      ram_budget=arena_room(board) if board is not None else None)
+    if c.stats.get("tiling"):
+        info["tiling"] = c.stats["tiling"]
     inputs = seeded_inputs(c.graph, seed)
     ref_outs, _ = run_tflm(model, inputs, len(c.graph.outputs))
     with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
