@@ -28,6 +28,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     x, dst = ins[0], out_type(g, n).dtype
     if dst == DType.BOOL:
         return [x != 0]
+    if x.dtype == np.float32 and dst == DType.INT64:
+        return [np.trunc(x).astype(np.int64)]
     if x.dtype == np.float32 and dst != DType.FLOAT32:
         t = np.trunc(x).astype(np.float64)
         wide = np.where((t >= -2.0 ** 31) & (t < 2.0 ** 31), t, -2.0 ** 31).astype(np.int64)

@@ -25,6 +25,6 @@ def test_cast_vs_tflm(src, dst):
 
 @pytest.mark.parametrize("src,dst", [("bool", "int32"), ("int32", "bool"), ("float32", "bool"),
                                      ("uint8", "int8"), ("int8", "uint8"),
-                                     ("int64", "int32"), ("int32", "int64")])
+                                     ("int64", "int32"), ("int32", "int64"), ("float32", "int64")])
 def test_cast_vs_litert(src, dst):
     check_model_litert(cast_model(src, dst))
