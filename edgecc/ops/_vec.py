@@ -7,19 +7,25 @@ geometry records. The op modules call `lower_conv_2d` / `lower_depthwise` / `low
 their `_lower_simd` (the selection hook edgecc/ops/_simd.py's kernels use too) when the target
 has the "avx2" or "neon" feature.
 
-Layouts (numpy models of them are what the tests compare against the C):
+Layouts:
 - conv / fully connected "quads": output channels padded to a multiple of 8 (`ocp`), taps
-  (k_h * k_w * in_c, or depth) padded to a multiple of 4 (`kp`); for each block of 8 channels,
-  for each group of 4 taps, the 8 channels' 4 weights: 32 bytes a step. Zero padding adds zero
-  products, so the kernels never need a tail.
-- depthwise "tap pairs": for each pair of taps (t, t+1), for each channel, (w_t, w_t+1) as int16
-  (AVX2's VPMADDWD) - or, for NEON, per channel block the taps in order (see neon's docstring).
+  (each pixel's tap segments padded to 4 bytes, or the depth padded to 4: `kp`); for each block
+  of 8 channels, for each group of 4 taps, the 8 channels' 4 weights: 32 bytes a step. Zero
+  padding adds zero products, so the kernels never need a tail.
+- depthwise: AVX2 "tap pairs" (for each pair of taps, for each channel, (w_t, w_t+1) as int16
+  for VPMADDWD); NEON tap by tap (each tap's channels together, int8). An odd tap count gets a
+  zero tap.
 
-Input offset. AVX2 runs the dot products on u = x + 128 (unsigned bytes: AVX-VNNI's VPDPBUSD is
-u8 x s8), so its conv/FC bias is bias - (input_zp + 128) * sum(w); NEON's SDOT is s8 x s8 and
-its bias is bias - input_zp * sum(w). Both are taken modulo 2^32: the kernels add in int32 with
+Input offset. The kernels' accumulators start from the bias with the input offset folded in:
+bias_x = bias - input_zp * sum(w) for dot products on x itself (NEON; AVX2 without VNNI), and
+for AVX2's VNNI path, which runs on u = x + 128 (VPDPBUSD is u8 x s8), bias_u = bias -
+(input_zp + 128) * sum(w). Both are taken modulo 2^32: the kernels add in int32 with
 wrap-around, which gives TFLite's exact accumulator whenever TFLite's own int32 accumulator does
 not overflow.
+
+Requantization: TFLite's MultiplyByQuantizedMultiplier exactly. NEON's SQRDMULH and SRSHL are
+its arithmetic; AVX2 uses edgecc/ops/_simd.py's proven fast form when the proof holds, else the
+two roundings step by step (see runtime_c/edgecc_avx2.h).
 """
 from __future__ import annotations
 
@@ -51,7 +57,7 @@ def wrap32(a) -> np.ndarray:
 
 def isa_of(target) -> str | None:
     feats = getattr(target, "features", frozenset())
-    return "avx2" if "avx2" in feats else None
+    return "avx2" if "avx2" in feats else ("neon" if "neon" in feats else None)
 
 
 def pack_quads(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
@@ -64,7 +70,7 @@ def pack_quads(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
             ocp, kp)
 
 
-def requant_arrays(mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
+def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
                    bias: np.ndarray, in_zp: int, out_zp: int, act: tuple[int, int]
                    ) -> tuple[dict[str, np.ndarray] | None, dict, str]:
     """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
@@ -82,8 +88,11 @@ def requant_arrays(mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarr
         out = np.zeros(ocp, dtype)
         out[:n] = a
         return out
-    lo, hi = _simd.acc_range(rows, bias, in_zp)
-    fr, _ = _simd.fast_requant(lo, hi, mult, shift, out_zp, *act)
+    # NEON's SQRDMULH + SRSHL are TFLite's arithmetic itself: no fast path needed there
+    fr = None
+    if isa == "avx2":
+        lo, hi = _simd.acc_range(rows, bias, in_zp)
+        fr, _ = _simd.fast_requant(lo, hi, mult, shift, out_zp, *act)
     if fr is not None:
         c64 = pad(np.int64(1 << 31) + fr.n.astype(np.int64) * (1 << 32), np.int64)
         # per block of 8: even channels, then odd (the order of VPMULDQ's products)
@@ -170,7 +179,7 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     quads, ocp, kp = pack_quads(seg_rows.reshape(oc, -1))
     in_zp = int(x.q.zero_point[0])
     b = _bias(g, n, oc)
-    rq, rqp, why = requant_arrays(m, s, ocp, rows, b, in_zp, *_out_act(g, n))
+    rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *_out_act(g, n))
     if rq is None:
         return None, why
     if kp > MAX_KP:
@@ -180,7 +189,7 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
             segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0]]
     consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     return _kernel(isa, "conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts, 0,
-                   "conv-4px", f"{isa.upper()}: 4 pixels x 16 channels, {segs} segments of "
+                   "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"), ""
 
 
@@ -200,7 +209,7 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     quads, ocp, kp = pack_quads(w)
     in_zp = int(in_type(g, n).q.zero_point[0])
     b = _bias(g, n, units)
-    rq, rqp, why = requant_arrays(np.full(units, m), np.full(units, s), ocp, w, b, in_zp,
+    rq, rqp, why = requant_arrays(isa, np.full(units, m), np.full(units, s), ocp, w, b, in_zp,
                                   *_out_act(g, n))
     if rq is None:
         return None, why
@@ -208,7 +217,8 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                   **rqp)
     consts = dict(w=quads, **folded_biases(isa, b, w, in_zp, ocp), **rq)
     return _kernel(isa, "fully_connected", params, consts, 0, "fc",
-                   f"{isa.upper()}: 32 units at a time over quads of 4 inputs"), ""
+                   f"{isa.upper()}: {32 if isa == 'avx2' else 16} units at a time over quads of "
+                   f"4 inputs"), ""
 
 
 def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
@@ -233,18 +243,23 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     in_zp = int(x.q.zero_point[0])
     taps = w.reshape(kh * kw, oc)
     b = _bias(g, n, oc)
-    rq, rqp, why = requant_arrays(m, s, oc, taps.T, b, in_zp, *_out_act(g, n))
+    rq, rqp, why = requant_arrays(isa, m, s, oc, taps.T, b, in_zp, *_out_act(g, n))
     if rq is None:
         return None, why
     pairs = (kh * kw + 1) // 2
     tp = np.zeros((2 * pairs, oc), np.int64)
     tp[:kh * kw] = taps
-    wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel()  # [pair][channel][2]
+    if isa == "avx2":
+        wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel().astype(np.int16)  # [pair][c][2]
+    else:
+        wl = tp.ravel().astype(np.int8)  # [tap][channel]
     bias = b - in_zp * taps.sum(axis=0)
     geom = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
             win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
+    if isa == "neon":  # two int8 products share an int16 sum unless a weight is -128
+        geom.append(int(bool((taps > -128).all())))
     bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
-    consts = dict(w=wl.astype(np.int16 if isa == "avx2" else np.int8), bias=wrap32(bias),
+    consts = dict(w=wl, bias=wrap32(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
     return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
                    0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""
