@@ -196,17 +196,18 @@ def test_avx2_shared_models(model):
         c = compile_model(path, get_target("x86-avx2"), "m")
     except UnsupportedModel as e:
         pytest.skip(f"edgecc does not support this model: {e}")
+    from edgecc.ir import DType
     conv_like = [lw for lw in c.lowered
-                 if lw.node.op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")]
-    # the AVX2 kernels take every conv-like layer of these models but depthwise layers with a
-    # depth multiplier (micro_speech, person_detect) and int16 layers, which keep the portable
-    # kernel
-    assert all(lw.kernel.variant.startswith("avx2-") or lw.kernel.reason in (
-               "depth multiplier above 1: portable kernel",
-               "not int8 x int8 -> int8: portable kernel") for lw in conv_like), \
+                 if lw.node.op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+                 and c.graph.type(lw.node.inputs[0]).dtype == DType.INT8]
+    # the kernels take every int8 conv-like layer of these models but depthwise layers with a
+    # depth multiplier (micro_speech, person_detect), which keep the portable kernel
+    assert all(lw.kernel.variant.startswith("avx2-") or
+               lw.kernel.reason == "depth multiplier above 1: portable kernel"
+               for lw in conv_like), \
         [(lw.node.op, lw.kernel.variant, lw.kernel.reason) for lw in conv_like]
-    if not any(lw.kernel.variant.startswith("avx2-") for lw in conv_like):
-        pytest.skip("no layer of this model takes an AVX2 kernel (int16 activations)")
+    if not conv_like:
+        pytest.skip("no int8 conv-like layer (int16 activations)")
     for name, target in _paths():
         if name == "avx512-vnni":
             continue  # covered by the random cases; same instructions as AVX-VNNI
