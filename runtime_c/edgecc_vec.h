@@ -39,7 +39,15 @@ typedef struct {
     int32_t ocp;                    /* out_c rounded up to a multiple of 8 */
     int32_t in_zp;                  /* what a tap outside the input reads */
     int32_t batches;
+    int32_t mode;                   /* EC_VEC_GENERAL, EC_VEC_IN_PLACE or EC_VEC_LINEAR */
 } ec_vec_conv_geom;
+
+/* What the compiler proved about a layer's pixels: nothing (borders are checked per pixel),
+ * every window inside the input (no checks), or a 1x1 stride-1 unpadded layer whose pixels are
+ * consecutive runs of in_c bytes (no position arithmetic either). */
+#define EC_VEC_GENERAL 0
+#define EC_VEC_IN_PLACE 1
+#define EC_VEC_LINEAR 2
 
 /* An output pixel's position, stepped along the output (no divisions in the pixel loop). */
 typedef struct {
@@ -116,6 +124,15 @@ static inline void ec_vec_block(const ec_vec_conv_geom *g, const int8_t *x, ec_v
                                 int np, int8_t *buf, const ptrdiff_t *soff, const ptrdiff_t *goff,
                                 const int8_t *base[4], const ptrdiff_t *off[4]) {
     int i;
+    if (g->mode == EC_VEC_LINEAR) {
+        const int8_t *p = x + ((((ptrdiff_t)pos->b * g->out_h + pos->oy) * g->out_w) + pos->ox) * g->in_c;
+        for (i = 0; i < 4; ++i) {
+            base[i] = p + (ptrdiff_t)(i < np ? i : np - 1) * g->in_c;
+            off[i] = soff;
+        }
+        for (i = 0; i < np; ++i) ec_vec_next(g, pos);
+        return;
+    }
     for (i = 0; i < 4; ++i) {
         int iy0, ix0;
         ptrdiff_t o;
@@ -125,7 +142,7 @@ static inline void ec_vec_block(const ec_vec_conv_geom *g, const int8_t *x, ec_v
             continue;
         }
         o = ec_vec_origin(g, pos, &iy0, &ix0);
-        if (ec_vec_in_place(g, iy0, ix0, o, soff[g->segs - 1])) {
+        if (g->mode == EC_VEC_IN_PLACE || ec_vec_in_place(g, iy0, ix0, o, soff[g->segs - 1])) {
             base[i] = x + o;
             off[i] = soff;
         } else {

@@ -154,6 +154,25 @@ def conv_segments(kh: int, kw: int, ic: int, dil_w: int) -> tuple[int, int]:
     return (kh, kw * ic) if dil_w == 1 else (kh * kw, ic)
 
 
+def pixel_mode(win, kh: int, kw: int, ic: int, seg_p: int, batches: int) -> int:
+    """runtime_c/edgecc_vec.h's EC_VEC_*: 2 (LINEAR) for a 1x1 stride-1 unpadded layer whose
+    segments need no padding bytes, 1 (IN_PLACE) when every pixel's window lies inside the input
+    and the last pixel's padded last segment still ends inside the input tensor, else 0."""
+    inside = (win.pad_t == 0 and win.pad_l == 0
+              and (win.out_h - 1) * win.stride_h + (kh - 1) * win.dil_h < win.in_h
+              and (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w < win.in_w)
+    if not inside:
+        return 0
+    if kh == kw == 1 and win.stride_h == win.stride_w == 1 and seg_p == ic \
+            and win.out_h == win.in_h and win.out_w == win.in_w:
+        return 2
+    segs, seg_len = conv_segments(kh, kw, ic, win.dil_w)
+    last_seg = ((kh - 1) * win.dil_h * win.in_w + ((kw - 1) * win.dil_w if win.dil_w != 1 else 0)) * ic
+    last = (((batches - 1) * win.in_h + (win.out_h - 1) * win.stride_h) * win.in_w
+            + (win.out_w - 1) * win.stride_w) * ic
+    return 1 if last + last_seg + seg_p <= batches * win.in_h * win.in_w * ic else 0
+
+
 def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """CONV_2D on AVX2 / NEON: blocks of 4 output pixels x 16 output channels over the quads;
     each pixel's taps as segments padded to 4 bytes, read in place inside the image."""
@@ -186,7 +205,8 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         return None, f"{kp} taps per pixel (above {MAX_KP}): portable kernel"
     geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
             kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0]]
+            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], pixel_mode(win, kh, kw, ic, seg_p,
+                                                                       x.shape[0])]
     consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     return _kernel(isa, "conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
