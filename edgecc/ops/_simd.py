@@ -254,6 +254,19 @@ def mve_blocks(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBl
                      pad_to(folded, ocp).astype(np.int32), mve_records(fr, ocp))
 
 
+def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
+    """[oc, K] -> blocks of 2 channels of 16-input chunks (edgecc_mve.h, ec_mve_conv23):
+    weights [blocks][K/16][2][16]; per channel the record [bias, m, N_raw, -e]."""
+    oc, k = np.asarray(w_rows).shape
+    kp, ocp = round_up(max(k, 1), 16), round_up(oc, 2)
+    w = np.zeros((ocp, kp), np.int64)
+    w[:oc, :k] = w_rows
+    recs = np.stack([pad_to(a, ocp) for a in (folded, fr.m, fr.n_raw, -fr.e.astype(np.int64))],
+                    axis=1)
+    return MveBlocks(kp, interleave_rows(w, 2, 16).astype(np.int8), np.zeros(0, np.int32),
+                     recs.ravel().astype(np.int32))
+
+
 def has_isa(target, isa: str) -> bool:
     return isa in getattr(target, "features", frozenset())
 

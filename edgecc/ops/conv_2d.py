@@ -166,8 +166,24 @@ def _lower_mve(win: Window, x: TensorType, w: np.ndarray, rq, direct: bool) -> K
         mode, rowp, how = 3, run, "fields copied with zero-point padding"
     rows = np.zeros((oc, kh, rowp), np.int64)
     rows[:, :, :run] = w.reshape(oc, kh, run)
-    mb = _simd.mve_blocks(rows.reshape(oc, -1), rq.folded, rq.fr)
     y0, y1, x0, x1 = win.interior()
+    kp = _simd.round_up(kh * rowp, 16)
+    if kp > 64:
+        # long fields: three pixels per weight pass, blocks of 2 channels
+        # (runtime_c/edgecc_mve.h, ec_mve_conv23)
+        b2 = _simd.mve_blocks2(rows.reshape(oc, -1), rq.folded, rq.fr)
+        geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
+                win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
+                win.pad_t, win.pad_l, b2.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo,
+                rq.fr.hi, y0, y1, x0, x1]
+        return Kernel("conv_2d_mve3.c.j2", params=dict(geom=geom),
+                      consts=dict(w=b2.w, rq=b2.rq, offs=offs if len(offs) else
+                                  np.zeros(16, np.uint8)), scratch=3 * (b2.kp + 64),
+                      variant=f"mve-conv-2ch3px-m{mode}",
+                      reason=f"Helium: three pixels per pass over the weights, blocks of 2 "
+                             f"output channels (6 VMLADAVA sums) over {b2.kp} taps, {how}; "
+                             "per-channel requantization of 3 pixels")
+    mb = _simd.mve_blocks(rows.reshape(oc, -1), rq.folded, rq.fr)
     geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
             oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
             mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1]

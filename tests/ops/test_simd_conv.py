@@ -77,6 +77,10 @@ MVE_CASES = DSP_CASES + [
     dict(h=6, w=6, ic=16, oc=6, kh=3, kw=3, padding=0, act=1),                # rows, 48 B
     dict(h=9, w=20, ic=3, oc=8, kh=3, kw=3, stride=(2, 2), padding=0, act=1),  # rows padded
     dict(h=5, w=5, ic=70, oc=9, kh=1, kw=1, padding=1, act=0),                 # 1x1, kp 80
+    # long fields (3 pixels per weight pass): batches, 40 pixels, 9 / 5 / 2 chunks, stride 2
+    dict(n=2, h=5, w=4, ic=16, oc=5, kh=3, kw=3, padding=0, act=0),
+    dict(h=7, w=7, ic=80, oc=6, kh=1, kw=1, stride=(2, 2), padding=1, act=1),
+    dict(h=9, w=8, ic=32, oc=12, kh=3, kw=3, stride=(2, 2), padding=0, act=3),
 ]
 
 
