@@ -315,24 +315,6 @@ EC_MVE_INLINE void ec_mve_col(const ec_mve_conv_geom *g, const int8_t *xb, int32
     }
 }
 
-/* Fields longer than 64 bytes: 4 channels x every chunk of every row, x reloaded per block. */
-EC_MVE_INLINE void ec_mve_rows(const int8_t *x, int32_t rows, int32_t rs, int32_t nr,
-                               const int8_t *w, const int32_t *bias, const int32_t *rq,
-                               int32_t out_c, int full, int32x4_t lo, int32x4_t hi, int8_t *y) {
-    int32_t oc;
-    for (oc = 0; oc < out_c; oc += 4, y += 4, bias += 4, rq += 12) {
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, r;
-        int32x4_t t;
-        for (r = 0; r < rows; ++r) {
-            const int8_t *xp = x + r * rs;
-            EC_MVE_MAC4(xp, w, nr, a0, a1, a2, a3);
-        }
-        t = ec_mve_rq4(ec_mve_vec4(a0, a1, a2, a3), bias, rq, full, lo, hi);
-        if (out_c - oc >= 4) vstrbq_s32(y, t);
-        else vstrbq_p_s32(y, t, vctp32q((uint32_t)(out_c - oc)));
-    }
-}
-
 /* n interior output pixels of one row, the first one's field starting at base: each field
  * in place, assembled, or copied (mode), then 4 channels at a time (nc chunks in registers,
  * or 0: streamed). */
