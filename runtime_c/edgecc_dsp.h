@@ -25,8 +25,16 @@
 #include <string.h>
 #include <arm_acle.h>
 
-/* Kernels shared by every layer of a kind: one copy of the code however many layers call it. */
-#define EC_DSP_SHARED static __attribute__((noinline, unused))
+/* Kernels shared by every layer of a kind: one copy of the code however many layers call it.
+ * gcc's pre-allocation scheduler (active for cores with a pipeline model, e.g. -mcpu=cortex-m33)
+ * hoists the loads of the kernels' loops and spills; they are written in a register-friendly
+ * order, so keep it. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define EC_DSP_NOSCHED __attribute__((optimize("no-schedule-insns")))
+#else
+#define EC_DSP_NOSCHED
+#endif
+#define EC_DSP_SHARED static __attribute__((noinline, unused)) EC_DSP_NOSCHED
 
 static inline int32_t ec_ld32(const void *p) {
     int32_t v;
@@ -48,7 +56,8 @@ static inline int32_t ec_sxtb16_r8(int32_t x) {
 #define EC_V_SXTB16(d, s) __asm__ volatile("sxtb16 %0, %1" : "=r"(d) : "r"(s))
 #define EC_V_SXTB16_R8(d, s) __asm__ volatile("sxtb16 %0, %1, ror #8" : "=r"(d) : "r"(s))
 #define EC_V_LDRD_PI(p, a, b) \
-    __asm__ volatile("ldrd %0, %1, [%2], #8" : "=r"(a), "=r"(b), "+r"(p) : "m"(*(const int32_t (*)[2])(p)))
+    __asm__ volatile("ldrd %0, %1, [%2], #8" : "=r"(a), "=r"(b), "+r"(p) \
+                     : "m"(*(const int32_t (*)[2])(p)))
 
 /* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
 #define EC_FC_UNIT(acc, wp, x0, x1, x2, x3) do { \
@@ -122,8 +131,9 @@ static inline void ec_fill8(int8_t *d, int32_t v, int32_t n) {
 /* The receptive field of output pixel `pix` as kp contiguous int8 bytes: straight from the
  * input when the layer is `direct` and the read stays inside it, else gathered into `col`
  * (taps outside the input read the zero point). */
-static inline const int8_t *ec_dsp_field(const ec_dsp_conv_geom *g, const int8_t *x, int32_t pix,
-                                         int8_t *col) {
+static inline EC_DSP_NOSCHED const int8_t *ec_dsp_field(const ec_dsp_conv_geom *g,
+                                                        const int8_t *x, int32_t pix,
+                                                        int8_t *col) {
     const int32_t hw = g->out_h * g->out_w, c = g->in_c;
     const int32_t b = pix / hw, rem = pix - b * hw;
     const int32_t oy = rem / g->out_w, ox = rem - oy * g->out_w;
@@ -171,9 +181,10 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
 }
 
 /* 4 pixels x all output channels. y[p * out_c + oc] for p < 4. w: [out_c][kp] bytes, packed. */
-static inline void ec_dsp_mm4(const int32_t *xs, const int32_t *w, const int32_t *bias,
-                              const int32_t *qmn, const int8_t *qe, const ec_dsp_conv_geom *g,
-                              int8_t *y) {
+static inline EC_DSP_NOSCHED void ec_dsp_mm4(const int32_t *xs, const int32_t *w,
+                                              const int32_t *bias, const int32_t *qmn,
+                                              const int8_t *qe, const ec_dsp_conv_geom *g,
+                                              int8_t *y) {
     const int32_t *xend = xs + 2 * g->kp;
     const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
     const int full = lo == -128 && hi == 127;
@@ -223,8 +234,8 @@ static inline void ec_dsp_mm4(const int32_t *xs, const int32_t *w, const int32_t
 /* Output pixel pix's receptive field, sign-extended and doubled into one slot of the block xs.
  * With in_c a multiple of 4 the taps are extended straight from the input (padded taps get the
  * zero point's words); otherwise the field is gathered into col first. */
-static inline void ec_dsp_gather(const ec_dsp_conv_geom *g, const int8_t *x, int32_t pix,
-                                 int32_t *xs, int8_t *col) {
+static inline EC_DSP_NOSCHED void ec_dsp_gather(const ec_dsp_conv_geom *g, const int8_t *x,
+                                                int32_t pix, int32_t *xs, int8_t *col) {
     const int32_t c = g->in_c;
     if (g->direct || (c & 3) != 0) {
         ec_dsp_extend(xs, ec_dsp_field(g, x, pix, col), g->kp);
@@ -357,7 +368,9 @@ EC_DSP_SHARED void ec_dsp_fc(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y
                     }
                     for (; i < nu; ++i) yo[i] = (int8_t)__ssat(ec_dsp_rq(accs[i], m, n, e), 8);
                 } else {
-                    for (i = 0; i < nu; ++i) yo[i] = ec_dsp_clamp8(ec_dsp_rq(accs[i], m, n, e), lo, hi);
+                    for (i = 0; i < nu; ++i) {
+                        yo[i] = ec_dsp_clamp8(ec_dsp_rq(accs[i], m, n, e), lo, hi);
+                    }
                 }
             }
         }
@@ -464,7 +477,9 @@ EC_DSP_SHARED void ec_dsp_fc_ub(const ec_dsp_fc_geom *g, const int8_t *x, int8_t
                     }
                     for (; i < nu; ++i) yo[i] = (int8_t)__ssat(ec_dsp_rq(accs[i], m, n, e), 8);
                 } else {
-                    for (i = 0; i < nu; ++i) yo[i] = ec_dsp_clamp8(ec_dsp_rq(accs[i], m, n, e), lo, hi);
+                    for (i = 0; i < nu; ++i) {
+                        yo[i] = ec_dsp_clamp8(ec_dsp_rq(accs[i], m, n, e), lo, hi);
+                    }
                 }
             }
         }
@@ -496,10 +511,11 @@ typedef struct {
 } ec_dsp_dw_geom;
 
 #define EC_DSP_DW_MAX_KH 8
-#define EC_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define EC_ALWAYS_INLINE static inline __attribute__((always_inline)) EC_DSP_NOSCHED
 
 /* Input row (in_w x in_c NHWC bytes) -> the planes of one slot, columns pad_l .. pad_l+in_w-1. */
-static inline void ec_dsp_dw_load(const ec_dsp_dw_geom *g, const int8_t *row, int16_t *slot) {
+static inline EC_DSP_NOSCHED void ec_dsp_dw_load(const ec_dsp_dw_geom *g, const int8_t *row,
+                                                 int16_t *slot) {
     const int32_t c_n = g->in_c, w_n = g->in_w, wp = g->wp;
     int32_t c, x;
     if ((c_n & 3) == 0) {

@@ -134,9 +134,9 @@ EC_MVE_INLINE int32x4_t ec_mve_sat8(int32x4_t t) {
 /* ---------------------------------------------------------------------------------------
  * Matrix product core: one row x (kp bytes, kp a multiple of 16) against blocks of 4 weight
  * rows; y[0..out_c) = requantized sums. bias: per channel (padded to 4); rq: per 4 channels
- * [m x4][N x4][-e x4] (per_channel = 0: one record for every block, per-tensor layers). With at most 4 chunks the
- * row stays in registers across all blocks (nc = 1..4, a constant at each call site); nc = 0
- * reloads it per block.
+ * [m x4][N x4][-e x4] (per_channel = 0: one record for every block, per-tensor layers). With
+ * at most 4 chunks the row stays in registers across all blocks (nc = 1..4, a constant at each
+ * call site); nc = 0 reloads it per block.
  */
 EC_MVE_INLINE int32x4_t ec_mve_rq4(int32x4_t acc, const int32_t *bias, const int32_t *rq,
                                    int full, int32x4_t lo, int32x4_t hi) {
@@ -393,12 +393,14 @@ EC_MVE_SHARED void ec_mve_conv(const ec_mve_conv_geom *g, const int8_t *x, int8_
                                            xa * g->s_w - g->pad_l) * c;
                 const int32_t n = xz - xa;
                 int8_t *yp = yr + xa * g->out_c;
-                if (!full) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 0, 0);
-                else if (kp == 16) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 1, 1);
-                else if (kp == 32) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 2, 1);
-                else if (kp == 48) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 3, 1);
-                else if (kp == 64) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 4, 1);
-                else ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, 0, 1);
+#define EC_MVE_INT(nc, f) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, nc, f)
+                if (!full) EC_MVE_INT(0, 0);
+                else if (kp == 16) EC_MVE_INT(1, 1);
+                else if (kp == 32) EC_MVE_INT(2, 1);
+                else if (kp == 48) EC_MVE_INT(3, 1);
+                else if (kp == 64) EC_MVE_INT(4, 1);
+                else EC_MVE_INT(0, 1);
+#undef EC_MVE_INT
             }
         }
     }
