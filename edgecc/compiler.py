@@ -65,17 +65,38 @@ SCRATCH_POLICIES = ("fit", "any")
 TILING_POLICIES = ("off", "auto")
 
 
-def _lower_and_plan(g: Graph, target: Target, scratch: str, imported: Graph
-                    ) -> tuple[Graph, list[Lowered], Plan]:
-    lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
+MEMORY_FIRST_GAIN = 0.05  # portable streaming kernels must shrink the arena by 5% (or fit)
+
+
+def _plan(g: Graph, lowered: list[Lowered], imported: Graph) -> tuple[Graph, list[Lowered], Plan]:
     pos = {id(n): i for i, n in enumerate(g.nodes)}
     sizes = {pos[id(lw.node)]: lw.kernel.scratch for lw in lowered if lw.kernel.scratch}
     streams = {pos[id(lw.node)]: lw.kernel.streams for lw in lowered if lw.kernel.streams}
     # The planner may pick another topological order (smaller peak); emit the layers in it.
     g, plan = plan_model(g, sizes, alias_ops(), reference=imported, streams=streams)
     position = {id(n): i for i, n in enumerate(g.nodes)}
-    lowered.sort(key=lambda lw: position[id(lw.node)])
+    lowered = sorted(lowered, key=lambda lw: position[id(lw.node)])
     return g, lowered, plan
+
+
+def _lower_and_plan(g: Graph, target: Target, scratch: str, imported: Graph,
+                    memory_first: bool = False, budget: int | None = None
+                    ) -> tuple[Graph, list[Lowered], Plan]:
+    """Kernels and plan of g. memory_first: also try portable kernels where their streaming is
+    what lowers the peak (plan/stream.py prefer_streaming), kept when they shrink the arena by
+    MEMORY_FIRST_GAIN or make it fit `budget` (they are slower than the optimized ones)."""
+    lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
+    best = _plan(g, lowered, imported)
+    if memory_first:
+        from edgecc.plan.stream import prefer_streaming
+        swapped = prefer_streaming(g, lowered, target, alias_ops())
+        if any(a is not b for a, b in zip(swapped, lowered)):
+            alt = _plan(g, swapped, imported)
+            arena = best[2].arena
+            if alt[2].arena < (1 - MEMORY_FIRST_GAIN) * arena or (
+                    budget is not None and arena > budget >= alt[2].arena):
+                best = alt
+    return best
 
 
 def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch: str,
@@ -87,7 +108,8 @@ def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch:
     traits = {pos[id(lw.node)]: (lw.kernel.streams, lw.kernel.scratch) for lw in lowered}
     best = None
     for tp in choose(g, traits, alias_ops(), budget):
-        gt, low, pl = _lower_and_plan(apply_tiling(g, tp.stage), target, scratch, imported)
+        gt, low, pl = _lower_and_plan(apply_tiling(g, tp.stage), target, scratch, imported,
+                                      memory_first=True, budget=budget)
         if pl.arena < (best[2].arena if best else plan.arena):
             best = (gt, low, pl, tp)
         if best and (budget is None or best[2].arena <= budget):
@@ -114,13 +136,20 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
     g, lowered, plan = _lower_and_plan(g0, target, scratch, imported)
     stats: dict = {}
     if tiling == "auto" or (tiling is None and ram_budget is not None and plan.arena > ram_budget):
-        tiled = _tile(g0, lowered, plan, target, scratch, imported, ram_budget)
+        # memory first: streaming kernels where they set the peak, then tiling where it pays
+        g, lowered, plan = _lower_and_plan(g0, target, scratch, imported, memory_first=True,
+                                           budget=ram_budget)
+        fits = tiling is None and plan.arena <= ram_budget
+        tiled = None if fits else _tile(g0, lowered, plan, target, scratch, imported, ram_budget)
         if tiled is not None:
             untiled = plan.arena
             g, lowered, plan, tp = tiled
             plan.graph_lower_bound = model_lower_bound(g0)  # of the graph before tiling
             plan.techniques.append(tp.describe())
             stats["tiling"] = dict(tp.as_json(), arena=plan.arena, untiled_arena=untiled)
+        swapped = sum("cannot stream" in lw.kernel.reason for lw in lowered)
+        if swapped:
+            plan.techniques.append(f"portable streaming kernels ({swapped} ops)")
     files = render(g, lowered, plan, name)
     return Compiled(imported, g, results, lowered, plan, files, name,
                     seconds=time.perf_counter() - t0, stats=stats)

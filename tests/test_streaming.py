@@ -246,3 +246,46 @@ def test_real_models_stream_bit_exact(model):
     for cc in ("gcc", "clang"):
         r = verify_model(shared_model(model), get_target("host"), cc=cc)
         assert r.bit_exact, (cc, r.first_bad_layer)
+
+
+# ---- memory first: portable streaming kernels where they set the peak -----------------------
+
+def _critical_chain() -> Path:
+    # 16x16x8 -> dw -> 1x1 conv to 32 channels -> dw stride 2 -> 1x1 conv to 8: the two middle
+    # steps hold 10 KiB side by side, the others at most 4 KiB
+    rng = np.random.default_rng(11)
+    data = chain_model(rng, 16, 16, 8, [dict(op="dw", k=(3, 3)),
+                                        dict(op="conv", k=(1, 1), oc=32),
+                                        dict(op="dw", k=(3, 3), stride=(2, 2)),
+                                        dict(op="conv", k=(1, 1), oc=8)])
+    path = Path(tempfile.mkdtemp(prefix="edgecc-stream-")) / "m.tflite"
+    path.write_bytes(data)
+    return path
+
+
+def test_memory_first_swaps_only_the_steps_that_set_the_peak():
+    from edgecc.compiler import _lower_and_plan, load_model
+    from edgecc.lower import lower_graph
+    from edgecc.passes import optimize
+    from edgecc.plan.stream import prefer_streaming
+    imported = load_model(_critical_chain())
+    g, _ = optimize(imported)
+    m4 = get_target("cortex-m4")
+    plain = lower_graph(g, m4)
+    assert all(lw.kernel.streams is None for lw in plain)  # the DSP kernels do not stream
+    swapped = prefer_streaming(g, plain, m4, alias_ops())
+    assert [lw.template_path.startswith("c/") for lw in swapped] == [False, True, True, False]
+    assert all("cannot stream" in lw.kernel.reason for lw in swapped[1:3])
+    before = _lower_and_plan(g, m4, "any", imported)[2].arena
+    after = _lower_and_plan(g, m4, "any", imported, memory_first=True)[2]
+    assert after.arena < before and after.streaming
+
+
+@pytest.mark.slow
+def test_memory_first_bit_exact_on_cortex_m4():
+    from edgecc.verify import verify_model
+    r = verify_model(_critical_chain(), get_target("cortex-m4"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EDGECC_TILING", "auto")
+        r2 = verify_model(_critical_chain(), get_target("cortex-m4"))
+    assert r.bit_exact and r2.bit_exact and r2.arena_bytes < r.arena_bytes

@@ -318,16 +318,19 @@ def rank(cands: list[TilePlan], untiled: int, macs: int,
          budget: int | None = None) -> list[TilePlan]:
     """Candidates that beat the untiled peak, best first. With a budget: the fewest extra MACs
     among those that fit it. Otherwise (or when none fits) the smallest relative RAM + relative
-    compute, peak / untiled peak + extra MACs / model MACs: a halo is worth its MACs when it
-    saves at least the same share of RAM as it adds of compute."""
+    compute, peak / untiled peak + extra MACs / model MACs, below the 1.0 of not tiling: a halo
+    is worth its MACs when it saves at least the same share of RAM as it adds of compute."""
     cands = [t for t in cands if t.peak < untiled]
     if budget is not None:
         fit = sorted((t for t in cands if t.peak <= budget),
                      key=lambda t: (t.extra_macs, t.peak, t.patches))
         if fit:
             return fit
-    return sorted(cands, key=lambda t: (t.peak / max(untiled, 1) + t.extra_macs / max(macs, 1),
-                                        t.patches))
+    def score(t: TilePlan) -> float:
+        return t.peak / max(untiled, 1) + t.extra_macs / max(macs, 1)
+
+    # not tiling scores 1.0
+    return sorted((t for t in cands if score(t) < 1.0), key=lambda t: (score(t), t.patches))
 
 
 def choose(g: Graph, traits: dict[int, tuple], alias_ops: set[str], budget: int | None = None,
