@@ -45,6 +45,9 @@
 #define EC_AVX2_SHARED static __attribute__((noinline, unused))
 
 #define EC_LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+/* Keep a vector in a register: without this the compilers fold a weight load into each of the
+ * 4 pixels' VPDPBUSD (a memory operand), and the loads, not the multiplies, limit the loop. */
+#define EC_AVX2_IN_REG(v) __asm__("" : "+x"(v))
 #define EC_LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 
 static inline int32_t ec_avx2_ld32(const void *p) {
@@ -207,7 +210,9 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_vec_conv_geom *g, const int8_t *x, int
                     const int8_t *f0 = base[0] + off[0][s], *f1 = base[1] + off[1][s];
                     const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
                     for (k = 0; k < qs; ++k, wk += 32, w1 += 32) {
-                        const __m256i v0 = EC_LD256(wk), v1 = EC_LD256(w1);
+                        __m256i v0 = EC_LD256(wk), v1 = EC_LD256(w1);
+                        EC_AVX2_IN_REG(v0);
+                        EC_AVX2_IN_REG(v1);
                         __m256i u = EC_AVX2_U(f0 + 4 * k);
                         a00 = ec_dpbusd(a00, u, v0);
                         a01 = ec_dpbusd(a01, u, v1);
@@ -236,7 +241,8 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_vec_conv_geom *g, const int8_t *x, int
                     const int8_t *f0 = base[0] + off[0][s], *f1 = base[1] + off[1][s];
                     const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
                     for (k = 0; k < qs; ++k, wk += 32) {
-                        const __m256i v0 = EC_LD256(wk);
+                        __m256i v0 = EC_LD256(wk);
+                        EC_AVX2_IN_REG(v0);
                         a0 = ec_dpbusd(a0, EC_AVX2_U(f0 + 4 * k), v0);
                         a1 = ec_dpbusd(a1, EC_AVX2_U(f1 + 4 * k), v0);
                         a2 = ec_dpbusd(a2, EC_AVX2_U(f2 + 4 * k), v0);
