@@ -245,11 +245,15 @@ EC_MVE_INLINE void ec_mve_run(const int8_t *x, int32_t xstep, int32_t n, int32_t
                               int per_channel, int32_t out_c, int32x4_t lo, int32x4_t hi,
                               int8_t *y, int32_t ystep) {
     const int full = vgetq_lane_s32(lo, 0) == -128 && vgetq_lane_s32(hi, 0) == 127;
-    void (*fn)(const int8_t *, int32_t, int32_t, int32_t, const int8_t *, const int32_t *,
-               const int32_t *, int, int32_t, int32x4_t, int32x4_t, int8_t *, int32_t) =
-        !full ? ec_mve_run_c : kp == 16 ? ec_mve_run_1 : kp == 32 ? ec_mve_run_2 :
-        kp == 48 ? ec_mve_run_3 : kp == 64 ? ec_mve_run_4 : ec_mve_run_0;
-    fn(x, xstep, n, kp, w, bias, rq, per_channel, out_c, lo, hi, y, ystep);
+    /* direct calls (no function pointer: the static stack bound follows the call graph) */
+#define EC_MVE_CALL(fn) fn(x, xstep, n, kp, w, bias, rq, per_channel, out_c, lo, hi, y, ystep)
+    if (!full) EC_MVE_CALL(ec_mve_run_c);
+    else if (kp == 16) EC_MVE_CALL(ec_mve_run_1);
+    else if (kp == 32) EC_MVE_CALL(ec_mve_run_2);
+    else if (kp == 48) EC_MVE_CALL(ec_mve_run_3);
+    else if (kp == 64) EC_MVE_CALL(ec_mve_run_4);
+    else EC_MVE_CALL(ec_mve_run_0);
+#undef EC_MVE_CALL
 }
 
 EC_MVE_INLINE void ec_mve_row_any(const int8_t *x, int32_t kp, const int8_t *w,
