@@ -243,7 +243,7 @@ class Coster:
         inside = {id(self.where[n.outputs[0]]) for n in ops[:-1]}
         # buffers alive across the whole stage, besides its input (kept whole) and output
         across = sum(b.size for b in self.bufs
-                     if b.first < st.first and b.last > st.last and b is not bx
+                     if b.first <= st.first and b.last >= st.last and b is not bx
                      and b is not bo and id(b) not in inside and not b.name.startswith("scratch"))
         outside = max([v for s, v in enumerate(self.live) if not st.first <= s <= st.last],
                       default=0)
