@@ -8,6 +8,7 @@ the run goes on.
 
 Usage: python3 -m benchmarks.run [--targets T ...] [--models M ...] [-o benchmarks/results.md]
                                  [--json PATH] [--readme README.md] [--no-latency]
+       python3 -m benchmarks.run --render saved.json [-o ...] [--readme ...]
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 from edgecc.errors import EdgeccError
@@ -203,8 +205,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-latency", action="store_true", help="skip the x86 latency timings")
     p.add_argument("--budget", type=float, default=0.5,
                    help="seconds of timed runs per latency figure (default 0.5)")
+    p.add_argument("--render", type=Path, metavar="JSON",
+                   help="measure nothing: rewrite -o (and --readme) from a saved --json file")
     args = p.parse_args(argv)
     from benchmarks.x86 import LATENCY_CFLAGS
+    if args.render:
+        saved = json.loads(args.render.read_text())
+        _write(args, saved["meta"], saved["results"])
+        return 0
     try:
         models = model_paths(args.models, SHARED / "models" / "tflite")
         from edgecc.targets import get_target
@@ -217,6 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchmarks: error: {e}", file=sys.stderr)
         return 2
     meta.update(extra)
+    _write(args, meta, results)
+    return 0
+
+
+def _write(args, meta: dict, results: dict[str, list[dict]]) -> None:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(render_results(meta, results))
     if args.json:
@@ -233,10 +246,10 @@ def main(argv: list[str] | None = None) -> int:
                  f"is smaller / faster: Cortex-M instruction counts against TFLite Micro + "
                  f"CMSIS-NN on the same QEMU machine (../shared/bench/anchors.md), arena against "
                  f"TFLite Micro's smallest working arena, x86 median latency against LiteRT "
-                 f"(XNNPACK, one thread).\n\n" + render_summary(meta, results))
+                 f"(XNNPACK, one thread).")
+        block = textwrap.fill(block, 100) + "\n\n" + render_summary(meta, results)
         update_readme(args.readme, block)
     print(f"wrote {args.output}", file=sys.stderr)
-    return 0
 
 
 if __name__ == "__main__":

@@ -136,7 +136,8 @@ def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
             if r["model"] not in models:
                 models.append(r["model"])
     head = ["model"] + [f"{t} instr / TFLM" for t in arm] + \
-        [f"{t} arena / TFLM arena" for t in arm[:1]] + [f"{t} us / LiteRT" for t in x86]
+        [f"{t} arena / TFLM arena" for t in arm[:1]] + [f"{t} us / LiteRT" for t in x86] + \
+        [f"{t} (`-mavx2 -mfma` only) us / LiteRT" for t in x86 if t == "x86-avx2"]
     lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
     for m in models:
         cells = [m]
@@ -153,6 +154,11 @@ def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
             r = next((r for r in results[t] if r["model"] == m), None)
             cells.append("-" if r is None or r.get("error") else
                          fmt_ratio(r.get("latency_us"), r.get("litert_us")))
+        for t in x86:
+            if t == "x86-avx2":
+                r = next((r for r in results[t] if r["model"] == m), None)
+                cells.append("-" if r is None or r.get("error") else
+                             fmt_ratio(r.get("latency_plain_us"), r.get("litert_us")))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

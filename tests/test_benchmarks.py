@@ -86,6 +86,10 @@ def test_suite_on_ad01_cortex_m4(tmp_path):
     assert data["meta"]["cpu"] in md and data["meta"]["date"] in md
     ratio = f"{row['instructions'] / 583263:.2f}"
     assert f"| ad01_int8 | {ratio} |" in readme.read_text()
+    again = tmp_path / "again.md"
+    r = _run(["--render", str(js), "-o", str(again)])
+    assert r.returncode == 0, r.stderr
+    assert again.read_text() == md
 
 
 def test_suite_on_host_with_latency(tmp_path):
