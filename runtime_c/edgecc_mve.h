@@ -541,7 +541,8 @@ EC_MVE_SHARED void ec_mve_conv23(const ec_mve_conv_geom *g, const int8_t *x, int
     else ec_mve_conv23_run(g, x, y, w, rq, offs, col, 0);
 }
 
-/* FULLY_CONNECTED: per-tensor constants (rq: one record). scratch: kp bytes. */
+/* FULLY_CONNECTED: per-tensor constants (rq: one record). scratch: kp bytes when depth < kp
+ * (the row is copied so its last 16-byte chunk stays inside); none (NULL) otherwise. */
 typedef struct {
     int32_t batches, depth, kp, units, lo, hi;
 } ec_mve_fc_geom;

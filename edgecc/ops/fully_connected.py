@@ -79,11 +79,28 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     return [out.reshape(out_type(g, n).shape)]
 
 
+# Inputs the DSP FC kernels sign-extend at a time: deep rows (micro_speech's 4000) go in
+# chunks so the scratch stays ~1 KiB; the partial sums cost ~15 instructions per chunk and
+# 4-unit block (against ~2400 of MACs). A multiple of 16: only the last chunk may hold an odd
+# number of 8-input steps.
+FC_CHUNK = 512
+
+
+def _fc_chunk(dp: int, up: int) -> tuple[int, int]:
+    """(inputs per chunk, scratch bytes) for ec_dsp_fc / ec_dsp_fc_ub: the extended chunk
+    (2 bytes per input), the 8-byte row tail, and with several chunks up int32 partial sums."""
+    whole = 2 * dp + 8
+    chunked = 2 * FC_CHUNK + 8 + 4 * up
+    if dp <= FC_CHUNK or chunked >= whole:
+        return dp, whole
+    return FC_CHUNK, chunked
+
+
 def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
 
-    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended once; 4
-    units at a time, their weights interleaved 8 inputs at a time so one pointer walks them.
+    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended a chunk
+    at a time (_fc_chunk); 4 units at a time, their weights interleaved 8 inputs at a time.
     """
     if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
         return _vec.lower_fc(g, n, target)
@@ -107,7 +124,7 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         rec = mb.rq[:12]  # per-tensor: one requantization record for every block
         return Kernel("fully_connected_mve.c.j2", params=dict(geom=geom),
                       consts=dict(w=mb.w, bias=mb.bias, rq=rec),
-                      scratch=mb.kp, variant="mve-fc-4u",
+                      scratch=0 if depth == mb.kp else mb.kp, variant="mve-fc-4u",
                       reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, vector "
                              "requantization"), ""
     dp, up = _simd.round_up(depth, 8), _simd.round_up(units, 4)
@@ -115,7 +132,9 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     wpad[:units, :depth] = w
     bias = np.zeros(up, np.int64)
     bias[:units] = rq.folded
-    geom = [batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi]
+    cp, scratch = _fc_chunk(dp, up)
+    geom = [batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi,
+            cp]
     lo_acc, hi_acc = _simd.acc_range(w, _bias(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
         # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
@@ -123,13 +142,13 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc_ub"),
                       consts=dict(w=_simd.pack_words(_simd.interleave_rows(wb, 4, 8)),
                                   bias=b256),
-                      scratch=3 * dp + 8, variant="dsp-fc-4u-ub",
+                      scratch=scratch, variant="dsp-fc-4u-ub",
                       reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
                              "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)"), ""
     return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc"),
                   consts=dict(w=_simd.pack_words(_simd.interleave_rows(wpad, 4, 8)),
                               bias=_simd.doubled(bias)),  # the kernel doubles the activations
-                  scratch=3 * dp + 8, variant="dsp-fc-4u",
+                  scratch=scratch, variant="dsp-fc-4u",
                   reason="Cortex-M DSP: 4 units per pass, input sign-extended once, weights "
                          "interleaved by 8 inputs"), ""
 

@@ -22,6 +22,15 @@ def variants(model: bytes | Path, target: str) -> list[str]:
     return [lw.kernel.variant for lw in c.lowered]
 
 
+def scratches(model: bytes, target: str) -> list[int]:
+    """The arena scratch bytes every lowered layer of `model` asks for on `target`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.tflite"
+        p.write_bytes(model)
+        c = compile_model(p, get_target(target), "m")
+    return [lw.kernel.scratch for lw in c.lowered]
+
+
 def check_on_target(model: bytes, target: str, variant_prefix: str | None = None,
                     seeds=(0,)) -> None:
     """Bit-exact vs TFLite Micro on `target` (QEMU); when given, every layer's kernel variant must

@@ -39,6 +39,8 @@ FC_CASES = [
     dict(depth=8, units=20, act=3),                  # one 8-input step (odd count), RELU6
     dict(batches=3, depth=130, units=7, act=2, bias=False),
     dict(depth=1500, units=5, act=0),                # wide accumulators: the SXTB16 form
+    dict(depth=1030, units=6, act=1),                # 3 chunks, the last one 8-input step
+    dict(batches=2, depth=1043, units=9, act=0, w_max=20),  # chunked offset-byte form
 ]
 
 
@@ -58,3 +60,17 @@ def test_dsp_fc_form_follows_the_accumulator_bound():
 def test_mve_fully_connected_on_cortex_m55(case):
     rng = np.random.default_rng(6400 + case)
     check_on_target(fc_model(rng, **FC_CASES[case]), "cortex-m55", "mve-")
+
+
+def test_dsp_fc_scratch_is_bounded_for_deep_rows():
+    """micro_speech's FC is 4000 deep: its input goes in chunks, so the scratch is ~1 KiB plus
+    the partial sums, not 3 bytes per input; the offset-byte form chunks the same way."""
+    from edgecc.ops.fully_connected import FC_CHUNK
+    from simdcheck import scratches
+    rng = np.random.default_rng(6398)
+    for w_max, variant in ((127, "dsp-fc-4u"), (3, "dsp-fc-4u-ub")):
+        m = fc_model(rng, depth=4000, units=4, w_max=w_max)
+        assert variants(m, "cortex-m4") == [variant]
+        assert scratches(m, "cortex-m4") == [2 * FC_CHUNK + 8 + 4 * 4]
+    assert scratches(fc_model(rng, depth=64, units=8), "cortex-m4") == [2 * 64 + 8]
+    assert scratches(fc_model(rng, depth=4000, units=4), "cortex-m55") == [0]
