@@ -21,6 +21,7 @@ from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fit
 from edgecc.ops import _conv16
 from edgecc.ops.conv_2d import (int8_activations, nhwc_rank4, quantized_activations,
                                 supported_activation)
+from edgecc.ops.conv_2d import _lower_mve as conv_lower_mve
 
 
 MAX_UNROLLED_TAPS = 100  # micro_speech's 10x8 filter still unrolls; bigger ones loop
@@ -138,6 +139,28 @@ def _lower_mve(g: Graph, n: Node, win: Window, rq, w: np.ndarray, x) -> Kernel |
                          "channel planes, one VMLADAVA per output, 4 channels per requantization")
 
 
+def _lower_dsp_as_conv(win: Window, x: TensorType, rows: np.ndarray,
+                       rq) -> tuple[Kernel | None, str]:
+    """One input channel (micro_speech's first layer: 10x8 filter, depth multiplier 8): the
+    layer IS a CONV_2D with in_c = 1 and out_c = depth multiplier, whose filter [oc, kh*kw] is
+    `rows`; the DSP convolution kernel (edgecc_dsp.h, ec_dsp_conv) runs it with its im2col
+    blocks of 4 pixels, which handles any filter height."""
+    if rq.fr.L != 1:  # conv_requant already refuses this; the conv kernel hard-wires it
+        return None, "requantization left shift is not 1: portable kernel"
+    oc, taps = rows.shape
+    kp = _simd.round_up(taps, 8)
+    kh, kw = win.k_h, win.k_w
+    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, 1, win.out_h, win.out_w,
+            oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
+            kp, 0, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi]
+    consts = dict(w=_simd.pack_words(_simd.pad_cols(rows, kp)),
+                  bias=_simd.doubled(rq.folded), qmn=rq.fr.qmn(), qe=rq.fr.e)
+    return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
+                  scratch=9 * kp + 4 * oc, variant="dsp-dw-as-conv",
+                  reason=f"Cortex-M DSP: one input channel, run as a convolution: 4 pixels x 1 "
+                         f"channel SMLAD blocks over {kp} taps"), ""
+
+
 def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
 
@@ -152,9 +175,9 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     win = _window(g, n)
     if win.dil_h != 1 or win.dil_w != 1:
         return None, "dilated depthwise: portable kernel"
-    if win.k_h > 8:
-        return None, "filter taller than 8 rows: portable kernel"
     x = in_type(g, n)
+    if win.k_h > 8 and x.shape[3] != 1:
+        return None, "filter taller than 8 rows: portable kernel"
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
     kh, kw, oc = w.shape
     ic = x.shape[3]
@@ -170,6 +193,10 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         k = _lower_mve(g, n, win, rq, w, x)
         if k is not None:
             return k, ""
+    if ic == 1 and kh > 8:  # one input channel: a CONV_2D with out_c = depth multiplier
+        if _simd.has_isa(target, "mve"):
+            return conv_lower_mve(win, x, rows.reshape(oc, kh, kw, 1), rq, False), ""
+        return _lower_dsp_as_conv(win, x, rows, rq)
     L = rq.fr.L
     if L > 8:  # the weights are pre-scaled by 2^L and must stay int16
         return None, "requantization left shift above 8: portable kernel"
