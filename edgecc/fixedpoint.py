@@ -91,14 +91,26 @@ def exp_on_negative_values(a, int_bits: int) -> np.ndarray:
     return np.where(a == 0, INT32_MAX, result)
 
 
-def one_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
-    """1 / (1 + a) for a in [0, 1), Q0.31 in and out: three Newton-Raphson steps in Q2.29."""
+def _two_over_one_plus_x_q2_29(a) -> np.ndarray:
+    """2 / (1 + a) for a in [0, 1) (Q0.31 in) as Q2.29: three Newton-Raphson steps on the half
+    denominator (1 + a) / 2, the common core of gemmlowp's two functions below."""
     half_den = rounding_half_sum(a, INT32_MAX)
     x = _wrap32(FORTY_EIGHT_OVER_17 + srdhm(half_den, NEG_THIRTY_TWO_OVER_17))
     for _ in range(3):
         one_minus = _wrap32((1 << 29) - srdhm(half_den, x))
         x = _wrap32(x + rescale(srdhm(x, one_minus), 4, 2))
-    return rescale(x, 1, 0)  # ExactMulByPot<-1> makes it Q1.30, then Rescale<0>
+    return x
+
+
+def one_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
+    """1 / (1 + a) for a in [0, 1), Q0.31 in and out: three Newton-Raphson steps in Q2.29."""
+    # ExactMulByPot<-1> makes it Q1.30, then Rescale<0>
+    return rescale(_two_over_one_plus_x_q2_29(a), 1, 0)
+
+
+def one_minus_x_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
+    """(1 - a) / (1 + a) for a in [0, 1), Q0.31 in and out: 2 / (1 + a) - 1 (gemmlowp)."""
+    return rescale(_wrap32(_two_over_one_plus_x_q2_29(a) - (1 << 29)), 2, 0)
 
 
 def count_leading_zeros32(x) -> np.ndarray:

@@ -5,31 +5,22 @@ left shift). Per value v = q - zp_in: v <= -radius -> -128, v >= radius -> 127, 
 x = MBQM(v, m, shift) as Q4.27, y = gemmlowp::logistic(x) in Q0.31 (exp_on_negative_values and
 one_over_one_plus_x_for_x_in_0_1), out = clamp(RoundingDivideByPOT(y, 23) - 128). The output
 scale is assumed 1/256, as TFLite Micro assumes it. Lowered to a 256-entry table built from
-this reference.
+this reference (the int8 path shared with TANH is edgecc/ops/_sigmoid8.py).
 int16 -> int16 (zero points 0, output scale 2**-15): TFLM's table kernel, edgecc/ops/_act16.py.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from edgecc.fixedpoint import (calculate_input_radius, exp_on_negative_values,
-                               one_over_one_plus_x_for_x_in_0_1)
-from edgecc.ir import Graph, Node, TensorType
-from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.fixedpoint import exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1
+from edgecc.ir import Graph, Node
+from edgecc.ops import Kernel, OpDef, out_type, register
 from edgecc.ops import _act16
 from edgecc.ops import _arith as ew
-from edgecc.ops._lut import INT8_VALUES, lut_kernel
-from edgecc.quant import INT32_MAX, mbqm, rdbpot, tflite_round
-
-INPUT_INT_BITS = 4
-
-
-def input_rescale(scale: float) -> tuple[int, int, int]:
-    """(multiplier, left shift, radius) as TFLite Micro's Prepare computes them for tanh/logistic."""
-    frac, shift = math.frexp(float(scale) * float(1 << (31 - INPUT_INT_BITS)))
-    return int(tflite_round(frac * (1 << 31))), shift, calculate_input_radius(INPUT_INT_BITS, shift)
+from edgecc.ops import _sigmoid8
+from edgecc.ops._elementwise import same_as_input as infer
+from edgecc.ops._sigmoid8 import INPUT_INT_BITS
+from edgecc.quant import INT32_MAX
 
 
 def gemmlowp_logistic(x: np.ndarray) -> np.ndarray:
@@ -48,28 +39,15 @@ def output_zero_point_min(g: Graph, n: Node) -> bool:
 
 
 def int8(g: Graph, n: Node, q: np.ndarray) -> np.ndarray:
-    m, shift, radius = input_rescale(ew.scale32(in_type(g, n)))
-    v = np.asarray(q, dtype=np.int64) - ew.zp(in_type(g, n))
-    inner = np.clip(v, -radius + 1, radius - 1)  # keep the fixed-point path in its valid range
-    y = rdbpot(gemmlowp_logistic(mbqm(inner, m, shift)), 31 - 8) - 128
-    out = np.where(v <= -radius, -128, np.where(v >= radius, 127, np.clip(y, -128, 127)))
-    return out.astype(np.int8)
-
-
-def infer(g: Graph, n: Node) -> list[TensorType | None]:
-    return [TensorType(in_type(g, n).shape, out_type(g, n).dtype)]
+    return _sigmoid8.int8(g, n, q, gemmlowp_logistic, 8, -128)
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if _act16.is_int16(g, n):  # edgecc/ops/_act16.py
-        return _act16.reference(g, n, ins)
-    return [int8(g, n, INT8_VALUES)[ins[0].astype(np.int64) + 128]]
+    return _sigmoid8.reference(g, n, ins, int8)
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    if _act16.is_int16(g, n):
-        return _act16.lower(g, n, target)
-    return lut_kernel("logistic.c.j2", g, n, lambda q: int8(g, n, q))
+    return _sigmoid8.lower(g, n, target, "logistic.c.j2", int8)
 
 
 OP = register(OpDef("LOGISTIC", infer, reference, lower,
