@@ -13,6 +13,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, in_type, out_type
+from edgecc.ops._arith import scale32, zp
 
 INT8_VALUES = np.arange(-128, 128, dtype=np.int64)
 
@@ -23,7 +24,12 @@ def table(fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
 
 
 def lut_kernel(template: str, g: Graph, n: Node, fn: Callable[[np.ndarray], np.ndarray]) -> Kernel:
-    return Kernel(template, params=dict(count=in_type(g, n).numel), consts=dict(lut=table(fn)),
+    return table_kernel(template, g, n, table(fn))
+
+
+def table_kernel(template: str, g: Graph, n: Node, lut: np.ndarray) -> Kernel:
+    """The Kernel applying a 256-entry int8 table (index = value + 128) to every element."""
+    return Kernel(template, params=dict(count=in_type(g, n).numel), consts=dict(lut=lut),
                   variant="lut")
 
 
@@ -62,6 +68,12 @@ def roundf(x: np.float32) -> np.float32:
     # floor(|x| + 0.5) is exact for |x| < 2**23; beyond, x is already an integer
     r = abs(x) if abs(x) >= 2.0 ** 23 else r
     return np.float32(r if x >= 0 else -r)
+
+
+def node_float_table(g: Graph, n: Node, transform: Callable[[np.float32], float]) -> np.ndarray:
+    """float_table with the node's own input and output quantization (per tensor)."""
+    x, y = in_type(g, n), out_type(g, n)
+    return float_table(scale32(x), zp(x), scale32(y), zp(y), transform)
 
 
 def float_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int,

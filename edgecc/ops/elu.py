@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import Graph, Node, TensorType
-from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ir import Graph, Node
+from edgecc.ops import Kernel, OpDef, register
 from edgecc.ops import _arith as ew
-from edgecc.ops._lut import float_table, int8_in_out, libm
+from edgecc.ops._elementwise import same_as_input as infer
+from edgecc.ops._lut import int8_in_out, libm, node_float_table, table_kernel
 
 
 def _elu(x: np.float32) -> np.float32:
@@ -19,12 +20,7 @@ def _elu(x: np.float32) -> np.float32:
 
 
 def table(g: Graph, n: Node) -> np.ndarray:
-    x, y = in_type(g, n), out_type(g, n)
-    return float_table(ew.scale32(x), ew.zp(x), ew.scale32(y), ew.zp(y), _elu)
-
-
-def infer(g: Graph, n: Node) -> list[TensorType | None]:
-    return [TensorType(in_type(g, n).shape, out_type(g, n).dtype)]
+    return node_float_table(g, n, _elu)
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
@@ -32,8 +28,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    return Kernel("elu.c.j2", params=dict(count=in_type(g, n).numel), consts=dict(lut=table(g, n)),
-                  variant="lut")
+    return table_kernel("elu.c.j2", g, n, table(g, n))
 
 
 OP = register(OpDef("ELU", infer, reference, lower, [int8_in_out, ew.per_tensor_quantized],
