@@ -3,7 +3,8 @@
 Owns: the constraints they share (element types, per-tensor quantization, broadcasting, fused
 activation), their shape inference (numpy broadcast of the inputs), the loop parameters handed to
 the templates (from edgecc/ops/_broadcast.py), float and int32 fused-activation clamp ranges, the C
-spelling of float parameters, int32 wrap-around, and constant inputs as kernel constants.
+spelling of float parameters, int32 wrap-around, the int32/float32 (unquantized) reference and
+activation parameters of SUB and MUL, and constant inputs as kernel constants.
 """
 from __future__ import annotations
 
@@ -49,6 +50,28 @@ def clamp_float(x: np.ndarray, act: int) -> np.ndarray:
     lo, hi = np.float32(r[0]), np.float32(r[1])
     x = np.where(x < lo, lo, x)  # std::max(x, lo) == (x < lo) ? lo : x
     return np.where(hi < x, hi, x).astype(np.float32)
+
+
+def unquantized_reference(dt: DType, act: int, ins: list, fn) -> np.ndarray:
+    """fn(a, b) for int32 (C's wrap-around, clamped to the activation range) or float32 (clamped
+    with std::min/std::max): the unquantized paths of the binary arithmetic ops."""
+    if dt == DType.FLOAT32:
+        return clamp_float(fn(ins[0].astype(np.float32), ins[1].astype(np.float32)), act)
+    lo, hi = int32_act_range(act)
+    return np.clip(wrap32(fn(ins[0].astype(np.int64), ins[1].astype(np.int64))), lo, hi
+                   ).astype(np.int32)
+
+
+def unquantized_act_params(dt: DType, act: int) -> dict:
+    """Template parameters of the fused activation for int32 (act_min, act_max) or float32
+    (clamp, fmin, fmax as C literals)."""
+    if dt == DType.INT32:
+        lo, hi = int32_act_range(act)
+        return dict(act_min=lo, act_max=hi)
+    r = float_act_range(act)
+    if r is None:
+        return dict(clamp=False, fmin="", fmax="")
+    return dict(clamp=True, fmin=c_float(r[0]), fmax=c_float(r[1]))
 
 
 # ---- constraints -----------------------------------------------------------------------------

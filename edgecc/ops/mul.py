@@ -46,12 +46,8 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     dt = out_type(g, n).dtype
     act = int(n.attrs.get("fused_activation_function", 0))
-    if dt == DType.FLOAT32:
-        return [ew.clamp_float(ins[0].astype(np.float32) * ins[1].astype(np.float32), act)]
-    if dt == DType.INT32:
-        lo, hi = ew.int32_act_range(act)
-        prod = ew.wrap32(ins[0].astype(np.int64) * ins[1].astype(np.int64))
-        return [np.clip(prod, lo, hi).astype(np.int32)]
+    if dt in (DType.FLOAT32, DType.INT32):
+        return [ew.unquantized_reference(dt, act, ins, np.multiply)]
     p = quant_params(g, n)
     prod = (ins[0].astype(np.int64) + p["off0"]) * (ins[1].astype(np.int64) + p["off1"])
     out = mbqm(prod, p["mult"], p["shift"]) + p["out_zp"]
@@ -64,12 +60,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     params = dict(ew.loop_params(g, n), kind=dt.name.lower(), ctype=dt.c)
     if dt in (DType.INT8, DType.INT16):
         params.update(quant_params(g, n))
-    elif dt == DType.INT32:
-        params["act_min"], params["act_max"] = ew.int32_act_range(act)
     else:
-        r = ew.float_act_range(act)
-        params["clamp"] = r is not None
-        params["fmin"], params["fmax"] = (ew.c_float(r[0]), ew.c_float(r[1])) if r else ("", "")
+        params.update(ew.unquantized_act_params(dt, act))
     return Kernel("mul.c.j2", params=params, consts=ew.const_inputs(g, n))
 
 
