@@ -1,11 +1,10 @@
 """Model-side figures for the benchmark: MACs from the IR, TFLite Micro's smallest arena, and the
 flash of a host (x86) build of the generated C.
 
-Owns: the MAC count (sum over CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED of output elements x
-kernel volume, as ../shared/bench/anchors.md defines it), the bisection for the smallest
-`arena_size` with which tflite_micro's interpreter allocates and runs a model, and code/weight
-bytes of host objects (there is no linker map to read for the host, so the allocated sections of
-the generated C's own objects are summed).
+Owns: the bisection for the smallest `arena_size` with which tflite_micro's interpreter allocates
+and runs a model, and code/weight bytes of host objects (there is no linker map to read for the
+host, so the allocated sections of the generated C's own objects are summed). The MAC count is
+edgecc/metrics.py's, re-exported here.
 """
 from __future__ import annotations
 
@@ -14,25 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from edgecc.ir import Graph
-
-
-def count_macs(g: Graph) -> int:
-    """MACs of one inference: output elements x kernel volume of every conv-like layer."""
-    total = 0
-    for n in g.nodes:
-        if n.op not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
-            continue
-        out = g.type(n.outputs[0]).numel
-        w = g.type(n.inputs[1]).shape
-        if n.op == "CONV_2D":
-            vol = int(np.prod(w[1:]))     # [oc, kh, kw, in_c / groups]
-        elif n.op == "DEPTHWISE_CONV_2D":
-            vol = int(w[1] * w[2])        # [1, kh, kw, oc]: one input channel per output
-        else:
-            vol = int(w[-1])              # [units, depth]
-        total += out * vol
-    return total
+from edgecc.metrics import count_macs  # noqa: F401  (re-exported: run.py and tests use it here)
 
 
 def _runs(model: Path, arena: int, inputs: list[np.ndarray]) -> bool:

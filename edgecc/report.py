@@ -11,7 +11,8 @@ html.escape. The page is deterministic: no times, no absolute paths, only the mo
 so two runs on the same model and edgecc version give the same bytes.
 
 MACs per layer follow the benchmark definition (../shared/bench/anchors.md): output elements x
-kernel volume for CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED; other layers show no figure.
+kernel volume for CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (edgecc/metrics.py); other
+layers show no figure.
 """
 from __future__ import annotations
 
@@ -19,33 +20,17 @@ import shutil
 from html import escape
 from pathlib import Path
 
-import numpy as np
-
 from edgecc import __version__
 from edgecc.boards import Board
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
 from edgecc.inspect import executes, kernel_rows, op_counts
-from edgecc.ir import Graph, Node, TensorType
+from edgecc.ir import TensorType
+from edgecc.metrics import node_macs
 from edgecc.plan.show import plan_report, plan_svg
 from edgecc.targets import Target, get_target
 
 LABEL_CHARS = 40  # long TFLite labels (';'-joined op names) are cut in cells, full text in title
-
-
-def node_macs(g: Graph, n: Node) -> int | None:
-    """Multiply-accumulates of one layer, or None for layers the MAC definition leaves out."""
-    if n.op not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
-        return None
-    out = g.type(n.outputs[0]).numel
-    w = g.type(n.inputs[1]).shape  # type: ignore[arg-type]
-    if n.op == "CONV_2D":
-        vol = int(np.prod(w[1:]))      # [oc, kh, kw, in_c / groups]
-    elif n.op == "DEPTHWISE_CONV_2D":
-        vol = int(w[1] * w[2])         # [1, kh, kw, oc]: one input channel per output
-    else:
-        vol = int(w[-1])               # [units, depth]
-    return out * vol
 
 
 # ------------------------------------------------------------------------------ small helpers
