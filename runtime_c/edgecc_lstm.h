@@ -15,9 +15,9 @@ static inline int16_t ec_sat16(int32_t x) {
     return (int16_t)(x < -32768 ? -32768 : (x > 32767 ? 32767 : x));
 }
 
-/* Logistic on a Q3.12 int16 (TFLite's power-of-two case: input * 3, no shift); Q0.15 out. */
-static inline int16_t ec_sigmoid16(int16_t x, const uint16_t *tab) {
-    const int32_t v = (int32_t)x * 3;
+/* The table step of Logistic on an already rescaled input v: index |v| >> 9, 9-bit
+ * interpolation fraction, mirrored for v < 0; Q0.15 out. Twin of _lstm_math.sigmoid_lookup16. */
+static inline int16_t ec_sigmoid_lookup16(int32_t v, const uint16_t *tab) {
     const uint32_t a = (uint32_t)(v < 0 ? -v : v);
     const uint32_t uh = a >> 9;
     uint32_t r;
@@ -31,23 +31,17 @@ static inline int16_t ec_sigmoid16(int16_t x, const uint16_t *tab) {
     return (int16_t)(r >> 10);
 }
 
+/* Logistic on a Q3.12 int16 (TFLite's power-of-two case: input * 3, no shift); Q0.15 out. */
+static inline int16_t ec_sigmoid16(int16_t x, const uint16_t *tab) {
+    return ec_sigmoid_lookup16((int32_t)x * 3, tab);
+}
+
 /* Logistic on an int16 scaled by mult and a rounding right shift (the general LOGISTIC int16
  * kernel; ec_sigmoid16 is its mult = 3, no-shift case); Q0.15 out. Twin of
  * edgecc/ops/_act16.py logistic16. */
 static inline int16_t ec_logistic16(int16_t x, int32_t mult, int rshift, const uint16_t *tab) {
     const int32_t rnd = rshift > 0 ? (1 << (rshift - 1)) : 0;
-    const int32_t v = ((int32_t)x * mult + rnd) >> rshift;
-    const uint32_t a = (uint32_t)(v < 0 ? -v : v);
-    const uint32_t uh = a >> 9;
-    uint32_t r;
-    if (uh >= 255) {
-        r = (uint32_t)0x7FFF << 10;
-    } else {
-        const uint32_t ua = tab[uh], ub = tab[uh + 1];
-        r = (ua << 9) + (a & 0x1FF) * (ub - ua);
-    }
-    r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
-    return (int16_t)(r >> 10);
+    return ec_sigmoid_lookup16(((int32_t)x * mult + rnd) >> rshift, tab);
 }
 
 /* Tanh on an int16 scaled by mult and a rounding right shift (edgecc computes both from the

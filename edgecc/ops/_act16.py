@@ -18,7 +18,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops import _arith as ew
-from edgecc.ops._lstm_math import SIGMOID_TABLE, checked_log2, tanh16, to_int16
+from edgecc.ops._lstm_math import SIGMOID_TABLE, checked_log2, sigmoid_lookup16, tanh16
 
 INPUT_INT_BITS = 3
 OUTPUT_FRAC_BITS = 15
@@ -49,14 +49,7 @@ def _scaled(x, mult: int, shift: int) -> np.ndarray:
 
 def logistic16(x, mult: int, shift: int) -> np.ndarray:
     """reference_integer_ops::Logistic on int16 after the rescaling; Q0.15 out."""
-    v = _scaled(x, mult, shift)
-    a = np.abs(v)
-    uh = a >> 9
-    idx = np.minimum(uh, 254)
-    ua, ub = SIGMOID_TABLE[idx], SIGMOID_TABLE[idx + 1]
-    res = np.where(uh >= 255, 0x7FFF << 10, (ua << 9) + (a & 0x1FF) * (ub - ua))
-    res = np.where(v >= 0, res + (1 << 9), (1 << 25) - res + (1 << 9) - 1)
-    return to_int16(res >> 10)
+    return sigmoid_lookup16(_scaled(x, mult, shift))
 
 
 # ---- constraints (both ops) ---------------------------------------------------------------

@@ -65,7 +65,13 @@ def sigmoid16(x) -> np.ndarray:
     The input is scaled by 3 (3/4 of the table's 4x range), split into a table index (>> 9) and a
     9-bit interpolation fraction; the result is Q0.15.
     """
-    v = _i64(x) * 3
+    return sigmoid_lookup16(_i64(x) * 3)
+
+
+def sigmoid_lookup16(v) -> np.ndarray:
+    """The table step of reference_integer_ops::Logistic on an already rescaled input v: index
+    |v| >> 9, 9-bit interpolation fraction, mirrored for v < 0; Q0.15 out."""
+    v = _i64(v)
     a = np.abs(v)
     uh = a >> 9
     idx = np.minimum(uh, 254)
