@@ -22,14 +22,18 @@ def check_reference(path: Path, seed: int = 0) -> None:
     g = load_tflite(path)
     inputs = seeded_inputs(g, seed)
     ref, _ = run_tflm(path, inputs, len(g.outputs))
-    env = run_graph(g, inputs)
-    for i, v in enumerate(g.outputs):
+    assert_outputs_equal(run_graph(g, inputs), g.outputs, ref, "TFLM")
+
+
+def assert_outputs_equal(env: dict, outputs: list, ref: list[np.ndarray], oracle: str) -> None:
+    """The numpy reference's outputs (env[v] for v in outputs) equal the oracle's: dtype, bytes."""
+    for i, v in enumerate(outputs):
         got = env[v]
         assert got.dtype == ref[i].dtype, (got.dtype, ref[i].dtype)
         diff = np.flatnonzero(got.ravel() != ref[i].ravel())
-        assert diff.size == 0, (f"numpy reference differs from TFLM in {diff.size} of {got.size} "
-                                f"elements, first at {diff[0]}: {got.ravel()[diff[0]]} vs "
-                                f"{ref[i].ravel()[diff[0]]}")
+        assert diff.size == 0, (f"numpy reference differs from {oracle} in {diff.size} of "
+                                f"{got.size} elements, first at {diff[0]}: "
+                                f"{got.ravel()[diff[0]]} vs {ref[i].ravel()[diff[0]]}")
 
 
 def check_model(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"), target: str = "host") -> None:
@@ -77,13 +81,7 @@ def check_model_litert(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"),
             ref = run_litert_ref(path, inputs)
             env = run_graph(load_tflite(path), inputs)
             g = c.graph
-            for i, v in enumerate(g.outputs):
-                got = env[v]
-                assert got.dtype == ref[i].dtype, (got.dtype, ref[i].dtype)
-                diff = np.flatnonzero(got.ravel() != ref[i].ravel())
-                assert diff.size == 0, (f"numpy reference differs from LiteRT in {diff.size} of "
-                                        f"{got.size} elements, first at {diff[0]}: "
-                                        f"{got.ravel()[diff[0]]} vs {ref[i].ravel()[diff[0]]}")
+            assert_outputs_equal(env, g.outputs, ref, "LiteRT")
             (tmp / "harness.c").write_text(harness_c("model", inputs, len(g.outputs)))
             for cc in compilers:
                 exe = build_host(tmp / "gen", tmp / "harness.c", tmp / f"prog_{cc}", tgt, cc)

@@ -15,6 +15,7 @@ from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
 from opcheck import check_model
+from passes_util import load
 
 
 def conv_model(rng, *, n=1, h=7, w=6, ic=3, oc=4, kh=3, kw=3, stride=(1, 1), dil=(1, 1),
@@ -109,7 +110,7 @@ def test_folding_is_skipped_when_the_folded_bias_overflows():
     b = mb.const("b", np.array([2_147_000_000, 0], np.int32), scale=[1e-4] * 2, zero_point=[0, 0])
     y = mb.tensor("y", (1, 2, 2, 2), "int8", scale=1.0, zero_point=0)
     mb.op("CONV_2D", [x, w, b], [y], {"padding": 0, "stride_h": 2, "stride_w": 2}, version=3)
-    g = _load(mb.finish([x], [y]))
+    g = load(mb.finish([x], [y]))
     k = get_op("CONV_2D").lower(g, g.nodes[0], None)
     # (with bias 0 this layer has interior and border pixels: paths == "both")
     assert k.params["paths"] == "border" and "bias_folded" not in k.consts
@@ -148,18 +149,11 @@ int main(void) {
         assert r.returncode == 0 and r.stdout.strip() == "0", (cc, r.stdout)
 
 
-def _load(data: bytes):
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Path(tmp) / "m.tflite"
-        p.write_bytes(data)
-        return load_tflite(p)
-
-
 def test_int16_with_int32_bias_rejected_with_message():
     """16x8 layers need TFLite's int64 bias (tests/ops/test_int16.py covers the supported ones)."""
     rng = np.random.default_rng(1)
     with pytest.raises(UnsupportedModel, match="int64 with int16 activations"):
-        _load(conv_model(rng, in_dtype="int16", in_zp=0))
+        load(conv_model(rng, in_dtype="int16", in_zp=0))
 
 
 def test_bad_options_rejected_with_message():
@@ -170,7 +164,7 @@ def test_bad_options_rejected_with_message():
     y = mb.tensor("y", (1, 5, 5, 3), "int8", scale=0.1, zero_point=0)
     mb.op("CONV_2D", [x, w, -1], [y], {"padding": 0}, version=3)  # strides left at 0
     with pytest.raises(UnsupportedModel, match="strides and dilation factors must be >= 1"):
-        _load(mb.finish([x], [y]))
+        load(mb.finish([x], [y]))
 
 
 # ---- real layers: each CONV_2D / DEPTHWISE_CONV_2D of the shared models as a single-op model ----
@@ -239,7 +233,7 @@ def test_fused_pad_wider_than_the_filter(op):
         opts["depth_multiplier"] = 1
     mb.op(op, [xp, w, b], [y], opts, version=3)
     data = mb.finish([x], [y])
-    g = _load(data)
+    g = load(data)
     with tempfile.TemporaryDirectory() as tmp:  # compiled: one conv with explicit padding
         p = Path(tmp) / "m.tflite"
         p.write_bytes(data)

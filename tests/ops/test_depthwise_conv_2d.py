@@ -1,15 +1,12 @@
 """DEPTHWISE_CONV_2D: random single-op models, numpy reference and generated C vs TFLite Micro."""
-import tempfile
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from edgecc.errors import UnsupportedModel
-from edgecc.frontends.tflite import load_tflite
 from edgecc.ops import conv_out_size
 from edgecc.tflite_writer import ModelBuilder
 from opcheck import check_model
+from passes_util import load
 
 
 def dw_model(rng, *, n=1, h=7, w=6, ic=3, mult=1, kh=3, kw=3, stride=(1, 1), dil=(1, 1),
@@ -81,24 +78,17 @@ def test_depthwise_conv_2d_random_sweep():
         check_model(dw_model(rng, **cfg), seeds=(0,))
 
 
-def _load(data: bytes):
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Path(tmp) / "m.tflite"
-        p.write_bytes(data)
-        return load_tflite(p)
-
-
 def test_int16_with_int32_bias_rejected_with_message():
     """16x8 layers need TFLite's int64 bias (tests/ops/test_int16.py covers the supported ones)."""
     rng = np.random.default_rng(1)
     with pytest.raises(UnsupportedModel, match="int64 with int16 activations"):
-        _load(dw_model(rng, in_dtype="int16", in_zp=0))
+        load(dw_model(rng, in_dtype="int16", in_zp=0))
 
 
 def test_inconsistent_depth_multiplier_rejected():
     rng = np.random.default_rng(2)
     with pytest.raises(UnsupportedModel, match="depth_multiplier"):
-        _load(dw_model(rng, ic=2, mult=2, depth_multiplier_attr=3))
+        load(dw_model(rng, ic=2, mult=2, depth_multiplier_attr=3))
 
 
 @pytest.mark.parametrize("model", ["person_detect", "micro_speech_quantized", "str_ww_ref_model",

@@ -3,8 +3,6 @@ weights, int64 bias), ADD, MUL, SOFTMAX, LOGISTIC, TANH; numpy reference and gen
 clang) vs TFLite Micro on random single-op models, the int16 C helpers vs their numpy twins, and
 the ML-zoo int16 DS-CNN end to end."""
 import subprocess
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +23,7 @@ from edgecc.verify import verify_model
 from edgecc.verify.reference import run_tflm
 from opcheck import check_model
 from opmodels import cases
+from passes_util import load
 
 # |x| ~ 18900 (uniform int16), |w| ~ 73 (uniform int8): an effective scale of SPREAD / sqrt(taps)
 # puts the outputs around +-8000, inside int16 without sitting on the rails.
@@ -201,7 +200,7 @@ def test_add_mul_int16(op, case):
     data = binary16_model(np.random.default_rng(1900 + case), op, **BINARY_CASES[case])
     if op == "MUL" and any(BINARY_CASES[case].get("zps", ())):  # TFLM refuses these
         with pytest.raises(UnsupportedModel, match="must have zero point 0"):
-            _load(data)
+            load(data)
         return
     check_model(data)
 
@@ -260,13 +259,6 @@ def test_logistic_tanh_int16_every_input(op, tmp_path):
 
 # ---- unsupported 16x8 cases are refused with their reason ---------------------------------
 
-def _load(data: bytes):
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Path(tmp) / "m.tflite"
-        p.write_bytes(data)
-        return load_tflite(p)
-
-
 def test_int16_nonzero_zero_point_rejected():
     mb = ModelBuilder()
     x = mb.tensor("x", (1, 8), "int16", scale=1e-3, zero_point=3)
@@ -274,7 +266,7 @@ def test_int16_nonzero_zero_point_rejected():
     y = mb.tensor("y", (1, 2), "int16", scale=1e-2, zero_point=0)
     mb.op("FULLY_CONNECTED", [x, w, -1], [y], {}, version=7)
     with pytest.raises(UnsupportedModel, match="int16 input and output must have zero point 0"):
-        _load(mb.finish([x], [y]))
+        load(mb.finish([x], [y]))
 
 
 def test_int16_softmax_output_scale_rejected():
@@ -283,7 +275,7 @@ def test_int16_softmax_output_scale_rejected():
     y = mb.tensor("y", (1, 8), "int16", scale=1.0 / 65536, zero_point=-32768)
     mb.op("SOFTMAX", [x], [y], {"beta": 1.0}, version=3)
     with pytest.raises(UnsupportedModel, match="scale 1/32768, zero point 0"):
-        _load(mb.finish([x], [y]))
+        load(mb.finish([x], [y]))
 
 
 # ---- C twins of the int16 arithmetic ------------------------------------------------------
