@@ -73,18 +73,21 @@ def _occupied(offs: list[int], conf_i: list[tuple[int, int, int]]) -> list[tuple
     return sorted((offs[j] + a, offs[j] + c) for j, a, c in conf_i if offs[j] >= 0)
 
 
+def _lowest(b: Buffer, placed: list[tuple[int, int]], start: int = 0) -> int:
+    """The lowest aligned offset >= start (aligned) where b avoids every interval."""
+    at = start
+    for lo, hi in placed:
+        if at + b.size <= lo:
+            break
+        if hi > at:
+            at = _up(hi, b.align)
+    return at
+
+
 def _first_fit(bufs: list[Buffer], order: list[int], conf: list[list[int]]) -> list[int]:
     offs = [-1] * len(bufs)
     for i in order:
-        b = bufs[i]
-        placed = _occupied(offs, conf[i])
-        at = 0
-        for lo, hi in placed:
-            if at + b.size <= lo:
-                break
-            if hi > at:
-                at = _up(hi, b.align)
-        offs[i] = at
+        offs[i] = _lowest(bufs[i], _occupied(offs, conf[i]))
     return offs
 
 
@@ -113,18 +116,8 @@ def _two_sided(bufs: list[Buffer], order: list[int], conf: list[list[int]],
     for i in order:
         b = bufs[i]
         placed = _occupied(offs, conf[i])
-        at = 0
-        for lo, hi in placed:
-            if at + b.size <= lo:
-                break
-            if hi > at:
-                at = _up(hi, b.align)
-        top = (limit - b.size) // b.align * b.align
-        for lo, hi in reversed(placed):
-            if top < 0:
-                break
-            if lo < top + b.size and top < hi:
-                top = (lo - b.size) // b.align * b.align
+        at = _lowest(b, placed)
+        top = _highest(b, placed, limit - b.size)
         touches_top = top >= 0 and top + b.size > limit - b.align
         offs[i] = at if at == 0 or not touches_top else top
     return offs
@@ -161,12 +154,7 @@ def _drift(bufs: list[Buffer], order: list[int], conf: list[list[tuple[int, int,
         if at < 0 and not (inputs_low and b.first == 0):
             at = _highest(b, placed, limit - b.size)
         if at < 0:
-            at = 0
-            for lo, hi in placed:
-                if at + b.size <= lo:
-                    break
-                if hi > at:
-                    at = _up(hi, b.align)
+            at = _lowest(b, placed)
         offs[i] = at
     return offs
 
@@ -184,13 +172,7 @@ def _drift_back(bufs: list[Buffer], order: list[int],
     for i in order:
         b = bufs[i]
         floor = max([offs[k] - d for k, d in outs.get(b.name, []) if offs[k] >= 0], default=0)
-        at = _up(max(floor, 0), b.align)
-        for lo, hi in _occupied(offs, conf[i]):
-            if at + b.size <= lo:
-                break
-            if hi > at:
-                at = _up(hi, b.align)
-        offs[i] = at
+        offs[i] = _lowest(b, _occupied(offs, conf[i]), _up(max(floor, 0), b.align))
     return offs
 
 
