@@ -3,15 +3,17 @@
 Owns: the constraints they share (element types, per-tensor quantization, broadcasting, fused
 activation), their shape inference (numpy broadcast of the inputs), the loop parameters handed to
 the templates (from edgecc/ops/_broadcast.py), float and int32 fused-activation clamp ranges, the C
-spelling of float parameters, int32 wrap-around, the int32/float32 (unquantized) reference and
-activation parameters of SUB and MUL, and constant inputs as kernel constants.
+spelling of float parameters, int32 wrap-around, the int32/float32 (unquantized) reference, the
+activation parameters and Kernel of SUB and MUL, and constant inputs as kernel constants.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops import in_type, out_type
+from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._broadcast import (broadcast_loops, broadcast_shape, rank_at_most_5,  # noqa: F401
                                    shapes_broadcast)
 
@@ -115,6 +117,19 @@ def loop_params(g: Graph, n: Node) -> dict:
     """dims, s0.. (input strides) and so (output strides) of the broadcast loop nest."""
     shapes = [g.type(v).shape for v in n.inputs]
     return broadcast_loops(shapes, tuple(out_type(g, n).shape)).params()
+
+
+def arith_kernel(template: str, g: Graph, n: Node, quantized: tuple[DType, ...],
+                 quant_params: Callable[[Graph, Node], dict]) -> Kernel:
+    """The Kernel of a broadcasting arithmetic op (SUB, MUL): loop parameters, then
+    quant_params(g, n) for the `quantized` dtypes, else the int32/float32 activation's."""
+    dt = out_type(g, n).dtype
+    params = dict(loop_params(g, n), kind=dt.name.lower(), ctype=dt.c)
+    if dt in quantized:
+        params.update(quant_params(g, n))
+    else:
+        params.update(unquantized_act_params(dt, int(n.attrs.get("fused_activation_function", 0))))
+    return Kernel(template, params=params, consts=const_inputs(g, n))
 
 
 def const_inputs(g: Graph, n: Node) -> dict[str, np.ndarray]:

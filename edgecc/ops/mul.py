@@ -55,14 +55,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    dt = out_type(g, n).dtype
-    act = int(n.attrs.get("fused_activation_function", 0))
-    params = dict(ew.loop_params(g, n), kind=dt.name.lower(), ctype=dt.c)
-    if dt in (DType.INT8, DType.INT16):
-        params.update(quant_params(g, n))
-    else:
-        params.update(ew.unquantized_act_params(dt, act))
-    return Kernel("mul.c.j2", params=params, consts=ew.const_inputs(g, n))
+    return ew.arith_kernel("mul.c.j2", g, n, (DType.INT8, DType.INT16), quant_params)
 
 
 OP = register(OpDef(
