@@ -13,7 +13,7 @@ from typing import Iterator
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.ops import conv_out_size, conv_pad, dtype_limits, in_type, out_type
+from edgecc.ops import const, conv_out_size, conv_pad, dtype_limits, in_type, out_type
 from edgecc.quant import INT32_MAX, INT32_MIN, activation_range, mbqm, quantize_multiplier
 
 
@@ -148,3 +148,24 @@ def valid_window_options(g: Graph, n: Node) -> bool:
 def fits_int32(a: np.ndarray) -> bool:
     a = np.asarray(a, dtype=np.int64)
     return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
+
+
+def conv_window(g: Graph, n: Node) -> "Window":
+    """The window geometry of a CONV_2D / DEPTHWISE_CONV_2D node (weights are [*, kh, kw, *])."""
+    x, w = in_type(g, n), in_type(g, n, 1)
+    return window(n, (x.shape[1], x.shape[2]), (w.shape[1], w.shape[2]))
+
+
+def bias_or_zeros(g: Graph, n: Node, channels: int) -> np.ndarray:
+    """The constant bias (input 2) as int64, or zeros when the model omits it."""
+    b = const(g, n, 2)
+    return np.zeros(channels, np.int64) if b is None else b.astype(np.int64).ravel()
+
+
+def output_shape_matches(g: Graph, n: Node) -> bool:
+    """output shape must be [batch, out_h, out_w, out_ch] as the padding and strides give it"""
+    from edgecc.ops import get_op
+    if not valid_window_options(g, n):
+        return True  # reported by valid_window_options; no shape to compare with
+    t = get_op(n.op).infer(g, n)[0]
+    return tuple(t.shape) == tuple(out_type(g, n).shape)

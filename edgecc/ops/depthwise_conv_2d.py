@@ -17,7 +17,8 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops import _simd, _vec
 from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32,
-                                     mbqm_function, requantize, valid_window_options, window)
+                                     mbqm_function, requantize, valid_window_options, window,
+                                     bias_or_zeros, conv_window, output_shape_matches)
 from edgecc.ops import _conv16
 from edgecc.ops.conv_2d import (int8_activations, nhwc_rank4, quantized_activations,
                                 supported_activation)
@@ -57,34 +58,16 @@ def bias_int32_const(g: Graph, n: Node) -> bool:
             and b.type.numel == in_type(g, n, 1).shape[3])
 
 
-def output_shape_matches(g: Graph, n: Node) -> bool:
-    """output shape must be [batch, out_h, out_w, out_ch] as the padding and strides give it"""
-    if not valid_window_options(g, n):
-        return True  # reported by valid_window_options; no shape to compare with
-    t = infer(g, n)[0]
-    return tuple(t.shape) == tuple(out_type(g, n).shape)
-
-
-def _window(g: Graph, n: Node) -> Window:
-    x, w = in_type(g, n), in_type(g, n, 1)
-    return window(n, (x.shape[1], x.shape[2]), (w.shape[1], w.shape[2]))
-
-
 def infer(g: Graph, n: Node) -> list[TensorType | None]:
-    win = _window(g, n)
+    win = conv_window(g, n)
     shape = (in_type(g, n).shape[0], win.out_h, win.out_w, in_type(g, n, 1).shape[3])
     return [TensorType(shape, out_type(g, n).dtype)]
-
-
-def _bias(g: Graph, n: Node, channels: int) -> np.ndarray:
-    b = const(g, n, 2)
-    return np.zeros(channels, np.int64) if b is None else b.astype(np.int64).ravel()
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
         return _conv16.reference_depthwise_conv_2d(g, n, ins)
-    win = _window(g, n)
+    win = conv_window(g, n)
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
     oc = w.shape[2]
     mult = oc // in_type(g, n).shape[3]
@@ -93,7 +76,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     acc = np.zeros((xz.shape[0], win.out_h, win.out_w, oc), np.int64)
     for fy, fx, patch in win.taps(xz):
         acc += patch * w[fy, fx]
-    acc += _bias(g, n, oc)
+    acc += bias_or_zeros(g, n, oc)
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
     return [requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)]
@@ -172,7 +155,7 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         return _vec.lower_depthwise(g, n, target)
     if not _simd.has_isa(target, "dsp"):
         return None, ""
-    win = _window(g, n)
+    win = conv_window(g, n)
     if win.dil_h != 1 or win.dil_w != 1:
         return None, "dilated depthwise: portable kernel"
     x = in_type(g, n)
@@ -185,7 +168,7 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     in_zp = int(x.q.zero_point[0])
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
-    rq = _simd.conv_requant(rows, _bias(g, n, oc), in_zp, m, s,
+    rq = _simd.conv_requant(rows, bias_or_zeros(g, n, oc), in_zp, m, s,
                             int(out_type(g, n).q.zero_point[0]), lo, hi)
     if rq.fr is None:
         return None, f"no exact fast requantization ({rq.why})"
@@ -240,14 +223,14 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     simd, why = _lower_simd(g, n, target)
     if simd is not None:
         return simd
-    win = _window(g, n)
+    win = conv_window(g, n)
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
     kh, kw, oc = w.shape
     ic = x.shape[3]
     w_cm = np.ascontiguousarray(w.transpose(2, 0, 1))  # [oc, kh, kw]: one channel's taps together
     in_zp = int(x.q.zero_point[0])
-    bias = _bias(g, n, oc)
+    bias = bias_or_zeros(g, n, oc)
     folded = bias - in_zp * w_cm.reshape(oc, -1).sum(axis=1)
     y0, y1, x0, x1 = win.interior()
     if not fits_int32(folded):  # keep the accumulator identical to TFLM's: no folding at all

@@ -11,7 +11,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, quantized_io, register
 from edgecc.ops import _simd, _vec
-from edgecc.ops._conv_common import act_range, fc_multiplier, requantize
+from edgecc.ops._conv_common import act_range, bias_or_zeros, fc_multiplier, requantize
 from edgecc.ops import _conv16
 
 
@@ -61,18 +61,13 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
     return [TensorType(shape, out_type(g, n).dtype)]
 
 
-def _bias(g: Graph, n: Node, units: int) -> np.ndarray:
-    b = const(g, n, 2)
-    return np.zeros(units, np.int64) if b is None else b.astype(np.int64).ravel()
-
-
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
         return _conv16.reference_fully_connected(g, n, ins)
     batches, units, depth = _dims(g, n)
     x = ins[0].reshape(batches, depth).astype(np.int64) - in_type(g, n).q.zero_point[0]
     w = const(g, n, 1).astype(np.int64)
-    acc = x @ w.T + _bias(g, n, units)
+    acc = x @ w.T + bias_or_zeros(g, n, units)
     m, s = fc_multiplier(g, n)
     lo, hi = act_range(g, n)
     out = requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)
@@ -111,7 +106,7 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     in_zp = int(in_type(g, n).q.zero_point[0])
     m, s = fc_multiplier(g, n)
     lo, hi = act_range(g, n)
-    rq = _simd.conv_requant(w, _bias(g, n, units), in_zp, np.full(units, m), np.full(units, s),
+    rq = _simd.conv_requant(w, bias_or_zeros(g, n, units), in_zp, np.full(units, m), np.full(units, s),
                             int(out_type(g, n).q.zero_point[0]), lo, hi)
     if rq.fr is None:
         return None, f"no exact fast requantization ({rq.why})"
@@ -135,7 +130,7 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     cp, scratch = _fc_chunk(dp, up)
     geom = [batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi,
             cp]
-    lo_acc, hi_acc = _simd.acc_range(w, _bias(g, n, units), in_zp)
+    lo_acc, hi_acc = _simd.acc_range(w, bias_or_zeros(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
         # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
         wb, b256 = _simd.offset_bytes(wpad, bias)
@@ -163,7 +158,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     w = const(g, n, 1).astype(np.int64)
     in_zp = in_type(g, n).q.zero_point[0]
     # Fold the input zero point into the bias: sum((x - zp) * w) = sum(x*w) - zp*sum(w).
-    bias = _bias(g, n, units) - in_zp * w.sum(axis=1)
+    bias = bias_or_zeros(g, n, units) - in_zp * w.sum(axis=1)
     m, s = fc_multiplier(g, n)
     lo, hi = act_range(g, n)
     return Kernel("fully_connected.c.j2",
