@@ -13,7 +13,7 @@ eliminate_noops, fuse_neighbours; `optimize` runs the reporting variants):
   fuse       activations and padding into their neighbours (fuse.py), to a fixed point
   cleanup    dead code and unreferenced values again
 Then every remaining node must have a kernel (or be an alias): an op registered without a
-lowering (one that exists only to be folded, e.g. SHAPE) that survived is reported as an
+lowering (one that exists only to be folded; none does today) that survived is reported as an
 EdgeccError naming it.
 """
 from __future__ import annotations
