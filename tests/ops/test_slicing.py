@@ -77,17 +77,18 @@ def test_shape_slice_pack_references_vs_tflm(shape, tail, axis):
         check_reference(p, seed=0)
 
 
-def test_pack_of_activations_is_refused_at_import(tmp_path):
-    from edgecc.errors import UnsupportedModel
-    from edgecc.frontends.tflite import load_tflite
+def test_pack_of_activations_gets_a_kernel(tmp_path):
+    """PACK of activations is lowered (tests/ops/test_pack.py checks its bytes against TFLM)."""
+    from edgecc.compiler import compile_model
+    from edgecc.targets import get_target
     mb = ModelBuilder()
     x = mb.tensor("x", (2, 3), "int8", scale=0.1, zero_point=0)
     z = mb.tensor("z", (2, 3), "int8", scale=0.1, zero_point=0)
     y = mb.tensor("y", (2, 2, 3), "int8", scale=0.1, zero_point=0)
     mb.op("PACK", [x, z], [y], {"values_count": 2, "axis": 0})
     (tmp_path / "m.tflite").write_bytes(mb.finish([x, z], [y]))
-    with pytest.raises(UnsupportedModel, match="known at compile time"):
-        load_tflite(tmp_path / "m.tflite")
+    c = compile_model(tmp_path / "m.tflite", get_target("host"), "m")
+    assert [lw.node.op for lw in c.lowered] == ["PACK"]
 
 
 @pytest.mark.parametrize("shape,masks,msg", [((2, 2, 1, 2, 3), {}, "rank must be at most 4"),
