@@ -1,3 +1,4 @@
+"""`python -m edgecc`: the same command line as the `edgecc` console script."""
 import sys
 
 from edgecc.cli import main
