@@ -176,7 +176,8 @@ def pixel_mode(win, kh: int, kw: int, ic: int, seg_p: int, batches: int) -> int:
 def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """CONV_2D on AVX2 / NEON: blocks of 4 output pixels x 16 output channels over the quads;
     each pixel's taps as segments padded to 4 bytes, read in place inside the image."""
-    from edgecc.ops.conv_2d import _groups, _window
+    from edgecc.ops._conv_common import conv_window as _window
+    from edgecc.ops.conv_2d import _groups
     isa = isa_of(target)
     why = _int8_layer(g, n)
     if why:
@@ -243,7 +244,7 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
 
 def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 8) on AVX2 / NEON."""
-    from edgecc.ops.depthwise_conv_2d import _window
+    from edgecc.ops._conv_common import conv_window as _window
     isa = isa_of(target)
     why = _int8_layer(g, n)
     if why:
