@@ -79,9 +79,11 @@ def cmd_verify(args) -> int:
     else:
         status = "bit-exact" if r.bit_exact else f"MISMATCH in {r.mismatched_bytes} bytes"
         print(f"{Path(args.model).name} on {r.target}: {status} ({r.total_bytes} output bytes) "
-              f"arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
+              f"vs {r.oracle}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
         if r.first_bad_layer:
             print(f"first layer that differs: {r.first_bad_layer}")
+        elif "first_mismatch_note" in r.extra:
+            print(r.extra["first_mismatch_note"])
         _print_qemu_info(r.extra)
     return 0 if r.bit_exact else 1
 
@@ -144,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_compile)
 
-    v = sub.add_parser("verify", help="build, run and compare with TFLite Micro byte for byte")
+    v = sub.add_parser("verify", help="build, run and compare with TFLite Micro byte for byte "
+                       "(LiteRT BUILTIN_REF for ops TFLite Micro lacks)")
     v.add_argument("model")
     _add_target(v)
     v.add_argument("--cc", choices=["gcc", "clang"], help="C compiler (default gcc)")

@@ -15,7 +15,7 @@ from edgecc.frontends.tflite import load_tflite
 from edgecc.interp import run_graph
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.reference import run_tflm, seeded_inputs
+from edgecc.verify.reference import run_litert_ref, run_tflm, seeded_inputs
 
 
 def check_reference(path: Path, seed: int = 0) -> None:
@@ -50,18 +50,6 @@ def check_model(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"), target: s
 
 # ---- ops TFLite Micro lacks: LiteRT's builtin reference kernels as the oracle ------------------
 
-def run_litert_ref(path: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """LiteRT with OpResolverType.BUILTIN_REF: the reference kernels, no XNNPACK, no optimized ops."""
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    it = Interpreter(model_path=str(path),
-                     experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-    it.allocate_tensors()
-    for d, x in zip(it.get_input_details(), inputs):
-        it.set_tensor(d["index"], x)
-    it.invoke()
-    return [np.array(it.get_tensor(d["index"])) for d in it.get_output_details()]
-
-
 def check_model_litert(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"),
                        target: str = "host") -> None:
     """check_model for ops TFLite Micro lacks: numpy reference and generated C vs LiteRT ref."""
@@ -78,7 +66,7 @@ def check_model_litert(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"),
         write_files(c.files, tmp / "gen")
         for seed in seeds:
             inputs = seeded_inputs(c.graph, seed)
-            ref = run_litert_ref(path, inputs)
+            ref = run_litert_ref(path, inputs, len(c.graph.outputs))
             env = run_graph(load_tflite(path), inputs)
             g = c.graph
             assert_outputs_equal(env, g.outputs, ref, "LiteRT")

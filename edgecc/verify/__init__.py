@@ -1,7 +1,8 @@
 """`edgecc verify`: build the generated C, run it, compare every output byte with the reference.
 
 Owns: the verify flow (compile -> harness -> build -> run -> compare) and, on a mismatch, the
-trace build that names the first layer whose output differs from TFLite Micro's tensor.
+trace build that names the first layer whose output differs from TFLite Micro's tensor. The oracle
+is TFLite Micro, or LiteRT BUILTIN_REF when TFLM cannot run the model (edgecc.verify.reference).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
 from edgecc.targets import Target
 from edgecc.verify.harness import TRACE_DEFINE, harness_c, parse_output
-from edgecc.verify.reference import run_tflm, seeded_inputs
+from edgecc.verify.reference import TFLM, run_reference, run_tflm, seeded_inputs
 
 
 @dataclass
@@ -30,13 +31,14 @@ class VerifyResult:
     lower_bound_bytes: int
     weights_bytes: int
     first_bad_layer: str | None = None
+    oracle: str = TFLM  # "tflite-micro" | "litert-builtin-ref"
     extra: dict = field(default_factory=dict)
 
     def as_json(self) -> dict:
         d = dict(model=self.model, target=self.target, bit_exact=self.bit_exact,
                  mismatched_bytes=self.mismatched_bytes, arena_bytes=self.arena_bytes,
                  lower_bound_bytes=self.lower_bound_bytes, weights_bytes=self.weights_bytes,
-                 first_mismatch_layer=self.first_bad_layer)
+                 first_mismatch_layer=self.first_bad_layer, oracle=self.oracle)
         d.update(self.extra)
         return d
 
@@ -80,7 +82,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     inputs = seeded_inputs(c.graph, seed)
-    ref_outs, _ = run_tflm(model, inputs, len(c.graph.outputs))
+    ref_outs, oracle = run_reference(model, inputs, len(c.graph.outputs))
     with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -98,11 +100,14 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
                 raise EdgeccError(f"output {i}: {len(got)} bytes, reference has {len(rb)}")
             bad += sum(a != b for a, b in zip(got, rb))
         first = None
-        if bad:
+        if bad and oracle != TFLM:
+            # The layer trace compares against TFLM's preserved tensors; LiteRT has none here.
+            info["first_mismatch_note"] = "no layer trace: it needs TFLite Micro's tensors"
+        elif bad:
             _, ref_t = run_tflm(model, inputs, len(c.graph.outputs), preserve=True,
                                 n_tensors=len(c.imported.values))
             ttext = _build_and_run(c, work, inputs, target, cc, trace=True, board=board)
             _, traces, _ = parse_output(ttext)
             first = first_mismatch(c, traces, ref_t)
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
-                        c.plan.lower_bound, c.weights_bytes, first, extra=info)
+                        c.plan.lower_bound, c.weights_bytes, first, oracle, extra=info)

@@ -1,7 +1,10 @@
-"""The golden reference: TensorFlow Lite Micro's interpreter (PyPI `tflite-micro`).
+"""The golden references: TensorFlow Lite Micro's interpreter (PyPI `tflite-micro`), and LiteRT's
+built-in reference kernels (PyPI `ai-edge-litert`) for models with ops TFLite Micro lacks.
 
 Owns: running a .tflite model through `tflite_micro.runtime.Interpreter` on given inputs, with every
-intermediate tensor preserved so the first differing layer can be named, and making seeded inputs.
+intermediate tensor preserved so the first differing layer can be named; running it through LiteRT
+with OpResolverType.BUILTIN_REF (no XNNPACK, no optimized kernels); choosing between the two
+(`run_reference`); and making seeded inputs.
 """
 from __future__ import annotations
 
@@ -34,6 +37,14 @@ def seeded_inputs(g: Graph, seed: int) -> list[np.ndarray]:
     return out
 
 
+TFLM = "tflite-micro"
+LITERT_REF = "litert-builtin-ref"
+
+
+class TFLMCannotRun(EdgeccError):
+    """TFLite Micro refused the model (typically an op it has no kernel for)."""
+
+
 class _StderrToNull:
     """print_allocations and the interpreter write to C stderr; keep CLI output clean."""
 
@@ -59,10 +70,14 @@ def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preser
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if preserve else \
         runtime.InterpreterConfig.kAllocationRecording
     with _StderrToNull():
-        it = runtime.Interpreter.from_file(str(model), arena_size=16 << 20, intrepreter_config=cfg)
-        for i, x in enumerate(inputs):
-            it.set_input(x, i)
-        it.invoke()
+        try:
+            it = runtime.Interpreter.from_file(str(model), arena_size=16 << 20,
+                                               intrepreter_config=cfg)
+            for i, x in enumerate(inputs):
+                it.set_input(x, i)
+            it.invoke()
+        except RuntimeError as e:  # e.g. "TFLM failed to allocate tensors" for an op it lacks
+            raise TFLMCannotRun(f"TFLite Micro cannot run {Path(model).name}: {e}") from None
         outs = [np.array(it.get_output(i)) for i in range(n_outputs)]
         tensors: dict[int, np.ndarray] = {}
         for i in range(n_tensors if preserve else 0):
@@ -71,3 +86,48 @@ def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preser
             except Exception:  # constant or unallocated tensors have no runtime data
                 continue
     return outs, tensors
+
+
+def run_litert_ref(model: str | Path, inputs: list[np.ndarray],
+                   n_outputs: int) -> list[np.ndarray]:
+    """Outputs of LiteRT's reference kernels (OpResolverType.BUILTIN_REF): no XNNPACK delegate and
+    no optimized kernels, so the arithmetic is TFLite's reference definition of each op."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    except ImportError:
+        raise EdgeccError("the LiteRT reference needs the 'ai-edge-litert' package "
+                          "(pip install ai-edge-litert)") from None
+    try:
+        with _StderrToNull():  # LiteRT logs "INFO: Created TensorFlow Lite ..." on C stderr
+            it = Interpreter(model_path=str(model),
+                             experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+            it.allocate_tensors()
+            for d, x in zip(it.get_input_details(), inputs):
+                it.set_tensor(d["index"], x)
+            it.invoke()
+            return [np.array(it.get_tensor(d["index"]))
+                    for d in it.get_output_details()[:n_outputs]]
+    except (RuntimeError, ValueError) as e:
+        msg = " ".join(str(e).split())
+        raise EdgeccError(f"LiteRT cannot run {Path(model).name}: {msg}") from None
+
+
+def litert_available() -> bool:
+    try:
+        import ai_edge_litert.interpreter  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_reference(model: str | Path, inputs: list[np.ndarray],
+                  n_outputs: int) -> tuple[list[np.ndarray], str]:
+    """Outputs and the oracle's name: TFLite Micro when it can run the model, else (an op it
+    lacks) LiteRT BUILTIN_REF, which defines those ops' arithmetic for TFLite."""
+    try:
+        return run_tflm(model, inputs, n_outputs)[0], TFLM
+    except TFLMCannotRun as e:
+        if not litert_available():
+            raise EdgeccError(f"{e}; the fallback oracle LiteRT BUILTIN_REF is missing "
+                              "(pip install ai-edge-litert)") from None
+    return run_litert_ref(model, inputs, n_outputs), LITERT_REF
