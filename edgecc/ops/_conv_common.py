@@ -169,3 +169,15 @@ def output_shape_matches(g: Graph, n: Node) -> bool:
         return True  # reported by valid_window_options; no shape to compare with
     t = get_op(n.op).infer(g, n)[0]
     return tuple(t.shape) == tuple(out_type(g, n).shape)
+
+
+def folded_bias(win: "Window", bias: np.ndarray, w_rows: np.ndarray, in_zp: int
+                ) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """bias - in_zp * sum(w) per channel (valid where every tap is inside the image), and the
+    interior rectangle (y0, y1, x0, x1) of output pixels that may use it. When the folded bias does
+    not fit int32 the interior is empty, so the accumulator stays identical to TFLM's."""
+    folded = bias - in_zp * w_rows.sum(axis=1)
+    interior = win.interior()
+    if not fits_int32(folded):
+        interior = (0, 0, 0, 0)
+    return folded, interior

@@ -17,9 +17,9 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops import _simd, _vec
-from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fits_int32,
-                                     mbqm_function, requantize, valid_window_options, window,
-                                     bias_or_zeros, conv_window, output_shape_matches)
+from edgecc.ops._conv_common import (Window, act_range, bias_or_zeros, channel_multipliers,
+                                     conv_window, folded_bias, mbqm_function,
+                                     output_shape_matches, requantize, valid_window_options)
 from edgecc.ops import _conv16
 
 
@@ -237,10 +237,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     per_group = oc // groups
     in_zp = int(x.q.zero_point[0])
     bias = bias_or_zeros(g, n, oc)
-    folded = bias - in_zp * w.reshape(oc, -1).sum(axis=1)
-    y0, y1, x0, x1 = win.interior()
-    if not fits_int32(folded):  # keep the accumulator identical to TFLM's: no folding at all
-        y0 = y1 = x0 = x1 = 0
+    folded, (y0, y1, x0, x1) = folded_bias(win, bias, w.reshape(oc, -1), in_zp)
     interior_px = (y1 - y0) * (x1 - x0)
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
