@@ -22,7 +22,7 @@ from edgecc.plan import Plan
 from edgecc.resources import data_dir
 
 RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h", "edgecc_lstm.h", "edgecc_dsp.h",
-                 "edgecc_mve.h", "edgecc_vec.h", "edgecc_avx2.h",
+                 "edgecc_mve.h", "edgecc_vec.h", "edgecc_avx2.h", "edgecc_avx2_dw.h",
                  "edgecc_neon.h", "edgecc_log.h")
 
 

@@ -1,20 +1,17 @@
-"""Lowering of the conv-like ops to the x86 AVX2 (runtime_c/edgecc_avx2.h) and AArch64 NEON
-(runtime_c/edgecc_neon.h) kernels.
+"""Lowering of CONV_2D and FULLY_CONNECTED to the x86 AVX2 (runtime_c/edgecc_avx2.h) and AArch64
+NEON (runtime_c/edgecc_neon.h) kernels, and the pieces the depthwise lowering (_vec_dw.py) shares.
 
 Owns: when those kernels apply (and why not, as the reason the portable kernel runs), the weight
 layouts they read, the folded biases, the per-channel requantization arrays, and the kernels'
 geometry records. The op modules call `lower_conv_2d` / `lower_depthwise` / `lower_fc` from
 their `_lower_simd` (the selection hook edgecc/ops/_simd.py's kernels use too) when the target
-has the "avx2" or "neon" feature.
+has the "avx2" or "neon" feature; DEPTHWISE_CONV_2D's is in edgecc/ops/_vec_dw.py.
 
 Layouts:
 - conv / fully connected "quads": output channels padded to a multiple of 8 (`ocp`), taps
   (each pixel's tap segments padded to 4 bytes, or the depth padded to 4: `kp`); for each block
   of 8 channels, for each group of 4 taps, the 8 channels' 4 weights: 32 bytes a step. Zero
   padding adds zero products, so the kernels never need a tail.
-- depthwise: AVX2 "tap pairs" (for each pair of taps, for each channel, (w_t, w_t+1) as int16
-  for VPMADDWD); NEON tap by tap (each tap's channels together, int8). An odd tap count gets a
-  zero tap.
 
 Input offset. The kernels' accumulators start from the bias with the input offset folded in:
 bias_x = bias - input_zp * sum(w) for dot products on x itself (NEON; AVX2 without VNNI), and
@@ -36,7 +33,6 @@ from edgecc.ops import Kernel, _simd, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, channel_multipliers, fc_multiplier
 from edgecc.quant import INT32_MIN
 
-MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
 MAX_SEGMENTS = 64  # ec_avx2_conv / ec_neon_conv keep one offset per tap segment on the stack
 MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
 # Per-channel arrays (bias, requantization) are padded to a multiple of 16 channels: a kernel's
@@ -240,47 +236,3 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     return _kernel(isa, "fully_connected", params, consts, 0, "fc",
                    f"{isa.upper()}: {32 if isa == 'avx2' else 16} units at a time over quads of "
                    f"4 inputs"), ""
-
-
-def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 8) on AVX2 / NEON."""
-    from edgecc.ops._conv_common import conv_window as _window
-    isa = isa_of(target)
-    why = _int8_layer(g, n)
-    if why:
-        return None, why
-    x = in_type(g, n)
-    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, C]
-    kh, kw, oc = w.shape
-    ic = x.shape[3]
-    if oc != ic:
-        return None, "depth multiplier above 1: portable kernel"
-    if oc % 8:
-        return None, "channels not a multiple of 8: portable kernel"
-    if kh * kw > MAX_DW_TAPS:
-        return None, f"more than {MAX_DW_TAPS} taps: portable kernel"
-    win = _window(g, n)
-    m, s = channel_multipliers(g, n, oc)
-    in_zp = int(x.q.zero_point[0])
-    taps = w.reshape(kh * kw, oc)
-    b = _bias(g, n, oc)
-    rq, rqp, why = requant_arrays(isa, m, s, oc, taps.T, b, in_zp, *_out_act(g, n))
-    if rq is None:
-        return None, why
-    pairs = (kh * kw + 1) // 2
-    tp = np.zeros((2 * pairs, oc), np.int64)
-    tp[:kh * kw] = taps
-    if isa == "avx2":
-        wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel().astype(np.int16)  # [pair][c][2]
-    else:
-        wl = tp.ravel().astype(np.int8)  # [tap][channel]
-    bias = b - in_zp * taps.sum(axis=0)
-    geom = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
-            win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
-    if isa == "neon":  # two int8 products share an int16 sum unless a weight is -128
-        geom.append(int(bool((taps > -128).all())))
-    bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
-    consts = dict(w=wl, bias=wrap32(bias),
-                  zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
-    return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
-                   0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""

@@ -15,7 +15,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops import _simd, _vec
+from edgecc.ops import _simd, _vec, _vec_dw
 from edgecc.ops._conv_common import (Window, act_range, bias_or_zeros, channel_multipliers,
                                      conv_window, folded_bias, mbqm_function,
                                      output_shape_matches, requantize, valid_window_options)
@@ -151,8 +151,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     channel planes, so a filter row's taps are adjacent halfwords and SMLAD takes two at a time;
     3x3 stride 1 and stride 2 get kernels that compute two outputs per pass and share loads.
     """
-    if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
-        return _vec.lower_depthwise(g, n, target)
+    if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec_dw.py
+        return _vec_dw.lower_depthwise(g, n, target)
     if not _simd.has_isa(target, "dsp"):
         return None, ""
     win = conv_window(g, n)
