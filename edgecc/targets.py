@@ -28,6 +28,11 @@ class Target:
 TARGETS: dict[str, Target] = {
     "host": Target("host", ("c",)),
     "x86-avx2": Target("x86-avx2", ("avx2", "c"), ("-mavx2", "-mfma"), features=frozenset({"avx2"})),
+    # The same templates and generated C as x86-avx2; its flags enable the kernels' 512-bit paths
+    # (runtime_c/edgecc_avx2.h: EC_X86_512). Runs only on a CPU with AVX-512 VNNI.
+    "x86-avx512": Target("x86-avx512", ("avx2", "c"),
+                         ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vl",
+                          "-mavx512vnni"), features=frozenset({"avx2", "avx512"})),
     "cortex-m4": Target("cortex-m4", ("dsp", "c"),
                         ("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
                         "arm-none-eabi-gcc", "qemu-system", "mps2-an386", frozenset({"dsp"})),

@@ -42,6 +42,15 @@
 #define EC_AVX2_VNNI 0
 #endif
 
+/* 512-bit kernels (ZMM registers, 64 int8 lanes): taken when the build enables AVX-512 F, BW, VL
+ * and VNNI (the x86-avx512 target's flags, or -march=native on such a CPU). The same generated C
+ * runs the 256-bit paths elsewhere. */
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
+#define EC_X86_512 1
+#else
+#define EC_X86_512 0
+#endif
+
 /* Kernels shared by every layer of a kind: one copy of the code however many layers call it. */
 #define EC_AVX2_SHARED static __attribute__((noinline, unused))
 

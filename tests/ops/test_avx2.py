@@ -3,8 +3,9 @@ FULLY_CONNECTED on random shapes and on every shared model, bit-exact with TFLit
 host, built with gcc and clang.
 
 Each case runs the plain AVX2 path (`-mavx2 -mfma`, the x86-avx2 target's flags: sign-extended
-VPMADDWD) and, when this CPU has them, the AVX-VNNI path (`-mavxvnni`) and the AVX512-VNNI path
-on 256-bit registers (`-mavx512vnni -mavx512vl`): the same generated C takes VPDPBUSD there.
+VPMADDWD) and, when this CPU has them, the AVX-VNNI path (`-mavxvnni`), the AVX512-VNNI path
+on 256-bit registers (`-mavx512vnni -mavx512vl`) and the x86-avx512 target's 512-bit paths: the
+same generated C takes VPDPBUSD there.
 """
 from __future__ import annotations
 
@@ -42,9 +43,10 @@ def _paths() -> list:
     out = [("avx2", base)]
     if "avx_vnni" in flags:
         out.append(("avx-vnni", dataclasses.replace(base, cflags=base.cflags + ("-mavxvnni",))))
-    if {"avx512_vnni", "avx512vl"} <= flags:
+    if {"avx512_vnni", "avx512vl", "avx512bw"} <= flags:
         out.append(("avx512-vnni", dataclasses.replace(
             base, cflags=base.cflags + ("-mavx512vnni", "-mavx512vl"))))
+        out.append(("x86-avx512", get_target("x86-avx512")))  # the 512-bit (ZMM) paths
     return out
 
 
