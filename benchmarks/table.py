@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-HOST_TARGETS = ("host", "x86-avx2")
+HOST_TARGETS = ("host", "x86-avx2", "x86-avx512")
 README_BEGIN = "<!-- BEGIN GENERATED: benchmarks -->"
 README_END = "<!-- END GENERATED: benchmarks -->"
 
@@ -109,7 +109,9 @@ def render_results(meta: dict, results: dict[str, list[dict]]) -> str:
              "default XNNPACK delegate, measured in the same run (its Python call floor, the "
              f"median invoke() of hello_world_int8, was {fmt_us(meta.get('litert_floor_us'))} us). "
              "*edgecc us, target flags only*: the same C built `-O3` + the target's flags only "
-             "(x86-avx2: `-mavx2 -mfma`, so its plain AVX2 path without AVX-VNNI).",
+             "(x86-avx2: `-mavx2 -mfma`, so its plain AVX2 path without AVX-VNNI; x86-avx512: "
+             "`-mavx2 -mfma -mavx512f -mavx512bw -mavx512vl -mavx512vnni`, its 512-bit paths; "
+             "QEMU's TCG has no AVX-512, so that target has no instruction count).",
              ""]
     notes: list[str] = []
     for target, rows in results.items():
@@ -135,9 +137,12 @@ def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
         for r in rows:
             if r["model"] not in models:
                 models.append(r["model"])
+    native = [t for t in x86 if t != "x86-avx512"]  # x86-avx512 -march=native = x86-avx2's
+    plain = {"x86-avx2": "`-mavx2 -mfma` only", "x86-avx512": "its AVX-512 flags"}
     head = ["model"] + [f"{t} instr / TFLM" for t in arm] + \
-        [f"{t} arena / TFLM arena" for t in arm[:1]] + [f"{t} us / LiteRT" for t in x86] + \
-        [f"{t} (`-mavx2 -mfma` only) us / LiteRT" for t in x86 if t == "x86-avx2"]
+        [f"{t} arena / TFLM arena" for t in arm[:1]] + \
+        [f"{t} (-march=native) us / LiteRT" if t != "host" else f"{t} us / LiteRT"
+         for t in native] + [f"{t} ({plain[t]}) us / LiteRT" for t in x86 if t in plain]
     lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
     for m in models:
         cells = [m]
@@ -150,12 +155,12 @@ def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
             r = next((r for r in results[t] if r["model"] == m), None)
             cells.append("-" if r is None or r.get("error") else
                          fmt_ratio(r["arena_bytes"], r.get("tflm_arena_bytes")))
-        for t in x86:
+        for t in native:
             r = next((r for r in results[t] if r["model"] == m), None)
             cells.append("-" if r is None or r.get("error") else
                          fmt_ratio(r.get("latency_us"), r.get("litert_us")))
         for t in x86:
-            if t == "x86-avx2":
+            if t in plain:
                 r = next((r for r in results[t] if r["model"] == m), None)
                 cells.append("-" if r is None or r.get("error") else
                              fmt_ratio(r.get("latency_plain_us"), r.get("litert_us")))

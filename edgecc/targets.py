@@ -23,16 +23,21 @@ class Target:
     # Bytes of arena that are dead at the node being lowered (None: unconstrained). Lowering sets it
     # per node so a kernel can size its scratch (chunking) to fit without growing the arena.
     scratch_budget: int | None = None
+    # /proc/cpuinfo flags a host must have to run this target's code (host-run targets only)
+    host_cpu: frozenset[str] = field(default_factory=frozenset)
 
 
 TARGETS: dict[str, Target] = {
     "host": Target("host", ("c",)),
-    "x86-avx2": Target("x86-avx2", ("avx2", "c"), ("-mavx2", "-mfma"), features=frozenset({"avx2"})),
+    "x86-avx2": Target("x86-avx2", ("avx2", "c"), ("-mavx2", "-mfma"), features=frozenset({"avx2"}),
+                       host_cpu=frozenset({"avx2", "fma"})),
     # The same templates and generated C as x86-avx2; its flags enable the kernels' 512-bit paths
     # (runtime_c/edgecc_avx2.h: EC_X86_512). Runs only on a CPU with AVX-512 VNNI.
     "x86-avx512": Target("x86-avx512", ("avx2", "c"),
                          ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vl",
-                          "-mavx512vnni"), features=frozenset({"avx2", "avx512"})),
+                          "-mavx512vnni"), features=frozenset({"avx2", "avx512"}),
+                         host_cpu=frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512vl",
+                                             "avx512_vnni"})),
     "cortex-m4": Target("cortex-m4", ("dsp", "c"),
                         ("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
                         "arm-none-eabi-gcc", "qemu-system", "mps2-an386", frozenset({"dsp"})),

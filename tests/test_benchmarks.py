@@ -104,6 +104,25 @@ def test_suite_on_host_with_latency(tmp_path):
     assert row["latency_us"] > 0 and row["litert_us"] > 0
 
 
+def test_suite_x86_avx512_row(tmp_path):
+    """x86-avx512: timed and verified where the CPU has AVX-512 VNNI (an error row naming the
+    missing flags elsewhere); no QEMU count, since TCG does not implement AVX-512."""
+    from edgecc.targets import get_target
+    from edgecc.verify.host import cpu_flags
+    shared_model("hello_world_int8")
+    js, md = tmp_path / "r.json", tmp_path / "r.md"
+    r = _run(["--models", "hello_world_int8", "--targets", "x86-avx2", "x86-avx512", "--budget",
+              "0.01", "-o", str(md), "--json", str(js)])
+    assert r.returncode == 0, r.stderr
+    row, = json.loads(js.read_text())["results"]["x86-avx512"]
+    if get_target("x86-avx512").host_cpu <= cpu_flags():
+        assert "error" not in row, row
+        assert row["bit_exact"] and row["instructions"] is None and row["latency_plain_us"] > 0
+    else:
+        assert "cannot run x86-avx512" in row["error"]
+    assert "## x86-avx512" in md.read_text()
+
+
 def test_unknown_model_is_one_line_error(tmp_path):
     r = _run(["--models", "no_such_model", "-o", str(tmp_path / "r.md")])
     assert r.returncode == 2 and "no such model" in r.stderr and "Traceback" not in r.stderr

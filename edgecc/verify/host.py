@@ -22,8 +22,29 @@ def host_compiler(cc: str | None) -> str:
     return cc
 
 
+def cpu_flags() -> set[str]:
+    """This machine's CPU feature flags (/proc/cpuinfo; empty where it cannot be read)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def check_host_can_run(target: Target) -> None:
+    """A one-line error, instead of SIGILL, when this CPU lacks what the target's code needs."""
+    missing = sorted(target.host_cpu - cpu_flags()) if target.host_cpu else []
+    if missing:
+        raise EdgeccError(f"this CPU cannot run {target.name} code (no {', '.join(missing)} in "
+                          f"/proc/cpuinfo): build it here with `edgecc compile`, run it elsewhere")
+
+
 def build_host(src_dir: Path, harness: Path, exe: Path, target: Target, cc: str | None,
                defines: list[str] = (), opt: str = "-O2") -> Path:
+    """Build the generated C and a harness to run here (so the CPU must be able to run it)."""
+    check_host_can_run(target)
     cc = host_compiler(cc)
     sources = sorted(str(p) for p in src_dir.glob("*.c"))
     cmd = [cc, *STRICT, opt, *target.cflags, f"-I{src_dir}", *defines, *sources, str(harness),
