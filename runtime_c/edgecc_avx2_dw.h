@@ -88,5 +88,272 @@ EC_AVX2_SHARED void ec_avx2_dw(const ec_avx2_dw_geom *g, const int8_t *x, int8_t
     }
 }
 
+/* ------------------------------------------------- 3x3 DEPTHWISE_CONV_2D, dilation 1 */
+
+/* int16 dot pairs into int32 with wrap-around: VPDPWSSD where VNNI exists (acc + a0*b0 + a1*b1
+ * in one instruction, non-saturating), else VPMADDWD + VPADDD. Products of int8 values: a pair
+ * never overflows int32, so both give the same sums. */
+#if defined(__AVXVNNI__)
+#define ec_dw_dot(acc, a, b) _mm256_dpwssd_avx_epi32((acc), (a), (b))
+#elif defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#define ec_dw_dot(acc, a, b) _mm256_dpwssd_epi32((acc), (a), (b))
+#else
+#define ec_dw_dot(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))
+#endif
+
+#define EC_DW_INLINE static inline __attribute__((always_inline))
+
+typedef struct {
+    int32_t batches, in_h, in_w, chans, out_h, out_w, stride_h, stride_w, pad_t, pad_l;
+    int32_t d4;          /* 1 for stride 2 (see ec_dw3_block), else 0 */
+    int32_t x_lo, x_hi;  /* interior output columns (ec_dw3_block); both out_w when none */
+} ec_avx2_dw3_geom;
+
+/* ec_avx2_fast8 with its per-channel constants loaded once per channel block (the output
+ * stores are int8, which may alias anything: constants read through q would be reloaded after
+ * every store). The same instructions on the same values, but this kernel's c64 array is in
+ * channel order (a block may start at any channel: see ec_dw3_all). */
+typedef struct {
+    __m256i m, mo, ce, co, e;
+    __m128i L;
+} ec_dw_rq8;
+
+EC_DW_INLINE ec_dw_rq8 ec_dw_rq8_load(const ec_avx2_rq *q, int c) {
+    ec_dw_rq8 r;
+    r.m = EC_LD256(q->mult + c);
+    r.mo = _mm256_srli_epi64(r.m, 32);
+    {   /* c64 in channel order here (any block start c): evens and odds of c..c+7 */
+        const __m256i a = EC_LD256(q->c64 + c), b = EC_LD256(q->c64 + c + 4);
+        r.ce = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(a, b), 0xD8);
+        r.co = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(a, b), 0xD8);
+    }
+    r.e = EC_LD256(q->right + c);
+    r.L = _mm_cvtsi32_si128(q->L);
+    return r;
+}
+
+EC_DW_INLINE __m256i ec_dw_fast8(__m256i acc, const ec_dw_rq8 *r) {
+    const __m256i a = _mm256_sll_epi32(acc, r->L);
+    const __m256i ev = _mm256_add_epi64(_mm256_mul_epi32(a, r->m), r->ce);
+    const __m256i od = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), r->mo), r->co);
+    const __m256i t = _mm256_blend_epi32(_mm256_srli_epi64(ev, 32), od, 0xAA);
+    return _mm256_srav_epi32(_mm256_add_epi32(t, _mm256_srai_epi32(a, 31)), r->e);
+}
+
+/* The int16 pairs (a[c], b[c]) of 8 channels (NH == 1) or 16 (NH == 2: v[0] channels 0-7,
+ * v[1] channels 8-15). */
+EC_DW_INLINE void ec_dw_pairs(const int8_t *a, const int8_t *b, __m256i *v, int NH) {
+    if (NH == 2) {
+        const __m128i xa = EC_LD128(a), xb = EC_LD128(b);
+        v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(xa, xb));
+        v[1] = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(xa, xb));
+    } else {
+        const __m128i xa = _mm_loadl_epi64((const __m128i *)(const void *)a);
+        const __m128i xb = _mm_loadl_epi64((const __m128i *)(const void *)b);
+        v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(xa, xb));
+    }
+}
+
+/* Requantize, clamp and store one pixel's 8 or 16 channels. */
+EC_DW_INLINE void ec_dw_store(int8_t *y, const __m256i *acc, const ec_dw_rq8 *r,
+                              const ec_avx2_rq *q, int c, int NH, int FAST, __m128i lo, __m128i hi) {
+    __m256i o0, o1;
+    __m128i v;
+    if (FAST) {
+        o0 = ec_dw_fast8(acc[0], &r[0]);
+        o1 = NH == 2 ? ec_dw_fast8(acc[1], &r[1]) : o0;
+    } else {
+        o0 = ec_avx2_mbqm8(acc[0], q, c);
+        o1 = NH == 2 ? ec_avx2_mbqm8(acc[1], q, c + 8) : o0;
+    }
+    if (NH == 2) {
+        const __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(o0, o1), 0xD8);
+        v = _mm_packs_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+        v = _mm_min_epi8(_mm_max_epi8(v, lo), hi);
+        _mm_storeu_si128((__m128i *)(void *)y, v);
+    } else {
+        const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(o0), _mm256_extracti128_si256(o0, 1));
+        v = _mm_min_epi8(_mm_max_epi8(_mm_packs_epi16(p, p), lo), hi);
+        _mm_storel_epi64((__m128i *)(void *)y, v);
+    }
+}
+
+/* One block of 8 (NH 1) or 16 (NH 2) channels from c, one output row. rp/cs: the 3 input
+ * rows' first pixel and pixel step (a row outside the input: zrow, step 0). Weights: 5 pairs
+ * P0..P4 = (w0,w3) (w1,w4) (w2,w5) (w6,w7) and (w8,0) when d4 == 1, else (0,w8) (tap t = 3*fy +
+ * fx), for each pair [c][2]. With V(j) = pairs of rows 0 and 1 at input column j and H(j) = pairs
+ * of row 2 at columns j, j+1, the pixel whose window starts at column j - 1 is
+ * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
+ * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
+ * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
+ * columns j-1..j+1+d4 inside the row) need no check. */
+EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
+                               const ptrdiff_t cs[3], int8_t *yrow, const int16_t *w,
+                               const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow,
+                               int c, int NH, int FAST) {
+    const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;
+    __m256i W[5][2], B[2];
+    ec_dw_rq8 R[2];
+    const __m128i lo = _mm_set1_epi8((char)q->act_min), hi = _mm_set1_epi8((char)q->act_max);
+    int k, h, ox;
+    for (h = 0; h < NH; ++h) {
+        for (k = 0; k < 5; ++k) W[k][h] = EC_LD256(w + 2 * (size_t)k * C + 2 * c + 16 * h);
+        B[h] = EC_LD256(bias + c + 8 * h);
+        if (FAST) R[h] = ec_dw_rq8_load(q, c + 8 * h);
+    }
+    /* border pixels: every column checked */
+    for (ox = 0; ox < g->out_w; ++ox) {
+        const int j = ox * sw - g->pad_l + 1;
+        const int8_t *p[3][4];
+        __m256i V[3][2], H[2][2], acc[2];
+        int i, d;
+        if (ox == g->x_lo) {
+            ox = g->x_hi - 1;
+            continue;
+        }
+        for (i = 0; i < 3; ++i)
+            for (d = 0; d < 4; ++d) {
+                const int col = j - 1 + d;
+                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * cs[i] + c;
+            }
+        for (d = 0; d < 3; ++d) ec_dw_pairs(p[0][d], p[1][d], V[d], NH);
+        ec_dw_pairs(p[2][0], p[2][1], H[0], NH);
+        ec_dw_pairs(p[2][1 + d4], p[2][2 + d4], H[1], NH);
+        for (h = 0; h < NH; ++h) {
+            __m256i s0 = ec_dw_dot(B[h], V[0][h], W[0][h]);
+            __m256i s1 = _mm256_madd_epi16(V[1][h], W[1][h]);
+            s0 = ec_dw_dot(s0, V[2][h], W[2][h]);
+            s1 = ec_dw_dot(s1, H[0][h], W[3][h]);
+            s0 = ec_dw_dot(s0, H[1][h], W[4][h]);
+            acc[h] = _mm256_add_epi32(s0, s1);
+        }
+        ec_dw_store(yrow + (size_t)ox * C + c, acc, R, q, c, NH, FAST, lo, hi);
+    }
+    if (g->x_lo >= g->x_hi) return;
+    {
+        /* interior pixels: pointers at each row's column j - 1 */
+        const int j0 = g->x_lo * sw - g->pad_l;
+        const int8_t *p0 = rp[0] + j0 * cs[0] + c, *p1 = rp[1] + j0 * cs[1] + c;
+        const int8_t *p2 = rp[2] + j0 * cs[2] + c;
+        const ptrdiff_t c0 = cs[0], c1 = cs[1], c2 = cs[2];
+        int8_t *yp = yrow + (size_t)g->x_lo * C + c;
+        const int n = g->x_hi - g->x_lo;
+        __m256i Vm[2], V0[2], Vp[2], Hm[2], Hp[2], acc[2];
+        if (sw == 1) {
+            ec_dw_pairs(p0, p1, Vm, NH);
+            ec_dw_pairs(p0 + c0, p1 + c1, V0, NH);
+            ec_dw_pairs(p2, p2 + c2, Hm, NH);
+            for (ox = 0; ox < n; ++ox) {
+                ec_dw_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);
+                ec_dw_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);
+                for (h = 0; h < NH; ++h) {
+                    __m256i s0 = ec_dw_dot(B[h], Vm[h], W[0][h]);
+                    __m256i s1 = _mm256_madd_epi16(V0[h], W[1][h]);
+                    s0 = ec_dw_dot(s0, Vp[h], W[2][h]);
+                    s1 = ec_dw_dot(s1, Hm[h], W[3][h]);
+                    s0 = ec_dw_dot(s0, Hp[h], W[4][h]);
+                    acc[h] = _mm256_add_epi32(s0, s1);
+                    Vm[h] = V0[h];
+                    V0[h] = Vp[h];
+                    Hm[h] = Hp[h];
+                }
+                ec_dw_store(yp, acc, R, q, c, NH, FAST, lo, hi);
+                p0 += c0;
+                p1 += c1;
+                p2 += c2;
+                yp += C;
+            }
+        } else if (d4) { /* stride 2 */
+            ec_dw_pairs(p0, p1, Vm, NH);
+            ec_dw_pairs(p2, p2 + c2, Hm, NH);
+            for (ox = 0; ox < n; ++ox) {
+                ec_dw_pairs(p0 + c0, p1 + c1, V0, NH);
+                ec_dw_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);
+                ec_dw_pairs(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);
+                for (h = 0; h < NH; ++h) {
+                    __m256i s0 = ec_dw_dot(B[h], Vm[h], W[0][h]);
+                    __m256i s1 = _mm256_madd_epi16(V0[h], W[1][h]);
+                    s0 = ec_dw_dot(s0, Vp[h], W[2][h]);
+                    s1 = ec_dw_dot(s1, Hm[h], W[3][h]);
+                    s0 = ec_dw_dot(s0, Hp[h], W[4][h]);
+                    acc[h] = _mm256_add_epi32(s0, s1);
+                    Vm[h] = Vp[h];
+                    Hm[h] = Hp[h];
+                }
+                ec_dw_store(yp, acc, R, q, c, NH, FAST, lo, hi);
+                p0 += 2 * c0;
+                p1 += 2 * c1;
+                p2 += 2 * c2;
+                yp += C;
+            }
+        } else {
+            const ptrdiff_t s0p = sw * c0, s1p = sw * c1, s2p = sw * c2;
+            for (ox = 0; ox < n; ++ox) {
+                ec_dw_pairs(p0, p1, Vm, NH);
+                ec_dw_pairs(p0 + c0, p1 + c1, V0, NH);
+                ec_dw_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);
+                ec_dw_pairs(p2, p2 + c2, Hm, NH);
+                ec_dw_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);
+                for (h = 0; h < NH; ++h) {
+                    __m256i s0 = ec_dw_dot(B[h], Vm[h], W[0][h]);
+                    __m256i s1 = _mm256_madd_epi16(V0[h], W[1][h]);
+                    s0 = ec_dw_dot(s0, Vp[h], W[2][h]);
+                    s1 = ec_dw_dot(s1, Hm[h], W[3][h]);
+                    s0 = ec_dw_dot(s0, Hp[h], W[4][h]);
+                    acc[h] = _mm256_add_epi32(s0, s1);
+                }
+                ec_dw_store(yp, acc, R, q, c, NH, FAST, lo, hi);
+                p0 += s0p;
+                p1 += s1p;
+                p2 += s2p;
+                yp += C;
+            }
+        }
+    }
+}
+
+EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
+                             const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                             const int8_t *zrow, int FAST) {
+    const int C = g->chans;
+    const size_t row = (size_t)g->in_w * C;
+    int b, oy, i, c;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + (size_t)b * g->in_h * row;
+        for (oy = 0; oy < g->out_h; ++oy) {
+            const int8_t *rp[3];
+            ptrdiff_t cs[3];
+            int8_t *yrow = y + ((size_t)b * g->out_h + oy) * g->out_w * C;
+            for (i = 0; i < 3; ++i) {
+                const int iy = oy * g->stride_h - g->pad_t + i;
+                const int in = iy >= 0 && iy < g->in_h;
+                rp[i] = in ? xb + (size_t)iy * row : zrow;
+                cs[i] = in ? C : 0;
+            }
+            for (c = 0; c + 16 <= C; c += 16)
+                ec_dw3_block(g, rp, cs, yrow, w, bias, q, zrow, c, 2, FAST);
+            /* the last channels: a block ending at channel C - 1 (overlapping channels are
+             * computed and stored twice, the same values): no read or write past a pixel */
+            if (c < C && C - c > 8 && C >= 16) {
+                ec_dw3_block(g, rp, cs, yrow, w, bias, q, zrow, C - 16, 2, FAST);
+            } else if (c < C) {
+                if (C - c > 8) ec_dw3_block(g, rp, cs, yrow, w, bias, q, zrow, c, 1, FAST);
+                ec_dw3_block(g, rp, cs, yrow, w, bias, q, zrow, C - 8, 1, FAST);
+            }
+        }
+    }
+}
+
+/* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2
+ * share input pairs between neighbouring pixels). Row by row, channel block by channel block:
+ * weights, bias and requantization constants stay in registers along the row; border pixels
+ * check their columns, interior ones do not. No arena scratch. */
+EC_AVX2_SHARED void ec_avx2_dw3(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
+                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                                const int8_t *zrow) {
+    if (q->fast) ec_dw3_all(g, x, y, w, bias, q, zrow, 1);
+    else ec_dw3_all(g, x, y, w, bias, q, zrow, 0);
+}
+
 #endif /* __AVX2__ */
 #endif /* EDGECC_AVX2_DW_H */

@@ -20,7 +20,8 @@ MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stac
 
 
 def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 8) on AVX2 / NEON."""
+    """DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 8; on AVX2 3x3 undilated
+    layers any count from 8) on AVX2 / NEON."""
     from edgecc.ops._conv_common import conv_window as _window
     isa = isa_of(target)
     why = _int8_layer(g, n)
@@ -32,11 +33,15 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     ic = x.shape[3]
     if oc != ic:
         return None, "depth multiplier above 1: portable kernel"
-    if oc % 8:
+    win = _window(g, n)
+    # 3x3 undilated on AVX2: ec_avx2_dw3, any channel count from 8 (blocks may overlap)
+    dw3 = isa == "avx2" and kh == kw == 3 and win.dil_h == win.dil_w == 1
+    if oc < 8:
+        return None, "fewer than 8 channels: portable kernel"
+    if oc % 8 and not dw3:
         return None, "channels not a multiple of 8: portable kernel"
     if kh * kw > MAX_DW_TAPS:
         return None, f"more than {MAX_DW_TAPS} taps: portable kernel"
-    win = _window(g, n)
     m, s = channel_multipliers(g, n, oc)
     in_zp = int(x.q.zero_point[0])
     taps = w.reshape(kh * kw, oc)
@@ -44,6 +49,11 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     rq, rqp, why = requant_arrays(isa, m, s, oc, taps.T, b, in_zp, *_out_act(g, n))
     if rq is None:
         return None, why
+    bias = b - in_zp * taps.sum(axis=0)
+    bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
+    if dw3:
+        params = dict(**_rq_params(g, n), **rqp)
+        return _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params), ""
     pairs = (kh * kw + 1) // 2
     tp = np.zeros((2 * pairs, oc), np.int64)
     tp[:kh * kw] = taps
@@ -51,13 +61,39 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel().astype(np.int16)  # [pair][c][2]
     else:
         wl = tp.ravel().astype(np.int8)  # [tap][channel]
-    bias = b - in_zp * taps.sum(axis=0)
     geom = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
             win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
     if isa == "neon":  # two int8 products share an int16 sum unless a weight is -128
         geom.append(int(bool((taps > -128).all())))
-    bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
     consts = dict(w=wl, bias=wrap32(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
-    return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
+    fn = "ec_avx2_dw" if isa == "avx2" else "ec_neon_dw"
+    return _kernel(isa, "depthwise_conv_2d",
+                   dict(geom=geom, fn=fn, gtype=f"{fn}_geom", **_rq_params(g, n), **rqp), consts,
                    0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""
+
+
+def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
+               params: dict) -> Kernel:
+    """3x3, dilation 1 on AVX2: runtime_c/edgecc_avx2_dw.h's ec_avx2_dw3 (row by row; input
+    pairs shared by neighbouring pixels). Weights: 5 pairs (w0,w3) (w1,w4) (w2,w5) (w6,w7) and
+    (w8,0) for stride 2 (d4 = 1: that pair reads columns j+1, j+2) else (0,w8), each [c][2]
+    int16; x_lo..x_hi-1 the output columns whose columns j-1..j+1+d4 lie inside the row."""
+    oc = taps.shape[1]
+    d4 = int(win.stride_w == 2)
+    z = np.zeros(oc, np.int64)
+    p4 = (taps[8], z) if d4 else (z, taps[8])
+    pairs = [(taps[0], taps[3]), (taps[1], taps[4]), (taps[2], taps[5]), (taps[6], taps[7]), p4]
+    wl = np.stack([np.stack(pr, axis=1) for pr in pairs]).ravel().astype(np.int16)  # [pair][c][2]
+    inside = [ox for ox in range(win.out_w)
+              if ox * win.stride_w - win.pad_l >= 0
+              and ox * win.stride_w - win.pad_l + 2 + d4 < win.in_w]
+    x_lo, x_hi = (inside[0], inside[-1] + 1) if inside else (win.out_w, win.out_w)
+    geom = [batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
+            win.pad_t, win.pad_l, d4, x_lo, x_hi]
+    if "c64" in rq:  # ec_avx2_dw3 reads c64 in channel order (its blocks start anywhere)
+        rq = dict(rq, c64=rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel())
+    consts = dict(w=wl, bias=wrap32(bias), zrow=np.full(oc, in_zp, np.int8), **rq)
+    return _kernel("avx2", "depthwise_conv_2d", dict(geom=geom, fn="ec_avx2_dw3",
+                   gtype="ec_avx2_dw3_geom", **params), consts, 0, "dw3",
+                   "AVX2: 3x3 row by row, input pairs shared by neighbouring pixels")

@@ -113,6 +113,18 @@ DW_CASES = [
     dict(n=2, h=5, w=4, ic=40, kh=2, kw=2, padding=1, act=3, bias=False),
     dict(h=5, w=5, ic=16, kh=1, kw=1, padding=1, act=0),
     dict(h=3, w=2, ic=8, kh=4, kw=3, stride=(2, 2), padding=0, act=0, in_zp=-128),
+    # ec_avx2_dw3 (3x3 undilated): stride 1 / 2 / 3, SAME and VALID, 8/16/24/32/64+ channels and
+    # counts that are no multiple of 8 (overlapping last block), batches, 1-pixel-wide images
+    dict(h=9, w=11, ic=8, kh=3, kw=3, padding=0, act=1),
+    dict(n=2, h=8, w=9, ic=32, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
+    dict(h=7, w=10, ic=64, kh=3, kw=3, stride=(2, 2), padding=1, act=3),
+    dict(h=6, w=1, ic=16, kh=3, kw=3, padding=0, act=0),
+    dict(h=5, w=3, ic=24, kh=3, kw=3, stride=(1, 2), padding=1, act=0),
+    dict(h=10, w=12, ic=80, kh=3, kw=3, stride=(3, 3), padding=0, act=1, per_channel=False),
+    dict(h=6, w=7, ic=17, kh=3, kw=3, padding=0, act=0),
+    dict(n=2, h=5, w=6, ic=13, kh=3, kw=3, stride=(2, 2), padding=1, act=2, bias=False),
+    dict(h=4, w=9, ic=9, kh=3, kw=3, padding=0, act=0, in_zp=-128),
+    dict(h=3, w=3, ic=60, kh=3, kw=3, stride=(2, 1), padding=0, act=0),
 ]
 
 
@@ -122,10 +134,11 @@ def test_avx2_depthwise(case):
     check_avx2(dw_model(rng, **DW_CASES[case]))
 
 
-@pytest.mark.parametrize("kw", [dict(ic=12), dict(ic=8, mult=2)])
+@pytest.mark.parametrize("kw", [dict(ic=12, kh=2, kw=3), dict(ic=8, mult=2), dict(ic=5)])
 def test_avx2_depthwise_falls_back_with_reason(kw):
-    """Channels not a multiple of 8, or a depth multiplier: the portable kernel, saying why."""
-    c = _compile(dw_model(np.random.default_rng(5250), h=5, w=5, kh=3, kw=3, **kw))
+    """Channels not a multiple of 8 (not 3x3), fewer than 8, or a depth multiplier: the portable
+    kernel, saying why."""
+    c = _compile(dw_model(np.random.default_rng(5250), **dict(dict(h=5, w=5, kh=3, kw=3), **kw)))
     k, = [lw.kernel for lw in c.lowered]
     assert k.variant == "portable" and "portable kernel" in k.reason
 
