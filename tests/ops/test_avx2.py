@@ -95,6 +95,14 @@ CONV_CASES = [
     dict(h=7, w=7, ic=7, oc=17, kh=3, kw=2, stride=(2, 1), dil=(1, 2), padding=0, act=1),
     dict(h=6, w=6, ic=12, oc=8, kh=3, kw=3, padding=0, act=0, in_zp=-128),
     dict(h=6, w=6, ic=12, oc=8, kh=3, kw=3, padding=1, act=0, in_zp=127),
+    # the 512-bit kernel's tiles (ec_x512_conv): 1x1 stride 1 in chunks of pixels (the last one
+    # partial) with 16-channel tiles and an 8-channel block; 4 pixels x 64 channels plus a last
+    # 8-channel block at stride 2 with padding; 8 pixels x 32 channels at stride 2; and a band
+    # too large for the stack (the 256-bit kernel runs)
+    dict(h=17, w=17, ic=64, oc=24, kh=1, kw=1, padding=0, act=0),
+    dict(h=9, w=10, ic=32, oc=72, kh=3, kw=3, stride=(2, 2), padding=1, act=1),
+    dict(h=9, w=9, ic=16, oc=32, kh=1, kw=1, stride=(2, 2), padding=0, act=3),
+    dict(h=3, w=30, ic=200, oc=16, kh=3, kw=3, padding=1, act=0),
 ]
 
 
@@ -113,14 +121,19 @@ DW_CASES = [
     dict(n=2, h=5, w=4, ic=40, kh=2, kw=2, padding=1, act=3, bias=False),
     dict(h=5, w=5, ic=16, kh=1, kw=1, padding=1, act=0),
     dict(h=3, w=2, ic=8, kh=4, kw=3, stride=(2, 2), padding=0, act=0, in_zp=-128),
-    # ec_avx2_dw3 (3x3 undilated): stride 1 / 2 / 3, SAME and VALID, 8/16/24/32/64+ channels and
-    # counts that are no multiple of 8 (overlapping last block), batches, 1-pixel-wide images
+    # ec_avx2_dw3 (3x3 undilated): stride 1 / 2 / 3, SAME and VALID, 8/16/24/32/64+ channels,
+    # batches, 1-pixel-wide images
     dict(h=9, w=11, ic=8, kh=3, kw=3, padding=0, act=1),
     dict(n=2, h=8, w=9, ic=32, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
     dict(h=7, w=10, ic=64, kh=3, kw=3, stride=(2, 2), padding=1, act=3),
     dict(h=6, w=1, ic=16, kh=3, kw=3, padding=0, act=0),
     dict(h=5, w=3, ic=24, kh=3, kw=3, stride=(1, 2), padding=1, act=0),
     dict(h=10, w=12, ic=80, kh=3, kw=3, stride=(3, 3), padding=0, act=1, per_channel=False),
+]
+
+# ec_avx2_dw3 with channel counts that are no multiple of 8 (its last block overlaps the one
+# before); AVX2 only (NEON's depthwise kernel needs multiples of 8)
+DW3_ODD_CASES = [
     dict(h=6, w=7, ic=17, kh=3, kw=3, padding=0, act=0),
     dict(n=2, h=5, w=6, ic=13, kh=3, kw=3, stride=(2, 2), padding=1, act=2, bias=False),
     dict(h=4, w=9, ic=9, kh=3, kw=3, padding=0, act=0, in_zp=-128),
@@ -132,6 +145,12 @@ DW_CASES = [
 def test_avx2_depthwise(case):
     rng = np.random.default_rng(5200 + case)
     check_avx2(dw_model(rng, **DW_CASES[case]))
+
+
+@pytest.mark.parametrize("case", range(len(DW3_ODD_CASES)))
+def test_avx2_depthwise_any_channel_count(case):
+    rng = np.random.default_rng(5270 + case)
+    check_avx2(dw_model(rng, **DW3_ODD_CASES[case]))
 
 
 @pytest.mark.parametrize("kw", [dict(ic=12, kh=2, kw=3), dict(ic=8, mult=2), dict(ic=5)])
