@@ -18,7 +18,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops import _simd
+from edgecc.ops import _simd, _vec_elt
 from edgecc.ops._conv_common import act_range
 from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier
 
@@ -135,10 +135,14 @@ def _loops(g: Graph, n: Node) -> tuple[list[int], list[int], list[int]]:
 def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
 
+    x86 AVX2 / AVX-512: a linear form proven exact on all input pairs, or TFLite's arithmetic
+    in vector form (edgecc/ops/_vec_elt.py, runtime_c/edgecc_avx2_elt.h).
     Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_add): each input's rescaling is a function of
     its 256 possible values, tabulated (doubled) at compile time; the kernel adds two table
     entries and requantizes the sum with constants proven exact over the range of sums.
     """
+    if _simd.has_isa(target, "avx2"):  # x86: edgecc/ops/_vec_elt.py
+        return _vec_elt.lower_add(g, n, _quant(g, n))
     if not _simd.has_isa(target, "dsp"):
         return None, ""
     if out_type(g, n).dtype != DType.INT8:
