@@ -23,6 +23,7 @@ from edgecc.resources import data_dir
 
 RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h", "edgecc_lstm.h", "edgecc_dsp.h",
                  "edgecc_mve.h", "edgecc_vec.h", "edgecc_avx2.h", "edgecc_avx2_dw.h",
+                 "edgecc_avx2_first.h",
                  "edgecc_avx2_elt.h",
                  "edgecc_neon.h", "edgecc_log.h")
 

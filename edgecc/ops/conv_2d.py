@@ -188,6 +188,11 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     Helium: the same fields against 4 output channels at a time, VMLADAVA on 16-byte chunks
     (runtime_c/edgecc_mve.h).
     """
+    if _vec.isa_of(target) == "avx2":  # few input channels: edgecc/ops/_vec_first.py
+        from edgecc.ops._vec_first import lower_conv_2d_first
+        first, _ = lower_conv_2d_first(g, n, target)
+        if first is not None:
+            return first, ""
     if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
         return _vec.lower_conv_2d(g, n, target)
     if not _simd.has_isa(target, "dsp"):

@@ -1,0 +1,105 @@
+"""Lowering of int8 CONV_2D layers with few input channels (in_c <= 4, typically a model's first
+layer) to the x86 kernel ec_avx2_conv_first (runtime_c/edgecc_avx2_first.h).
+
+Owns: when that kernel applies (and why not: then edgecc/ops/_vec.py's ec_avx2_conv runs), its
+geometry record, and its two weight layouts. conv_2d.py's `_lower_simd` tries this first on
+AVX2 targets.
+
+The kernel copies each output row's patches (k_h * k_w * in_c taps per pixel, in the filter's
+own (fy, fx, c) order, padded with zero weights to kpp, a multiple of 4) into a stack buffer
+and multiplies them densely by the weights, so no tap is wasted on per-row padding (3x3x3: 27
+taps -> 28, where ec_avx2_conv reads 3 x 12). Output channels come in blocks of 16, the last
+one a block of 8 when out_c % 16 is 1..8. Layouts, per block of B channels (16 or 8):
+- wq (VPDPBUSD): [kpp/4][B][4] int8: each step of 4 taps, the B channels' 4 weights;
+- w16 (VPMADDWD, plain AVX2): [kpp/2][B][2] int16: each step of 2 taps, the B channels' pairs.
+Biases (bias_u / bias_x, the input offset folded in) and the requantization constants are
+edgecc/ops/_vec.py's, so the kernel shares ec_avx2_conv's arithmetic exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import Graph, Node
+from edgecc.ops import Kernel, const, in_type
+from edgecc.ops._conv_common import channel_multipliers, conv_window
+from edgecc.ops._vec import (_bias, _int8_layer, _out_act, _rq_params, folded_biases, isa_of,
+                             requant_arrays, round_up)
+
+MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs per filter row
+MAX_COL = 6144      # runtime_c/edgecc_avx2_first.h EC_FIRST_MAX_COL: out_w * kpp
+MAX_ROWS = 4096     # EC_FIRST_MAX_ROWS: k_h * row_b
+ROW_SLACK = 16      # a padded row's bytes past its last column: 16-byte moves may read them
+
+
+def channel_blocks(oc: int) -> tuple[int, int]:
+    """(blocks of 16 channels, 1 if a last block of 8 follows): out_c % 16 in 1..8 ends with a
+    block of 8, 9..15 with one more block of 16."""
+    nb16, rem = divmod(oc, 16)
+    if rem > 8:
+        return nb16 + 1, 0
+    return nb16, int(rem > 0)
+
+
+def pack_first(rows: np.ndarray, kpp: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """[oc, K] weights -> (wq int8, w16 int16, ocp): see the module docstring."""
+    oc, k = rows.shape
+    nb16, tail8 = channel_blocks(oc)
+    ocp = 16 * nb16 + 8 * tail8
+    w = np.zeros((ocp, kpp), np.int64)
+    w[:oc, :k] = rows
+    wq, w16 = [], []
+    c = 0
+    for size in [16] * nb16 + [8] * tail8:
+        blk = w[c:c + size]  # [B, kpp]
+        wq.append(blk.reshape(size, kpp // 4, 4).transpose(1, 0, 2).ravel())
+        w16.append(blk.reshape(size, kpp // 2, 2).transpose(1, 0, 2).ravel())
+        c += size
+    return (np.concatenate(wq).astype(np.int8), np.concatenate(w16).astype(np.int16), ocp)
+
+
+def lower_conv_2d_first(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """CONV_2D with in_c <= 4 on AVX2: (Kernel, "") or (None, why not) -- the caller then takes
+    edgecc/ops/_vec.py's general kernel."""
+    from edgecc.ops.conv_2d import _groups
+    isa = isa_of(target)
+    if isa != "avx2":
+        return None, "not an x86 target"
+    why = _int8_layer(g, n)
+    if why:
+        return None, why
+    if _groups(g, n) != 1:
+        return None, "grouped convolution"
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    oc, kh, kw, ic = w.shape
+    if ic > MAX_IN_C:
+        return None, f"{ic} input channels (above {MAX_IN_C})"
+    win = conv_window(g, n)
+    k = kh * kw * ic
+    kpp = round_up(k, 4)
+    seg = kw * ic if win.dil_w == 1 else ic
+    row_cols = (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
+    row_b = row_cols * ic + ROW_SLACK
+    if win.out_w * kpp > MAX_COL:
+        return None, f"{win.out_w} x {kpp} patch bytes per output row (above {MAX_COL})"
+    if kh * row_b > MAX_ROWS:
+        return None, f"{kh} padded input rows of {row_b} bytes (above {MAX_ROWS})"
+    rows = w.reshape(oc, k)
+    m, s = channel_multipliers(g, n, oc)
+    in_zp = int(x.q.zero_point[0])
+    b = _bias(g, n, oc)
+    wq, w16, ocp = pack_first(rows, kpp)
+    rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *_out_act(g, n))
+    if rq is None:
+        return None, why
+    nb16, tail8 = channel_blocks(oc)
+    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, kh, kw, win.stride_h,
+            win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, seg, kpp, nb16, tail8,
+            row_cols, row_b, in_zp]
+    consts = dict(wq=wq, w16=w16, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
+    blocks = " + ".join(([f"{nb16} x 16"] if nb16 else []) + (["8"] if tail8 else []))
+    return Kernel("conv_2d_first_avx2.c.j2", params=dict(geom=geom, **_rq_params(g, n), **rqp),
+                  consts=consts, scratch=0, variant="avx2-conv-first",
+                  reason=f"AVX2, {ic} input channel(s): each output row's patches "
+                         f"({k} taps padded to {kpp}) copied once, zero-point padded, to the "
+                         f"stack, then a dense product over channel blocks of {blocks}"), ""
