@@ -215,12 +215,11 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_vec_conv_geom *g, const int8_t *x, int
             if (c + 8 < g->ocp) {
                 __m256i a00 = EC_LD256(bias_u + c), a01 = EC_LD256(bias_u + c + 8);
                 __m256i a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00, a31 = a01;
-                const int8_t *w1 = wk + 8 * kp;
                 for (s = 0; s < g->segs; ++s) {
                     const int8_t *f0 = base[0] + off[0][s], *f1 = base[1] + off[1][s];
                     const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
-                    for (k = 0; k < qs; ++k, wk += 32, w1 += 32) {
-                        __m256i v0 = EC_LD256(wk), v1 = EC_LD256(w1);
+                    for (k = 0; k < qs; ++k, wk += 64) {
+                        __m256i v0 = EC_LD256(wk), v1 = EC_LD256(wk + 32);
                         EC_AVX2_IN_REG(v0);
                         EC_AVX2_IN_REG(v1);
                         __m256i u = EC_AVX2_U(f0 + 4 * k);
@@ -272,14 +271,16 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_vec_conv_geom *g, const int8_t *x, int
 #else
         (void)bias_u;
         for (c = 0; c < g->ocp; c += 8) {
-            const int8_t *wk = w + (size_t)c * kp;
+            /* channels c..c+7: a half of a 16-channel block (64-byte steps) or the last block */
+            const int whole = (c & ~15) + 16 <= g->ocp, step = whole ? 64 : 32;
+            const int8_t *wk = w + (size_t)(c & ~15) * kp + (whole && (c & 8) ? 32 : 0);
             const __m256i z = _mm256_setzero_si256();
             __m256i l0 = z, h0 = z, l1 = z, h1 = z, l2 = z, h2 = z, l3 = z, h3 = z, b;
             int k;
             for (s = 0; s < g->segs; ++s) {
                 const int8_t *f0 = base[0] + off[0][s], *f1 = base[1] + off[1][s];
                 const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
-                for (k = 0; k < qs; ++k, wk += 32) {
+                for (k = 0; k < qs; ++k, wk += step) {
                     const __m256i vl = _mm256_cvtepi8_epi16(EC_LD128(wk));
                     const __m256i vh = _mm256_cvtepi8_epi16(EC_LD128(wk + 16));
                     __m256i u = EC_AVX2_X(f0 + 4 * k);
@@ -308,6 +309,320 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_vec_conv_geom *g, const int8_t *x, int
         }
 #endif
     }
+}
+
+/* ------------------------------------------------------------------- CONV_2D on ZMM registers */
+
+/* How the 512-bit convolution runs a layer (edgecc/ops/_vec.py: x512_band): tiles of P output
+ * pixels x NC blocks of 16 channels (P = 0: the layer takes ec_avx2_conv), and the band: for each
+ * row of output pixels, the k_h input rows it reads (columns from -pad_l on, `cols` of them,
+ * `row` bytes apart) flipped to u8 = x ^ 0x80 and padded with in_zp ^ 0x80, on the stack. A 1x1
+ * stride-1 unpadded layer (`chunk` > 0) flips `chunk` consecutive pixels at a time instead. */
+typedef struct {
+    int32_t P, NC, chunk, row, cols;
+} ec_x512_band;
+
+#define EC_X512_MAX_BAND 16384
+
+#if EC_X86_512
+/* Keep a ZMM vector in a register (see EC_AVX2_IN_REG). */
+#define EC_X512_IN_REG(v) __asm__("" : "+v"(v))
+
+/* n bytes (any n) of src XOR 0x80 to dst / n bytes of v. */
+static inline void ec_x512_flip(int8_t *dst, const int8_t *src, int n) {
+    const __m512i f = _mm512_set1_epi8((char)0x80);
+    int i = 0;
+    for (; i + 64 <= n; i += 64)
+        _mm512_storeu_si512((void *)(dst + i), _mm512_xor_si512(_mm512_loadu_si512((const void *)(src + i)), f));
+    if (i < n) {
+        const __mmask64 m = ((__mmask64)1 << (n - i)) - 1;
+        _mm512_mask_storeu_epi8(dst + i, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + i), f));
+    }
+}
+
+static inline void ec_x512_fill(int8_t *dst, int v, int n) {
+    const __m512i f = _mm512_set1_epi8((char)v);
+    int i = 0;
+    for (; i + 64 <= n; i += 64) _mm512_storeu_si512((void *)(dst + i), f);
+    if (i < n) _mm512_mask_storeu_epi8(dst + i, ((__mmask64)1 << (n - i)) - 1, f);
+}
+
+/* Requantization constants of channels c..c+15, loaded once per tile (fast path: the c64 pairs
+ * of the two 8-channel blocks put side by side as VPMULDQ's even / odd products want them). */
+typedef struct {
+    __m512i m, mo, ce, co, e, lo, hi;
+} ec_x512_rqc;
+
+static inline ec_x512_rqc ec_x512_rq_load(const ec_avx2_rq *q, int c) {
+    ec_x512_rqc r;
+    r.lo = _mm512_set1_epi32(q->act_min);
+    r.hi = _mm512_set1_epi32(q->act_max);
+    r.m = r.mo = r.ce = r.co = r.e = _mm512_setzero_si512();
+    if (q->fast) {
+        r.m = _mm512_loadu_si512((const void *)(q->mult + c));
+        r.mo = _mm512_srli_epi64(r.m, 32);
+        r.e = _mm512_loadu_si512((const void *)(q->right + c));
+        r.ce = _mm512_inserti64x4(_mm512_castsi256_si512(EC_LD256(q->c64 + c)), EC_LD256(q->c64 + c + 8), 1);
+        r.co = _mm512_inserti64x4(_mm512_castsi256_si512(EC_LD256(q->c64 + c + 4)), EC_LD256(q->c64 + c + 12), 1);
+    }
+    return r;
+}
+
+/* Requantize 16 accumulators of channels c..c+15 (ec_avx2_fast8 / ec_avx2_mbqm8 on 16 lanes),
+ * clamp and store the first n (1..16) bytes. */
+static inline void ec_x512_out16(int8_t *y, __m512i acc, const ec_x512_rqc *r, const ec_avx2_rq *q,
+                                 int c, int n) {
+    __m512i v;
+    if (q->fast) {
+        const __m512i a = _mm512_sll_epi32(acc, _mm_cvtsi32_si128(q->L));
+        const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(a, r->m), r->ce);
+        const __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), r->mo), r->co);
+        const __m512i t = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(ev, 32), od);
+        v = _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), r->e);
+    } else {
+        v = _mm512_inserti64x4(_mm512_castsi256_si512(ec_avx2_mbqm8(_mm512_castsi512_si256(acc), q, c)),
+                               ec_avx2_mbqm8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
+    }
+    /* clamping in int32 to the activation range (inside int8) equals saturating, then clamping */
+    v = _mm512_min_epi32(_mm512_max_epi32(v, r->lo), r->hi);
+    _mm_mask_storeu_epi8(y, (__mmask16)(((uint32_t)1 << n) - 1), _mm512_cvtepi32_epi8(v));
+}
+
+/* Tiles: P pixels (src, src + ps, ...: band bytes; the first np are stored) x NC blocks of 16
+ * channels from c, accumulators in named registers (an array would live in memory). The
+ * one-block tile masks the block to 8 channels (wm) and steps 32 bytes for the last, 8-channel
+ * block. P is a constant where these are inlined: the unused pixels' code disappears. */
+#define EC_X512_U(i) _mm512_set1_epi32(ec_avx2_ld32(f + (i) * ps))
+#define EC_X512_W(j) _mm512_maskz_loadu_epi32(wm, wk + (size_t)(j) * 16 * kp)
+#define EC_X512_ST(i, a, j)                                                                 \
+    if ((i) < np) ec_x512_out16(y + (size_t)(i) * g->out_c + c + 16 * (j), a, &r##j, q, c + 16 * (j), n##j)
+#define EC_X512_TILE_HEAD(NC)                                                               \
+    const int qs = g->seg_p / 4, kp = g->kp, full = c + 16 * (NC) <= g->ocp;              \
+    const int wstep = full ? 64 : 32;                                                      \
+    const __mmask16 wm = full ? (__mmask16)0xFFFF : (__mmask16)0x00FF;                    \
+    const int8_t *wk = w + (size_t)c * kp;                                                 \
+    int s, k
+
+static inline __attribute__((always_inline)) void ec_x512_tile1(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    const int P) {
+    EC_X512_TILE_HEAD(1);
+    const __m512i b = _mm512_maskz_loadu_epi32(wm, bias + c);
+    __m512i a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b;
+    __m512i a8 = b, a9 = b, a10 = b, a11 = b, a12 = b, a13 = b, a14 = b, a15 = b;
+    for (s = 0; s < g->segs; ++s) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < qs; ++k, f += 4, wk += wstep) {
+            __m512i v0 = EC_X512_W(0);
+            EC_X512_IN_REG(v0);
+            a0 = _mm512_dpbusd_epi32(a0, EC_X512_U(0), v0);
+            a1 = _mm512_dpbusd_epi32(a1, EC_X512_U(1), v0);
+            a2 = _mm512_dpbusd_epi32(a2, EC_X512_U(2), v0);
+            a3 = _mm512_dpbusd_epi32(a3, EC_X512_U(3), v0);
+            if (P > 4) {
+                a4 = _mm512_dpbusd_epi32(a4, EC_X512_U(4), v0);
+                a5 = _mm512_dpbusd_epi32(a5, EC_X512_U(5), v0);
+                a6 = _mm512_dpbusd_epi32(a6, EC_X512_U(6), v0);
+                a7 = _mm512_dpbusd_epi32(a7, EC_X512_U(7), v0);
+            }
+            if (P > 8) {
+                a8 = _mm512_dpbusd_epi32(a8, EC_X512_U(8), v0);
+                a9 = _mm512_dpbusd_epi32(a9, EC_X512_U(9), v0);
+                a10 = _mm512_dpbusd_epi32(a10, EC_X512_U(10), v0);
+                a11 = _mm512_dpbusd_epi32(a11, EC_X512_U(11), v0);
+                a12 = _mm512_dpbusd_epi32(a12, EC_X512_U(12), v0);
+                a13 = _mm512_dpbusd_epi32(a13, EC_X512_U(13), v0);
+                a14 = _mm512_dpbusd_epi32(a14, EC_X512_U(14), v0);
+                a15 = _mm512_dpbusd_epi32(a15, EC_X512_U(15), v0);
+            }
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        EC_X512_ST(0, a0, 0); EC_X512_ST(1, a1, 0); EC_X512_ST(2, a2, 0); EC_X512_ST(3, a3, 0);
+        if (P > 4) {
+            EC_X512_ST(4, a4, 0); EC_X512_ST(5, a5, 0); EC_X512_ST(6, a6, 0); EC_X512_ST(7, a7, 0);
+        }
+        if (P > 8) {
+            EC_X512_ST(8, a8, 0); EC_X512_ST(9, a9, 0); EC_X512_ST(10, a10, 0); EC_X512_ST(11, a11, 0);
+            EC_X512_ST(12, a12, 0); EC_X512_ST(13, a13, 0); EC_X512_ST(14, a14, 0); EC_X512_ST(15, a15, 0);
+        }
+    }
+}
+
+/* 8 pixels x 2 blocks of 16 channels (whole blocks). */
+static inline __attribute__((always_inline)) void ec_x512_tile2(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    EC_X512_TILE_HEAD(2);
+    const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
+    const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
+    __m512i a00 = b0, a10 = b0, a20 = b0, a30 = b0, a40 = b0, a50 = b0, a60 = b0, a70 = b0;
+    __m512i a01 = b1, a11 = b1, a21 = b1, a31 = b1, a41 = b1, a51 = b1, a61 = b1, a71 = b1;
+    (void)wstep;
+    for (s = 0; s < g->segs; ++s) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < qs; ++k, f += 4, wk += 64) {
+            __m512i v0 = EC_X512_W(0), v1 = EC_X512_W(1), u;
+            EC_X512_IN_REG(v0);
+            EC_X512_IN_REG(v1);
+#define EC_X512_P2(i) u = EC_X512_U(i); a##i##0 = _mm512_dpbusd_epi32(a##i##0, u, v0); \
+            a##i##1 = _mm512_dpbusd_epi32(a##i##1, u, v1)
+            EC_X512_P2(0); EC_X512_P2(1); EC_X512_P2(2); EC_X512_P2(3);
+            EC_X512_P2(4); EC_X512_P2(5); EC_X512_P2(6); EC_X512_P2(7);
+#undef EC_X512_P2
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
+        EC_X512_ST(0, a00, 0); EC_X512_ST(0, a01, 1); EC_X512_ST(1, a10, 0); EC_X512_ST(1, a11, 1);
+        EC_X512_ST(2, a20, 0); EC_X512_ST(2, a21, 1); EC_X512_ST(3, a30, 0); EC_X512_ST(3, a31, 1);
+        EC_X512_ST(4, a40, 0); EC_X512_ST(4, a41, 1); EC_X512_ST(5, a50, 0); EC_X512_ST(5, a51, 1);
+        EC_X512_ST(6, a60, 0); EC_X512_ST(6, a61, 1); EC_X512_ST(7, a70, 0); EC_X512_ST(7, a71, 1);
+    }
+}
+
+/* 4 pixels x 4 blocks of 16 channels (whole blocks). */
+static inline __attribute__((always_inline)) void ec_x512_tile4(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    EC_X512_TILE_HEAD(4);
+    const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
+    const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
+    const __m512i b2 = _mm512_loadu_si512((const void *)(bias + c + 32));
+    const __m512i b3 = _mm512_loadu_si512((const void *)(bias + c + 48));
+    __m512i a00 = b0, a10 = b0, a20 = b0, a30 = b0, a01 = b1, a11 = b1, a21 = b1, a31 = b1;
+    __m512i a02 = b2, a12 = b2, a22 = b2, a32 = b2, a03 = b3, a13 = b3, a23 = b3, a33 = b3;
+    (void)wstep;
+    for (s = 0; s < g->segs; ++s) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < qs; ++k, f += 4, wk += 64) {
+            __m512i v0 = EC_X512_W(0), v1 = EC_X512_W(1), v2 = EC_X512_W(2), v3 = EC_X512_W(3), u;
+            EC_X512_IN_REG(v0);
+            EC_X512_IN_REG(v1);
+            EC_X512_IN_REG(v2);
+            EC_X512_IN_REG(v3);
+#define EC_X512_P4(i) u = EC_X512_U(i); a##i##0 = _mm512_dpbusd_epi32(a##i##0, u, v0); \
+            a##i##1 = _mm512_dpbusd_epi32(a##i##1, u, v1);                               \
+            a##i##2 = _mm512_dpbusd_epi32(a##i##2, u, v2);                               \
+            a##i##3 = _mm512_dpbusd_epi32(a##i##3, u, v3)
+            EC_X512_P4(0); EC_X512_P4(1); EC_X512_P4(2); EC_X512_P4(3);
+#undef EC_X512_P4
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
+        const ec_x512_rqc r2 = ec_x512_rq_load(q, c + 32), r3 = ec_x512_rq_load(q, c + 48);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
+        const int n2 = g->out_c - c - 32 < 16 ? g->out_c - c - 32 : 16;
+        const int n3 = g->out_c - c - 48 < 16 ? g->out_c - c - 48 : 16;
+        EC_X512_ST(0, a00, 0); EC_X512_ST(0, a01, 1); EC_X512_ST(0, a02, 2); EC_X512_ST(0, a03, 3);
+        EC_X512_ST(1, a10, 0); EC_X512_ST(1, a11, 1); EC_X512_ST(1, a12, 2); EC_X512_ST(1, a13, 3);
+        EC_X512_ST(2, a20, 0); EC_X512_ST(2, a21, 1); EC_X512_ST(2, a22, 2); EC_X512_ST(2, a23, 3);
+        EC_X512_ST(3, a30, 0); EC_X512_ST(3, a31, 1); EC_X512_ST(3, a32, 2); EC_X512_ST(3, a33, 3);
+    }
+}
+
+/* A row of n output pixels whose band starts at src (pixel i at src + i * ps): tiles of P pixels
+ * (the last one moved back to end at the row's end when the row has P pixels, so every tile is
+ * full); channels NC blocks at a time, then block by block. */
+static inline __attribute__((always_inline)) void ec_x512_row(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff, int n,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int8_t *y, const int P,
+    const int NC) {
+    int o0, c;
+    (void)NC;
+    for (o0 = 0; o0 < n; o0 += P) {
+        int np = n - o0 < P ? n - o0 : P;
+        if (np < P && n >= P) {
+            o0 = n - P;
+            np = P;
+        }
+        int8_t *yo = y + (size_t)o0 * g->out_c;
+        c = 0;
+        if (NC == 4)
+            for (; c + 64 <= g->ocp; c += 64) ec_x512_tile4(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
+        if (NC == 2)
+            for (; c + 32 <= g->ocp; c += 32) ec_x512_tile2(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
+        for (; c < g->ocp; c += 16) ec_x512_tile1(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np, P);
+    }
+}
+
+EC_AVX2_SHARED void ec_x512_conv(const ec_vec_conv_geom *g, const ec_x512_band *bd,
+                                 const int8_t *x, int8_t *y, const int8_t *w,
+                                 const int32_t *bias_u, const ec_avx2_rq *q) {
+    int8_t band[EC_X512_MAX_BAND] __attribute__((aligned(64)));
+    ptrdiff_t boff[EC_VEC_MAX_SEGS];
+    const ptrdiff_t ps = (ptrdiff_t)g->stride_w * g->in_c;
+    const int zpu = (g->in_zp ^ 0x80) & 0xFF;
+    int s = 0, fy, fx, b, oy;
+    for (fy = 0; fy < g->k_h; ++fy) {
+        if (g->dil_w == 1) boff[s++] = (ptrdiff_t)fy * bd->row;
+        else
+            for (fx = 0; fx < g->k_w; ++fx)
+                boff[s++] = (ptrdiff_t)fy * bd->row + (ptrdiff_t)fx * g->dil_w * g->in_c;
+    }
+#define EC_X512_ROW(src, n, yr)                                                   \
+    do {                                                                          \
+        if (bd->P == 16) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1); \
+        else if (bd->P == 8) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2); \
+        else ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 4, 4);             \
+    } while (0)
+    if (bd->chunk > 0) {
+        int p0;
+        for (p0 = 0; p0 < g->pixels; p0 += bd->chunk) {
+            const int n = g->pixels - p0 < bd->chunk ? g->pixels - p0 : bd->chunk;
+            ec_x512_flip(band, x + (size_t)p0 * g->in_c, n * g->in_c);
+            EC_X512_ROW(band, n, y + (size_t)p0 * g->out_c);
+        }
+        return;
+    }
+    {
+        const int left = g->pad_l < bd->cols ? g->pad_l : bd->cols;
+        const int mid = g->in_w < bd->cols - left ? g->in_w : bd->cols - left;
+        for (b = 0; b < g->batches; ++b) {
+            for (oy = 0; oy < g->out_h; ++oy) {
+                for (fy = 0; fy < g->k_h; ++fy) {
+                    const int iy = oy * g->stride_h - g->pad_t + fy * g->dil_h;
+                    int8_t *d = band + (ptrdiff_t)fy * bd->row;
+                    if (iy < 0 || iy >= g->in_h) {
+                        ec_x512_fill(d, zpu, bd->cols * g->in_c);
+                        continue;
+                    }
+                    ec_x512_fill(d, zpu, left * g->in_c);
+                    ec_x512_flip(d + left * g->in_c,
+                                 x + (((ptrdiff_t)b * g->in_h + iy) * g->in_w + (left - g->pad_l)) * g->in_c,
+                                 mid * g->in_c);
+                    ec_x512_fill(d + (left + mid) * g->in_c, zpu, (bd->cols - left - mid) * g->in_c);
+                }
+                EC_X512_ROW(band, g->out_w, y + (((size_t)b * g->out_h + oy) * g->out_w) * g->out_c);
+            }
+        }
+    }
+#undef EC_X512_ROW
+}
+#endif
+
+/* The convolution: 512-bit where the build has it and the layer's band fits, else ec_avx2_conv. */
+static inline void ec_avx2_conv_any(const ec_vec_conv_geom *g, const ec_x512_band *bd,
+                                    const int8_t *x, int8_t *y, const int8_t *w,
+                                    const int32_t *bias_u, const int32_t *bias_x,
+                                    const ec_avx2_rq *q) {
+#if EC_X86_512
+    if (bd->P > 0) {
+        (void)bias_x;
+        ec_x512_conv(g, bd, x, y, w, bias_u, q);
+        return;
+    }
+#else
+    (void)bd;
+#endif
+    ec_avx2_conv(g, x, y, w, bias_u, bias_x, q);
 }
 
 /* ------------------------------------------------------------------------- FULLY_CONNECTED */

@@ -66,6 +66,48 @@ def pack_quads(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
             ocp, kp)
 
 
+def pack_quads16(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """[oc, K] int8 -> (quads as int8, ocp, kp) in the x86 convolution's layout: as pack_quads,
+    but for each block of 16 channels (the last block has 8 when ocp % 16 == 8), for each group
+    of 4 taps, the block's channels' 4 weights: a 64-byte step that fills one ZMM register, or
+    two YMM halves (channels c..c+7 first). Block c starts at byte c * kp either way."""
+    oc, k = w_rows.shape
+    ocp, kp = round_up(oc, 8), round_up(k, 4)
+    w = np.zeros((ocp, kp), np.int8)
+    w[:oc, :k] = w_rows
+    full = ocp // 16 * 16
+    parts = [w[:full].reshape(full // 16, 16, kp // 4, 4).transpose(0, 2, 1, 3).ravel()]
+    if full < ocp:
+        parts.append(w[full:].reshape(1, 8, kp // 4, 4).transpose(0, 2, 1, 3).ravel())
+    return np.concatenate(parts).astype(np.int8), ocp, kp
+
+
+# ZMM convolution (runtime_c/edgecc_avx2.h: ec_x512_conv): the input rows a row of output pixels
+# reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
+X512_MAX_BAND = 16384
+
+
+def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int, mode: int,
+              pixels: int) -> list[int]:
+    """ec_x512_band of a layer: [P, NC, linear chunk, band row bytes, band columns], or P = 0
+    when the band does not fit (the 256-bit kernel runs then). P output pixels x NC blocks of 16
+    channels per tile (16 accumulators): few channels take more pixels at a time."""
+    nb = round_up(oc, 8) // 16
+    p, nc = (16, 1) if nb <= 1 else ((8, 2) if nb < 4 else (4, 4))
+    slack = seg_p - seg_len + 4 if win.dil_w == 1 else seg_p - ic + 4
+    if mode == 2:  # 1x1 stride 1 unpadded: chunks of consecutive pixels, one band row
+        chunk = max(1, min(pixels, (X512_MAX_BAND - 64) // ic - p))
+        if chunk >= p:
+            chunk = chunk // p * p
+        row = (max(chunk, p) * ic + slack + 63) // 64 * 64
+        return [p, nc, chunk, row, 0] if row <= X512_MAX_BAND else [0, 0, 0, 0, 0]
+    cols = (max(win.out_w, p) - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
+    row = (cols * ic + slack + 63) // 64 * 64
+    if kh * row > X512_MAX_BAND:
+        return [0, 0, 0, 0, 0]
+    return [p, nc, 0, row, cols]
+
+
 def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
                    bias: np.ndarray, in_zp: int, out_zp: int, act: tuple[int, int]
                    ) -> tuple[dict[str, np.ndarray] | None, dict, str]:
@@ -192,7 +234,7 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     seg_rows = np.zeros((oc, segs, seg_p), np.int64)  # each segment zero-padded to seg_p taps
     seg_rows[:, :, :seg_len] = rows.reshape(oc, segs, seg_len)
     m, s = channel_multipliers(g, n, oc)
-    quads, ocp, kp = pack_quads(seg_rows.reshape(oc, -1))
+    quads, ocp, kp = (pack_quads16 if isa == "avx2" else pack_quads)(seg_rows.reshape(oc, -1))
     in_zp = int(x.q.zero_point[0])
     b = _bias(g, n, oc)
     rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *_out_act(g, n))
@@ -200,12 +242,14 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         return None, why
     if kp > MAX_KP:
         return None, f"{kp} taps per pixel (above {MAX_KP}): portable kernel"
-    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
+    mode = pixel_mode(win, kh, kw, ic, seg_p, x.shape[0])
+    pixels = x.shape[0] * win.out_h * win.out_w
+    geom = [pixels, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
             kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], pixel_mode(win, kh, kw, ic, seg_p,
-                                                                       x.shape[0])]
+            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], mode]
+    band = x512_band(win, kh, kw, ic, oc, seg_p, seg_len, mode, pixels) if isa == "avx2" else []
     consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
-    return _kernel(isa, "conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts, 0,
+    return _kernel(isa, "conv_2d", dict(geom=geom, band=band, **_rq_params(g, n), **rqp), consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"), ""
 
