@@ -320,6 +320,7 @@ EC_AVX2_SHARED void ec_avx2_conv(const ec_vec_conv_geom *g, const int8_t *x, int
  * stride-1 unpadded layer (`chunk` > 0) flips `chunk` consecutive pixels at a time instead. */
 typedef struct {
     int32_t P, NC, chunk, row, cols;
+    int32_t slide;  /* stride 1, k_w 3, undilated, in_c % 4 == 0: ec_x512_slide1 / 2 */
 } ec_x512_band;
 
 #define EC_X512_MAX_BAND 16384
@@ -374,18 +375,21 @@ static inline void ec_x512_out16(int8_t *y, __m512i acc, const ec_x512_rqc *r, c
                                  int c, int n) {
     __m512i v;
     if (q->fast) {
-        const __m512i a = _mm512_sll_epi32(acc, _mm_cvtsi32_si128(q->L));
+        const __m512i a = q->L ? _mm512_sll_epi32(acc, _mm_cvtsi32_si128(q->L)) : acc;
         const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(a, r->m), r->ce);
         const __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), r->mo), r->co);
-        const __m512i t = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(ev, 32), od);
+        /* the products' high halves: even lanes from ev (swapped into place), odd ones from od */
+        const __m512i t = _mm512_mask_shuffle_epi32(od, 0x5555, ev, _MM_PERM_CDAB);
         v = _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), r->e);
     } else {
         v = _mm512_inserti64x4(_mm512_castsi256_si512(ec_avx2_mbqm8(_mm512_castsi512_si256(acc), q, c)),
                                ec_avx2_mbqm8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
     }
-    /* clamping in int32 to the activation range (inside int8) equals saturating, then clamping */
-    v = _mm512_min_epi32(_mm512_max_epi32(v, r->lo), r->hi);
-    _mm_mask_storeu_epi8(y, (__mmask16)(((uint32_t)1 << n) - 1), _mm512_cvtepi32_epi8(v));
+    /* saturating to int8, then clamping to the activation range, equals clamping in int32: a
+     * bound at the end of the int8 range is left to the saturating VPMOVSDB */
+    if (q->act_min > -128) v = _mm512_max_epi32(v, r->lo);
+    if (q->act_max < 127) v = _mm512_min_epi32(v, r->hi);
+    _mm_mask_storeu_epi8(y, (__mmask16)(((uint32_t)1 << n) - 1), _mm512_cvtsepi32_epi8(v));
 }
 
 /* Tiles: P pixels (src, src + ps, ...: band bytes; the first np are stored) x NC blocks of 16
@@ -528,13 +532,132 @@ static inline __attribute__((always_inline)) void ec_x512_tile4(
     }
 }
 
+/* Stride-1 3-wide filter rows over in_c % 4 == 0 channels (bd->slide): a segment's quads k,
+ * k + d, k + 2d (d = in_c / 4) of pixel i are the quad k of pixels i, i + 1, i + 2, so each
+ * broadcast input quad feeds 3 pixels: P + 2 broadcasts for 3P products (x NC blocks) instead
+ * of 3P. Weights of the three taps stay in registers. */
+#define EC_X512_S3(j, A, B, C) u = EC_X512_U(j); C = _mm512_dpbusd_epi32(C, u, w2); \
+    B = _mm512_dpbusd_epi32(B, u, w1); A = _mm512_dpbusd_epi32(A, u, w0)
+
+static inline __attribute__((always_inline)) void ec_x512_slide1(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    EC_X512_TILE_HEAD(1);
+    const int d = qs / 3;
+    const __m512i b = _mm512_maskz_loadu_epi32(wm, bias + c);
+    __m512i a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b;
+    __m512i a8 = b, a9 = b, a10 = b, a11 = b, a12 = b, a13 = b, a14 = b, a15 = b;
+    for (s = 0; s < g->segs; ++s, wk += (size_t)qs * wstep) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < d; ++k, f += 4) {
+            __m512i w0 = _mm512_maskz_loadu_epi32(wm, wk + (size_t)k * wstep);
+            __m512i w1 = _mm512_maskz_loadu_epi32(wm, wk + (size_t)(k + d) * wstep);
+            __m512i w2 = _mm512_maskz_loadu_epi32(wm, wk + (size_t)(k + 2 * d) * wstep);
+            __m512i u = EC_X512_U(0);
+            EC_X512_IN_REG(w0);
+            EC_X512_IN_REG(w1);
+            EC_X512_IN_REG(w2);
+            a0 = _mm512_dpbusd_epi32(a0, u, w0);
+            u = EC_X512_U(1);
+            a0 = _mm512_dpbusd_epi32(a0, u, w1);
+            a1 = _mm512_dpbusd_epi32(a1, u, w0);
+            EC_X512_S3(2, a2, a1, a0); EC_X512_S3(3, a3, a2, a1); EC_X512_S3(4, a4, a3, a2);
+            EC_X512_S3(5, a5, a4, a3); EC_X512_S3(6, a6, a5, a4); EC_X512_S3(7, a7, a6, a5);
+            EC_X512_S3(8, a8, a7, a6); EC_X512_S3(9, a9, a8, a7); EC_X512_S3(10, a10, a9, a8);
+            EC_X512_S3(11, a11, a10, a9); EC_X512_S3(12, a12, a11, a10);
+            EC_X512_S3(13, a13, a12, a11); EC_X512_S3(14, a14, a13, a12);
+            EC_X512_S3(15, a15, a14, a13);
+            u = EC_X512_U(16);
+            a14 = _mm512_dpbusd_epi32(a14, u, w2);
+            a15 = _mm512_dpbusd_epi32(a15, u, w1);
+            u = EC_X512_U(17);
+            a15 = _mm512_dpbusd_epi32(a15, u, w2);
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        EC_X512_ST(0, a0, 0); EC_X512_ST(1, a1, 0); EC_X512_ST(2, a2, 0); EC_X512_ST(3, a3, 0);
+        EC_X512_ST(4, a4, 0); EC_X512_ST(5, a5, 0); EC_X512_ST(6, a6, 0); EC_X512_ST(7, a7, 0);
+        EC_X512_ST(8, a8, 0); EC_X512_ST(9, a9, 0); EC_X512_ST(10, a10, 0); EC_X512_ST(11, a11, 0);
+        EC_X512_ST(12, a12, 0); EC_X512_ST(13, a13, 0); EC_X512_ST(14, a14, 0); EC_X512_ST(15, a15, 0);
+    }
+}
+
+/* The same for 8 pixels x 2 blocks of 16 channels (6 weight registers). */
+static inline __attribute__((always_inline)) void ec_x512_slide2(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    EC_X512_TILE_HEAD(2);
+    const int d = qs / 3;
+    const size_t kb = (size_t)16 * kp;
+    const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
+    const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
+    __m512i a00 = b0, a10 = b0, a20 = b0, a30 = b0, a40 = b0, a50 = b0, a60 = b0, a70 = b0;
+    __m512i a01 = b1, a11 = b1, a21 = b1, a31 = b1, a41 = b1, a51 = b1, a61 = b1, a71 = b1;
+    (void)wm;
+    for (s = 0; s < g->segs; ++s, wk += (size_t)qs * wstep) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < d; ++k, f += 4) {
+            __m512i w0 = _mm512_loadu_si512((const void *)(wk + (size_t)k * 64));
+            __m512i w1 = _mm512_loadu_si512((const void *)(wk + (size_t)(k + d) * 64));
+            __m512i w2 = _mm512_loadu_si512((const void *)(wk + (size_t)(k + 2 * d) * 64));
+            __m512i x0 = _mm512_loadu_si512((const void *)(wk + kb + (size_t)k * 64));
+            __m512i x1 = _mm512_loadu_si512((const void *)(wk + kb + (size_t)(k + d) * 64));
+            __m512i x2 = _mm512_loadu_si512((const void *)(wk + kb + (size_t)(k + 2 * d) * 64));
+            __m512i u = EC_X512_U(0);
+            EC_X512_IN_REG(w0);
+            EC_X512_IN_REG(w1);
+            EC_X512_IN_REG(w2);
+            EC_X512_IN_REG(x0);
+            EC_X512_IN_REG(x1);
+            EC_X512_IN_REG(x2);
+#define EC_X512_S3B(j, A, B, C, D, E, F) u = EC_X512_U(j); \
+            C = _mm512_dpbusd_epi32(C, u, w2); B = _mm512_dpbusd_epi32(B, u, w1);      \
+            A = _mm512_dpbusd_epi32(A, u, w0); F = _mm512_dpbusd_epi32(F, u, x2);      \
+            E = _mm512_dpbusd_epi32(E, u, x1); D = _mm512_dpbusd_epi32(D, u, x0)
+            a00 = _mm512_dpbusd_epi32(a00, u, w0);
+            a01 = _mm512_dpbusd_epi32(a01, u, x0);
+            u = EC_X512_U(1);
+            a00 = _mm512_dpbusd_epi32(a00, u, w1);
+            a10 = _mm512_dpbusd_epi32(a10, u, w0);
+            a01 = _mm512_dpbusd_epi32(a01, u, x1);
+            a11 = _mm512_dpbusd_epi32(a11, u, x0);
+            EC_X512_S3B(2, a20, a10, a00, a21, a11, a01);
+            EC_X512_S3B(3, a30, a20, a10, a31, a21, a11);
+            EC_X512_S3B(4, a40, a30, a20, a41, a31, a21);
+            EC_X512_S3B(5, a50, a40, a30, a51, a41, a31);
+            EC_X512_S3B(6, a60, a50, a40, a61, a51, a41);
+            EC_X512_S3B(7, a70, a60, a50, a71, a61, a51);
+#undef EC_X512_S3B
+            u = EC_X512_U(8);
+            a60 = _mm512_dpbusd_epi32(a60, u, w2);
+            a70 = _mm512_dpbusd_epi32(a70, u, w1);
+            a61 = _mm512_dpbusd_epi32(a61, u, x2);
+            a71 = _mm512_dpbusd_epi32(a71, u, x1);
+            u = EC_X512_U(9);
+            a70 = _mm512_dpbusd_epi32(a70, u, w2);
+            a71 = _mm512_dpbusd_epi32(a71, u, x2);
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
+        EC_X512_ST(0, a00, 0); EC_X512_ST(0, a01, 1); EC_X512_ST(1, a10, 0); EC_X512_ST(1, a11, 1);
+        EC_X512_ST(2, a20, 0); EC_X512_ST(2, a21, 1); EC_X512_ST(3, a30, 0); EC_X512_ST(3, a31, 1);
+        EC_X512_ST(4, a40, 0); EC_X512_ST(4, a41, 1); EC_X512_ST(5, a50, 0); EC_X512_ST(5, a51, 1);
+        EC_X512_ST(6, a60, 0); EC_X512_ST(6, a61, 1); EC_X512_ST(7, a70, 0); EC_X512_ST(7, a71, 1);
+    }
+}
+
 /* A row of n output pixels whose band starts at src (pixel i at src + i * ps): tiles of P pixels
  * (the last one moved back to end at the row's end when the row has P pixels, so every tile is
  * full); channels NC blocks at a time, then block by block. */
 static inline __attribute__((always_inline)) void ec_x512_row(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff, int n,
     const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int8_t *y, const int P,
-    const int NC) {
+    const int NC, const int slide) {
     int o0, c;
     (void)NC;
     for (o0 = 0; o0 < n; o0 += P) {
@@ -545,6 +668,10 @@ static inline __attribute__((always_inline)) void ec_x512_row(
         }
         int8_t *yo = y + (size_t)o0 * g->out_c;
         c = 0;
+        if (slide && NC == 2)
+            for (; c + 32 <= g->ocp; c += 32) ec_x512_slide2(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
+        if (slide && P == 16)
+            for (; c < g->ocp; c += 16) ec_x512_slide1(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
         if (NC == 4)
             for (; c + 64 <= g->ocp; c += 64) ec_x512_tile4(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
         if (NC == 2)
@@ -569,9 +696,11 @@ EC_AVX2_SHARED void ec_x512_conv(const ec_vec_conv_geom *g, const ec_x512_band *
     }
 #define EC_X512_ROW(src, n, yr)                                                   \
     do {                                                                          \
-        if (bd->P == 16) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1); \
-        else if (bd->P == 8) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2); \
-        else ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 4, 4);             \
+        if (bd->P == 16 && bd->slide) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1, 1); \
+        else if (bd->P == 16) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1, 0); \
+        else if (bd->P == 8 && bd->slide) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2, 1); \
+        else if (bd->P == 8) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2, 0); \
+        else ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 4, 4, 0);             \
     } while (0)
     if (bd->chunk > 0) {
         int p0;

@@ -89,7 +89,7 @@ X512_MAX_BAND = 16384
 
 def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int, mode: int,
               pixels: int) -> list[int]:
-    """ec_x512_band of a layer: [P, NC, linear chunk, band row bytes, band columns], or P = 0
+    """ec_x512_band of a layer: [P, NC, linear chunk, band row bytes, band columns, slide], or P = 0
     when the band does not fit (the 256-bit kernel runs then). P output pixels x NC blocks of 16
     channels per tile (16 accumulators): few channels take more pixels at a time."""
     nb = round_up(oc, 8) // 16
@@ -100,12 +100,14 @@ def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int,
         if chunk >= p:
             chunk = chunk // p * p
         row = (max(chunk, p) * ic + slack + 63) // 64 * 64
-        return [p, nc, chunk, row, 0] if row <= X512_MAX_BAND else [0, 0, 0, 0, 0]
+        return [p, nc, chunk, row, 0, 0] if row <= X512_MAX_BAND else [0, 0, 0, 0, 0, 0]
     cols = (max(win.out_w, p) - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
     row = (cols * ic + slack + 63) // 64 * 64
     if kh * row > X512_MAX_BAND:
-        return [0, 0, 0, 0, 0]
-    return [p, nc, 0, row, cols]
+        return [0, 0, 0, 0, 0, 0]
+    # a filter row's 3 taps are the next pixels' first: each input quad feeds 3 pixels
+    slide = int(win.stride_w == 1 and win.dil_w == 1 and kw == 3 and ic % 4 == 0 and p in (16, 8))
+    return [p, nc, 0, row, cols, slide]
 
 
 def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,

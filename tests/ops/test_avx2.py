@@ -103,6 +103,8 @@ CONV_CASES = [
     dict(h=9, w=10, ic=32, oc=72, kh=3, kw=3, stride=(2, 2), padding=1, act=1),
     dict(h=9, w=9, ic=16, oc=32, kh=1, kw=1, stride=(2, 2), padding=0, act=3),
     dict(h=3, w=30, ic=200, oc=16, kh=3, kw=3, padding=1, act=0),
+    # 16 pixels sliding along a 3-wide filter row (stride 1) with an effective scale above 1
+    dict(h=6, w=19, ic=8, oc=16, kh=3, kw=3, padding=1, act=3, w_max=1, eff=1.7),
 ]
 
 
