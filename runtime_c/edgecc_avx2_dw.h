@@ -140,9 +140,32 @@ EC_DW_INLINE __m256i ec_dw_fast8(__m256i acc, const ec_dw_rq8 *r) {
     return _mm256_srav_epi32(_mm256_add_epi32(t, _mm256_srai_epi32(a, 31)), r->e);
 }
 
-/* The int16 pairs (a[c], b[c]) of 8 channels (NH == 1) or 16 (NH == 2: v[0] channels 0-7,
- * v[1] channels 8-15). */
-EC_DW_INLINE void ec_dw_pairs(const int8_t *a, const int8_t *b, __m256i *v, int NH) {
+/* ---- 256-bit blocks: 8 channels (NH 1) or 16 (NH 2, halves h = channels 8h..8h+7) */
+
+typedef struct {
+    __m256i W[5][2], B[2];
+    ec_dw_rq8 R[2];
+    __m128i lo, hi;  /* the activation clamp */
+    const ec_avx2_rq *q;
+    int c;
+} ec_dw_ky;
+
+EC_DW_INLINE void ec_dw_ky_load(ec_dw_ky *k, const int16_t *w, const int32_t *bias,
+                                const ec_avx2_rq *q, int C, int c, int NH, int FAST) {
+    int h, i;
+    for (h = 0; h < NH; ++h) {
+        for (i = 0; i < 5; ++i) k->W[i][h] = EC_LD256(w + 2 * (size_t)i * C + 2 * c + 16 * h);
+        k->B[h] = EC_LD256(bias + c + 8 * h);
+        if (FAST) k->R[h] = ec_dw_rq8_load(q, c + 8 * h);
+    }
+    k->lo = _mm_set1_epi8((char)q->act_min);
+    k->hi = _mm_set1_epi8((char)q->act_max);
+    k->q = q;
+    k->c = c;
+}
+
+/* The int16 pairs (a[c], b[c]) of the block's channels. */
+EC_DW_INLINE void ec_dw_ky_pairs(const int8_t *a, const int8_t *b, __m256i *v, int NH) {
     if (NH == 2) {
         const __m128i xa = EC_LD128(a), xb = EC_LD128(b);
         v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(xa, xb));
@@ -154,170 +177,284 @@ EC_DW_INLINE void ec_dw_pairs(const int8_t *a, const int8_t *b, __m256i *v, int 
     }
 }
 
-/* Requantize, clamp and store one pixel's 8 or 16 channels. */
-EC_DW_INLINE void ec_dw_store(int8_t *y, const __m256i *acc, const ec_dw_rq8 *r,
-                              const ec_avx2_rq *q, int c, int NH, int FAST, __m128i lo, __m128i hi) {
+/* bias + the 5 pair products (two chains for latency). */
+EC_DW_INLINE void ec_dw_ky_mac(const ec_dw_ky *k, const __m256i *v0, const __m256i *v1,
+                               const __m256i *v2, const __m256i *h0, const __m256i *h1,
+                               __m256i *acc, int NH) {
+    int h;
+    for (h = 0; h < NH; ++h) {
+        __m256i s0 = ec_dw_dot(k->B[h], v0[h], k->W[0][h]);
+        __m256i s1 = _mm256_madd_epi16(v1[h], k->W[1][h]);
+        s0 = ec_dw_dot(s0, v2[h], k->W[2][h]);
+        s1 = ec_dw_dot(s1, h0[h], k->W[3][h]);
+        s0 = ec_dw_dot(s0, h1[h], k->W[4][h]);
+        acc[h] = _mm256_add_epi32(s0, s1);
+    }
+}
+
+/* Requantize, clamp and store one pixel's block. */
+EC_DW_INLINE void ec_dw_ky_store(int8_t *y, const __m256i *acc, const ec_dw_ky *k, int NH,
+                                 int FAST) {
     __m256i o0, o1;
     __m128i v;
     if (FAST) {
-        o0 = ec_dw_fast8(acc[0], &r[0]);
-        o1 = NH == 2 ? ec_dw_fast8(acc[1], &r[1]) : o0;
+        o0 = ec_dw_fast8(acc[0], &k->R[0]);
+        o1 = NH == 2 ? ec_dw_fast8(acc[1], &k->R[1]) : o0;
     } else {
-        o0 = ec_avx2_mbqm8(acc[0], q, c);
-        o1 = NH == 2 ? ec_avx2_mbqm8(acc[1], q, c + 8) : o0;
+        o0 = ec_avx2_mbqm8(acc[0], k->q, k->c);
+        o1 = NH == 2 ? ec_avx2_mbqm8(acc[1], k->q, k->c + 8) : o0;
     }
     if (NH == 2) {
         const __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(o0, o1), 0xD8);
         v = _mm_packs_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
-        v = _mm_min_epi8(_mm_max_epi8(v, lo), hi);
+        v = _mm_min_epi8(_mm_max_epi8(v, k->lo), k->hi);
         _mm_storeu_si128((__m128i *)(void *)y, v);
     } else {
         const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(o0), _mm256_extracti128_si256(o0, 1));
-        v = _mm_min_epi8(_mm_max_epi8(_mm_packs_epi16(p, p), lo), hi);
+        v = _mm_min_epi8(_mm_max_epi8(_mm_packs_epi16(p, p), k->lo), k->hi);
         _mm_storel_epi64((__m128i *)(void *)y, v);
     }
 }
 
-/* One block of 8 (NH 1) or 16 (NH 2) channels from c, one output row. rp/cs: the 3 input
- * rows' first pixel and pixel step (a row outside the input: zrow, step 0). Weights: 5 pairs
- * P0..P4 = (w0,w3) (w1,w4) (w2,w5) (w6,w7) and (w8,0) when d4 == 1, else (0,w8) (tap t = 3*fy +
- * fx), for each pair [c][2]. With V(j) = pairs of rows 0 and 1 at input column j and H(j) = pairs
- * of row 2 at columns j, j+1, the pixel whose window starts at column j - 1 is
- * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
- * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
- * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
- * columns j-1..j+1+d4 inside the row) need no check. */
-EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
-                               const ptrdiff_t cs[3], int8_t *yrow, const int16_t *w,
-                               const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow,
-                               int c, int NH, int FAST) {
-    const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;
-    __m256i W[5][2], B[2];
-    ec_dw_rq8 R[2];
-    const __m128i lo = _mm_set1_epi8((char)q->act_min), hi = _mm_set1_epi8((char)q->act_max);
-    int k, h, ox;
-    for (h = 0; h < NH; ++h) {
-        for (k = 0; k < 5; ++k) W[k][h] = EC_LD256(w + 2 * (size_t)k * C + 2 * c + 16 * h);
-        B[h] = EC_LD256(bias + c + 8 * h);
-        if (FAST) R[h] = ec_dw_rq8_load(q, c + 8 * h);
-    }
-    /* border pixels: every column checked */
-    for (ox = 0; ox < g->out_w; ++ox) {
-        const int j = ox * sw - g->pad_l + 1;
-        const int8_t *p[3][4];
-        __m256i V[3][2], H[2][2], acc[2];
-        int i, d;
-        if (ox == g->x_lo) {
-            ox = g->x_hi - 1;
-            continue;
-        }
-        for (i = 0; i < 3; ++i)
-            for (d = 0; d < 4; ++d) {
-                const int col = j - 1 + d;
-                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * cs[i] + c;
-            }
-        for (d = 0; d < 3; ++d) ec_dw_pairs(p[0][d], p[1][d], V[d], NH);
-        ec_dw_pairs(p[2][0], p[2][1], H[0], NH);
-        ec_dw_pairs(p[2][1 + d4], p[2][2 + d4], H[1], NH);
-        for (h = 0; h < NH; ++h) {
-            __m256i s0 = ec_dw_dot(B[h], V[0][h], W[0][h]);
-            __m256i s1 = _mm256_madd_epi16(V[1][h], W[1][h]);
-            s0 = ec_dw_dot(s0, V[2][h], W[2][h]);
-            s1 = ec_dw_dot(s1, H[0][h], W[3][h]);
-            s0 = ec_dw_dot(s0, H[1][h], W[4][h]);
-            acc[h] = _mm256_add_epi32(s0, s1);
-        }
-        ec_dw_store(yrow + (size_t)ox * C + c, acc, R, q, c, NH, FAST, lo, hi);
-    }
-    if (g->x_lo >= g->x_hi) return;
-    {
-        /* interior pixels: pointers at each row's column j - 1 */
-        const int j0 = g->x_lo * sw - g->pad_l;
-        const int8_t *p0 = rp[0] + j0 * cs[0] + c, *p1 = rp[1] + j0 * cs[1] + c;
-        const int8_t *p2 = rp[2] + j0 * cs[2] + c;
-        const ptrdiff_t c0 = cs[0], c1 = cs[1], c2 = cs[2];
-        int8_t *yp = yrow + (size_t)g->x_lo * C + c;
-        const int n = g->x_hi - g->x_lo;
-        __m256i Vm[2], V0[2], Vp[2], Hm[2], Hp[2], acc[2];
-        if (sw == 1) {
-            ec_dw_pairs(p0, p1, Vm, NH);
-            ec_dw_pairs(p0 + c0, p1 + c1, V0, NH);
-            ec_dw_pairs(p2, p2 + c2, Hm, NH);
-            for (ox = 0; ox < n; ++ox) {
-                ec_dw_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);
-                ec_dw_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);
-                for (h = 0; h < NH; ++h) {
-                    __m256i s0 = ec_dw_dot(B[h], Vm[h], W[0][h]);
-                    __m256i s1 = _mm256_madd_epi16(V0[h], W[1][h]);
-                    s0 = ec_dw_dot(s0, Vp[h], W[2][h]);
-                    s1 = ec_dw_dot(s1, Hm[h], W[3][h]);
-                    s0 = ec_dw_dot(s0, Hp[h], W[4][h]);
-                    acc[h] = _mm256_add_epi32(s0, s1);
-                    Vm[h] = V0[h];
-                    V0[h] = Vp[h];
-                    Hm[h] = Hp[h];
-                }
-                ec_dw_store(yp, acc, R, q, c, NH, FAST, lo, hi);
-                p0 += c0;
-                p1 += c1;
-                p2 += c2;
-                yp += C;
-            }
-        } else if (d4) { /* stride 2 */
-            ec_dw_pairs(p0, p1, Vm, NH);
-            ec_dw_pairs(p2, p2 + c2, Hm, NH);
-            for (ox = 0; ox < n; ++ox) {
-                ec_dw_pairs(p0 + c0, p1 + c1, V0, NH);
-                ec_dw_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);
-                ec_dw_pairs(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);
-                for (h = 0; h < NH; ++h) {
-                    __m256i s0 = ec_dw_dot(B[h], Vm[h], W[0][h]);
-                    __m256i s1 = _mm256_madd_epi16(V0[h], W[1][h]);
-                    s0 = ec_dw_dot(s0, Vp[h], W[2][h]);
-                    s1 = ec_dw_dot(s1, Hm[h], W[3][h]);
-                    s0 = ec_dw_dot(s0, Hp[h], W[4][h]);
-                    acc[h] = _mm256_add_epi32(s0, s1);
-                    Vm[h] = Vp[h];
-                    Hm[h] = Hp[h];
-                }
-                ec_dw_store(yp, acc, R, q, c, NH, FAST, lo, hi);
-                p0 += 2 * c0;
-                p1 += 2 * c1;
-                p2 += 2 * c2;
-                yp += C;
-            }
+#if EC_X86_512
+/* ---- 512-bit blocks of 32 channels: the input bytes of 32 channels sign-extended to a ZMM
+ * each, then VPUNPCKLWD / VPUNPCKHWD pair two of them within 128-bit lanes: "lo" holds channels
+ * 8i..8i+3 of each lane i, "hi" channels 8i+4..8i+7 (weights, bias and requantization constants
+ * permuted to that order once per block). VPACKSSDW(lo, hi) puts the channels back in order. */
+
+typedef struct {
+    __m512i m, mo, ce, co, e, left;
+    __m128i L;
+} ec_dw_rqz;
+
+typedef struct {
+    __m512i W[5][2], B[2];
+    ec_dw_rqz R[2];
+    __m256i lo, hi;
+    __m512i zp;
+} ec_dw_kz;
+
+/* the channels (from the block start) of lo's lanes; hi's are these + 4 */
+#define EC_DW_Z_LO _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27)
+
+/* 32 int32 of channels c..c+31 -> the lanes of lo (h 0) or hi (h 1). */
+EC_DW_INLINE __m512i ec_dw_z32(const void *p, int h) {
+    const __m512i idx = _mm512_add_epi32(EC_DW_Z_LO, _mm512_set1_epi32(4 * h));
+    return _mm512_permutex2var_epi32(_mm512_loadu_si512(p), idx,
+                                     _mm512_loadu_si512((const int32_t *)p + 16));
+}
+
+/* c64 (int64, channel order) of channels c..c+31 -> those of lo's (h 0) or hi's (h 1) even
+ * lanes (odd 0) or odd lanes (odd 1). */
+EC_DW_INLINE __m512i ec_dw_z64(const int64_t *p, int h, int odd) {
+    /* channels 4h + {0,2,8,10} | 4h + {1,3,9,11} of each 16 */
+    const __m512i i1 = _mm512_add_epi64(_mm512_setr_epi64(0, 2, 8, 10, 1, 3, 9, 11),
+                                        _mm512_set1_epi64(4 * h));
+    const __m512i a = _mm512_permutex2var_epi64(_mm512_loadu_si512(p), i1,
+                                                _mm512_loadu_si512(p + 8));
+    const __m512i b = _mm512_permutex2var_epi64(_mm512_loadu_si512(p + 16), i1,
+                                                _mm512_loadu_si512(p + 24));
+    const __m512i i2 = _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11),
+                                        _mm512_set1_epi64(4 * odd));
+    return _mm512_permutex2var_epi64(a, i2, b);
+}
+
+EC_DW_INLINE void ec_dw_kz_load(ec_dw_kz *k, const int16_t *w, const int32_t *bias,
+                                const ec_avx2_rq *q, int C, int c, int FAST) {
+    int h, i;
+    for (h = 0; h < 2; ++h) {
+        for (i = 0; i < 5; ++i)  /* a pair (w_a, w_b) of int16 is one 32-bit element */
+            k->W[i][h] = ec_dw_z32(w + 2 * ((size_t)i * C + c), h);
+        k->B[h] = ec_dw_z32(bias + c, h);
+        k->R[h].m = ec_dw_z32(q->mult + c, h);
+        k->R[h].mo = _mm512_srli_epi64(k->R[h].m, 32);
+        k->R[h].e = ec_dw_z32(q->right + c, h);
+        k->R[h].L = _mm_cvtsi32_si128(q->L);
+        if (FAST) {
+            k->R[h].ce = ec_dw_z64(q->c64 + c, h, 0);
+            k->R[h].co = ec_dw_z64(q->c64 + c, h, 1);
+            k->R[h].left = _mm512_setzero_si512();
         } else {
-            const ptrdiff_t s0p = sw * c0, s1p = sw * c1, s2p = sw * c2;
-            for (ox = 0; ox < n; ++ox) {
-                ec_dw_pairs(p0, p1, Vm, NH);
-                ec_dw_pairs(p0 + c0, p1 + c1, V0, NH);
-                ec_dw_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);
-                ec_dw_pairs(p2, p2 + c2, Hm, NH);
-                ec_dw_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);
-                for (h = 0; h < NH; ++h) {
-                    __m256i s0 = ec_dw_dot(B[h], Vm[h], W[0][h]);
-                    __m256i s1 = _mm256_madd_epi16(V0[h], W[1][h]);
-                    s0 = ec_dw_dot(s0, Vp[h], W[2][h]);
-                    s1 = ec_dw_dot(s1, Hm[h], W[3][h]);
-                    s0 = ec_dw_dot(s0, Hp[h], W[4][h]);
-                    acc[h] = _mm256_add_epi32(s0, s1);
-                }
-                ec_dw_store(yp, acc, R, q, c, NH, FAST, lo, hi);
-                p0 += s0p;
-                p1 += s1p;
-                p2 += s2p;
-                yp += C;
-            }
+            k->R[h].ce = k->R[h].co = _mm512_setzero_si512();
+            k->R[h].left = ec_dw_z32(q->left + c, h);
         }
+    }
+    k->lo = _mm256_set1_epi8((char)q->act_min);
+    k->hi = _mm256_set1_epi8((char)q->act_max);
+    k->zp = _mm512_set1_epi32(q->out_zp);
+}
+
+EC_DW_INLINE void ec_dw_kz_pairs(const int8_t *a, const int8_t *b, __m512i *v, int NH) {
+    const __m512i xa = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)a));
+    const __m512i xb = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)b));
+    (void)NH;
+    v[0] = _mm512_unpacklo_epi16(xa, xb);
+    v[1] = _mm512_unpackhi_epi16(xa, xb);
+}
+
+EC_DW_INLINE void ec_dw_kz_mac(const ec_dw_kz *k, const __m512i *v0, const __m512i *v1,
+                               const __m512i *v2, const __m512i *h0, const __m512i *h1,
+                               __m512i *acc, int NH) {
+    int h;
+    (void)NH;
+    for (h = 0; h < 2; ++h) {
+        __m512i s0 = _mm512_dpwssd_epi32(k->B[h], v0[h], k->W[0][h]);
+        __m512i s1 = _mm512_madd_epi16(v1[h], k->W[1][h]);
+        s0 = _mm512_dpwssd_epi32(s0, v2[h], k->W[2][h]);
+        s1 = _mm512_dpwssd_epi32(s1, h0[h], k->W[3][h]);
+        s0 = _mm512_dpwssd_epi32(s0, h1[h], k->W[4][h]);
+        acc[h] = _mm512_add_epi32(s0, s1);
     }
 }
 
-EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
-                             const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                             const int8_t *zrow, int FAST) {
+/* ec_avx2_fast8 on 16 lanes. */
+EC_DW_INLINE __m512i ec_dw_fastz(__m512i acc, const ec_dw_rqz *r) {
+    const __m512i a = _mm512_sll_epi32(acc, r->L);
+    const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(a, r->m), r->ce);
+    const __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), r->mo), r->co);
+    const __m512i t = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(ev, 32), od);
+    return _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), r->e);
+}
+
+/* ec_avx2_mbqm8 (TFLite's two roundings) on 16 lanes, without out_zp. */
+EC_DW_INLINE __m512i ec_dw_mbqmz(__m512i acc, const ec_dw_rqz *r) {
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512i nudge = _mm512_set1_epi64((long long)1 << 30);
+    const __m512i a = _mm512_sllv_epi32(acc, r->left);
+    const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(a, r->m), nudge);
+    const __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), r->mo), nudge);
+    const __m512i x = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(ev, 31),
+                                              _mm512_slli_epi64(od, 1));
+    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, r->e), one);
+    const __m512i rem = _mm512_and_si512(x, mask);
+    /* threshold = mask/2 + (x < 0) */
+    const __m512i thr = _mm512_sub_epi32(_mm512_srai_epi32(mask, 1), _mm512_srai_epi32(x, 31));
+    const __m512i q = _mm512_srav_epi32(x, r->e);
+    return _mm512_mask_add_epi32(q, _mm512_cmpgt_epi32_mask(rem, thr), q, one);
+}
+
+EC_DW_INLINE void ec_dw_kz_store(int8_t *y, const __m512i *acc, const ec_dw_kz *k, int NH,
+                                 int FAST) {
+    __m512i o0, o1;
+    __m256i v;
+    (void)NH;
+    if (FAST) {
+        o0 = ec_dw_fastz(acc[0], &k->R[0]);
+        o1 = ec_dw_fastz(acc[1], &k->R[1]);
+    } else {
+        o0 = _mm512_add_epi32(ec_dw_mbqmz(acc[0], &k->R[0]), k->zp);
+        o1 = _mm512_add_epi32(ec_dw_mbqmz(acc[1], &k->R[1]), k->zp);
+    }
+    /* saturating int32 -> int16 -> int8, as the 256-bit packs */
+    v = _mm512_cvtsepi16_epi8(_mm512_packs_epi32(o0, o1));
+    v = _mm256_min_epi8(_mm256_max_epi8(v, k->lo), k->hi);
+    _mm256_storeu_si256((__m256i *)(void *)y, v);
+}
+#endif /* EC_X86_512 */
+
+/* One output row of one channel block. rp/cs: the 3 input rows' first pixel and pixel step (a
+ * row outside the input: zrow, step 0). Weights: 5 pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5)
+ * (w6,w7) and (w8,0) when d4 == 1, else (0,w8) (tap t = 3*fy + fx), for each pair [c][2]. With
+ * V(j) = pairs of rows 0 and 1 at input column j and H(j) = pairs of row 2 at columns j, j+1,
+ * the pixel whose window starts at column j - 1 is
+ * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
+ * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
+ * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
+ * columns j-1..j+1+d4 inside the row) need no check. VT: the vector type; K: the block kind
+ * (ky: 256-bit, kz: 512-bit) whose _pairs, _mac and _store this uses. */
+#define EC_DW3_ROW(NAME, VT, KT, K)                                                            \
+EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],                   \
+                       const ptrdiff_t cs[3], int8_t *yrow, const int8_t *zrow, const KT *k,   \
+                       int c, int NH, int FAST) {                                              \
+    const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;                      \
+    int ox;                                                                                    \
+    for (ox = 0; ox < g->out_w; ++ox) { /* border pixels: every column checked */              \
+        const int j = ox * sw - g->pad_l + 1;                                                  \
+        const int8_t *p[3][4];                                                                 \
+        VT V[3][2], H[2][2], acc[2];                                                           \
+        int i, d;                                                                              \
+        if (ox == g->x_lo) {                                                                   \
+            ox = g->x_hi - 1;                                                                  \
+            continue;                                                                          \
+        }                                                                                      \
+        for (i = 0; i < 3; ++i)                                                                \
+            for (d = 0; d < 4; ++d) {                                                          \
+                const int col = j - 1 + d;                                                     \
+                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * cs[i] + c;       \
+            }                                                                                  \
+        for (d = 0; d < 3; ++d) K##_pairs(p[0][d], p[1][d], V[d], NH);                         \
+        K##_pairs(p[2][0], p[2][1], H[0], NH);                                                 \
+        K##_pairs(p[2][1 + d4], p[2][2 + d4], H[1], NH);                                       \
+        K##_mac(k, V[0], V[1], V[2], H[0], H[1], acc, NH);                                     \
+        K##_store(yrow + (size_t)ox * C + c, acc, k, NH, FAST);                                \
+    }                                                                                          \
+    if (g->x_lo < g->x_hi) { /* interior pixels: pointers at each row's column j - 1 */        \
+        const int j0 = g->x_lo * sw - g->pad_l;                                                \
+        const int8_t *p0 = rp[0] + j0 * cs[0] + c, *p1 = rp[1] + j0 * cs[1] + c;               \
+        const int8_t *p2 = rp[2] + j0 * cs[2] + c;                                             \
+        const ptrdiff_t c0 = cs[0], c1 = cs[1], c2 = cs[2];                                    \
+        int8_t *yp = yrow + (size_t)g->x_lo * C + c;                                           \
+        const int n = g->x_hi - g->x_lo;                                                       \
+        VT Vm[2], V0[2], Vp[2], Hm[2], Hp[2], acc[2];                                          \
+        if (sw == 1) {                                                                         \
+            K##_pairs(p0, p1, Vm, NH);                                                         \
+            K##_pairs(p0 + c0, p1 + c1, V0, NH);                                               \
+            K##_pairs(p2, p2 + c2, Hm, NH);                                                    \
+            for (ox = 0; ox < n; ++ox) {                                                       \
+                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
+                K##_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);                                       \
+                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
+                K##_store(yp, acc, k, NH, FAST);                                               \
+                Vm[0] = V0[0], Vm[1] = V0[1], V0[0] = Vp[0], V0[1] = Vp[1];                    \
+                Hm[0] = Hp[0], Hm[1] = Hp[1];                                                  \
+                p0 += c0, p1 += c1, p2 += c2, yp += C;                                         \
+            }                                                                                  \
+        } else if (d4) { /* stride 2 */                                                        \
+            K##_pairs(p0, p1, Vm, NH);                                                         \
+            K##_pairs(p2, p2 + c2, Hm, NH);                                                    \
+            for (ox = 0; ox < n; ++ox) {                                                       \
+                K##_pairs(p0 + c0, p1 + c1, V0, NH);                                           \
+                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
+                K##_pairs(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);                                   \
+                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
+                K##_store(yp, acc, k, NH, FAST);                                               \
+                Vm[0] = Vp[0], Vm[1] = Vp[1], Hm[0] = Hp[0], Hm[1] = Hp[1];                    \
+                p0 += 2 * c0, p1 += 2 * c1, p2 += 2 * c2, yp += C;                             \
+            }                                                                                  \
+        } else {                                                                               \
+            for (ox = 0; ox < n; ++ox) {                                                       \
+                K##_pairs(p0, p1, Vm, NH);                                                     \
+                K##_pairs(p0 + c0, p1 + c1, V0, NH);                                           \
+                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
+                K##_pairs(p2, p2 + c2, Hm, NH);                                                \
+                K##_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);                                       \
+                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
+                K##_store(yp, acc, k, NH, FAST);                                               \
+                p0 += sw * c0, p1 += sw * c1, p2 += sw * c2, yp += C;                          \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+}
+
+EC_DW3_ROW(ec_dw3_row_y, __m256i, ec_dw_ky, ec_dw_ky)
+#if EC_X86_512
+EC_DW3_ROW(ec_dw3_row_z, __m512i, ec_dw_kz, ec_dw_kz)
+#endif
+
+/* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16,
+ * 3: 32 on ZMM): the block's constants are loaded once. */
+EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
+                               const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                               const int8_t *zrow, int c, int NH, int FAST) {
     const int C = g->chans;
     const size_t row = (size_t)g->in_w * C;
-    int b, oy, i, c;
+    int b, oy, i;
+#if EC_X86_512
+    ec_dw_kz kz;
+    if (NH == 3) ec_dw_kz_load(&kz, w, bias, q, C, c, FAST);
+#endif
+    ec_dw_ky ky;
+    if (NH < 3) ec_dw_ky_load(&ky, w, bias, q, C, c, NH, FAST);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * row;
         for (oy = 0; oy < g->out_h; ++oy) {
@@ -330,24 +467,44 @@ EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t 
                 rp[i] = in ? xb + (size_t)iy * row : zrow;
                 cs[i] = in ? C : 0;
             }
-            for (c = 0; c + 16 <= C; c += 16)
-                ec_dw3_block(g, rp, cs, yrow, w, bias, q, zrow, c, 2, FAST);
-            /* the last channels: a block ending at channel C - 1 (overlapping channels are
-             * computed and stored twice, the same values): no read or write past a pixel */
-            if (c < C && C - c > 8 && C >= 16) {
-                ec_dw3_block(g, rp, cs, yrow, w, bias, q, zrow, C - 16, 2, FAST);
-            } else if (c < C) {
-                if (C - c > 8) ec_dw3_block(g, rp, cs, yrow, w, bias, q, zrow, c, 1, FAST);
-                ec_dw3_block(g, rp, cs, yrow, w, bias, q, zrow, C - 8, 1, FAST);
+#if EC_X86_512
+            if (NH == 3) {
+                ec_dw3_row_z(g, rp, cs, yrow, zrow, &kz, c, 2, FAST);
+                continue;
             }
+#endif
+            ec_dw3_row_y(g, rp, cs, yrow, zrow, &ky, c, NH, FAST);
         }
     }
 }
 
+EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
+                             const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                             const int8_t *zrow, int FAST) {
+    const int C = g->chans;
+    int c = 0;
+#if EC_X86_512
+    for (; c + 32 <= C; c += 32) ec_dw3_block(g, x, y, w, bias, q, zrow, c, 3, FAST);
+    if (C - c > 16 && C >= 32) {  /* overlapping last block (see below) */
+        ec_dw3_block(g, x, y, w, bias, q, zrow, C - 32, 3, FAST);
+        return;
+    }
+#endif
+    for (; c + 16 <= C; c += 16) ec_dw3_block(g, x, y, w, bias, q, zrow, c, 2, FAST);
+    /* the last channels: a block ending at channel C - 1 (overlapping channels are computed
+     * and stored twice, the same values): no read or write past a pixel */
+    if (c < C && C - c > 8 && C >= 16) {
+        ec_dw3_block(g, x, y, w, bias, q, zrow, C - 16, 2, FAST);
+    } else if (c < C) {
+        if (C - c > 8) ec_dw3_block(g, x, y, w, bias, q, zrow, c, 1, FAST);
+        ec_dw3_block(g, x, y, w, bias, q, zrow, C - 8, 1, FAST);
+    }
+}
+
 /* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2
- * share input pairs between neighbouring pixels). Row by row, channel block by channel block:
- * weights, bias and requantization constants stay in registers along the row; border pixels
- * check their columns, interior ones do not. No arena scratch. */
+ * share input pairs between neighbouring pixels). Channel block by channel block (32 channels
+ * on ZMM, 16 or 8 on YMM), row by row: weights, bias and requantization constants stay in
+ * registers; border pixels check their columns, interior ones do not. No arena scratch. */
 EC_AVX2_SHARED void ec_avx2_dw3(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                 const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                                 const int8_t *zrow) {
