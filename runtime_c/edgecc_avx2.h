@@ -354,7 +354,7 @@ typedef struct {
     __m512i m, mo, ce, co, e, lo, hi;
 } ec_x512_rqc;
 
-static inline ec_x512_rqc ec_x512_rq_load(const ec_avx2_rq *q, int c) {
+static inline __attribute__((always_inline)) ec_x512_rqc ec_x512_rq_load(const ec_avx2_rq *q, int c) {
     ec_x512_rqc r;
     r.lo = _mm512_set1_epi32(q->act_min);
     r.hi = _mm512_set1_epi32(q->act_max);
@@ -371,8 +371,14 @@ static inline ec_x512_rqc ec_x512_rq_load(const ec_avx2_rq *q, int c) {
 
 /* Requantize 16 accumulators of channels c..c+15 (ec_avx2_fast8 / ec_avx2_mbqm8 on 16 lanes),
  * clamp and store the first n (1..16) bytes. */
-static inline void ec_x512_out16(int8_t *y, __m512i acc, const ec_x512_rqc *r, const ec_avx2_rq *q,
-                                 int c, int n) {
+/* The exact path out of line: 16 copies of it in every tile would only cost code size. */
+static __attribute__((noinline, unused)) __m512i ec_x512_mbqm16(__m512i acc, const ec_avx2_rq *q, int c) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(ec_avx2_mbqm8(_mm512_castsi512_si256(acc), q, c)),
+                              ec_avx2_mbqm8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
+}
+
+static inline __attribute__((always_inline)) void ec_x512_out16(
+    int8_t *y, __m512i acc, const ec_x512_rqc *r, const ec_avx2_rq *q, int c, int n) {
     __m512i v;
     if (q->fast) {
         const __m512i a = q->L ? _mm512_sll_epi32(acc, _mm_cvtsi32_si128(q->L)) : acc;
@@ -382,14 +388,14 @@ static inline void ec_x512_out16(int8_t *y, __m512i acc, const ec_x512_rqc *r, c
         const __m512i t = _mm512_mask_shuffle_epi32(od, 0x5555, ev, _MM_PERM_CDAB);
         v = _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), r->e);
     } else {
-        v = _mm512_inserti64x4(_mm512_castsi256_si512(ec_avx2_mbqm8(_mm512_castsi512_si256(acc), q, c)),
-                               ec_avx2_mbqm8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
+        v = ec_x512_mbqm16(acc, q, c);
     }
     /* saturating to int8, then clamping to the activation range, equals clamping in int32: a
      * bound at the end of the int8 range is left to the saturating VPMOVSDB */
     if (q->act_min > -128) v = _mm512_max_epi32(v, r->lo);
     if (q->act_max < 127) v = _mm512_min_epi32(v, r->hi);
-    _mm_mask_storeu_epi8(y, (__mmask16)(((uint32_t)1 << n) - 1), _mm512_cvtsepi32_epi8(v));
+    if (n >= 16) _mm_storeu_si128((__m128i *)(void *)y, _mm512_cvtsepi32_epi8(v));
+    else _mm_mask_storeu_epi8(y, (__mmask16)(((uint32_t)1 << n) - 1), _mm512_cvtsepi32_epi8(v));
 }
 
 /* Tiles: P pixels (src, src + ps, ...: band bytes; the first np are stored) x NC blocks of 16

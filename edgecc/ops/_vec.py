@@ -97,7 +97,7 @@ def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int,
     slack = seg_p - seg_len + 4 if win.dil_w == 1 else seg_p - ic + 4
     if mode == 2:  # 1x1 stride 1 unpadded: chunks of consecutive pixels, one band row
         chunk = max(1, min(pixels, (X512_MAX_BAND - 64) // ic - p))
-        if chunk >= p:
+        if p <= chunk < pixels:  # whole tiles in every chunk but the last
             chunk = chunk // p * p
         row = (max(chunk, p) * ic + slack + 63) // 64 * 64
         return [p, nc, chunk, row, 0, 0] if row <= X512_MAX_BAND else [0, 0, 0, 0, 0, 0]
