@@ -177,3 +177,45 @@ def lower_add(g: Graph, n: Node, q: dict) -> tuple[Kernel | None, str]:
     return Kernel("add_avx2.c.j2", params=dict(kind="exact", geom=geom),
                   variant="avx2-add-exact",
                   reason=f"{why}: TFLite's three roundings in vector form, 8 per step"), ""
+
+
+# ------------------------------------------------------------------------ AVERAGE_POOL_2D
+
+POOL_MAX_C = 2048   # EC_AVX2_POOL_MAX_C: one output pixel's channels buffered on the stack
+POOL_MAX_TAPS = 256  # int16 sums of int8 taps cannot overflow
+
+
+def window_counts(d: dict) -> set[int]:
+    """Every tap count of a clipped pooling window (edgecc/ops/pool_2d.py's geometry)."""
+    def spans(out: int, stride: int, pad: int, k: int, size: int) -> set[int]:
+        return {min(k, size - (o * stride - pad)) - max(0, pad - o * stride) for o in range(out)}
+    return {h * w for h in spans(d["out_h"], d["stride_h"], d["pad_h"], d["fh"], d["in_h"])
+            for w in spans(d["out_w"], d["stride_w"], d["pad_w"], d["fw"], d["in_w"])}
+
+
+def division_exact(count: int) -> bool:
+    """ec_avx2_avgpool's ((v * M) mod 2^32) >> 24, M = ceil(2^24 / count), equals v // count for
+    every v = |sum| + count // 2 a window of `count` int8 taps can reach."""
+    m = -(-(1 << 24) // count)
+    v = np.arange(0, 128 * count + count // 2 + 1, dtype=np.int64)
+    return bool(np.array_equal(((v * m) % (1 << 32)) >> 24, v // count))
+
+
+def lower_avgpool(d: dict, dtype: DType, lo: int, hi: int) -> tuple[Kernel | None, str]:
+    """The AVX2 AVERAGE_POOL_2D kernel for geometry d, or (None, why the portable one runs)."""
+    if dtype != DType.INT8:
+        return None, "int16: portable kernel"
+    if d["fh"] * d["fw"] > POOL_MAX_TAPS:
+        return None, f"windows over {POOL_MAX_TAPS} taps: portable kernel"
+    if d["depth"] % 16 or d["depth"] > POOL_MAX_C:
+        return None, f"channels not a multiple of 16 or over {POOL_MAX_C}: portable kernel"
+    bad = [c for c in sorted(window_counts(d)) if not division_exact(c)]
+    if bad:
+        return None, f"division by {bad[0]} not proven exact: portable kernel"
+    geom = [d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
+            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi]
+    # The kernel finishes output pixel p (raster order) before p+1, reading only p's window
+    # before writing p: the portable kernel's order, so the planner may stream it (streams).
+    return Kernel("average_pool_2d_avx2.c.j2", params=dict(geom=geom), variant="avx2-avgpool",
+                  reason="int16 sums of 64/16 channels per pixel, division by a proven "
+                         "multiply-shift", streams=(1, 1)), ""

@@ -8,12 +8,14 @@ quantization (TFLM refuses anything else), so no requantization happens.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import (Kernel, OpDef, conv_out_size, conv_pad, in_type, out_type, register)
 from edgecc.ops._conv_common import act_range
-from edgecc.ops import _simd
+from edgecc.ops import _simd, _vec_elt
 
 
 def int8_or_int16(g: Graph, n: Node) -> bool:
@@ -153,12 +155,17 @@ def _lower_simd(g: Graph, n: Node, target, average: bool) -> Kernel | None:
 
 
 def lower_avg(g: Graph, n: Node, target) -> Kernel:
+    why = ""
+    if _simd.has_isa(target, "avx2"):  # x86: edgecc/ops/_vec_elt.py
+        k, why = _vec_elt.lower_avgpool(_geometry(g, n), in_type(g, n).dtype, *act_range(g, n))
+        if k is not None:
+            return k
     k = _lower_simd(g, n, target, average=True)
     if k is not None:
         return k
     # The per-channel int32 sums live in scratch so that the innermost loop runs over contiguous
     # channels (NHWC) instead of striding across pixels.
-    return _kernel(g, n, "average_pool_2d.c.j2", 4)
+    return dataclasses.replace(_kernel(g, n, "average_pool_2d.c.j2", 4), reason=why)
 
 
 def lower_max(g: Graph, n: Node, target) -> Kernel:

@@ -157,3 +157,50 @@ def test_avx2_add_falls_back_with_reason(kw, why):
     k, = [lw.kernel for lw in _compile(data).lowered]
     assert k.variant == "portable" and why in k.reason, (k.variant, k.reason)
     check_avx2(data, expect=None)
+
+
+# ---------------------------------------------------------------------------- AVERAGE_POOL_2D
+
+# (n, h, w, c, fh, fw, sh, sw, padding, act): kws's global pool (64 channels, 125 taps); SAME
+# padding with clipped windows of many counts and 16 channels; 64 + 16 channels with batches;
+# 256-tap windows (the int16 sums' limit); strides.
+POOL_CASES = [
+    (1, 25, 5, 64, 25, 5, 1, 1, 1, 0),
+    (1, 7, 6, 16, 3, 3, 1, 1, 0, 1),
+    (2, 5, 5, 80, 2, 3, 2, 1, 0, 3),
+    (1, 16, 18, 32, 16, 16, 1, 2, 1, 2),
+    (1, 6, 9, 48, 3, 2, 2, 3, 0, 0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(POOL_CASES)))
+def test_avx2_average_pool(case):
+    from test_pool_2d import pool_model
+    rng = np.random.default_rng(7300 + case)
+    n, h, w, c, fh, fw, sh, sw, padding, act = POOL_CASES[case]
+    check_avx2(pool_model(rng, "AVERAGE_POOL_2D", n, h, w, c, fh, fw, sh, sw, padding, act),
+               expect="avx2-avgpool")
+
+
+@pytest.mark.parametrize("shape,why", [((17, 16, 16, 17, 16), "256 taps"),
+                                       ((5, 5, 20, 3, 3), "multiple of 16")])
+def test_avx2_average_pool_falls_back_with_reason(shape, why):
+    """Windows over 256 taps (the int16 sums could overflow) or channels not a multiple of 16:
+    the portable kernel, saying why."""
+    from test_pool_2d import pool_model
+    h, w, c, fh, fw = shape
+    data = pool_model(np.random.default_rng(7350), "AVERAGE_POOL_2D", 1, h, w, c, fh, fw, 1, 1,
+                      1, 0)
+    k, = [lw.kernel for lw in _compile(data).lowered]
+    assert k.variant == "portable" and why in k.reason, k.reason
+    check_avx2(data, expect=None)
+
+
+def test_avx2_pool_division_proof():
+    """The multiply-shift division is exact for every count a 256-tap window can have, and the
+    check does reject counts where 24 bits are too few."""
+    assert all(_vec_elt.division_exact(c) for c in range(1, 257))
+    assert not _vec_elt.division_exact(400)
+    d = dict(out_h=3, stride_h=2, pad_h=1, fh=3, in_h=5, out_w=1, stride_w=1, pad_w=0, fw=4,
+             in_w=4)
+    assert _vec_elt.window_counts(d) == {2 * 4, 3 * 4}
