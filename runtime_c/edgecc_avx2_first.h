@@ -14,21 +14,22 @@
  *   3. blocks of 16 output channels (a last block of 8 when out_c % 16 <= 8) against pixels of
  *      the row, the patch's 4-byte groups broadcast against the weights' quads.
  * The weights (edgecc/ops/_vec_first.py) come per block of 16 channels as [kpp/4][16][4] bytes
- * (the block of 8: [kpp/4][8][4]) for VPDPBUSD, and as int16 [kpp/2][16][2] ([kpp/2][8][2])
+ * (the block of 8: [kpp/8][8][8], two quads a channel side by side against an 8-byte broadcast
+ * of the patch, the lane pairs added at the end; kpp is then a multiple of 8) for VPDPBUSD, and as int16 [kpp/2][16][2] ([kpp/2][8][2])
  * for the plain AVX2 path, whose VPMADDWD then sums each channel's tap pair straight into its
  * own int32 lane (the patch is widened to int16 once per row). Taps past k_h * k_w * in_c meet
  * zero weights. Biases and the requantization are the ones of ec_avx2_conv (bias_u for
  * u8 activations, bias_x for x itself; ec_avx2_rq), so every path sums the same products in
  * int32 and agrees bit for bit with TFLite Micro.
  *
- * Register widths: EC_X86_512 builds run 16 channels x 4 pixels in ZMM (and the block of 8 as
- * 8 pixels in YMM) and requantize 16 lanes at a time with the ZMM form of ec_avx2_fast8 (the
+ * Register widths: EC_X86_512 builds run 16 channels x 8 pixels in ZMM (and the block of 8 as
+ * 8 pixels of 8 channels x 2 quads) and requantize 16 lanes at a time with the ZMM form of ec_avx2_fast8 (the
  * same operations lane for lane; the exact path goes through ec_avx2_requant8), packing 64
  * output bytes per step. 256-bit VNNI and plain AVX2 builds run 4 pixels x 16 (or 8) channels
  * in YMM and store through ec_avx2_out16 / ec_avx2_out8.
  *
- * No arena scratch: the rows (at most EC_FIRST_MAX_ROWS bytes) and one output row's patches
- * (EC_FIRST_MAX_COL bytes; twice that as int16 without VNNI) live on the stack; the compiler
+ * No arena scratch: the rows (at most EC_FIRST_MAX_ROWS bytes) and a band of output rows'
+ * patches (EC_FIRST_MAX_COL bytes; twice that as int16 without VNNI) live on the stack; the compiler
  * only takes this kernel when they fit. C99 + intrinsics, no state, no allocation.
  */
 #ifndef EDGECC_AVX2_FIRST_H
@@ -40,19 +41,20 @@
 #include <immintrin.h>
 #include "edgecc_avx2.h"
 
-#define EC_FIRST_MAX_COL 6144   /* out_w * kpp: one output row's patches */
-#define EC_FIRST_MAX_ROWS 4096  /* k_h * row_b: the padded input rows of one output row */
+#define EC_FIRST_MAX_COL 6144   /* band * out_w * kpp: a band of output rows' patches */
+#define EC_FIRST_MAX_ROWS 6144  /* a band's padded input rows: its input rows x row_b */
 
 /* A layer's geometry, all of it computed by the compiler. */
 typedef struct {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
     int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
     int32_t seg;       /* bytes of one filter row's run (k_w * in_c; dil_w > 1: in_c per tap) */
-    int32_t kpp;       /* a pixel's patch: k_h * k_w * in_c taps padded to a multiple of 4 */
+    int32_t kpp;       /* a pixel's patch: k_h * k_w * in_c taps padded to a multiple of 4 (8) */
     int32_t nb16;      /* blocks of 16 output channels */
     int32_t tail8;     /* 1: then one block of 8 channels */
     int32_t row_cols;  /* columns of a padded input row that the output row reads */
     int32_t row_b;     /* bytes a padded row takes on the stack (row_cols * in_c + slack) */
+    int32_t band;      /* output rows whose patches the stack holds at once */
     int32_t in_zp;
 } ec_first_geom;
 
@@ -62,15 +64,17 @@ typedef struct {
 #define EC_FIRST_FLIP 0
 #endif
 
-/* The k_h input rows of output row oy (batch image xb), zero-point padded, flipped for VNNI. */
-static inline void ec_first_rows(const ec_first_geom *g, const int8_t *xb, int oy, int8_t *rows) {
+/* n input rows from row iy0 on (batch image xb; rows outside the image read the zero point),
+ * row_b bytes apart, zero-point padded left and right, flipped for VNNI. */
+static inline void ec_first_rows(const ec_first_geom *g, const int8_t *xb, int iy0, int n,
+                                 int8_t *rows) {
     const int ic = g->in_c, zp = (int8_t)(g->in_zp ^ EC_FIRST_FLIP);
     const int left = g->pad_l * ic;
     const int real = (g->row_cols - g->pad_l < g->in_w ? g->row_cols - g->pad_l : g->in_w) * ic;
-    int fy, i;
-    for (fy = 0; fy < g->k_h; ++fy) {
-        const int iy = oy * g->stride_h - g->pad_t + fy * g->dil_h;
-        int8_t *d = rows + fy * g->row_b;
+    int j, i;
+    for (j = 0; j < n; ++j) {
+        const int iy = iy0 + j;
+        int8_t *d = rows + (size_t)j * g->row_b;
         if (iy < 0 || iy >= g->in_h) {
             ec_vec_fill(d, zp, g->row_b);
             continue;
@@ -84,11 +88,12 @@ static inline void ec_first_rows(const ec_first_geom *g, const int8_t *xb, int o
     }
 }
 
-/* Every pixel's patch of the output row, kpp bytes apart. Runs are moved 16 bytes at a time: a
+/* Every pixel's patch of an output row whose first input row is at rows, kpp bytes apart. Runs are moved 16 bytes at a time: a
  * move may write past its run (into the next run or pixel, written after it, or the buffer's
  * slack) and read past it (into the row's slack); bytes past a patch's taps meet zero weights. */
 static inline void ec_first_patches(const ec_first_geom *g, const int8_t *rows, int8_t *col) {
     const int ic = g->in_c, step = g->stride_w * ic, seg = g->seg, kpp = g->kpp;
+    const int rs = g->dil_h * g->row_b;  /* from one filter row's input row to the next */
     int ox, fy, fx, o;
     if (g->dil_w == 1) {
         for (ox = 0; ox < g->out_w; ++ox) {
@@ -97,7 +102,7 @@ static inline void ec_first_patches(const ec_first_geom *g, const int8_t *rows, 
             for (fy = 0; fy < g->k_h; ++fy)
                 for (o = 0; o < seg; o += 16)
                     _mm_storeu_si128((__m128i *)(void *)(d + fy * seg + o),
-                                     EC_LD128(s + fy * g->row_b + o));
+                                     EC_LD128(s + fy * rs + o));
         }
     } else {
         for (ox = 0; ox < g->out_w; ++ox) {
@@ -105,7 +110,7 @@ static inline void ec_first_patches(const ec_first_geom *g, const int8_t *rows, 
             const int8_t *s = rows + (size_t)ox * step;
             for (fy = 0; fy < g->k_h; ++fy)
                 for (fx = 0; fx < g->k_w; ++fx) {
-                    int32_t v = ec_avx2_ld32(s + fy * g->row_b + fx * g->dil_w * ic);
+                    int32_t v = ec_avx2_ld32(s + fy * rs + fx * g->dil_w * ic);
                     memcpy(d + (fy * g->k_w + fx) * ic, &v, 4);
                 }
         }
@@ -202,12 +207,19 @@ static inline void ec_first_store512(int8_t *y, __m512i v, int np, int bw, int o
 }
 #endif
 
-/* One output row (patches in col, or col16 without VNNI) of every channel block, to yr. */
-static inline void ec_first_row_dot(const ec_first_geom *g, const int8_t *col,
-                                    const int16_t *col16, int8_t *yr, const int8_t *wq,
-                                    const int16_t *w16, const int32_t *bias_u,
-                                    const int32_t *bias_x, const ec_avx2_rq *q) {
-    const int kpp = g->kpp, ow = g->out_w, oc = g->out_c;
+/* Lanes (c0 taps 0-3, c0 taps 4-7, c1 ...) of channels 0-3 (lo) and 4-7 (hi) -> channels 0-7. */
+static inline __m256i ec_first_fold8(__m256i lo, __m256i hi) {
+    /* hadd within 128-bit lanes gives [c0 c1 c4 c5 | c2 c3 c6 c7] */
+    return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
+}
+
+/* ow consecutive output pixels (patches in col, or col16 without VNNI) of every channel block,
+ * to yr. */
+static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *col,
+                                const int16_t *col16, int8_t *yr, const int8_t *wq,
+                                const int16_t *w16, const int32_t *bias_u,
+                                const int32_t *bias_x, const ec_avx2_rq *q) {
+    const int kpp = g->kpp, oc = g->out_c;
     int cb, ox, k;
 #if EC_AVX2_VNNI
     const int kq = kpp / 4;
@@ -218,28 +230,29 @@ static inline void ec_first_row_dot(const ec_first_geom *g, const int8_t *col,
         const int c = 16 * cb, n = oc - c < 16 ? oc - c : 16;
         const int8_t *wb = wq + (size_t)c * kpp;
 #if EC_X86_512
+        /* 8 pixels x 16 channels: 8 independent VPDPBUSD chains hide the instruction's latency */
         const ec_first_rqz rz = ec_first_rqz16(q, c);
         const __m512i b = _mm512_loadu_si512((const void *)(bias_u + c));
-        for (ox = 0; ox < ow; ox += 4) {
-            const int np = ow - ox < 4 ? ow - ox : 4;
-            const int8_t *p0 = col + (size_t)ox * kpp;
-            const int8_t *p1 = p0 + (np > 1 ? kpp : 0);
-            const int8_t *p2 = p0 + (np > 2 ? 2 * kpp : 0);
-            const int8_t *p3 = p0 + (np > 3 ? 3 * kpp : 0);
-            __m512i a0 = b, a1 = b, a2 = b, a3 = b;
+        for (ox = 0; ox < ow; ox += 8) {
+            const int np = ow - ox < 8 ? ow - ox : 8;
+            const int8_t *p[8];
+            __m512i a[8];
+            int i;
+            for (i = 0; i < 8; ++i) {
+                p[i] = col + (size_t)(ox + (i < np ? i : np - 1)) * kpp;
+                a[i] = b;
+            }
             for (k = 0; k < kq; ++k) {
                 const __m512i w = _mm512_loadu_si512((const void *)(wb + 64 * k));
-                a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(ec_avx2_ld32(p0 + 4 * k)), w);
-                a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(ec_avx2_ld32(p1 + 4 * k)), w);
-                a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(ec_avx2_ld32(p2 + 4 * k)), w);
-                a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(ec_avx2_ld32(p3 + 4 * k)), w);
+                for (i = 0; i < 8; ++i)
+                    a[i] = _mm512_dpbusd_epi32(a[i], _mm512_set1_epi32(ec_avx2_ld32(p[i] + 4 * k)), w);
             }
-            ec_first_store512(yr + (size_t)ox * oc + c,
-                              ec_first_pack4(ec_first_rq512(a0, q, &rz, c, c + 8),
-                                             ec_first_rq512(a1, q, &rz, c, c + 8),
-                                             ec_first_rq512(a2, q, &rz, c, c + 8),
-                                             ec_first_rq512(a3, q, &rz, c, c + 8), q),
-                              np, 16, oc, n);
+            for (i = 0; i < 8; ++i) a[i] = ec_first_rq512(a[i], q, &rz, c, c + 8);
+            ec_first_store512(yr + (size_t)ox * oc + c, ec_first_pack4(a[0], a[1], a[2], a[3], q),
+                              np < 4 ? np : 4, 16, oc, n);
+            if (np > 4)
+                ec_first_store512(yr + (size_t)(ox + 4) * oc + c,
+                                  ec_first_pack4(a[4], a[5], a[6], a[7], q), np - 4, 16, oc, n);
         }
 #else
         const __m256i bl = EC_LD256(bias_u + c), bh = EC_LD256(bias_u + c + 8);
@@ -276,34 +289,39 @@ static inline void ec_first_row_dot(const ec_first_geom *g, const int8_t *col,
 #endif
     }
     if (g->tail8) {
-        const int c = 16 * g->nb16, n = oc - c;
+        /* The block of 8 takes 8 taps a step: each channel's two quads side by side (lanes
+         * (c, taps 0-3), (c, taps 4-7)) against one 8-byte broadcast of the pixel's taps; the
+         * lane pairs are added at the end. */
+        const int c = 16 * g->nb16, n = oc - c, kq2 = kpp / 8;
         const int8_t *wb = wq + (size_t)c * kpp;
         const __m256i b = EC_LD256(bias_u + c);
 #if EC_X86_512
         const ec_first_rqz rz = ec_first_rqz8x2(q, c);
+        const __m512i b2 = _mm512_broadcast_i64x4(b);
+        const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
         for (ox = 0; ox < ow; ox += 8) {
             const int np = ow - ox < 8 ? ow - ox : 8;
             const int8_t *p[8];
-            __m256i a[8];
+            __m512i a[8], r[4];
             int i;
             for (i = 0; i < 8; ++i) {
                 p[i] = col + (size_t)(ox + (i < np ? i : np - 1)) * kpp;
-                a[i] = b;
+                a[i] = _mm512_setzero_si512();
             }
-            for (k = 0; k < kq; ++k) {
-                __m256i w = EC_LD256(wb + 32 * k);
-                EC_AVX2_IN_REG(w);
+            for (k = 0; k < kq2; ++k) {
+                const __m512i w = _mm512_loadu_si512((const void *)(wb + 64 * k));
                 for (i = 0; i < 8; ++i)
-                    a[i] = ec_dpbusd(a[i], _mm256_set1_epi32(ec_avx2_ld32(p[i] + 4 * k)), w);
+                    a[i] = _mm512_dpbusd_epi32(a[i], _mm512_set1_epi64(ec_avx2_ld64(p[i] + 8 * k)), w);
             }
-            {
-                __m512i r[4];
-                for (i = 0; i < 4; ++i)
-                    r[i] = ec_first_rq512(_mm512_inserti64x4(_mm512_castsi256_si512(a[2 * i]),
-                                                             a[2 * i + 1], 1), q, &rz, c, c);
-                ec_first_store512(yr + (size_t)ox * oc + c, ec_first_pack4(r[0], r[1], r[2], r[3], q),
-                                  np, 8, oc, n);
-            }
+            /* pixels 2i, 2i+1 -> [pixel 2i's 8 channels | pixel 2i+1's] */
+            for (i = 0; i < 4; ++i)
+                r[i] = ec_first_rq512(
+                    _mm512_add_epi32(b2, _mm512_add_epi32(
+                        _mm512_permutex2var_epi32(a[2 * i], ie, a[2 * i + 1]),
+                        _mm512_permutex2var_epi32(a[2 * i], io, a[2 * i + 1]))), q, &rz, c, c);
+            ec_first_store512(yr + (size_t)ox * oc + c, ec_first_pack4(r[0], r[1], r[2], r[3], q),
+                              np, 8, oc, n);
         }
 #else
         for (ox = 0; ox < ow; ox += 4) {
@@ -312,20 +330,30 @@ static inline void ec_first_row_dot(const ec_first_geom *g, const int8_t *col,
             const int8_t *p1 = p0 + (np > 1 ? kpp : 0);
             const int8_t *p2 = p0 + (np > 2 ? 2 * kpp : 0);
             const int8_t *p3 = p0 + (np > 3 ? 3 * kpp : 0);
-            __m256i a0 = b, a1 = b, a2 = b, a3 = b;
+            const __m256i z = _mm256_setzero_si256();
+            __m256i l0 = z, h0 = z, l1 = z, h1 = z, l2 = z, h2 = z, l3 = z, h3 = z;
             int8_t *yp = yr + (size_t)ox * oc + c;
-            for (k = 0; k < kq; ++k) {
-                __m256i w = EC_LD256(wb + 32 * k);
-                EC_AVX2_IN_REG(w);
-                a0 = ec_dpbusd(a0, _mm256_set1_epi32(ec_avx2_ld32(p0 + 4 * k)), w);
-                a1 = ec_dpbusd(a1, _mm256_set1_epi32(ec_avx2_ld32(p1 + 4 * k)), w);
-                a2 = ec_dpbusd(a2, _mm256_set1_epi32(ec_avx2_ld32(p2 + 4 * k)), w);
-                a3 = ec_dpbusd(a3, _mm256_set1_epi32(ec_avx2_ld32(p3 + 4 * k)), w);
+            for (k = 0; k < kq2; ++k) {
+                __m256i wl = EC_LD256(wb + 64 * k), wh = EC_LD256(wb + 64 * k + 32), u;
+                EC_AVX2_IN_REG(wl);
+                EC_AVX2_IN_REG(wh);
+                u = _mm256_set1_epi64x((long long)ec_avx2_ld64(p0 + 8 * k));
+                l0 = ec_dpbusd(l0, u, wl);
+                h0 = ec_dpbusd(h0, u, wh);
+                u = _mm256_set1_epi64x((long long)ec_avx2_ld64(p1 + 8 * k));
+                l1 = ec_dpbusd(l1, u, wl);
+                h1 = ec_dpbusd(h1, u, wh);
+                u = _mm256_set1_epi64x((long long)ec_avx2_ld64(p2 + 8 * k));
+                l2 = ec_dpbusd(l2, u, wl);
+                h2 = ec_dpbusd(h2, u, wh);
+                u = _mm256_set1_epi64x((long long)ec_avx2_ld64(p3 + 8 * k));
+                l3 = ec_dpbusd(l3, u, wl);
+                h3 = ec_dpbusd(h3, u, wh);
             }
-            ec_avx2_out8(yp, a0, q, c, n);
-            if (np > 1) ec_avx2_out8(yp + oc, a1, q, c, n);
-            if (np > 2) ec_avx2_out8(yp + 2 * oc, a2, q, c, n);
-            if (np > 3) ec_avx2_out8(yp + 3 * oc, a3, q, c, n);
+            ec_avx2_out8(yp, _mm256_add_epi32(b, ec_first_fold8(l0, h0)), q, c, n);
+            if (np > 1) ec_avx2_out8(yp + oc, _mm256_add_epi32(b, ec_first_fold8(l1, h1)), q, c, n);
+            if (np > 2) ec_avx2_out8(yp + 2 * oc, _mm256_add_epi32(b, ec_first_fold8(l2, h2)), q, c, n);
+            if (np > 3) ec_avx2_out8(yp + 3 * oc, _mm256_add_epi32(b, ec_first_fold8(l3, h3)), q, c, n);
         }
 #endif
     }
@@ -398,8 +426,10 @@ static inline void ec_first_row_dot(const ec_first_geom *g, const int8_t *col,
 #endif
 }
 
-/* The layer: per batch image and output row, rows -> patches -> products. wq: the VNNI quads,
- * w16: the int16 pairs (only the build's path reads its own). No arena scratch. */
+/* The layer: per batch image, bands of output rows: the band's input rows padded on the stack
+ * once, each row's patches copied after the band's previous rows', then the band's pixels
+ * (consecutive in the output) as one run of products. wq: the VNNI quads, w16: the int16 pairs
+ * (only the build's path reads its own). No arena scratch. */
 EC_AVX2_SHARED void ec_avx2_conv_first(const ec_first_geom *g, const int8_t *x, int8_t *y,
                                        const int8_t *wq, const int16_t *w16,
                                        const int32_t *bias_u, const int32_t *bias_x,
@@ -408,28 +438,34 @@ EC_AVX2_SHARED void ec_avx2_conv_first(const ec_first_geom *g, const int8_t *x, 
     int8_t col[EC_FIRST_MAX_COL + 16];
 #if !EC_AVX2_VNNI
     int16_t col16[EC_FIRST_MAX_COL + 16];
-    const int n16 = g->out_w * g->kpp;
 #else
     int16_t *col16 = NULL;
 #endif
-    int b, oy;
+    const int row_px = g->out_w * g->kpp;
+    int b, oy0, r;
     /* patches' padding bytes are never written; they meet zero weights but must be defined */
-    memset(col, 0, (size_t)g->out_w * g->kpp + 16);
+    memset(col, 0, (size_t)g->band * row_px + 16);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * g->in_c;
-        for (oy = 0; oy < g->out_h; ++oy) {
-            int8_t *yr = y + ((size_t)b * g->out_h + oy) * g->out_w * g->out_c;
-            ec_first_rows(g, xb, oy, rows);
-            ec_first_patches(g, rows, col);
+        for (oy0 = 0; oy0 < g->out_h; oy0 += g->band) {
+            const int nr = g->out_h - oy0 < g->band ? g->out_h - oy0 : g->band;
+            ec_first_rows(g, xb, oy0 * g->stride_h - g->pad_t,
+                          (nr - 1) * g->stride_h + (g->k_h - 1) * g->dil_h + 1, rows);
+            for (r = 0; r < nr; ++r)
+                ec_first_patches(g, rows + (size_t)r * g->stride_h * g->row_b,
+                                 col + (size_t)r * row_px);
 #if !EC_AVX2_VNNI
             {
+                const int n16 = nr * row_px;
                 int i;
                 for (i = 0; i < n16; i += 16)
                     _mm256_storeu_si256((__m256i *)(void *)(col16 + i),
                                         _mm256_cvtepi8_epi16(EC_LD128(col + i)));
             }
 #endif
-            ec_first_row_dot(g, col, col16, yr, wq, w16, bias_u, bias_x, q);
+            ec_first_dot(g, nr * g->out_w, col, col16,
+                         y + ((size_t)b * g->out_h + oy0) * g->out_w * g->out_c, wq, w16, bias_u,
+                         bias_x, q);
         }
     }
 }

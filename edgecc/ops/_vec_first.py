@@ -5,12 +5,15 @@ Owns: when that kernel applies (and why not: then edgecc/ops/_vec.py's ec_avx2_c
 geometry record, and its two weight layouts. conv_2d.py's `_lower_simd` tries this first on
 AVX2 targets.
 
-The kernel copies each output row's patches (k_h * k_w * in_c taps per pixel, in the filter's
-own (fy, fx, c) order, padded with zero weights to kpp, a multiple of 4) into a stack buffer
+The kernel copies output rows' patches (k_h * k_w * in_c taps per pixel, in the filter's own
+(fy, fx, c) order, padded with zero weights to kpp, a multiple of 4, or of 8 when there is a
+block of 8) into a stack buffer
 and multiplies them densely by the weights, so no tap is wasted on per-row padding (3x3x3: 27
 taps -> 28, where ec_avx2_conv reads 3 x 12). Output channels come in blocks of 16, the last
 one a block of 8 when out_c % 16 is 1..8. Layouts, per block of B channels (16 or 8):
-- wq (VPDPBUSD): [kpp/4][B][4] int8: each step of 4 taps, the B channels' 4 weights;
+- wq (VPDPBUSD): block of 16: [kpp/4][16][4] int8: each step of 4 taps, the 16 channels' 4
+  weights; block of 8: [kpp/8][8][8]: each step of 8 taps, the 8 channels' 8 weights (two
+  quads a channel, against one 8-byte broadcast of the pixel's taps);
 - w16 (VPMADDWD, plain AVX2): [kpp/2][B][2] int16: each step of 2 taps, the B channels' pairs.
 Biases (bias_u / bias_x, the input offset folded in) and the requantization constants are
 edgecc/ops/_vec.py's, so the kernel shares ec_avx2_conv's arithmetic exactly.
@@ -26,8 +29,8 @@ from edgecc.ops._vec import (_bias, _int8_layer, _out_act, _rq_params, folded_bi
                              requant_arrays, round_up)
 
 MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs per filter row
-MAX_COL = 6144      # runtime_c/edgecc_avx2_first.h EC_FIRST_MAX_COL: out_w * kpp
-MAX_ROWS = 4096     # EC_FIRST_MAX_ROWS: k_h * row_b
+MAX_COL = 6144      # runtime_c/edgecc_avx2_first.h EC_FIRST_MAX_COL: band * out_w * kpp
+MAX_ROWS = 6144     # EC_FIRST_MAX_ROWS: a band's input rows x row_b
 ROW_SLACK = 16      # a padded row's bytes past its last column: 16-byte moves may read them
 
 
@@ -51,7 +54,8 @@ def pack_first(rows: np.ndarray, kpp: int) -> tuple[np.ndarray, np.ndarray, int]
     c = 0
     for size in [16] * nb16 + [8] * tail8:
         blk = w[c:c + size]  # [B, kpp]
-        wq.append(blk.reshape(size, kpp // 4, 4).transpose(1, 0, 2).ravel())
+        group = 4 if size == 16 else 8  # the block of 8 takes each channel's 8 taps a step
+        wq.append(blk.reshape(size, kpp // group, group).transpose(1, 0, 2).ravel())
         w16.append(blk.reshape(size, kpp // 2, 2).transpose(1, 0, 2).ravel())
         c += size
     return (np.concatenate(wq).astype(np.int8), np.concatenate(w16).astype(np.int16), ocp)
@@ -76,14 +80,17 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         return None, f"{ic} input channels (above {MAX_IN_C})"
     win = conv_window(g, n)
     k = kh * kw * ic
-    kpp = round_up(k, 4)
+    kpp = round_up(k, 8 if channel_blocks(oc)[1] else 4)
     seg = kw * ic if win.dil_w == 1 else ic
     row_cols = (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
     row_b = row_cols * ic + ROW_SLACK
-    if win.out_w * kpp > MAX_COL:
-        return None, f"{win.out_w} x {kpp} patch bytes per output row (above {MAX_COL})"
-    if kh * row_b > MAX_ROWS:
-        return None, f"{kh} padded input rows of {row_b} bytes (above {MAX_ROWS})"
+    # a band: output rows whose patches, and whose padded input rows, fit the stack buffers
+    band = min(win.out_h, MAX_COL // (win.out_w * kpp))
+    while band and ((band - 1) * win.stride_h + (kh - 1) * win.dil_h + 1) * row_b > MAX_ROWS:
+        band -= 1
+    if band == 0:
+        return None, (f"an output row's {win.out_w} x {kpp} patch bytes or its {kh} padded input "
+                      f"rows of {row_b} bytes exceed the stack buffers")
     rows = w.reshape(oc, k)
     m, s = channel_multipliers(g, n, oc)
     in_zp = int(x.q.zero_point[0])
@@ -95,7 +102,7 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     nb16, tail8 = channel_blocks(oc)
     geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, kh, kw, win.stride_h,
             win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, seg, kpp, nb16, tail8,
-            row_cols, row_b, in_zp]
+            row_cols, row_b, band, in_zp]
     consts = dict(wq=wq, w16=w16, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     blocks = " + ".join(([f"{nb16} x 16"] if nb16 else []) + (["8"] if tail8 else []))
     return Kernel("conv_2d_first_avx2.c.j2", params=dict(geom=geom, **_rq_params(g, n), **rqp),
