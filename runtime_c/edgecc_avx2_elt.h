@@ -23,6 +23,8 @@
 #if defined(__AVX2__)
 #include "edgecc_avx2.h"
 
+#define EC_ELT_LD64(p) _mm_loadl_epi64((const __m128i *)(const void *)(p))
+
 /* ------------------------------------------------------------------- ADD, proven linear form */
 
 typedef struct {
@@ -43,8 +45,8 @@ static inline __m256i ec_avx2_add_lin32(const ec_avx2_add_lin_geom *g, const int
     __m256i r[4];
     int j;
     for (j = 0; j < 4; ++j) {
-        const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(a + 8 * j)));
-        const __m256i z = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(b + 8 * j)));
+        const __m256i x = _mm256_cvtepi8_epi32(EC_ELT_LD64(a + 8 * j));
+        const __m256i z = _mm256_cvtepi8_epi32(EC_ELT_LD64(b + 8 * j));
         const __m256i v = _mm256_add_epi32(_mm256_mullo_epi32(x, A),
                                            _mm256_add_epi32(_mm256_mullo_epi32(z, B), C));
         r[j] = _mm256_sra_epi32(v, k);
@@ -137,14 +139,16 @@ static inline __m256i ec_avx2_elt_mbqm(__m256i x, int32_t m, int32_t e) {
 
 static inline __m256i ec_avx2_add_exact8(const ec_avx2_add_exact_geom *g, const int8_t *a,
                                          const int8_t *b) {
-    const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)a));
-    const __m256i z = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)b));
+    const __m256i x = _mm256_cvtepi8_epi32(EC_ELT_LD64(a));
+    const __m256i z = _mm256_cvtepi8_epi32(EC_ELT_LD64(b));
     const __m256i va = _mm256_slli_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(g->off1)), 20);
     const __m256i vb = _mm256_slli_epi32(_mm256_add_epi32(z, _mm256_set1_epi32(g->off2)), 20);
     const __m256i s = _mm256_add_epi32(ec_avx2_elt_mbqm(va, g->m1, g->e1),
                                        ec_avx2_elt_mbqm(vb, g->m2, g->e2));
-    const __m256i r = _mm256_add_epi32(ec_avx2_elt_mbqm(s, g->mo, g->eo), _mm256_set1_epi32(g->zp));
-    return _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(g->lo)), _mm256_set1_epi32(g->hi));
+    const __m256i r = _mm256_add_epi32(ec_avx2_elt_mbqm(s, g->mo, g->eo),
+                                       _mm256_set1_epi32(g->zp));
+    return _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(g->lo)),
+                            _mm256_set1_epi32(g->hi));
 }
 
 EC_AVX2_SHARED void ec_avx2_add_exact(const ec_avx2_add_exact_geom *g, const int8_t *a,
@@ -153,7 +157,8 @@ EC_AVX2_SHARED void ec_avx2_add_exact(const ec_avx2_add_exact_geom *g, const int
     int i;
     for (i = 0; i + 8 <= n; i += 8) {
         const __m256i r = ec_avx2_add_exact8(g, a + i, b + i);
-        const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(r),
+                                          _mm256_extracti128_si256(r, 1));
         _mm_storel_epi64((__m128i *)(void *)(y + i), _mm_packs_epi16(p, p));
     }
     if (i < n) {

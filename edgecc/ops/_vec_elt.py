@@ -1,4 +1,5 @@
-"""x86 AVX2 / AVX-512 lowering of int8 element-wise ADD (runtime_c/edgecc_avx2_elt.h).
+"""x86 AVX2 / AVX-512 lowering of int8 element-wise ADD and AVERAGE_POOL_2D
+(runtime_c/edgecc_avx2_elt.h; the pool part is at the end of this module).
 
 Owns: the compile-time proof that a layer's ADD equals a single linear form
     y = clamp(sat8(sat16((a*A + b*B + C) >> k) + D))     (int32 wrap-around, as the C computes)

@@ -1,10 +1,13 @@
-"""x86 AVX2 / AVX-512 int8 ADD (runtime_c/edgecc_avx2_elt.h, edgecc/ops/_vec_elt.py).
+"""x86 AVX2 / AVX-512 int8 ADD and AVERAGE_POOL_2D (runtime_c/edgecc_avx2_elt.h,
+edgecc/ops/_vec_elt.py).
 
 Three levels: the kernels themselves on all 65,536 input pairs on every x86 path this CPU has
 (gcc and clang), including partial last blocks; ADD models on random shapes, zero points, scales
 and activations, bit-exact with TFLite Micro (check_avx2); and the compile-time proof, which
 must reject a linear form that is wrong for a single pair and must fail (falling back to
 TFLite's arithmetic in vector form) for a layer whose real function has no margin.
+AVERAGE_POOL_2D: models against TFLite Micro (clipped windows, 256-tap windows, batches), the
+fallbacks, and the division proof.
 """
 from __future__ import annotations
 
@@ -82,8 +85,8 @@ int main(void) {{
 
 @pytest.mark.parametrize("case", range(len(SCALES)))
 def test_avx2_add_kernel_all_pairs(case):
-    """Every input pair, every x86 path (gcc; clang too on the YMM and ZMM paths): equal to TFLite's arithmetic; the bytes
-    past n are left alone (a partial last block)."""
+    """Every input pair, every x86 path (gcc; clang too on the YMM and ZMM paths): equal to
+    TFLite's arithmetic; the bytes past n are left alone (a partial last block)."""
     act = [(-128, 127), (-128, 127), (-100, 90), (0, 127), (-128, 127)][case]
     q = _q(*SCALES[case], act=act)
     want = _vec_elt.add_grid(q).ravel()
