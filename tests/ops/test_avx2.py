@@ -105,6 +105,11 @@ CONV_CASES = [
     dict(h=3, w=30, ic=200, oc=16, kh=3, kw=3, padding=1, act=0),
     # 16 pixels sliding along a 3-wide filter row (stride 1) with an effective scale above 1
     dict(h=6, w=19, ic=8, oc=16, kh=3, kw=3, padding=1, act=3, w_max=1, eff=1.7),
+    # the pixel strides ec_x512_conv takes as constants: 16 (sliding 16 pixels), 32 (sliding
+    # 8 pixels x 32 channels, then an 8-channel block), 64 (4 pixels x 64 channels, 1x1)
+    dict(h=5, w=18, ic=16, oc=16, kh=3, kw=3, padding=1, act=1),
+    dict(h=4, w=9, ic=32, oc=40, kh=3, kw=3, padding=1, act=0),
+    dict(h=5, w=5, ic=64, oc=64, kh=1, kw=1, padding=0, act=1),
 ]
 
 
@@ -131,6 +136,9 @@ DW_CASES = [
     dict(h=6, w=1, ic=16, kh=3, kw=3, padding=0, act=0),
     dict(h=5, w=3, ic=24, kh=3, kw=3, stride=(1, 2), padding=1, act=0),
     dict(h=10, w=12, ic=80, kh=3, kw=3, stride=(3, 3), padding=0, act=1, per_channel=False),
+    # 8 / 16 channels at stride 1: 4 / 2 pixels per ZMM pair, then single pixels
+    dict(n=2, h=4, w=9, ic=16, kh=3, kw=3, padding=1, act=0),
+    dict(h=5, w=6, ic=8, kh=3, kw=3, padding=1, act=3, in_zp=-128),
 ]
 
 # ec_avx2_dw3 with channel counts that are no multiple of 8 (its last block overlaps the one
