@@ -237,46 +237,64 @@ typedef struct {
 /* the channels (from the block start) of lo's lanes; hi's are these + 4 */
 #define EC_DW_Z_LO _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27)
 
-/* 32 int32 of channels c..c+31 -> the lanes of lo (h 0) or hi (h 1). */
-EC_DW_INLINE __m512i ec_dw_z32(const void *p, int h) {
+/* The channels (from the block start) of lo's (h 0) or hi's (h 1) lanes: for 32 channels as
+ * above; a block of C = 8 or 16 channels holds 32 / C neighbouring pixels (ec_dw3_row_p), and a
+ * lane's channel is then that modulo C. */
+EC_DW_INLINE __m512i ec_dw_zidx(int h, int C) {
     const __m512i idx = _mm512_add_epi32(EC_DW_Z_LO, _mm512_set1_epi32(4 * h));
+    return C >= 32 ? idx : _mm512_and_si512(idx, _mm512_set1_epi32(C - 1));
+}
+
+/* int32 of channels c.. (32 of them, or 16 when C < 32: arrays padded) in lane order. */
+EC_DW_INLINE __m512i ec_dw_z32(const void *p, int h, int C) {
+    const __m512i idx = ec_dw_zidx(h, C);
+    if (C < 32) return _mm512_permutexvar_epi32(idx, _mm512_loadu_si512(p));
     return _mm512_permutex2var_epi32(_mm512_loadu_si512(p), idx,
                                      _mm512_loadu_si512((const int32_t *)p + 16));
 }
 
-/* c64 (int64, channel order) of channels c..c+31 -> those of lo's (h 0) or hi's (h 1) even
- * lanes (odd 0) or odd lanes (odd 1). */
-EC_DW_INLINE __m512i ec_dw_z64(const int64_t *p, int h, int odd) {
-    /* channels 4h + {0,2,8,10} | 4h + {1,3,9,11} of each 16 */
-    const __m512i i1 = _mm512_add_epi64(_mm512_setr_epi64(0, 2, 8, 10, 1, 3, 9, 11),
-                                        _mm512_set1_epi64(4 * h));
-    const __m512i a = _mm512_permutex2var_epi64(_mm512_loadu_si512(p), i1,
-                                                _mm512_loadu_si512(p + 8));
-    const __m512i b = _mm512_permutex2var_epi64(_mm512_loadu_si512(p + 16), i1,
-                                                _mm512_loadu_si512(p + 24));
-    const __m512i i2 = _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11),
-                                        _mm512_set1_epi64(4 * odd));
-    return _mm512_permutex2var_epi64(a, i2, b);
+/* c64 (int64, channel order) of channels c.. -> those of lo's (h 0) or hi's (h 1) even lanes
+ * (odd 0) or odd lanes (odd 1). */
+EC_DW_INLINE __m512i ec_dw_z64(const int64_t *p, int h, int odd, int C) {
+    if (C < 32) {  /* 16 channels at most: one two-register permute */
+        __m512i idx = ec_dw_zidx(h, C);
+        if (odd) idx = _mm512_srli_epi64(idx, 32);
+        return _mm512_permutex2var_epi64(_mm512_loadu_si512(p),
+                                         _mm512_cvtepu32_epi64(_mm512_cvtepi64_epi32(idx)),
+                                         _mm512_loadu_si512(p + 8));
+    } else {
+        /* channels 4h + {0,2,8,10} | 4h + {1,3,9,11} of each 16 */
+        const __m512i i1 = _mm512_add_epi64(_mm512_setr_epi64(0, 2, 8, 10, 1, 3, 9, 11),
+                                            _mm512_set1_epi64(4 * h));
+        const __m512i a = _mm512_permutex2var_epi64(_mm512_loadu_si512(p), i1,
+                                                    _mm512_loadu_si512(p + 8));
+        const __m512i b = _mm512_permutex2var_epi64(_mm512_loadu_si512(p + 16), i1,
+                                                    _mm512_loadu_si512(p + 24));
+        const __m512i i2 = _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11),
+                                            _mm512_set1_epi64(4 * odd));
+        return _mm512_permutex2var_epi64(a, i2, b);
+    }
 }
 
 EC_DW_INLINE void ec_dw_kz_load(ec_dw_kz *k, const int16_t *w, const int32_t *bias,
                                 const ec_avx2_rq *q, int C, int c, int FAST) {
+    const int B = C >= 32 ? 32 : C;  /* the channels of a block */
     int h, i;
     for (h = 0; h < 2; ++h) {
         for (i = 0; i < 5; ++i)  /* a pair (w_a, w_b) of int16 is one 32-bit element */
-            k->W[i][h] = ec_dw_z32(w + 2 * ((size_t)i * C + c), h);
-        k->B[h] = ec_dw_z32(bias + c, h);
-        k->R[h].m = ec_dw_z32(q->mult + c, h);
+            k->W[i][h] = ec_dw_z32(w + 2 * ((size_t)i * C + c), h, B);
+        k->B[h] = ec_dw_z32(bias + c, h, B);
+        k->R[h].m = ec_dw_z32(q->mult + c, h, B);
         k->R[h].mo = _mm512_srli_epi64(k->R[h].m, 32);
-        k->R[h].e = ec_dw_z32(q->right + c, h);
+        k->R[h].e = ec_dw_z32(q->right + c, h, B);
         k->R[h].L = _mm_cvtsi32_si128(q->L);
         if (FAST) {
-            k->R[h].ce = ec_dw_z64(q->c64 + c, h, 0);
-            k->R[h].co = ec_dw_z64(q->c64 + c, h, 1);
+            k->R[h].ce = ec_dw_z64(q->c64 + c, h, 0, B);
+            k->R[h].co = ec_dw_z64(q->c64 + c, h, 1, B);
             k->R[h].left = _mm512_setzero_si512();
         } else {
             k->R[h].ce = k->R[h].co = _mm512_setzero_si512();
-            k->R[h].left = ec_dw_z32(q->left + c, h);
+            k->R[h].left = ec_dw_z32(q->left + c, h, B);
         }
     }
     k->lo = _mm256_set1_epi8((char)q->act_min);
@@ -360,14 +378,15 @@ EC_DW_INLINE void ec_dw_kz_store(int8_t *y, const __m512i *acc, const ec_dw_kz *
  * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
  * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
  * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
- * columns j-1..j+1+d4 inside the row) need no check. VT: the vector type; K: the block kind
+ * columns j-1..j+1+d4 inside the row) need no check: this does xa..x_hi-1 of them (the packed
+ * ZMM rows do the first ones, ec_dw3_row_p). VT: the vector type; K: the block kind
  * (ky: 256-bit, kz: 512-bit) whose _pairs, _mac and _store this uses. */
 #define EC_DW3_ROW(NAME, VT, KT, K)                                                            \
 EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],                   \
                        const ptrdiff_t cs[3], int8_t *yrow, const int8_t *zrow, const KT *k,   \
-                       int c, int NH, int FAST) {                                              \
+                       int c, int NH, int FAST, int xa) {                                      \
     const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;                      \
-    int ox;                                                                                    \
+    int ox, h;                                                                                 \
     for (ox = 0; ox < g->out_w; ++ox) { /* border pixels: every column checked */              \
         const int j = ox * sw - g->pad_l + 1;                                                  \
         const int8_t *p[3][4];                                                                 \
@@ -388,13 +407,13 @@ EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],    
         K##_mac(k, V[0], V[1], V[2], H[0], H[1], acc, NH);                                     \
         K##_store(yrow + (size_t)ox * C + c, acc, k, NH, FAST);                                \
     }                                                                                          \
-    if (g->x_lo < g->x_hi) { /* interior pixels: pointers at each row's column j - 1 */        \
-        const int j0 = g->x_lo * sw - g->pad_l;                                                \
+    if (xa < g->x_hi) { /* interior pixels xa..: pointers at each row's column j - 1 */         \
+        const int j0 = xa * sw - g->pad_l;                                                     \
         const int8_t *p0 = rp[0] + j0 * cs[0] + c, *p1 = rp[1] + j0 * cs[1] + c;               \
         const int8_t *p2 = rp[2] + j0 * cs[2] + c;                                             \
         const ptrdiff_t c0 = cs[0], c1 = cs[1], c2 = cs[2];                                    \
-        int8_t *yp = yrow + (size_t)g->x_lo * C + c;                                           \
-        const int n = g->x_hi - g->x_lo;                                                       \
+        int8_t *yp = yrow + (size_t)xa * C + c;                                                \
+        const int n = g->x_hi - xa;                                                            \
         VT Vm[2], V0[2], Vp[2], Hm[2], Hp[2], acc[2];                                          \
         if (sw == 1) {                                                                         \
             K##_pairs(p0, p1, Vm, NH);                                                         \
@@ -405,8 +424,7 @@ EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],    
                 K##_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);                                       \
                 K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
                 K##_store(yp, acc, k, NH, FAST);                                               \
-                Vm[0] = V0[0], Vm[1] = V0[1], V0[0] = Vp[0], V0[1] = Vp[1];                    \
-                Hm[0] = Hp[0], Hm[1] = Hp[1];                                                  \
+                for (h = 0; h < NH; ++h) Vm[h] = V0[h], V0[h] = Vp[h], Hm[h] = Hp[h];          \
                 p0 += c0, p1 += c1, p2 += c2, yp += C;                                         \
             }                                                                                  \
         } else if (d4) { /* stride 2 */                                                        \
@@ -418,7 +436,7 @@ EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],    
                 K##_pairs(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);                                   \
                 K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
                 K##_store(yp, acc, k, NH, FAST);                                               \
-                Vm[0] = Vp[0], Vm[1] = Vp[1], Hm[0] = Hp[0], Hm[1] = Hp[1];                    \
+                for (h = 0; h < NH; ++h) Vm[h] = Vp[h], Hm[h] = Hp[h];                         \
                 p0 += 2 * c0, p1 += 2 * c1, p2 += 2 * c2, yp += C;                             \
             }                                                                                  \
         } else {                                                                               \
@@ -441,8 +459,44 @@ EC_DW3_ROW(ec_dw3_row_y, __m256i, ec_dw_ky, ec_dw_ky)
 EC_DW3_ROW(ec_dw3_row_z, __m512i, ec_dw_kz, ec_dw_kz)
 #endif
 
+#if EC_X86_512
+/* Stride 1 with C = 8 or 16 channels: 32 input bytes are 32 / C neighbouring pixels, so a ZMM
+ * pair (lo/hi) holds P = 32 / C output pixels x C channels. Interior pixels x_lo.. in groups of
+ * P (the return value: the first pixel left to ec_dw3_row_y); each group reads the 32 bytes at
+ * columns j-1, j, j+1 of rows 0 and 1 (V0..V2) and j-1, j, j+1 of row 2 (H0 = (j-1, j),
+ * H1 = (j, j+1), P4 = (0, w8)), all inside the row. */
+EC_DW_INLINE int ec_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
+                              const ptrdiff_t cs[3], int8_t *yrow, const ec_dw_kz *k, int FAST) {
+    const int C = g->chans, P = 32 / C, j0 = g->x_lo - g->pad_l;
+    const int n = (g->x_hi - g->x_lo) / P;
+    const ptrdiff_t c0 = cs[0], c1 = cs[1], c2 = cs[2];
+    const int8_t *p0 = rp[0] + j0 * c0, *p1 = rp[1] + j0 * c1, *p2 = rp[2] + j0 * c2;
+    int8_t *yp = yrow + (size_t)g->x_lo * C;
+    int i;
+    if (g->x_lo >= g->x_hi) return g->x_hi;
+    for (i = 0; i < n; ++i) {
+#define EC_DW_W(p) _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+        const __m512i a0 = EC_DW_W(p0), a1 = EC_DW_W(p0 + c0), a2 = EC_DW_W(p0 + 2 * c0);
+        const __m512i b0 = EC_DW_W(p1), b1 = EC_DW_W(p1 + c1), b2 = EC_DW_W(p1 + 2 * c1);
+        const __m512i d0 = EC_DW_W(p2), d1 = EC_DW_W(p2 + c2), d2 = EC_DW_W(p2 + 2 * c2);
+#undef EC_DW_W
+        __m512i v0[2], v1[2], v2[2], h0[2], h1[2], acc[2];
+        v0[0] = _mm512_unpacklo_epi16(a0, b0), v0[1] = _mm512_unpackhi_epi16(a0, b0);
+        v1[0] = _mm512_unpacklo_epi16(a1, b1), v1[1] = _mm512_unpackhi_epi16(a1, b1);
+        v2[0] = _mm512_unpacklo_epi16(a2, b2), v2[1] = _mm512_unpackhi_epi16(a2, b2);
+        h0[0] = _mm512_unpacklo_epi16(d0, d1), h0[1] = _mm512_unpackhi_epi16(d0, d1);
+        h1[0] = _mm512_unpacklo_epi16(d1, d2), h1[1] = _mm512_unpackhi_epi16(d1, d2);
+        ec_dw_kz_mac(k, v0, v1, v2, h0, h1, acc, 2);
+        ec_dw_kz_store(yp, acc, k, 2, FAST);
+        p0 += P * c0, p1 += P * c1, p2 += P * c2, yp += 32;
+    }
+    return g->x_lo + n * P;
+}
+#endif
+
 /* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16,
- * 3: 32 on ZMM): the block's constants are loaded once. */
+ * 3: 32 on ZMM, 4: the whole layer of 8 or 16 channels, stride 1, pixels packed on ZMM): the
+ * block's constants are loaded once. */
 EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                                const int8_t *zrow, int c, int NH, int FAST) {
@@ -451,16 +505,17 @@ EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_
     int b, oy, i;
 #if EC_X86_512
     ec_dw_kz kz;
-    if (NH == 3) ec_dw_kz_load(&kz, w, bias, q, C, c, FAST);
+    if (NH >= 3) ec_dw_kz_load(&kz, w, bias, q, C, c, FAST);
 #endif
     ec_dw_ky ky;
-    if (NH < 3) ec_dw_ky_load(&ky, w, bias, q, C, c, NH, FAST);
+    if (NH != 3) ec_dw_ky_load(&ky, w, bias, q, C, c, NH == 4 ? C / 8 : NH, FAST);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * row;
         for (oy = 0; oy < g->out_h; ++oy) {
             const int8_t *rp[3];
             ptrdiff_t cs[3];
             int8_t *yrow = y + ((size_t)b * g->out_h + oy) * g->out_w * C;
+            int xa = g->x_lo;
             for (i = 0; i < 3; ++i) {
                 const int iy = oy * g->stride_h - g->pad_t + i;
                 const int in = iy >= 0 && iy < g->in_h;
@@ -469,11 +524,16 @@ EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_
             }
 #if EC_X86_512
             if (NH == 3) {
-                ec_dw3_row_z(g, rp, cs, yrow, zrow, &kz, c, 2, FAST);
+                ec_dw3_row_z(g, rp, cs, yrow, zrow, &kz, c, 2, FAST, g->x_lo);
+                continue;
+            }
+            if (NH == 4) {
+                xa = ec_dw3_row_p(g, rp, cs, yrow, &kz, FAST);
+                ec_dw3_row_y(g, rp, cs, yrow, zrow, &ky, 0, C / 8, FAST, xa);
                 continue;
             }
 #endif
-            ec_dw3_row_y(g, rp, cs, yrow, zrow, &ky, c, NH, FAST);
+            ec_dw3_row_y(g, rp, cs, yrow, zrow, &ky, c, NH, FAST, xa);
         }
     }
 }
@@ -484,6 +544,10 @@ EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t 
     const int C = g->chans;
     int c = 0;
 #if EC_X86_512
+    if ((C == 8 || C == 16) && g->stride_w == 1) {
+        ec_dw3_block(g, x, y, w, bias, q, zrow, 0, 4, FAST);
+        return;
+    }
     for (; c + 32 <= C; c += 32) ec_dw3_block(g, x, y, w, bias, q, zrow, c, 3, FAST);
     if (C - c > 16 && C >= 32) {  /* overlapping last block (see below) */
         ec_dw3_block(g, x, y, w, bias, q, zrow, C - 32, 3, FAST);

@@ -93,7 +93,10 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
             win.pad_t, win.pad_l, d4, x_lo, x_hi]
     if "c64" in rq:  # ec_avx2_dw3 reads c64 in channel order (its blocks start anywhere)
         rq = dict(rq, c64=rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel())
-    consts = dict(w=wl, bias=wrap32(bias), zrow=np.full(oc, in_zp, np.int8), **rq)
+    # 16 zero pairs after the weights and a zrow of at least 32 bytes: the ZMM paths of 8 or 16
+    # channels read 16 pairs of a tap at once, and 32 bytes of a row
+    wl = np.concatenate([wl, np.zeros(32, np.int16)])
+    consts = dict(w=wl, bias=wrap32(bias), zrow=np.full(max(oc, 32), in_zp, np.int8), **rq)
     return _kernel("avx2", "depthwise_conv_2d", dict(geom=geom, fn="ec_avx2_dw3",
                    gtype="ec_avx2_dw3_geom", **params), consts, 0, "dw3",
                    "AVX2: 3x3 row by row, input pairs shared by neighbouring pixels")
