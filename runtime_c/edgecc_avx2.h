@@ -356,8 +356,8 @@ typedef struct {
 
 static inline __attribute__((always_inline)) ec_x512_rqc ec_x512_rq_load(const ec_avx2_rq *q, int c) {
     ec_x512_rqc r;
-    r.lo = _mm512_set1_epi32(q->act_min);
-    r.hi = _mm512_set1_epi32(q->act_max);
+    r.lo = _mm512_set1_epi8((char)q->act_min);
+    r.hi = _mm512_set1_epi8((char)q->act_max);
     r.m = r.mo = r.ce = r.co = r.e = _mm512_setzero_si512();
     if (q->fast) {
         r.m = _mm512_loadu_si512((const void *)(q->mult + c));
@@ -377,25 +377,45 @@ static __attribute__((noinline, unused)) __m512i ec_x512_mbqm16(__m512i acc, con
                               ec_avx2_mbqm8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
 }
 
-static inline __attribute__((always_inline)) void ec_x512_out16(
-    int8_t *y, __m512i acc, const ec_x512_rqc *r, const ec_avx2_rq *q, int c, int n) {
-    __m512i v;
+/* 16 accumulators of channels c..c+15 -> int32 outputs (ec_avx2_fast8 / ec_avx2_mbqm8 on 16
+ * lanes), not yet saturated or clamped. */
+static inline __attribute__((always_inline)) __m512i ec_x512_rq16(__m512i acc, const ec_x512_rqc *r,
+                                                                  const ec_avx2_rq *q, int c) {
     if (q->fast) {
         const __m512i a = q->L ? _mm512_sll_epi32(acc, _mm_cvtsi32_si128(q->L)) : acc;
         const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(a, r->m), r->ce);
         const __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), r->mo), r->co);
         /* the products' high halves: even lanes from ev (swapped into place), odd ones from od */
         const __m512i t = _mm512_mask_shuffle_epi32(od, 0x5555, ev, _MM_PERM_CDAB);
-        v = _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), r->e);
-    } else {
-        v = ec_x512_mbqm16(acc, q, c);
+        return _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), r->e);
     }
-    /* saturating to int8, then clamping to the activation range, equals clamping in int32: a
-     * bound at the end of the int8 range is left to the saturating VPMOVSDB */
-    if (q->act_min > -128) v = _mm512_max_epi32(v, r->lo);
-    if (q->act_max < 127) v = _mm512_min_epi32(v, r->hi);
-    if (n >= 16) _mm_storeu_si128((__m128i *)(void *)y, _mm512_cvtsepi32_epi8(v));
-    else _mm_mask_storeu_epi8(y, (__mmask16)(((uint32_t)1 << n) - 1), _mm512_cvtsepi32_epi8(v));
+    return ec_x512_mbqm16(acc, q, c);
+}
+
+/* 4 pixels' accumulators of channels c..c+15 (pixel k's at y + k * ys): requantized, packed
+ * with saturation to int8 (two packs, then the pixels' dwords put back in order), clamped to
+ * the activation range (int8 lanes, 64 at once) and stored, n channels (1..16) of the first np
+ * pixels (0..4); 16 channels of 4 consecutive pixels in one 64-byte store. */
+static inline __attribute__((always_inline)) void ec_x512_out4x16(
+    int8_t *y, ptrdiff_t ys, __m512i a0, __m512i a1, __m512i a2, __m512i a3,
+    const ec_x512_rqc *r, const ec_avx2_rq *q, int c, int n, int np) {
+    const __m512i idx = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    __m512i v;
+    const __mmask16 m = (__mmask16)(((uint32_t)1 << n) - 1);
+    if (np <= 0) return;
+    v = _mm512_packs_epi16(_mm512_packs_epi32(ec_x512_rq16(a0, r, q, c), ec_x512_rq16(a1, r, q, c)),
+                           _mm512_packs_epi32(ec_x512_rq16(a2, r, q, c), ec_x512_rq16(a3, r, q, c)));
+    v = _mm512_permutexvar_epi32(idx, v);
+    if (q->act_min > -128) v = _mm512_max_epi8(v, r->lo);
+    if (q->act_max < 127) v = _mm512_min_epi8(v, r->hi);
+    if (np >= 4 && n == 16 && ys == 16) {
+        _mm512_storeu_si512((void *)y, v);
+        return;
+    }
+    _mm_mask_storeu_epi8(y, m, _mm512_castsi512_si128(v));
+    if (np > 1) _mm_mask_storeu_epi8(y + ys, m, _mm512_extracti32x4_epi32(v, 1));
+    if (np > 2) _mm_mask_storeu_epi8(y + 2 * ys, m, _mm512_extracti32x4_epi32(v, 2));
+    if (np > 3) _mm_mask_storeu_epi8(y + 3 * ys, m, _mm512_extracti32x4_epi32(v, 3));
 }
 
 /* Tiles: P pixels (src, src + ps, ...: band bytes; the first np are stored) x NC blocks of 16
@@ -404,8 +424,8 @@ static inline __attribute__((always_inline)) void ec_x512_out16(
  * block. P is a constant where these are inlined: the unused pixels' code disappears. */
 #define EC_X512_U(i) _mm512_set1_epi32(ec_avx2_ld32(f + (i) * ps))
 #define EC_X512_W(j) _mm512_maskz_loadu_epi32(wm, wk + (size_t)(j) * 16 * kp)
-#define EC_X512_ST(i, a, j)                                                                 \
-    if ((i) < np) ec_x512_out16(y + (size_t)(i) * g->out_c + c + 16 * (j), a, &r##j, q, c + 16 * (j), n##j)
+#define EC_X512_ST(i, a, b, cc, d, j) \
+    ec_x512_out4x16(y + (size_t)(i) * g->out_c + c + 16 * (j), g->out_c, a, b, cc, d, &r##j, q, c + 16 * (j), n##j, np - (i))
 #define EC_X512_TILE_HEAD(NC)                                                               \
     const int qs = g->seg_p / 4, kp = g->kp, full = c + 16 * (NC) <= g->ocp;              \
     const int wstep = full ? 64 : 32;                                                      \
@@ -451,13 +471,11 @@ static inline __attribute__((always_inline)) void ec_x512_tile1(
     {
         const ec_x512_rqc r0 = ec_x512_rq_load(q, c);
         const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
-        EC_X512_ST(0, a0, 0); EC_X512_ST(1, a1, 0); EC_X512_ST(2, a2, 0); EC_X512_ST(3, a3, 0);
-        if (P > 4) {
-            EC_X512_ST(4, a4, 0); EC_X512_ST(5, a5, 0); EC_X512_ST(6, a6, 0); EC_X512_ST(7, a7, 0);
-        }
+        EC_X512_ST(0, a0, a1, a2, a3, 0);
+        if (P > 4) EC_X512_ST(4, a4, a5, a6, a7, 0);
         if (P > 8) {
-            EC_X512_ST(8, a8, 0); EC_X512_ST(9, a9, 0); EC_X512_ST(10, a10, 0); EC_X512_ST(11, a11, 0);
-            EC_X512_ST(12, a12, 0); EC_X512_ST(13, a13, 0); EC_X512_ST(14, a14, 0); EC_X512_ST(15, a15, 0);
+            EC_X512_ST(8, a8, a9, a10, a11, 0);
+            EC_X512_ST(12, a12, a13, a14, a15, 0);
         }
     }
 }
@@ -489,10 +507,8 @@ static inline __attribute__((always_inline)) void ec_x512_tile2(
         const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
         const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
         const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
-        EC_X512_ST(0, a00, 0); EC_X512_ST(0, a01, 1); EC_X512_ST(1, a10, 0); EC_X512_ST(1, a11, 1);
-        EC_X512_ST(2, a20, 0); EC_X512_ST(2, a21, 1); EC_X512_ST(3, a30, 0); EC_X512_ST(3, a31, 1);
-        EC_X512_ST(4, a40, 0); EC_X512_ST(4, a41, 1); EC_X512_ST(5, a50, 0); EC_X512_ST(5, a51, 1);
-        EC_X512_ST(6, a60, 0); EC_X512_ST(6, a61, 1); EC_X512_ST(7, a70, 0); EC_X512_ST(7, a71, 1);
+        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
+        EC_X512_ST(4, a40, a50, a60, a70, 0); EC_X512_ST(4, a41, a51, a61, a71, 1);
     }
 }
 
@@ -531,10 +547,8 @@ static inline __attribute__((always_inline)) void ec_x512_tile4(
         const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
         const int n2 = g->out_c - c - 32 < 16 ? g->out_c - c - 32 : 16;
         const int n3 = g->out_c - c - 48 < 16 ? g->out_c - c - 48 : 16;
-        EC_X512_ST(0, a00, 0); EC_X512_ST(0, a01, 1); EC_X512_ST(0, a02, 2); EC_X512_ST(0, a03, 3);
-        EC_X512_ST(1, a10, 0); EC_X512_ST(1, a11, 1); EC_X512_ST(1, a12, 2); EC_X512_ST(1, a13, 3);
-        EC_X512_ST(2, a20, 0); EC_X512_ST(2, a21, 1); EC_X512_ST(2, a22, 2); EC_X512_ST(2, a23, 3);
-        EC_X512_ST(3, a30, 0); EC_X512_ST(3, a31, 1); EC_X512_ST(3, a32, 2); EC_X512_ST(3, a33, 3);
+        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
+        EC_X512_ST(0, a02, a12, a22, a32, 2); EC_X512_ST(0, a03, a13, a23, a33, 3);
     }
 }
 
@@ -583,10 +597,8 @@ static inline __attribute__((always_inline)) void ec_x512_slide1(
     {
         const ec_x512_rqc r0 = ec_x512_rq_load(q, c);
         const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
-        EC_X512_ST(0, a0, 0); EC_X512_ST(1, a1, 0); EC_X512_ST(2, a2, 0); EC_X512_ST(3, a3, 0);
-        EC_X512_ST(4, a4, 0); EC_X512_ST(5, a5, 0); EC_X512_ST(6, a6, 0); EC_X512_ST(7, a7, 0);
-        EC_X512_ST(8, a8, 0); EC_X512_ST(9, a9, 0); EC_X512_ST(10, a10, 0); EC_X512_ST(11, a11, 0);
-        EC_X512_ST(12, a12, 0); EC_X512_ST(13, a13, 0); EC_X512_ST(14, a14, 0); EC_X512_ST(15, a15, 0);
+        EC_X512_ST(0, a0, a1, a2, a3, 0); EC_X512_ST(4, a4, a5, a6, a7, 0);
+        EC_X512_ST(8, a8, a9, a10, a11, 0); EC_X512_ST(12, a12, a13, a14, a15, 0);
     }
 }
 
@@ -650,10 +662,8 @@ static inline __attribute__((always_inline)) void ec_x512_slide2(
         const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
         const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
         const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
-        EC_X512_ST(0, a00, 0); EC_X512_ST(0, a01, 1); EC_X512_ST(1, a10, 0); EC_X512_ST(1, a11, 1);
-        EC_X512_ST(2, a20, 0); EC_X512_ST(2, a21, 1); EC_X512_ST(3, a30, 0); EC_X512_ST(3, a31, 1);
-        EC_X512_ST(4, a40, 0); EC_X512_ST(4, a41, 1); EC_X512_ST(5, a50, 0); EC_X512_ST(5, a51, 1);
-        EC_X512_ST(6, a60, 0); EC_X512_ST(6, a61, 1); EC_X512_ST(7, a70, 0); EC_X512_ST(7, a71, 1);
+        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
+        EC_X512_ST(4, a40, a50, a60, a70, 0); EC_X512_ST(4, a41, a51, a61, a71, 1);
     }
 }
 
