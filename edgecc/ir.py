@@ -86,6 +86,9 @@ class Value:
     type: TensorType
     data: np.ndarray | None = None
     label: str = ""  # the model's own name for the tensor: for humans, never a C identifier
+    # the source tensor's channels (last axis) this value holds, when a pass dropped dead ones
+    # (edgecc/passes/channels.py); None: all of them
+    channels: tuple[int, ...] | None = None
 
     @property
     def is_const(self) -> bool:

@@ -6,11 +6,12 @@ it is exact, every refusal with the reason it is not, time), and running `ir.ver
 pass in debug mode (EDGECC_DEBUG=1, set by the tests).
 
 Pipeline (each stage is also a plain Graph -> Graph function: dead_code, fold_constants,
-eliminate_noops, fuse_neighbours; `optimize` runs the reporting variants):
+eliminate_noops, fuse_neighbours, drop_dead_channels; `optimize` runs the reporting variants):
   dead_code  drop nodes no graph output depends on
   fold       constant folding (fold.py) to a fixed point
   eliminate  no-op reshapes/transposes/Q-DQ pairs (eliminate.py) + folding, to a fixed point
   fuse       activations and padding into their neighbours (fuse.py), to a fixed point
+  channels   channels that only ever meet zero weights dropped (channels.py)
   cleanup    dead code and unreferenced values again
 Then every remaining node must have a kernel (or be an alias): an op registered without a
 lowering (one that exists only to be folded; none does today) that survived is reported as an
@@ -74,8 +75,20 @@ def fuse_neighbours(g: Graph) -> Graph:
     return run_rules(g, fuse.RULES)[0]
 
 
+def drop_dead_channels(g: Graph) -> Graph:
+    """Drop activation channels that only ever meet zero weights (see channels.py)."""
+    from edgecc.passes.channels import prune_dead_channels
+    return prune_dead_channels(g)[0]
+
+
 def _dce_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
     out, notes = _dead_code(g)
+    return out, notes, []
+
+
+def _channels_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
+    from edgecc.passes.channels import prune_dead_channels
+    out, notes = prune_dead_channels(g)
     return out, notes, []
 
 
@@ -93,6 +106,7 @@ def _pipeline() -> list[tuple[str, PassFn]]:
         ("fold", _rules_pass([fold.FOLD])),
         ("eliminate", _rules_pass(eliminate.RULES + [fold.FOLD])),
         ("fuse", _rules_pass(fuse.RULES)),
+        ("channels", _channels_pass),
         ("cleanup", _dce_pass),
     ]
 
