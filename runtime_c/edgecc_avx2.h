@@ -716,6 +716,10 @@ EC_AVX2_SHARED void ec_x512_conv(const ec_vec_conv_geom *g, const ec_x512_band *
         if (bd->P == 16 && bd->slide && ps == 16) ec_x512_row(g, src, 16, boff, n, w, bias_u, q, yr, 16, 1, 1); \
         else if (bd->P == 8 && bd->slide && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 8, 2, 1); \
         else if (bd->P == 4 && ps == 64) ec_x512_row(g, src, 64, boff, n, w, bias_u, q, yr, 4, 4, 0); \
+        else if (bd->P == 4 && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 4, 4, 0); \
+        else if (bd->P == 8 && !bd->slide && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 8, 2, 0); \
+        else if (bd->P == 8 && !bd->slide && ps == 16) ec_x512_row(g, src, 16, boff, n, w, bias_u, q, yr, 8, 2, 0); \
+        else if (bd->P == 16 && !bd->slide && ps == 8) ec_x512_row(g, src, 8, boff, n, w, bias_u, q, yr, 16, 1, 0); \
         else if (bd->P == 16 && bd->slide) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1, 1); \
         else if (bd->P == 16) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1, 0); \
         else if (bd->P == 8 && bd->slide) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2, 1); \

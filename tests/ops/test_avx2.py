@@ -110,6 +110,9 @@ CONV_CASES = [
     dict(h=5, w=18, ic=16, oc=16, kh=3, kw=3, padding=1, act=1),
     dict(h=4, w=9, ic=32, oc=40, kh=3, kw=3, padding=1, act=0),
     dict(h=5, w=5, ic=64, oc=64, kh=1, kw=1, padding=0, act=1),
+    dict(h=3, w=5, ic=32, oc=72, kh=1, kw=1, padding=0, act=0),
+    dict(h=7, w=3, ic=16, oc=32, kh=1, kw=1, padding=0, act=2),
+    dict(h=4, w=9, ic=8, oc=16, kh=1, kw=1, padding=0, act=0),
 ]
 
 
@@ -139,6 +142,9 @@ DW_CASES = [
     # 8 / 16 channels at stride 1: 4 / 2 pixels per ZMM pair, then single pixels
     dict(n=2, h=4, w=9, ic=16, kh=3, kw=3, padding=1, act=0),
     dict(h=5, w=6, ic=8, kh=3, kw=3, padding=1, act=3, in_zp=-128),
+    # whole blocks of 64 channels (AVX-512: VPDPBUSD quads), then 8 more; stride 1 and 2
+    dict(n=2, h=4, w=5, ic=128, kh=3, kw=3, padding=0, act=1),
+    dict(h=5, w=4, ic=72, kh=3, kw=3, stride=(2, 2), padding=0, act=0, in_zp=127),
 ]
 
 # ec_avx2_dw3 with channel counts that are no multiple of 8 (its last block overlaps the one
