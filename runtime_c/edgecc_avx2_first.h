@@ -58,6 +58,15 @@ typedef struct {
     int32_t in_zp;
 } ec_first_geom;
 
+/* Broadcasts of 4 or 8 patch bytes straight from memory (VPBROADCASTD/Q m32/m64): built from
+ * a scalar load, gcc may route the bytes through general registers and the stack. */
+#define EC_FIRST_BC32(p) _mm256_broadcastd_epi32(_mm_loadu_si32((const void *)(p)))
+#define EC_FIRST_BC64(p) _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+#if EC_X86_512
+#define EC_FIRST_BC32Z(p) _mm512_broadcastd_epi32(_mm_loadu_si32((const void *)(p)))
+#define EC_FIRST_BC64Z(p) _mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+#endif
+
 #if EC_AVX2_VNNI
 #define EC_FIRST_FLIP 0x80  /* VPDPBUSD reads u8 = x + 128 */
 #else
@@ -226,7 +235,76 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
     (void)col16;
     (void)w16;
     (void)bias_x;
-    for (cb = 0; cb < g->nb16; ++cb) {
+    cb = 0;
+#if EC_X86_512
+    /* 64 channels (4 blocks) x 4 pixels: each broadcast feeds 4 VPDPBUSD, 16 independent chains,
+     * and a pixel's 64 output bytes leave in one store */
+    for (; cb + 4 <= g->nb16; cb += 4) {
+        const int c = 16 * cb, n = oc - c < 64 ? oc - c : 64;
+        const int8_t *wb = wq + (size_t)c * kpp;
+        const size_t bs = (size_t)16 * kpp;  /* from one block's weights to the next */
+        ec_first_rqz rz[4];
+        __m512i bb[4];
+        int j;
+        for (j = 0; j < 4; ++j) {
+            rz[j] = ec_first_rqz16(q, c + 16 * j);
+            bb[j] = _mm512_loadu_si512((const void *)(bias_u + c + 16 * j));
+        }
+        for (ox = 0; ox < ow; ox += 4) {
+            const int np = ow - ox < 4 ? ow - ox : 4;
+            const int8_t *p0 = col + (size_t)ox * kpp;
+            const int8_t *p1 = p0 + (np > 1 ? kpp : 0);
+            const int8_t *p2 = p0 + (np > 2 ? 2 * kpp : 0);
+            const int8_t *p3 = p0 + (np > 3 ? 3 * kpp : 0);
+            const __mmask64 keep = n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+            /* named accumulators: gcc shuffles a 2-D array of them between registers */
+            __m512i a00 = bb[0], a01 = bb[1], a02 = bb[2], a03 = bb[3];
+            __m512i a10 = bb[0], a11 = bb[1], a12 = bb[2], a13 = bb[3];
+            __m512i a20 = bb[0], a21 = bb[1], a22 = bb[2], a23 = bb[3];
+            __m512i a30 = bb[0], a31 = bb[1], a32 = bb[2], a33 = bb[3];
+            int8_t *yp = yr + (size_t)ox * oc + c;
+            for (k = 0; k < kq; ++k) {
+                const int8_t *wk = wb + 64 * k;
+                const __m512i w0 = _mm512_loadu_si512((const void *)wk);
+                const __m512i w1 = _mm512_loadu_si512((const void *)(wk + bs));
+                const __m512i w2 = _mm512_loadu_si512((const void *)(wk + 2 * bs));
+                const __m512i w3 = _mm512_loadu_si512((const void *)(wk + 3 * bs));
+                __m512i u = EC_FIRST_BC32Z((p0 + 4 * k));
+                a00 = _mm512_dpbusd_epi32(a00, u, w0);
+                a01 = _mm512_dpbusd_epi32(a01, u, w1);
+                a02 = _mm512_dpbusd_epi32(a02, u, w2);
+                a03 = _mm512_dpbusd_epi32(a03, u, w3);
+                u = EC_FIRST_BC32Z((p1 + 4 * k));
+                a10 = _mm512_dpbusd_epi32(a10, u, w0);
+                a11 = _mm512_dpbusd_epi32(a11, u, w1);
+                a12 = _mm512_dpbusd_epi32(a12, u, w2);
+                a13 = _mm512_dpbusd_epi32(a13, u, w3);
+                u = EC_FIRST_BC32Z((p2 + 4 * k));
+                a20 = _mm512_dpbusd_epi32(a20, u, w0);
+                a21 = _mm512_dpbusd_epi32(a21, u, w1);
+                a22 = _mm512_dpbusd_epi32(a22, u, w2);
+                a23 = _mm512_dpbusd_epi32(a23, u, w3);
+                u = EC_FIRST_BC32Z((p3 + 4 * k));
+                a30 = _mm512_dpbusd_epi32(a30, u, w0);
+                a31 = _mm512_dpbusd_epi32(a31, u, w1);
+                a32 = _mm512_dpbusd_epi32(a32, u, w2);
+                a33 = _mm512_dpbusd_epi32(a33, u, w3);
+            }
+#define EC_FIRST_OUT64(i, x0, x1, x2, x3)                                                    \
+            _mm512_mask_storeu_epi8(yp + (size_t)(i) * oc, keep, ec_first_pack4(             \
+                ec_first_rq512(x0, q, &rz[0], c, c + 8),                                     \
+                ec_first_rq512(x1, q, &rz[1], c + 16, c + 24),                               \
+                ec_first_rq512(x2, q, &rz[2], c + 32, c + 40),                               \
+                ec_first_rq512(x3, q, &rz[3], c + 48, c + 56), q))
+            EC_FIRST_OUT64(0, a00, a01, a02, a03);
+            if (np > 1) EC_FIRST_OUT64(1, a10, a11, a12, a13);
+            if (np > 2) EC_FIRST_OUT64(2, a20, a21, a22, a23);
+            if (np > 3) EC_FIRST_OUT64(3, a30, a31, a32, a33);
+#undef EC_FIRST_OUT64
+        }
+    }
+#endif
+    for (; cb < g->nb16; ++cb) {
         const int c = 16 * cb, n = oc - c < 16 ? oc - c : 16;
         const int8_t *wb = wq + (size_t)c * kpp;
 #if EC_X86_512
@@ -245,7 +323,7 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
             for (k = 0; k < kq; ++k) {
                 const __m512i w = _mm512_loadu_si512((const void *)(wb + 64 * k));
                 for (i = 0; i < 8; ++i)
-                    a[i] = _mm512_dpbusd_epi32(a[i], _mm512_set1_epi32(ec_avx2_ld32(p[i] + 4 * k)), w);
+                    a[i] = _mm512_dpbusd_epi32(a[i], EC_FIRST_BC32Z((p[i] + 4 * k)), w);
             }
             for (i = 0; i < 8; ++i) a[i] = ec_first_rq512(a[i], q, &rz, c, c + 8);
             ec_first_store512(yr + (size_t)ox * oc + c, ec_first_pack4(a[0], a[1], a[2], a[3], q),
@@ -268,16 +346,16 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
                 __m256i wl = EC_LD256(wb + 64 * k), wh = EC_LD256(wb + 64 * k + 32), u;
                 EC_AVX2_IN_REG(wl);
                 EC_AVX2_IN_REG(wh);
-                u = _mm256_set1_epi32(ec_avx2_ld32(p0 + 4 * k));
+                u = EC_FIRST_BC32((p0 + 4 * k));
                 l0 = ec_dpbusd(l0, u, wl);
                 h0 = ec_dpbusd(h0, u, wh);
-                u = _mm256_set1_epi32(ec_avx2_ld32(p1 + 4 * k));
+                u = EC_FIRST_BC32((p1 + 4 * k));
                 l1 = ec_dpbusd(l1, u, wl);
                 h1 = ec_dpbusd(h1, u, wh);
-                u = _mm256_set1_epi32(ec_avx2_ld32(p2 + 4 * k));
+                u = EC_FIRST_BC32((p2 + 4 * k));
                 l2 = ec_dpbusd(l2, u, wl);
                 h2 = ec_dpbusd(h2, u, wh);
-                u = _mm256_set1_epi32(ec_avx2_ld32(p3 + 4 * k));
+                u = EC_FIRST_BC32((p3 + 4 * k));
                 l3 = ec_dpbusd(l3, u, wl);
                 h3 = ec_dpbusd(h3, u, wh);
             }
@@ -312,7 +390,7 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
             for (k = 0; k < kq2; ++k) {
                 const __m512i w = _mm512_loadu_si512((const void *)(wb + 64 * k));
                 for (i = 0; i < 8; ++i)
-                    a[i] = _mm512_dpbusd_epi32(a[i], _mm512_set1_epi64(ec_avx2_ld64(p[i] + 8 * k)), w);
+                    a[i] = _mm512_dpbusd_epi32(a[i], EC_FIRST_BC64Z((p[i] + 8 * k)), w);
             }
             /* pixels 2i, 2i+1 -> [pixel 2i's 8 channels | pixel 2i+1's] */
             for (i = 0; i < 4; ++i)
@@ -337,16 +415,16 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
                 __m256i wl = EC_LD256(wb + 64 * k), wh = EC_LD256(wb + 64 * k + 32), u;
                 EC_AVX2_IN_REG(wl);
                 EC_AVX2_IN_REG(wh);
-                u = _mm256_set1_epi64x((long long)ec_avx2_ld64(p0 + 8 * k));
+                u = EC_FIRST_BC64((p0 + 8 * k));
                 l0 = ec_dpbusd(l0, u, wl);
                 h0 = ec_dpbusd(h0, u, wh);
-                u = _mm256_set1_epi64x((long long)ec_avx2_ld64(p1 + 8 * k));
+                u = EC_FIRST_BC64((p1 + 8 * k));
                 l1 = ec_dpbusd(l1, u, wl);
                 h1 = ec_dpbusd(h1, u, wh);
-                u = _mm256_set1_epi64x((long long)ec_avx2_ld64(p2 + 8 * k));
+                u = EC_FIRST_BC64((p2 + 8 * k));
                 l2 = ec_dpbusd(l2, u, wl);
                 h2 = ec_dpbusd(h2, u, wh);
-                u = _mm256_set1_epi64x((long long)ec_avx2_ld64(p3 + 8 * k));
+                u = EC_FIRST_BC64((p3 + 8 * k));
                 l3 = ec_dpbusd(l3, u, wl);
                 h3 = ec_dpbusd(h3, u, wh);
             }
@@ -378,16 +456,16 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
                 __m256i wl = EC_LD256(wb + 32 * k), wh = EC_LD256(wb + 32 * k + 16), u;
                 EC_AVX2_IN_REG(wl);
                 EC_AVX2_IN_REG(wh);
-                u = _mm256_set1_epi32(ec_avx2_ld32(p0 + 2 * k));
+                u = EC_FIRST_BC32((p0 + 2 * k));
                 l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, wl));
                 h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, wh));
-                u = _mm256_set1_epi32(ec_avx2_ld32(p1 + 2 * k));
+                u = EC_FIRST_BC32((p1 + 2 * k));
                 l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(u, wl));
                 h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(u, wh));
-                u = _mm256_set1_epi32(ec_avx2_ld32(p2 + 2 * k));
+                u = EC_FIRST_BC32((p2 + 2 * k));
                 l2 = _mm256_add_epi32(l2, _mm256_madd_epi16(u, wl));
                 h2 = _mm256_add_epi32(h2, _mm256_madd_epi16(u, wh));
-                u = _mm256_set1_epi32(ec_avx2_ld32(p3 + 2 * k));
+                u = EC_FIRST_BC32((p3 + 2 * k));
                 l3 = _mm256_add_epi32(l3, _mm256_madd_epi16(u, wl));
                 h3 = _mm256_add_epi32(h3, _mm256_madd_epi16(u, wh));
             }
@@ -412,10 +490,10 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
             for (k = 0; k < kh2; ++k) {
                 __m256i w = EC_LD256(wb + 16 * k);
                 EC_AVX2_IN_REG(w);
-                a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_set1_epi32(ec_avx2_ld32(p0 + 2 * k)), w));
-                a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_set1_epi32(ec_avx2_ld32(p1 + 2 * k)), w));
-                a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_set1_epi32(ec_avx2_ld32(p2 + 2 * k)), w));
-                a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_set1_epi32(ec_avx2_ld32(p3 + 2 * k)), w));
+                a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(EC_FIRST_BC32((p0 + 2 * k)), w));
+                a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(EC_FIRST_BC32((p1 + 2 * k)), w));
+                a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(EC_FIRST_BC32((p2 + 2 * k)), w));
+                a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(EC_FIRST_BC32((p3 + 2 * k)), w));
             }
             ec_avx2_out8(yp, a0, q, c, n);
             if (np > 1) ec_avx2_out8(yp + oc, a1, q, c, n);

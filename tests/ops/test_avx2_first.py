@@ -12,7 +12,8 @@ from test_conv_2d import conv_model
 
 # Each case covers a path: input channels 1..4, strides 1/2 (and mixed), SAME (padding=0) / VALID (1),
 # 3x3, kws's 10x4, 5x5, 1x1, dilation (one move per tap), output channels 8 (the block of 8
-# alone), 16, 20 (a block of 16 + a block of 8 with 4 real channels), 64, 12 / 27 (a partial
+# alone), 16, 20 (a block of 16 + a block of 8 with 4 real channels), 64 (4 blocks at once), 90
+# (4 blocks, then 2 more, the last partial), 60 (4 blocks, the last partial), 12 / 27 (a partial
 # block of 16, then 8 + 3), batches, images smaller than the filter, rows whose pixel count
 # leaves partial groups of 4 and 8, extreme input zero points, clamped activations, no bias,
 # per-tensor weights, a left shift (effective scale > 1).
@@ -29,6 +30,8 @@ FIRST_CASES = [
     dict(h=6, w=5, ic=4, oc=16, kh=3, kw=3, padding=1, act=0, w_max=1, eff=1.7),
     dict(n=3, h=4, w=19, ic=3, oc=24, kh=2, kw=3, stride=(1, 2), padding=0, act=3, in_zp=-128),
     dict(h=12, w=12, ic=1, oc=40, kh=3, kw=3, stride=(2, 2), padding=1, act=0, in_zp=127),
+    dict(h=7, w=6, ic=2, oc=90, kh=3, kw=3, padding=0, act=1),
+    dict(n=2, h=5, w=9, ic=1, oc=60, kh=4, kw=2, stride=(2, 1), padding=0, act=0, bias=False),
 ]
 
 
