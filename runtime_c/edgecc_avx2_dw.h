@@ -459,6 +459,120 @@ EC_DW3_ROW(ec_dw3_row_y, __m256i, ec_dw_ky, ec_dw_ky)
 EC_DW3_ROW(ec_dw3_row_z, __m512i, ec_dw_kz, ec_dw_kz)
 #endif
 
+/* The 64-channel ZMM blocks' constants (edgecc/ops/_vec_dw.py _lower_dw3), for each block of 64
+ * channels in "quad lane order": accumulator g (0..3) lane i (0..15) is channel
+ * 16 * (i / 4) + 4 * g + i % 4 of the block (the order VPUNPCK{L,H}BW then VPUNPCK{L,H}WD of
+ * three 64-byte rows produce). Unused (a single zero) below 64 channels or without EC_X86_512. */
+typedef struct {
+    const int8_t *w;      /* [block][column d][64 lanes][4]: (w[0][d], w[1][d], w[2][d], 0) */
+    const int32_t *bias;  /* bias - (input_zp + 128) * sum(w): the dot products run on x ^ 0x80 */
+    const int32_t *mult, *left, *right;  /* as ec_avx2_rq, in lane order (left: exact path) */
+    const int64_t *c64;   /* fast path: [block][g][8 even lanes, 8 odd lanes] */
+} ec_avx2_dw3_q;
+
+#if EC_X86_512
+typedef struct {
+    __m512i W[3][4], B[4];
+    ec_dw_rqz R[4];
+    __m512i lo, hi, zp;
+} ec_dw_kq;
+
+EC_DW_INLINE void ec_dw_kq_load(ec_dw_kq *k, const ec_avx2_dw3_q *z, const ec_avx2_rq *q, int c,
+                                int FAST) {
+    const int b = c / 64;
+    int g, d;
+    for (g = 0; g < 4; ++g) {
+        for (d = 0; d < 3; ++d)
+            k->W[d][g] = _mm512_loadu_si512(z->w + ((size_t)(3 * b + d) * 64 + 16 * g) * 4);
+        k->B[g] = _mm512_loadu_si512(z->bias + c + 16 * g);
+        k->R[g].m = _mm512_loadu_si512(z->mult + c + 16 * g);
+        k->R[g].mo = _mm512_srli_epi64(k->R[g].m, 32);
+        k->R[g].e = _mm512_loadu_si512(z->right + c + 16 * g);
+        k->R[g].L = _mm_cvtsi32_si128(q->L);
+        if (FAST) {
+            k->R[g].ce = _mm512_loadu_si512(z->c64 + (size_t)(4 * b + g) * 16);
+            k->R[g].co = _mm512_loadu_si512(z->c64 + (size_t)(4 * b + g) * 16 + 8);
+            k->R[g].left = _mm512_setzero_si512();
+        } else {
+            k->R[g].ce = k->R[g].co = _mm512_setzero_si512();
+            k->R[g].left = _mm512_loadu_si512(z->left + c + 16 * g);
+        }
+    }
+    k->lo = _mm512_set1_epi8((char)q->act_min);
+    k->hi = _mm512_set1_epi8((char)q->act_max);
+    k->zp = _mm512_set1_epi32(q->out_zp);
+}
+
+/* The quads (u0, u1, u2, 0) of input column pointers a, b, c (rows 0, 1, 2), u = x ^ 0x80. */
+EC_DW_INLINE void ec_dw_kq_build(const int8_t *a, const int8_t *b, const int8_t *c, __m512i *v) {
+    const __m512i f = _mm512_set1_epi8((char)0x80), zero = _mm512_setzero_si512();
+    const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(a), f);
+    const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(b), f);
+    const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(c), f);
+    const __m512i a0 = _mm512_unpacklo_epi8(r0, r1), a1 = _mm512_unpackhi_epi8(r0, r1);
+    const __m512i b0 = _mm512_unpacklo_epi8(r2, zero), b1 = _mm512_unpackhi_epi8(r2, zero);
+    v[0] = _mm512_unpacklo_epi16(a0, b0);
+    v[1] = _mm512_unpackhi_epi16(a0, b0);
+    v[2] = _mm512_unpacklo_epi16(a1, b1);
+    v[3] = _mm512_unpackhi_epi16(a1, b1);
+}
+
+/* One pixel from the quads of its 3 columns: 3 VPDPBUSD per 16 channels, requantize, store 64. */
+EC_DW_INLINE void ec_dw_kq_pixel(int8_t *y, const __m512i *v0, const __m512i *v1,
+                                 const __m512i *v2, const ec_dw_kq *k, int FAST) {
+    __m512i o[4];
+    int g;
+    for (g = 0; g < 4; ++g) {
+        __m512i acc = _mm512_dpbusd_epi32(k->B[g], v0[g], k->W[0][g]);
+        acc = _mm512_dpbusd_epi32(acc, v1[g], k->W[1][g]);
+        acc = _mm512_dpbusd_epi32(acc, v2[g], k->W[2][g]);
+        o[g] = FAST ? ec_dw_fastz(acc, &k->R[g])
+                    : _mm512_add_epi32(ec_dw_mbqmz(acc, &k->R[g]), k->zp);
+    }
+    {   /* saturating packs put the lanes back in channel order */
+        __m512i v = _mm512_packs_epi16(_mm512_packs_epi32(o[0], o[1]), _mm512_packs_epi32(o[2], o[3]));
+        v = _mm512_min_epi8(_mm512_max_epi8(v, k->lo), k->hi);
+        _mm512_storeu_si512(y, v);
+    }
+}
+
+/* One output row of a 64-channel block: each input column's quads are built once and serve
+ * every pixel whose window holds the column; a column outside the row reads zrow. */
+EC_DW_INLINE void ec_dw3_row_q(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
+                               const ptrdiff_t cs[3], int8_t *yrow, const int8_t *zrow,
+                               const ec_dw_kq *k, int c, int FAST) {
+    const int C = g->chans, sw = g->stride_w, in_w = g->in_w;
+    __m512i q0[4], q1[4], q2[4];
+    int ox, have = -1000000, i;  /* the column q2 holds (stride 1 and 2 slide) */
+    int8_t *yp = yrow + c;
+#define EC_DW_Q(col, v)                                                                        \
+    do {                                                                                       \
+        const int col_ = (col), in_ = col_ >= 0 && col_ < in_w;                                \
+        ec_dw_kq_build(in_ ? rp[0] + col_ * cs[0] + c : zrow + c,                              \
+                       in_ ? rp[1] + col_ * cs[1] + c : zrow + c,                              \
+                       in_ ? rp[2] + col_ * cs[2] + c : zrow + c, (v));                        \
+    } while (0)
+    for (ox = 0; ox < g->out_w; ++ox, yp += C) {
+        const int j = ox * sw - g->pad_l;  /* the window's first column */
+        if (have == j + 1 && sw == 1) {       /* slide by one */
+            for (i = 0; i < 4; ++i) q0[i] = q1[i], q1[i] = q2[i];
+            EC_DW_Q(j + 2, q2);
+        } else if (have == j && sw == 2) {    /* slide by two */
+            for (i = 0; i < 4; ++i) q0[i] = q2[i];
+            EC_DW_Q(j + 1, q1);
+            EC_DW_Q(j + 2, q2);
+        } else {
+            EC_DW_Q(j, q0);
+            EC_DW_Q(j + 1, q1);
+            EC_DW_Q(j + 2, q2);
+        }
+        have = j + 2;
+        ec_dw_kq_pixel(yp, q0, q1, q2, k, FAST);
+    }
+#undef EC_DW_Q
+}
+#endif
+
 #if EC_X86_512
 /* Stride 1 with C = 8 or 16 channels: 32 input bytes are 32 / C neighbouring pixels, so a ZMM
  * pair (lo/hi) holds P = 32 / C output pixels x C channels. Interior pixels x_lo.. in groups of
@@ -495,20 +609,25 @@ EC_DW_INLINE int ec_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[
 #endif
 
 /* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16,
- * 3: 32 on ZMM, 4: the whole layer of 8 or 16 channels, stride 1, pixels packed on ZMM): the
- * block's constants are loaded once. */
+ * 3: 32 on ZMM, 4: the whole layer of 8 or 16 channels, stride 1, pixels packed on ZMM, 5: 64
+ * on ZMM as VPDPBUSD quads): the block's constants are loaded once. */
 EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                               const int8_t *zrow, int c, int NH, int FAST) {
+                               const ec_avx2_dw3_q *z, const int8_t *zrow, int c, int NH,
+                               int FAST) {
     const int C = g->chans;
     const size_t row = (size_t)g->in_w * C;
     int b, oy, i;
 #if EC_X86_512
     ec_dw_kz kz;
-    if (NH >= 3) ec_dw_kz_load(&kz, w, bias, q, C, c, FAST);
+    ec_dw_kq kk;
+    if (NH == 3 || NH == 4) ec_dw_kz_load(&kz, w, bias, q, C, c, FAST);
+    if (NH == 5) ec_dw_kq_load(&kk, z, q, c, FAST);
+#else
+    (void)z;
 #endif
     ec_dw_ky ky;
-    if (NH != 3) ec_dw_ky_load(&ky, w, bias, q, C, c, NH == 4 ? C / 8 : NH, FAST);
+    if (NH < 3 || NH == 4) ec_dw_ky_load(&ky, w, bias, q, C, c, NH == 4 ? C / 8 : NH, FAST);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * row;
         for (oy = 0; oy < g->out_h; ++oy) {
@@ -523,6 +642,10 @@ EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_
                 cs[i] = in ? C : 0;
             }
 #if EC_X86_512
+            if (NH == 5) {
+                ec_dw3_row_q(g, rp, cs, yrow, zrow, &kk, c, FAST);
+                continue;
+            }
             if (NH == 3) {
                 ec_dw3_row_z(g, rp, cs, yrow, zrow, &kz, c, 2, FAST, g->x_lo);
                 continue;
@@ -540,40 +663,42 @@ EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_
 
 EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                              const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                             const int8_t *zrow, int FAST) {
+                             const ec_avx2_dw3_q *z, const int8_t *zrow, int FAST) {
     const int C = g->chans;
     int c = 0;
 #if EC_X86_512
+    for (; c + 64 <= C; c += 64) ec_dw3_block(g, x, y, w, bias, q, z, zrow, c, 5, FAST);
+    if (c == C) return;
     if ((C == 8 || C == 16) && g->stride_w == 1) {
-        ec_dw3_block(g, x, y, w, bias, q, zrow, 0, 4, FAST);
+        ec_dw3_block(g, x, y, w, bias, q, z, zrow, 0, 4, FAST);
         return;
     }
-    for (; c + 32 <= C; c += 32) ec_dw3_block(g, x, y, w, bias, q, zrow, c, 3, FAST);
+    for (; c + 32 <= C; c += 32) ec_dw3_block(g, x, y, w, bias, q, z, zrow, c, 3, FAST);
     if (C - c > 16 && C >= 32) {  /* overlapping last block (see below) */
-        ec_dw3_block(g, x, y, w, bias, q, zrow, C - 32, 3, FAST);
+        ec_dw3_block(g, x, y, w, bias, q, z, zrow, C - 32, 3, FAST);
         return;
     }
 #endif
-    for (; c + 16 <= C; c += 16) ec_dw3_block(g, x, y, w, bias, q, zrow, c, 2, FAST);
+    for (; c + 16 <= C; c += 16) ec_dw3_block(g, x, y, w, bias, q, z, zrow, c, 2, FAST);
     /* the last channels: a block ending at channel C - 1 (overlapping channels are computed
      * and stored twice, the same values): no read or write past a pixel */
     if (c < C && C - c > 8 && C >= 16) {
-        ec_dw3_block(g, x, y, w, bias, q, zrow, C - 16, 2, FAST);
+        ec_dw3_block(g, x, y, w, bias, q, z, zrow, C - 16, 2, FAST);
     } else if (c < C) {
-        if (C - c > 8) ec_dw3_block(g, x, y, w, bias, q, zrow, c, 1, FAST);
-        ec_dw3_block(g, x, y, w, bias, q, zrow, C - 8, 1, FAST);
+        if (C - c > 8) ec_dw3_block(g, x, y, w, bias, q, z, zrow, c, 1, FAST);
+        ec_dw3_block(g, x, y, w, bias, q, z, zrow, C - 8, 1, FAST);
     }
 }
 
 /* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2
- * share input pairs between neighbouring pixels). Channel block by channel block (32 channels
- * on ZMM, 16 or 8 on YMM), row by row: weights, bias and requantization constants stay in
+ * share input pairs between neighbouring pixels). Channel block by channel block (64 channels
+ * as VPDPBUSD quads then 32 on ZMM, 16 or 8 on YMM), row by row: weights, bias and requantization constants stay in
  * registers; border pixels check their columns, interior ones do not. No arena scratch. */
 EC_AVX2_SHARED void ec_avx2_dw3(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                 const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                                const int8_t *zrow) {
-    if (q->fast) ec_dw3_all(g, x, y, w, bias, q, zrow, 1);
-    else ec_dw3_all(g, x, y, w, bias, q, zrow, 0);
+                                const ec_avx2_dw3_q *z, const int8_t *zrow) {
+    if (q->fast) ec_dw3_all(g, x, y, w, bias, q, z, zrow, 1);
+    else ec_dw3_all(g, x, y, w, bias, q, z, zrow, 0);
 }
 
 #endif /* __AVX2__ */

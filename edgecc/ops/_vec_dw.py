@@ -67,9 +67,7 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         geom.append(int(bool((taps > -128).all())))
     consts = dict(w=wl, bias=wrap32(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
-    fn = "ec_avx2_dw" if isa == "avx2" else "ec_neon_dw"
-    return _kernel(isa, "depthwise_conv_2d",
-                   dict(geom=geom, fn=fn, gtype=f"{fn}_geom", **_rq_params(g, n), **rqp), consts,
+    return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
                    0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""
 
 
@@ -96,7 +94,37 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     # 16 zero pairs after the weights and a zrow of at least 32 bytes: the ZMM paths of 8 or 16
     # channels read 16 pairs of a tap at once, and 32 bytes of a row
     wl = np.concatenate([wl, np.zeros(32, np.int16)])
-    consts = dict(w=wl, bias=wrap32(bias), zrow=np.full(max(oc, 32), in_zp, np.int8), **rq)
-    return _kernel("avx2", "depthwise_conv_2d", dict(geom=geom, fn="ec_avx2_dw3",
-                   gtype="ec_avx2_dw3_geom", **params), consts, 0, "dw3",
-                   "AVX2: 3x3 row by row, input pairs shared by neighbouring pixels")
+    consts = dict(w=wl, bias=wrap32(bias), zrow=np.full(max(oc, 64), in_zp, np.int8), **rq,
+                  **_quad_consts(taps, bias[:oc], rq))
+    return Kernel("depthwise_conv_2d_3x3_avx2.c.j2", params=dict(geom=geom, **params),
+                  consts=consts, scratch=0, variant="avx2-dw3",
+                  reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
+                         "shared by neighbouring pixels")
+
+
+def _quad_consts(taps: np.ndarray, bias: np.ndarray, rq: dict) -> dict[str, np.ndarray]:
+    """ec_avx2_dw3_q (runtime_c/edgecc_avx2_dw.h): for each whole block of 64 channels, in quad
+    lane order (accumulator g, lane i: channel 16 * (i // 4) + 4 * g + i % 4), the weight quads
+    (w[0][d], w[1][d], w[2][d], 0) of each filter column d, the bias for u = x + 128 (bias here
+    already has -input_zp * sum(w) folded in), and the requantization arrays (c64: per
+    accumulator its 8 even lanes, then its 8 odd lanes). A single zero each below 64 channels."""
+    oc = taps.shape[1]
+    nb = oc // 64
+    if nb == 0:
+        one = {k: np.zeros(1, v.dtype) for k, v in rq.items()}
+        return dict(wq=np.zeros(1, np.int8), bias_q=np.zeros(1, np.int32),
+                    **{k + "_q": v for k, v in one.items()})
+    perm = np.array([b * 64 + 16 * (i // 4) + 4 * g + i % 4
+                     for b in range(nb) for g in range(4) for i in range(16)])
+    wq = np.zeros((nb, 3, 64, 4), np.int64)
+    for d in range(3):
+        for fy in range(3):
+            wq[:, d, :, fy] = taps[3 * fy + d][perm].reshape(nb, 64)
+    out = dict(wq=wq.ravel().astype(np.int8),
+               bias_q=wrap32(bias[perm] - 128 * taps.sum(axis=0)[perm]))
+    for k, v in rq.items():
+        v = np.asarray(v)[perm]
+        if k == "c64":
+            v = v.reshape(nb, 4, 8, 2).transpose(0, 1, 3, 2).ravel()
+        out[k + "_q"] = v
+    return out
