@@ -2,10 +2,17 @@
  * x86 kernel shares (DEPTHWISE_CONV_2D: edgecc_avx2_dw.h).
  *
  * The compiler (edgecc/ops/_vec.py) prepares everything these functions read: weights packed
- * in "quads" (for each block of 8 output channels, for each group of 4 consecutive taps: the 8
- * channels' 4 weight bytes, 32 bytes in all; channels padded to a multiple of 8, taps padded
- * with zero weights), the bias with the input offset folded in, and the requantization
- * constants (ec_avx2_rq).
+ * in "quads" (for each block of output channels, for each group of 4 consecutive taps: the
+ * block's channels' 4 weight bytes; channels padded to a multiple of 8, taps padded with zero
+ * weights), the bias with the input offset folded in, and the requantization constants
+ * (ec_avx2_rq). Fully connected: blocks of 8 channels (32-byte steps). Convolution
+ * (pack_quads16): blocks of 16 channels (64-byte steps: one ZMM, or two YMM halves), the last
+ * block of 8 when the padded count is an odd multiple of 8; block c starts at byte c * kp.
+ *
+ * With AVX-512 VNNI (EC_X86_512) the convolution runs ec_x512_conv: for each row of output
+ * pixels the input rows it reads are flipped to u8 once into a stack band (zero-point padded),
+ * then tiles of 16 pixels x 16 channels, 8 x 32 or 4 x 64 accumulate in 16 ZMM registers
+ * against broadcast input quads; stride-1 3-wide filters share each broadcast among 3 pixels.
  *
  * With AVX-VNNI, activations enter the conv and fully-connected dot products as unsigned bytes
  * u = x + 128 (x XOR 0x80): VPDPBUSD multiplies u8 x s8 and sums four products into int32 with

@@ -11,7 +11,10 @@ Layouts:
 - conv / fully connected "quads": output channels padded to a multiple of 8 (`ocp`), taps
   (each pixel's tap segments padded to 4 bytes, or the depth padded to 4: `kp`); for each block
   of 8 channels, for each group of 4 taps, the 8 channels' 4 weights: 32 bytes a step. Zero
-  padding adds zero products, so the kernels never need a tail.
+  padding adds zero products, so the kernels never need a tail. The x86 convolution packs
+  blocks of 16 channels instead (pack_quads16: 64 bytes a step, one ZMM register; the last
+  block has 8 channels when ocp % 16 == 8), with `x512_band` saying how its 512-bit kernel
+  tiles the layer.
 
 Input offset. The kernels' accumulators start from the bias with the input offset folded in:
 bias_x = bias - input_zp * sum(w) for dot products on x itself (NEON; AVX2 without VNNI), and
@@ -251,9 +254,14 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
             segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], mode]
     band = x512_band(win, kh, kw, ic, oc, seg_p, seg_len, mode, pixels) if isa == "avx2" else []
     consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
+    zmm = ""
+    if band and band[0]:
+        zmm = (f"; AVX-512 VNNI: tiles of {band[0]} pixels x {16 * band[1]} channels over "
+               f"u8-flipped input rows on the stack" + (", 3 pixels a broadcast" if band[5] else ""))
     return _kernel(isa, "conv_2d", dict(geom=geom, band=band, **_rq_params(g, n), **rqp), consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
-                   f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"), ""
+                   f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"
+                   f"{zmm}"), ""
 
 
 def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
