@@ -25,6 +25,7 @@ RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h", "edgecc_lstm.h", "edgecc_
                  "edgecc_mve.h", "edgecc_vec.h", "edgecc_avx2.h", "edgecc_avx2_dw.h",
                  "edgecc_avx2_first.h",
                  "edgecc_avx2_elt.h",
+                 "edgecc_avx2_fc.h",
                  "edgecc_neon.h", "edgecc_log.h")
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, quantized_io, register
-from edgecc.ops import _simd, _vec
+from edgecc.ops import _simd, _vec, _vec_fc
 from edgecc.ops._conv_common import act_range, bias_or_zeros, fc_multiplier, requantize
 from edgecc.ops import _conv16
 
@@ -97,6 +97,10 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended a chunk
     at a time (_fc_chunk); 4 units at a time, their weights interleaved 8 inputs at a time.
     """
+    if _vec.isa_of(target) == "avx2":  # x86: edgecc/ops/_vec_fc.py, else edgecc/ops/_vec.py
+        k, _why = _vec_fc.lower_fc(g, n, target)
+        if k is not None:
+            return k, ""
     if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
         return _vec.lower_fc(g, n, target)
     if not _simd.has_isa(target, "dsp"):

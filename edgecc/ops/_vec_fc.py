@@ -1,0 +1,79 @@
+"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fc (runtime_c/edgecc_avx2_fc.h).
+
+Owns: when that kernel applies (else edgecc/ops/_vec.py's lower_fc runs, then the portable
+kernel), its weight layout (16-unit blocks in passes of 8 / 4 / 2 / 1 blocks, each pass one
+in-order stream: `pack_fc_blocks`), and its parameters. The folded biases and requantization
+arrays are _vec.py's (folded_biases, requant_arrays), padded to the 16-unit blocks.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import Graph, Node
+from edgecc.ops import Kernel, const, in_type
+from edgecc.ops._conv_common import fc_multiplier
+from edgecc.ops._vec import (_bias, _int8_layer, _out_act, _rq_params, folded_biases,
+                             requant_arrays, round_up)
+
+# ec_x86_fc keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
+MAX_KP = 8192
+BLOCK = 16  # units per block: one ZMM of int32 accumulators
+PASS = 8    # blocks per full pass (128 units)
+
+
+def fc_passes(blocks: int) -> list[int]:
+    """Blocks per pass, in the kernel's order: 8 while they last, then 4, 2, 1 (the binary
+    digits of the remainder)."""
+    out = [PASS] * (blocks // PASS)
+    rem = blocks % PASS
+    out += [p for p in (4, 2, 1) if rem & p]
+    return out
+
+
+def pack_fc_blocks(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """[units, depth] int8 -> (packed int8, up, kp): units padded to a multiple of 16 (up), the
+    depth to a multiple of 4 (kp), both with zero weights; for each pass of P blocks, for each
+    step of 4 inputs, the P blocks' 16 units x 4 weights (64 bytes each). A pass starting at
+    block b starts at byte 16 * b * kp."""
+    units, depth = w_rows.shape
+    up, kp = round_up(units, BLOCK), round_up(depth, 4)
+    w = np.zeros((up, kp), np.int8)
+    w[:units, :depth] = w_rows
+    parts, b = [], 0
+    for p in fc_passes(up // BLOCK):
+        blk = w[b * BLOCK:(b + p) * BLOCK].reshape(p, BLOCK, kp // 4, 4)
+        parts.append(blk.transpose(2, 0, 1, 3).ravel())
+        b += p
+    return np.concatenate(parts).astype(np.int8), up, kp
+
+
+def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """FULLY_CONNECTED on x86 (the "avx2" ISA: every x86 path) with ec_x86_fc, or (None, why
+    not): then the caller tries edgecc/ops/_vec.py's lower_fc."""
+    from edgecc.ops.fully_connected import _dims
+    why = _int8_layer(g, n)
+    if why:
+        return None, why
+    if len(in_type(g, n, 1).q.scale) != 1:
+        return None, "per-channel weights"
+    batches, units, depth = _dims(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    packed, up, kp = pack_fc_blocks(w)
+    if kp > MAX_KP:
+        return None, f"depth {depth} above {MAX_KP}"
+    m, s = fc_multiplier(g, n)
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    b = _bias(g, n, units)
+    rq, rqp, why = requant_arrays("avx2", np.full(units, m), np.full(units, s), up, w, b, in_zp,
+                                  *_out_act(g, n))
+    if rq is None:
+        return None, why
+    params = dict(batches=batches, depth=depth, kp=kp, units=units, up=up, **_rq_params(g, n),
+                  **rqp)
+    consts = dict(w=packed, **folded_biases("avx2", b, w, in_zp, up), **rq)
+    passes = fc_passes(up // BLOCK)
+    return Kernel("fully_connected_fc_avx2.c.j2", params=params, consts=consts, scratch=0,
+                  variant="avx2-fc16",
+                  reason=f"x86: 16-unit blocks in {len(passes)} pass(es) of {passes} blocks, "
+                         f"one in-order weight stream per pass, the row prepared once on the "
+                         f"stack; ZMM VPDPBUSD where the build has it"), ""
