@@ -62,20 +62,21 @@ EC_X86_FC_INL void ec_x86_fc_out16(int8_t *y, __m512i acc, const ec_avx2_rq *q, 
     }
     r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(q->act_min)),
                          _mm512_set1_epi32(q->act_max));
-    _mm_mask_storeu_epi8(y, (__mmask16)(n >= 16 ? 0xFFFF : ((1u << n) - 1)),
-                         _mm512_cvtepi32_epi8(r));
+    if (n >= 16) _mm_storeu_si128((__m128i *)(void *)y, _mm512_cvtepi32_epi8(r));
+    else _mm_mask_storeu_epi8(y, (__mmask16)((1u << n) - 1), _mm512_cvtepi32_epi8(r));
 }
 
 #define EC_FCZ_W(s, j) _mm512_loadu_si512((const void *)(wk + ((s) * NB + (j)) * 64))
-#define EC_FCZ_U(s) _mm512_set1_epi32(ec_avx2_ld32(u + 4 * (s)))
+#define EC_FCZ_U(s) _mm512_xor_si512(_mm512_set1_epi32(ec_avx2_ld32(u + 4 * (s))), flip)
 #define EC_FCZ_B(j) _mm512_loadu_si512((const void *)(bias + c + 16 * (j)))
 #define EC_FCZ_DP(A, s, j) A = _mm512_dpbusd_epi32(A, v, EC_FCZ_W(s, j))
-#define EC_FCZ_OUT(A, j) ec_x86_fc_out16(y + c + 16 * (j), A, q, c + 16 * (j), units - c - 16 * (j))
+#define EC_FCZ_OUT(A, j) ec_x86_fc_out16(y + c + 16 * (j), A, q, uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
 /* A pass of 8 blocks (128 units from c), the steps alternating between 2 accumulator chains. */
-EC_X86_FC_INL void ec_x86_fcz8(const uint8_t *u, int kq, const int8_t *wk, const int32_t *bias,
-                               const ec_avx2_rq *q, int8_t *y, int c, int units) {
+EC_X86_FC_INL void ec_x86_fcz8(const int8_t *u, int kq, const int8_t *wk, const int32_t *bias,
+                               const ec_avx2_rq *q, int8_t *y, int c, int units, int uni) {
     enum { NB = 8 };
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
     __m512i a0 = EC_FCZ_B(0), a1 = EC_FCZ_B(1), a2 = EC_FCZ_B(2), a3 = EC_FCZ_B(3);
     __m512i a4 = EC_FCZ_B(4), a5 = EC_FCZ_B(5), a6 = EC_FCZ_B(6), a7 = EC_FCZ_B(7);
     __m512i b0 = _mm512_setzero_si512(), b1 = b0, b2 = b0, b3 = b0, b4 = b0, b5 = b0, b6 = b0;
@@ -102,10 +103,10 @@ EC_X86_FC_INL void ec_x86_fcz8(const uint8_t *u, int kq, const int8_t *wk, const
 
 /* Passes of 4, 2 and 1 blocks: 4 accumulator chains (steps k, k+1, k+2, k+3). */
 #define EC_FCZ_SMALL(NAME, NBV, STEP, OUT)                                                   \
-EC_X86_FC_INL void NAME(const uint8_t *u, int kq, const int8_t *wk, const int32_t *bias,    \
-                        const ec_avx2_rq *q, int8_t *y, int c, int units) {                 \
+EC_X86_FC_INL void NAME(const int8_t *u, int kq, const int8_t *wk, const int32_t *bias,     \
+                        const ec_avx2_rq *q, int8_t *y, int c, int units, int uni) {        \
     enum { NB = NBV };                                                                      \
-    const __m512i z = _mm512_setzero_si512();                                               \
+    const __m512i z = _mm512_setzero_si512(), flip = _mm512_set1_epi8((char)0x80);          \
     __m512i a0 = EC_FCZ_B(0), b0 = z, g0 = z, d0 = z;                                       \
     __m512i a1 = NB > 1 ? EC_FCZ_B(1 % NB) : z, b1 = z, g1 = z, d1 = z;                     \
     __m512i a2 = NB > 2 ? EC_FCZ_B(2 % NB) : z, b2 = z, g2 = z, d2 = z;                     \
@@ -150,14 +151,15 @@ EC_FCZ_SMALL(ec_x86_fcz1, 1, EC_FCZ_S1, EC_FCZ_OUT(a0, 0); (void)a1; (void)a2; (
 /* Blocks j0..j0+NBV-1 of a pass of np blocks (a step is np * 64 bytes), each as two YMM halves:
  * sub-passes of 4 blocks (8 accumulators), 2 blocks (2 chains) and 1 block (4 chains). */
 #define EC_FCY_W(s, j, h) EC_LD256(wk + ((s) * np + (j)) * 64 + 32 * (h))
-#define EC_FCY_U(s) _mm256_set1_epi32(ec_avx2_ld32(u + 4 * (s)))
+#define EC_FCY_U(s) _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(u + 4 * (s))), flip)
 #define EC_FCY_B(j, h) EC_LD256(bias + c + 16 * (j) + 8 * (h))
 #define EC_FCY_DP(A, s, j, h) A = ec_dpbusd(A, v, EC_FCY_W(s, j, h))
-#define EC_FCY_OUT(L, H, j) ec_avx2_out16(y + c + 16 * (j), L, H, q, c + 16 * (j), units - c - 16 * (j))
+#define EC_FCY_OUT(L, H, j) ec_avx2_out16(y + c + 16 * (j), L, H, q, uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
-EC_X86_FC_INL void ec_x86_fcy4(const uint8_t *u, int kq, const int8_t *wk, int np,
+EC_X86_FC_INL void ec_x86_fcy4(const int8_t *u, int kq, const int8_t *wk, int np,
                                const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
-                               int units) {
+                               int units, int uni) {
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
     __m256i l0 = EC_FCY_B(0, 0), h0 = EC_FCY_B(0, 1), l1 = EC_FCY_B(1, 0), h1 = EC_FCY_B(1, 1);
     __m256i l2 = EC_FCY_B(2, 0), h2 = EC_FCY_B(2, 1), l3 = EC_FCY_B(3, 0), h3 = EC_FCY_B(3, 1);
     int k;
@@ -170,10 +172,10 @@ EC_X86_FC_INL void ec_x86_fcy4(const uint8_t *u, int kq, const int8_t *wk, int n
     EC_FCY_OUT(l0, h0, 0); EC_FCY_OUT(l1, h1, 1); EC_FCY_OUT(l2, h2, 2); EC_FCY_OUT(l3, h3, 3);
 }
 
-EC_X86_FC_INL void ec_x86_fcy2(const uint8_t *u, int kq, const int8_t *wk, int np,
+EC_X86_FC_INL void ec_x86_fcy2(const int8_t *u, int kq, const int8_t *wk, int np,
                                const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
-                               int units) {
-    const __m256i z = _mm256_setzero_si256();
+                               int units, int uni) {
+    const __m256i z = _mm256_setzero_si256(), flip = _mm256_set1_epi8((char)0x80);
     __m256i l0 = EC_FCY_B(0, 0), h0 = EC_FCY_B(0, 1), l1 = EC_FCY_B(1, 0), h1 = EC_FCY_B(1, 1);
     __m256i m0 = z, g0 = z, m1 = z, g1 = z, v;
     int k;
@@ -191,10 +193,10 @@ EC_X86_FC_INL void ec_x86_fcy2(const uint8_t *u, int kq, const int8_t *wk, int n
     EC_FCY_OUT(_mm256_add_epi32(l1, m1), _mm256_add_epi32(h1, g1), 1);
 }
 
-EC_X86_FC_INL void ec_x86_fcy1(const uint8_t *u, int kq, const int8_t *wk, int np,
+EC_X86_FC_INL void ec_x86_fcy1(const int8_t *u, int kq, const int8_t *wk, int np,
                                const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
-                               int units) {
-    const __m256i z = _mm256_setzero_si256();
+                               int units, int uni) {
+    const __m256i z = _mm256_setzero_si256(), flip = _mm256_set1_epi8((char)0x80);
     __m256i l0 = EC_FCY_B(0, 0), h0 = EC_FCY_B(0, 1), l1 = z, h1 = z, l2 = z, h2 = z, l3 = z;
     __m256i h3 = z, v;
     int k;
@@ -233,12 +235,12 @@ EC_X86_FC_INL __m256i ec_x86_fc_fold8(__m256i lo, __m256i hi) {
 #define EC_FCX_OUT(A, B, C, D, j)                                                              \
     ec_avx2_out16(y + c + 16 * (j), _mm256_add_epi32(EC_LD256(bias + c + 16 * (j)), ec_x86_fc_fold8(A, B)), \
                   _mm256_add_epi32(EC_LD256(bias + c + 16 * (j) + 8), ec_x86_fc_fold8(C, D)), q,      \
-                  c + 16 * (j), units - c - 16 * (j))
+                  uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
 /* Blocks j..j+1 of a pass of np blocks: 8 accumulators. */
 EC_X86_FC_INL void ec_x86_fcx2(const int16_t *xs, int kq, const int8_t *wk, int np,
                                const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
-                               int units) {
+                               int units, int uni) {
     const __m256i z = _mm256_setzero_si256();
     __m256i p0 = z, p1 = z, p2 = z, p3 = z, r0 = z, r1 = z, r2 = z, r3 = z;
     int k;
@@ -254,7 +256,7 @@ EC_X86_FC_INL void ec_x86_fcx2(const int16_t *xs, int kq, const int8_t *wk, int 
 /* One block: 2 chains of 4 accumulators. */
 EC_X86_FC_INL void ec_x86_fcx1(const int16_t *xs, int kq, const int8_t *wk, int np,
                                const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
-                               int units) {
+                               int units, int uni) {
     const __m256i z = _mm256_setzero_si256();
     __m256i p0 = z, p1 = z, p2 = z, p3 = z, r0 = z, r1 = z, r2 = z, r3 = z, v;
     int k;
@@ -277,19 +279,19 @@ EC_X86_FC_INL void ec_x86_fcx1(const int16_t *xs, int kq, const int8_t *wk, int 
 #undef EC_FCX_OUT
 #endif
 
-/* y[b][u] for every batch row: the row prepared on the stack (u8 or int16), then the passes in
- * the packing's order (8 blocks while they last, then 4, 2, 1). bias_u for the VPDPBUSD paths,
- * bias_x for plain AVX2 (see the file comment). kp <= EC_X86_FC_MAX_KP. */
-EC_AVX2_SHARED void ec_x86_fc(int batches, int depth, int kp, int units, int up,
+/* y[b][u] for every batch row, then the passes in the packing's order (8 blocks while they
+ * last, then 4, 2, 1). The VPDPBUSD paths read the row in place when the depth is a multiple of
+ * 4 (each 4-byte broadcast flipped in its register), else from a zero-padded stack copy; plain
+ * AVX2 sign-extends the row to int16 on the stack. bias_u for the VPDPBUSD paths, bias_x for
+ * plain AVX2 (see the file comment). uni: the requantization arrays hold 16 entries, the same
+ * for every unit (per-tensor fast path), instead of one per unit. kp <= EC_X86_FC_MAX_KP. */
+EC_AVX2_SHARED void ec_x86_fc(int batches, int depth, int kp, int units, int up, int uni,
                               const int8_t *x, int8_t *y, const int8_t *w, const int32_t *bias_u,
                               const int32_t *bias_x, const ec_avx2_rq *q) {
     const int kq = kp / 4;
     int bt;
-#if EC_X86_512
-    uint8_t row[EC_X86_FC_MAX_KP + 64] __attribute__((aligned(64)));
-    (void)bias_x;
-#elif EC_AVX2_VNNI
-    uint8_t row[EC_X86_FC_MAX_KP + 16];
+#if EC_AVX2_VNNI || EC_X86_512
+    int8_t row[EC_X86_FC_MAX_KP + 16];
     (void)bias_x;
 #else
     int16_t row[EC_X86_FC_MAX_KP + 16] __attribute__((aligned(32)));
@@ -298,57 +300,52 @@ EC_AVX2_SHARED void ec_x86_fc(int batches, int depth, int kp, int units, int up,
     for (bt = 0; bt < batches; ++bt, x += depth, y += units) {
         const int8_t *wk = w;
         int c = 0, i;
-#if EC_X86_512
-        {
-            const __m512i f = _mm512_set1_epi8((char)0x80);
-            /* whole 64-byte chunks; bytes past the depth read as 0 and meet zero weights */
-            for (i = 0; i < kp; i += 64) {
-                const __mmask64 m = depth - i >= 64 ? ~(__mmask64)0
-                                                    : (((__mmask64)1 << (depth - i)) - 1);
-                _mm512_store_si512((void *)(row + i),
-                                   _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + i), f));
-            }
+#if EC_AVX2_VNNI || EC_X86_512
+        const int8_t *u = x;
+        if (depth != kp) {  /* the last step's missing bytes meet zero weights */
+            memcpy(row, x, (size_t)depth);
+            memset(row + depth, 0, (size_t)(kp - depth));
+            u = row;
         }
-        for (; c + 128 <= up; c += 128, wk += (size_t)128 * kp)
-            ec_x86_fcz8(row, kq, wk, bias_u, q, y, c, units);
-        if (up - c >= 64) {
-            ec_x86_fcz4(row, kq, wk, bias_u, q, y, c, units);
-            c += 64;
-            wk += (size_t)64 * kp;
-        }
-        if (up - c >= 32) {
-            ec_x86_fcz2(row, kq, wk, bias_u, q, y, c, units);
-            c += 32;
-            wk += (size_t)32 * kp;
-        }
-        if (up - c >= 16) ec_x86_fcz1(row, kq, wk, bias_u, q, y, c, units);
+        (void)i;
 #else
         for (i = 0; i < kp; i += 16) {
             int8_t t[16] = {0};
             memcpy(t, x + i, (size_t)(depth - i >= 16 ? 16 : depth - i));
-#if EC_AVX2_VNNI
-            _mm_storeu_si128((__m128i *)(void *)(row + i),
-                             _mm_xor_si128(EC_LD128(t), _mm_set1_epi8((char)0x80)));
-#else
             _mm256_store_si256((__m256i *)(void *)(row + i), _mm256_cvtepi8_epi16(EC_LD128(t)));
-#endif
         }
+#endif
+#if EC_X86_512
+        for (; c + 128 <= up; c += 128, wk += (size_t)128 * kp)
+            ec_x86_fcz8(u, kq, wk, bias_u, q, y, c, units, uni);
+        if (up - c >= 64) {
+            ec_x86_fcz4(u, kq, wk, bias_u, q, y, c, units, uni);
+            c += 64;
+            wk += (size_t)64 * kp;
+        }
+        if (up - c >= 32) {
+            ec_x86_fcz2(u, kq, wk, bias_u, q, y, c, units, uni);
+            c += 32;
+            wk += (size_t)32 * kp;
+        }
+        if (up - c >= 16) ec_x86_fcz1(u, kq, wk, bias_u, q, y, c, units, uni);
+#else
         while (c < up) {
             /* a pass of np blocks, as sub-passes of 4 / 2 / 1 blocks (8 accumulators each) */
             const int np = up - c >= 128 ? 8 : (up - c >= 64 ? 4 : (up - c >= 32 ? 2 : 1));
             int j = 0;
 #if EC_AVX2_VNNI
             for (; j + 4 <= np; j += 4)
-                ec_x86_fcy4(row, kq, wk + 64 * j, np, bias_u, q, y, c + 16 * j, units);
+                ec_x86_fcy4(u, kq, wk + 64 * j, np, bias_u, q, y, c + 16 * j, units, uni);
             if (j + 2 <= np) {
-                ec_x86_fcy2(row, kq, wk + 64 * j, np, bias_u, q, y, c + 16 * j, units);
+                ec_x86_fcy2(u, kq, wk + 64 * j, np, bias_u, q, y, c + 16 * j, units, uni);
                 j += 2;
             }
-            if (j < np) ec_x86_fcy1(row, kq, wk + 64 * j, np, bias_u, q, y, c + 16 * j, units);
+            if (j < np) ec_x86_fcy1(u, kq, wk + 64 * j, np, bias_u, q, y, c + 16 * j, units, uni);
 #else
             for (; j + 2 <= np; j += 2)
-                ec_x86_fcx2(row, kq, wk + 64 * j, np, bias_x, q, y, c + 16 * j, units);
-            if (j < np) ec_x86_fcx1(row, kq, wk + 64 * j, np, bias_x, q, y, c + 16 * j, units);
+                ec_x86_fcx2(row, kq, wk + 64 * j, np, bias_x, q, y, c + 16 * j, units, uni);
+            if (j < np) ec_x86_fcx1(row, kq, wk + 64 * j, np, bias_x, q, y, c + 16 * j, units, uni);
 #endif
             wk += (size_t)16 * np * kp;
             c += 16 * np;

@@ -47,6 +47,13 @@ def pack_fc_blocks(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
     return np.concatenate(parts).astype(np.int8), up, kp
 
 
+def _uniform(rq: dict[str, np.ndarray], units: int) -> bool:
+    """The fast requantization arrays (mult, right, c64: see requant_arrays) hold one value for
+    every real unit. c64 is stored per 8 units as 4 even then 4 odd: undone before comparing."""
+    c64 = rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel()
+    return all(bool((a[:units] == a[0]).all()) for a in (rq["mult"], rq["right"], c64))
+
+
 def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """FULLY_CONNECTED on x86 (the "avx2" ISA: every x86 path) with ec_x86_fc, or (None, why
     not): then the caller tries edgecc/ops/_vec.py's lower_fc."""
@@ -68,8 +75,11 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                                   *_out_act(g, n))
     if rq is None:
         return None, why
-    params = dict(batches=batches, depth=depth, kp=kp, units=units, up=up, **_rq_params(g, n),
-                  **rqp)
+    uni = int(bool(rqp["fast"]) and _uniform(rq, units))
+    if uni:  # per-tensor: 16 entries serve every block (less to stream from L2 per layer)
+        rq = {k: np.full(BLOCK, v[0], v.dtype) for k, v in rq.items()}
+    params = dict(batches=batches, depth=depth, kp=kp, units=units, up=up, uni=uni,
+                  **_rq_params(g, n), **rqp)
     consts = dict(w=packed, **folded_biases("avx2", b, w, in_zp, up), **rq)
     passes = fc_passes(up // BLOCK)
     return Kernel("fully_connected_fc_avx2.c.j2", params=params, consts=consts, scratch=0,

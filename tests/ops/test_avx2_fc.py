@@ -87,3 +87,32 @@ def test_x86_fc_deep_row_falls_back():
     data = _fc_model(rng, batches=1, depth=_vec_fc.MAX_KP + 1, units=3, act=0, bias=True)
     k, = [lw.kernel for lw in _compile(data).lowered]
     assert k.variant == "avx2-fc"
+
+
+def test_x86_fc_constant_units():
+    """All-zero weight rows make constant units, whose fast-path constants differ from the
+    others': the requantization arrays stay per unit (uni == 0), still bit-exact."""
+    rng = np.random.default_rng(7400)
+    mb = ModelBuilder()
+    units, depth = 50, 24
+    wv = rng.integers(-127, 128, (units, depth)).astype(np.int8)
+    wv[[3, 20, 49]] = 0
+    x = mb.tensor("x", (1, depth), "int8", scale=0.1, zero_point=4)
+    w = mb.const("w", wv, scale=0.01)
+    b = mb.const("b", rng.integers(-3000, 3000, units).astype(np.int32), scale=0.1 * 0.01)
+    y = mb.tensor("y", (1, units), "int8", scale=0.3, zero_point=-3)
+    mb.op("FULLY_CONNECTED", [x, w, b], [y], {"fused_activation_function": 1}, version=4)
+    data = mb.finish([x], [y])
+    k, = [lw.kernel for lw in _compile(data).lowered]
+    assert k.variant == "avx2-fc16" and k.params["fast"] == 1 and k.params["uni"] == 0
+    check_avx2(data)
+
+
+def test_x86_fc_uniform_requant_arrays():
+    """Per-tensor layers on the fast path keep 16 requantization entries for every block."""
+    data = _fc_model(np.random.default_rng(7500), batches=1, depth=128, units=128, act=0,
+                     bias=True)
+    k, = [lw.kernel for lw in _compile(data).lowered]
+    assert k.params["fast"] == 1 and k.params["uni"] == 1
+    assert all(len(k.consts[a]) == 16 for a in ("mult", "right", "c64"))
+    check_avx2(data)
