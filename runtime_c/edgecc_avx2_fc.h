@@ -9,16 +9,22 @@
  * is one ZMM register for VPDPBUSD or two YMM halves (units 0-7, then 8-15), and pass p starts at
  * byte 16 * kp * (its first block).
  *
- * The batch row is prepared once on the stack: flipped to u8 (x ^ 0x80 = x + 128) for VPDPBUSD,
- * whose bias is bias_u = bias - (input_zp + 128) * sum(w); sign-extended to int16 for the plain
- * AVX2 path (VPMADDWD on sign-extended weights, bias_x = bias - input_zp * sum(w)). Its padding
- * bytes meet zero weights. Every path sums the same products in int32 with wrap-around, so all
- * agree with TFLite Micro bit for bit (see runtime_c/edgecc_avx2.h).
+ * VPDPBUSD multiplies u8 x s8: the row enters as u = x ^ 0x80 = x + 128 (each 4-byte broadcast
+ * flipped in its register, read in place; from a zero-padded stack copy when the depth is not a
+ * multiple of 4), and the bias is bias_u = bias - (input_zp + 128) * sum(w). Plain AVX2 has no
+ * VNNI: the row is sign-extended to int16 on the stack once and VPMADDWD multiplies it by the
+ * sign-extended weights (bias_x = bias - input_zp * sum(w)). Padding bytes meet zero weights.
+ * Every path sums the same products in int32 with wrap-around, so all agree with TFLite Micro
+ * bit for bit (see runtime_c/edgecc_avx2.h).
  *
- * Each pass keeps all its blocks' accumulators in registers and splits the depth over 2 or 4
- * accumulator chains, so VPDPBUSD's latency never waits on itself. Requantization: 16 units per
- * ZMM with the fast path proven exact by edgecc/ops/_simd.py (fast_requant; the same formula
- * as ec_avx2_fast8), or TFLite's two roundings (ec_avx2_mbqm8); 256-bit paths use ec_avx2_out16.
+ * ZMM: a pass keeps all its blocks' accumulators in registers and splits the depth over 2 (8
+ * blocks) or 4 accumulator chains, so VPDPBUSD's latency never waits on itself; 256-bit paths
+ * walk a pass as sub-passes of at most 4 blocks (8 YMM accumulators). With weights streamed
+ * from L2 once per inference (ad01_int8: 270 KB) the ZMM kernel runs at about the core's L2
+ * read bandwidth. Requantization: 16 units per ZMM with the fast path proven exact by
+ * edgecc/ops/_simd.py (fast_requant; the same formula as ec_avx2_fast8), or TFLite's two
+ * roundings (ec_avx2_mbqm8); 256-bit paths use ec_avx2_out16. Per-tensor layers on the fast
+ * path keep 16 requantization entries for every block (uni), not one per unit.
  * Width by build flags as everywhere on x86: EC_X86_512 (ZMM), EC_AVX2_VNNI (YMM VPDPBUSD), else
  * plain AVX2. C99 + intrinsics, no state, no allocation, no arena scratch.
  */

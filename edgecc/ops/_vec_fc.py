@@ -85,5 +85,6 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     return Kernel("fully_connected_fc_avx2.c.j2", params=params, consts=consts, scratch=0,
                   variant="avx2-fc16",
                   reason=f"x86: 16-unit blocks in {len(passes)} pass(es) of {passes} blocks, "
-                         f"one in-order weight stream per pass, the row prepared once on the "
-                         f"stack; ZMM VPDPBUSD where the build has it"), ""
+                         f"one in-order weight stream per pass, the row read in place "
+                         f"(stack copy when the depth is not a multiple of 4); ZMM VPDPBUSD "
+                         f"where the build has it"), ""
