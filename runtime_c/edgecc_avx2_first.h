@@ -41,7 +41,8 @@
 #include <immintrin.h>
 #include "edgecc_avx2.h"
 
-#define EC_FIRST_MAX_COL 6144   /* band * out_w * kpp: a band of output rows' patches */
+#define EC_FIRST_MAX_COL 6144   /* (band * out_w + 8) * kpp: a band of output rows' patches, and
+                                 * room for the 7 pixels a last partial group computes in vain */
 #define EC_FIRST_MAX_ROWS 6144  /* a band's padded input rows: its input rows x row_b */
 
 /* A layer's geometry, all of it computed by the compiler. */
@@ -63,8 +64,22 @@ typedef struct {
 #define EC_FIRST_BC32(p) _mm256_broadcastd_epi32(_mm_loadu_si32((const void *)(p)))
 #define EC_FIRST_BC64(p) _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
 #if EC_X86_512
-#define EC_FIRST_BC32Z(p) _mm512_broadcastd_epi32(_mm_loadu_si32((const void *)(p)))
-#define EC_FIRST_BC64Z(p) _mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+/* ZMM: as an instruction with a memory operand (gcc otherwise loads many of a block's bytes
+ * into general registers ahead of time, spills them, and broadcasts from registers) */
+static inline __m512i ec_first_bc32z(const int8_t *p) {
+    __m512i r;
+    __asm__("vpbroadcastd %1, %0" : "=v"(r) : "m"(*(const int8_t(*)[4])(const void *)p));
+    return r;
+}
+static inline __m512i ec_first_bc64z(const int8_t *p) {
+    __m512i r;
+    __asm__("vpbroadcastq %1, %0" : "=v"(r) : "m"(*(const int8_t(*)[8])(const void *)p));
+    return r;
+}
+#define EC_FIRST_BC32Z(p) ec_first_bc32z(p)
+/* a ZMM weight vector kept in a register (loaded once, not as each VPDPBUSD's memory operand) */
+#define EC_FIRST_IN_REGZ(v) __asm__("" : "+v"(v))
+#define EC_FIRST_BC64Z(p) ec_first_bc64z(p)
 #endif
 
 #if EC_AVX2_VNNI
@@ -253,9 +268,9 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
             const int8_t *p0 = col + (size_t)ox * kpp;
-            const int8_t *p1 = p0 + (np > 1 ? kpp : 0);
-            const int8_t *p2 = p0 + (np > 2 ? 2 * kpp : 0);
-            const int8_t *p3 = p0 + (np > 3 ? 3 * kpp : 0);
+            const int8_t *p1 = p0 + kpp;
+            const int8_t *p2 = p0 + 2 * kpp;
+            const int8_t *p3 = p0 + 3 * kpp;
             const __mmask64 keep = n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
             /* named accumulators: gcc shuffles a 2-D array of them between registers */
             __m512i a00 = bb[0], a01 = bb[1], a02 = bb[2], a03 = bb[3];
@@ -265,11 +280,16 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
             int8_t *yp = yr + (size_t)ox * oc + c;
             for (k = 0; k < kq; ++k) {
                 const int8_t *wk = wb + 64 * k;
-                const __m512i w0 = _mm512_loadu_si512((const void *)wk);
-                const __m512i w1 = _mm512_loadu_si512((const void *)(wk + bs));
-                const __m512i w2 = _mm512_loadu_si512((const void *)(wk + 2 * bs));
-                const __m512i w3 = _mm512_loadu_si512((const void *)(wk + 3 * bs));
-                __m512i u = EC_FIRST_BC32Z((p0 + 4 * k));
+                __m512i w0 = _mm512_loadu_si512((const void *)wk);
+                __m512i w1 = _mm512_loadu_si512((const void *)(wk + bs));
+                __m512i w2 = _mm512_loadu_si512((const void *)(wk + 2 * bs));
+                __m512i w3 = _mm512_loadu_si512((const void *)(wk + 3 * bs));
+                __m512i u;
+                EC_FIRST_IN_REGZ(w0);
+                EC_FIRST_IN_REGZ(w1);
+                EC_FIRST_IN_REGZ(w2);
+                EC_FIRST_IN_REGZ(w3);
+                u = EC_FIRST_BC32Z((p0 + 4 * k));
                 a00 = _mm512_dpbusd_epi32(a00, u, w0);
                 a01 = _mm512_dpbusd_epi32(a01, u, w1);
                 a02 = _mm512_dpbusd_epi32(a02, u, w2);
@@ -313,33 +333,44 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
         const __m512i b = _mm512_loadu_si512((const void *)(bias_u + c));
         for (ox = 0; ox < ow; ox += 8) {
             const int np = ow - ox < 8 ? ow - ox : 8;
-            const int8_t *p[8];
-            __m512i a[8];
-            int i;
-            for (i = 0; i < 8; ++i) {
-                p[i] = col + (size_t)(ox + (i < np ? i : np - 1)) * kpp;
-                a[i] = b;
+            /* one pointer (pixels kpp apart, the buffer has room past the last one) and named
+             * accumulators: gcc handles arrays of them poorly */
+            const int8_t *p0 = col + (size_t)ox * kpp;
+            const int8_t *wk = wb;
+            __m512i a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b;
+            for (k = 0; k < kq; ++k, wk += 64, p0 += 4) {
+                const __m512i w = _mm512_loadu_si512((const void *)wk);
+                a0 = _mm512_dpbusd_epi32(a0, EC_FIRST_BC32Z(p0), w);
+                a1 = _mm512_dpbusd_epi32(a1, EC_FIRST_BC32Z(p0 + kpp), w);
+                a2 = _mm512_dpbusd_epi32(a2, EC_FIRST_BC32Z(p0 + 2 * kpp), w);
+                a3 = _mm512_dpbusd_epi32(a3, EC_FIRST_BC32Z(p0 + 3 * kpp), w);
+                a4 = _mm512_dpbusd_epi32(a4, EC_FIRST_BC32Z(p0 + 4 * kpp), w);
+                a5 = _mm512_dpbusd_epi32(a5, EC_FIRST_BC32Z(p0 + 5 * kpp), w);
+                a6 = _mm512_dpbusd_epi32(a6, EC_FIRST_BC32Z(p0 + 6 * kpp), w);
+                a7 = _mm512_dpbusd_epi32(a7, EC_FIRST_BC32Z(p0 + 7 * kpp), w);
             }
-            for (k = 0; k < kq; ++k) {
-                const __m512i w = _mm512_loadu_si512((const void *)(wb + 64 * k));
-                for (i = 0; i < 8; ++i)
-                    a[i] = _mm512_dpbusd_epi32(a[i], EC_FIRST_BC32Z((p[i] + 4 * k)), w);
-            }
-            for (i = 0; i < 8; ++i) a[i] = ec_first_rq512(a[i], q, &rz, c, c + 8);
-            ec_first_store512(yr + (size_t)ox * oc + c, ec_first_pack4(a[0], a[1], a[2], a[3], q),
+            ec_first_store512(yr + (size_t)ox * oc + c,
+                              ec_first_pack4(ec_first_rq512(a0, q, &rz, c, c + 8),
+                                             ec_first_rq512(a1, q, &rz, c, c + 8),
+                                             ec_first_rq512(a2, q, &rz, c, c + 8),
+                                             ec_first_rq512(a3, q, &rz, c, c + 8), q),
                               np < 4 ? np : 4, 16, oc, n);
             if (np > 4)
                 ec_first_store512(yr + (size_t)(ox + 4) * oc + c,
-                                  ec_first_pack4(a[4], a[5], a[6], a[7], q), np - 4, 16, oc, n);
+                                  ec_first_pack4(ec_first_rq512(a4, q, &rz, c, c + 8),
+                                                 ec_first_rq512(a5, q, &rz, c, c + 8),
+                                                 ec_first_rq512(a6, q, &rz, c, c + 8),
+                                                 ec_first_rq512(a7, q, &rz, c, c + 8), q),
+                                  np - 4, 16, oc, n);
         }
 #else
         const __m256i bl = EC_LD256(bias_u + c), bh = EC_LD256(bias_u + c + 8);
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
             const int8_t *p0 = col + (size_t)ox * kpp;
-            const int8_t *p1 = p0 + (np > 1 ? kpp : 0);
-            const int8_t *p2 = p0 + (np > 2 ? 2 * kpp : 0);
-            const int8_t *p3 = p0 + (np > 3 ? 3 * kpp : 0);
+            const int8_t *p1 = p0 + kpp;
+            const int8_t *p2 = p0 + 2 * kpp;
+            const int8_t *p3 = p0 + 3 * kpp;
             __m256i l0 = bl, h0 = bh, l1 = bl, h1 = bh, l2 = bl, h2 = bh, l3 = bl, h3 = bh;
             int8_t *yp = yr + (size_t)ox * oc + c;
             for (k = 0; k < kq; ++k) {
@@ -384,7 +415,7 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
             __m512i a[8], r[4];
             int i;
             for (i = 0; i < 8; ++i) {
-                p[i] = col + (size_t)(ox + (i < np ? i : np - 1)) * kpp;
+                p[i] = col + (size_t)(ox + i) * kpp;
                 a[i] = _mm512_setzero_si512();
             }
             for (k = 0; k < kq2; ++k) {
@@ -405,9 +436,9 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
             const int8_t *p0 = col + (size_t)ox * kpp;
-            const int8_t *p1 = p0 + (np > 1 ? kpp : 0);
-            const int8_t *p2 = p0 + (np > 2 ? 2 * kpp : 0);
-            const int8_t *p3 = p0 + (np > 3 ? 3 * kpp : 0);
+            const int8_t *p1 = p0 + kpp;
+            const int8_t *p2 = p0 + 2 * kpp;
+            const int8_t *p3 = p0 + 3 * kpp;
             const __m256i z = _mm256_setzero_si256();
             __m256i l0 = z, h0 = z, l1 = z, h1 = z, l2 = z, h2 = z, l3 = z, h3 = z;
             int8_t *yp = yr + (size_t)ox * oc + c;
@@ -447,9 +478,9 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
             const int16_t *p0 = col16 + (size_t)ox * kpp;
-            const int16_t *p1 = p0 + (np > 1 ? kpp : 0);
-            const int16_t *p2 = p0 + (np > 2 ? 2 * kpp : 0);
-            const int16_t *p3 = p0 + (np > 3 ? 3 * kpp : 0);
+            const int16_t *p1 = p0 + kpp;
+            const int16_t *p2 = p0 + 2 * kpp;
+            const int16_t *p3 = p0 + 3 * kpp;
             __m256i l0 = bl, h0 = bh, l1 = bl, h1 = bh, l2 = bl, h2 = bh, l3 = bl, h3 = bh;
             int8_t *yp = yr + (size_t)ox * oc + c;
             for (k = 0; k < kh2; ++k) {
@@ -482,9 +513,9 @@ static inline void ec_first_dot(const ec_first_geom *g, int ow, const int8_t *co
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
             const int16_t *p0 = col16 + (size_t)ox * kpp;
-            const int16_t *p1 = p0 + (np > 1 ? kpp : 0);
-            const int16_t *p2 = p0 + (np > 2 ? 2 * kpp : 0);
-            const int16_t *p3 = p0 + (np > 3 ? 3 * kpp : 0);
+            const int16_t *p1 = p0 + kpp;
+            const int16_t *p2 = p0 + 2 * kpp;
+            const int16_t *p3 = p0 + 3 * kpp;
             __m256i a0 = b, a1 = b, a2 = b, a3 = b;
             int8_t *yp = yr + (size_t)ox * oc + c;
             for (k = 0; k < kh2; ++k) {
@@ -522,7 +553,7 @@ EC_AVX2_SHARED void ec_avx2_conv_first(const ec_first_geom *g, const int8_t *x, 
     const int row_px = g->out_w * g->kpp;
     int b, oy0, r;
     /* patches' padding bytes are never written; they meet zero weights but must be defined */
-    memset(col, 0, (size_t)g->band * row_px + 16);
+    memset(col, 0, (size_t)(g->band * g->out_w + 8) * g->kpp + 16);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * g->in_c;
         for (oy0 = 0; oy0 < g->out_h; oy0 += g->band) {
@@ -534,7 +565,7 @@ EC_AVX2_SHARED void ec_avx2_conv_first(const ec_first_geom *g, const int8_t *x, 
                                  col + (size_t)r * row_px);
 #if !EC_AVX2_VNNI
             {
-                const int n16 = nr * row_px;
+                const int n16 = (nr * g->out_w + 8) * g->kpp;  /* with the spare pixels */
                 int i;
                 for (i = 0; i < n16; i += 16)
                     _mm256_storeu_si256((__m256i *)(void *)(col16 + i),

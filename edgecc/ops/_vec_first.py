@@ -29,7 +29,7 @@ from edgecc.ops._vec import (_bias, _int8_layer, _out_act, _rq_params, folded_bi
                              requant_arrays, round_up)
 
 MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs per filter row
-MAX_COL = 6144      # runtime_c/edgecc_avx2_first.h EC_FIRST_MAX_COL: band * out_w * kpp
+MAX_COL = 6144      # runtime_c/edgecc_avx2_first.h EC_FIRST_MAX_COL: (band * out_w + 8) * kpp
 MAX_ROWS = 6144     # EC_FIRST_MAX_ROWS: a band's input rows x row_b
 ROW_SLACK = 16      # a padded row's bytes past its last column: 16-byte moves may read them
 
@@ -85,7 +85,7 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     row_cols = (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
     row_b = row_cols * ic + ROW_SLACK
     # a band: output rows whose patches, and whose padded input rows, fit the stack buffers
-    band = min(win.out_h, MAX_COL // (win.out_w * kpp))
+    band = max(0, min(win.out_h, (MAX_COL // kpp - 8) // win.out_w))
     while band and ((band - 1) * win.stride_h + (kh - 1) * win.dil_h + 1) * row_b > MAX_ROWS:
         band -= 1
     if band == 0:
