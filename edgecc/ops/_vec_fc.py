@@ -30,18 +30,28 @@ def fc_passes(blocks: int) -> list[int]:
     return out
 
 
+def half_block(units: int) -> bool:
+    """The last pass is a single block holding 1..8 real units: packed as 8 units (32 bytes a
+    step; ec_x86_fc_half) rather than padded to 16."""
+    up = round_up(units, BLOCK)
+    return fc_passes(up // BLOCK)[-1] == 1 and units - (up - BLOCK) <= 8
+
+
 def pack_fc_blocks(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
     """[units, depth] int8 -> (packed int8, up, kp): units padded to a multiple of 16 (up), the
     depth to a multiple of 4 (kp), both with zero weights; for each pass of P blocks, for each
     step of 4 inputs, the P blocks' 16 units x 4 weights (64 bytes each). A pass starting at
-    block b starts at byte 16 * b * kp."""
+    block b starts at byte 16 * b * kp. A last single-block pass with at most 8 real units
+    (half_block) stores 8 units x 4 weights per step."""
     units, depth = w_rows.shape
     up, kp = round_up(units, BLOCK), round_up(depth, 4)
     w = np.zeros((up, kp), np.int8)
     w[:units, :depth] = w_rows
     parts, b = [], 0
-    for p in fc_passes(up // BLOCK):
-        blk = w[b * BLOCK:(b + p) * BLOCK].reshape(p, BLOCK, kp // 4, 4)
+    passes = fc_passes(up // BLOCK)
+    for i, p in enumerate(passes):
+        n = BLOCK // 2 if i == len(passes) - 1 and half_block(units) else BLOCK
+        blk = w[b * BLOCK:b * BLOCK + (p - 1) * BLOCK + n].reshape(p, n, kp // 4, 4)
         parts.append(blk.transpose(2, 0, 1, 3).ravel())
         b += p
     return np.concatenate(parts).astype(np.int8), up, kp
@@ -79,6 +89,7 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     if uni:  # per-tensor: 16 entries serve every block (less to stream from L2 per layer)
         rq = {k: np.full(BLOCK, v[0], v.dtype) for k, v in rq.items()}
     params = dict(batches=batches, depth=depth, kp=kp, units=units, up=up, uni=uni,
+                  half=int(half_block(units)),
                   **_rq_params(g, n), **rqp)
     consts = dict(w=packed, **folded_biases("avx2", b, w, in_zp, up), **rq)
     passes = fc_passes(up // BLOCK)

@@ -23,20 +23,27 @@ def test_fc_passes(blocks, passes):
     assert _vec_fc.fc_passes(blocks) == passes
 
 
-def test_pack_fc_blocks_layout():
-    """Byte (pass at block b of P blocks, step k, block j, unit u, tap t) holds w[16(b+j)+u][4k+t]."""
-    rng = np.random.default_rng(1)
-    units, depth = 37, 10
+@pytest.mark.parametrize("units,half", [(37, True), (45, False), (8, True), (16, False),
+                                        (200, True), (700, False)])
+def test_pack_fc_blocks_layout(units, half):
+    """Byte (pass at block b of P blocks, step k, block j, unit u, tap t) holds
+    w[16(b+j)+u][4k+t]; a last single-block pass with at most 8 real units holds 8 units."""
+    rng = np.random.default_rng(units)
+    depth = 10
     w = rng.integers(-128, 128, (units, depth)).astype(np.int8)
     packed, up, kp = _vec_fc.pack_fc_blocks(w)
-    assert (up, kp) == (48, 12) and packed.size == up * kp
+    assert _vec_fc.half_block(units) == half
+    assert (up, kp) == (-(-units // 16) * 16, 12)
+    assert packed.size == (up - 8 * half) * kp
     wp = np.zeros((up, kp), np.int8)
     wp[:units, :depth] = w
     off, b = 0, 0
-    for p in _vec_fc.fc_passes(up // 16):  # [2, 1]
+    passes = _vec_fc.fc_passes(up // 16)
+    for i, p in enumerate(passes):
+        n = 8 if half and i == len(passes) - 1 else 16
         for k in range(kp // 4):
             for j in range(p):
-                for u in range(16):
+                for u in range(n):
                     for t in range(4):
                         assert packed[off] == wp[16 * (b + j) + u, 4 * k + t]
                         off += 1
@@ -46,7 +53,8 @@ def test_pack_fc_blocks_layout():
 
 # (units, depth, batches): one block; 8-block passes and a 4-block one with a partial block
 # (700 = 43.75 blocks); 4 + 2 + 1 passes on a deep row; 8 + 4 + 1; depths 1, 3, 63, 129, 1000
-# (not multiples of 4 / 64); the autoencoder's 128 -> 8 and 8 -> 128 shapes.
+# (not multiples of 4 / 64); the autoencoder's 128 -> 8 and 8 -> 128 shapes. Last passes of
+# one half block (1, 100, 200, 8, 33 units) and of one full block (16, 45 units).
 FC_CASES = [(1, 1, 1), (16, 3, 2), (17, 63, 3), (700, 37, 1), (100, 1000, 3), (200, 129, 2),
             (8, 128, 1), (128, 8, 2), (45, 250, 1), (33, 64, 3)]
 
