@@ -370,8 +370,8 @@ EC_DW_INLINE void ec_dw_kz_store(int8_t *y, const __m512i *acc, const ec_dw_kz *
 }
 #endif /* EC_X86_512 */
 
-/* One output row of one channel block. rp/cs: the 3 input rows' first pixel and pixel step (a
- * row outside the input: zrow, step 0). Weights: 5 pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5)
+/* One output row of one channel block. rp: the 3 input rows' first pixel (a row outside the
+ * input: zrow, a whole row of input_zp bytes and 64 more; every row steps C bytes a pixel). Weights: 5 pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5)
  * (w6,w7) and (w8,0) when d4 == 1, else (0,w8) (tap t = 3*fy + fx), for each pair [c][2]. With
  * V(j) = pairs of rows 0 and 1 at input column j and H(j) = pairs of row 2 at columns j, j+1,
  * the pixel whose window starts at column j - 1 is
@@ -383,7 +383,7 @@ EC_DW_INLINE void ec_dw_kz_store(int8_t *y, const __m512i *acc, const ec_dw_kz *
  * (ky: 256-bit, kz: 512-bit) whose _pairs, _mac and _store this uses. */
 #define EC_DW3_ROW(NAME, VT, KT, K)                                                            \
 EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],                   \
-                       const ptrdiff_t cs[3], int8_t *yrow, const int8_t *zrow, const KT *k,   \
+                       int8_t *yrow, const int8_t *zrow, const KT *k,                          \
                        int c, int NH, int FAST, int xa) {                                      \
     const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;                      \
     int ox, h;                                                                                 \
@@ -399,7 +399,7 @@ EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],    
         for (i = 0; i < 3; ++i)                                                                \
             for (d = 0; d < 4; ++d) {                                                          \
                 const int col = j - 1 + d;                                                     \
-                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * cs[i] + c;       \
+                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * C + c;       \
             }                                                                                  \
         for (d = 0; d < 3; ++d) K##_pairs(p[0][d], p[1][d], V[d], NH);                         \
         K##_pairs(p[2][0], p[2][1], H[0], NH);                                                 \
@@ -409,9 +409,9 @@ EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],    
     }                                                                                          \
     if (xa < g->x_hi) { /* interior pixels xa..: pointers at each row's column j - 1 */         \
         const int j0 = xa * sw - g->pad_l;                                                     \
-        const int8_t *p0 = rp[0] + j0 * cs[0] + c, *p1 = rp[1] + j0 * cs[1] + c;               \
-        const int8_t *p2 = rp[2] + j0 * cs[2] + c;                                             \
-        const ptrdiff_t c0 = cs[0], c1 = cs[1], c2 = cs[2];                                    \
+        const int8_t *p0 = rp[0] + j0 * C + c, *p1 = rp[1] + j0 * C + c;                         \
+        const int8_t *p2 = rp[2] + j0 * C + c;                                                 \
+        const ptrdiff_t c0 = C, c1 = C, c2 = C; /* every row (zrow too) steps C */          \
         int8_t *yp = yrow + (size_t)xa * C + c;                                                \
         const int n = g->x_hi - xa;                                                            \
         VT Vm[2], V0[2], Vp[2], Hm[2], Hp[2], acc[2];                                          \
@@ -539,18 +539,20 @@ EC_DW_INLINE void ec_dw_kq_pixel(int8_t *y, const __m512i *v0, const __m512i *v1
 /* One output row of a 64-channel block: each input column's quads are built once and serve
  * every pixel whose window holds the column; a column outside the row reads zrow. */
 EC_DW_INLINE void ec_dw3_row_q(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
-                               const ptrdiff_t cs[3], int8_t *yrow, const int8_t *zrow,
+                               int8_t *yrow, const int8_t *zrow,
                                const ec_dw_kq *k, int c, int FAST) {
     const int C = g->chans, sw = g->stride_w, in_w = g->in_w;
     __m512i q0[4], q1[4], q2[4];
     int ox, have = -1000000, i;  /* the column q2 holds (stride 1 and 2 slide) */
     int8_t *yp = yrow + c;
+    for (i = 0; i < 4; ++i)  /* set before use (the first pixel builds all 3); for the compiler */
+        q0[i] = q1[i] = q2[i] = _mm512_setzero_si512();
 #define EC_DW_Q(col, v)                                                                        \
     do {                                                                                       \
         const int col_ = (col), in_ = col_ >= 0 && col_ < in_w;                                \
-        ec_dw_kq_build(in_ ? rp[0] + col_ * cs[0] + c : zrow + c,                              \
-                       in_ ? rp[1] + col_ * cs[1] + c : zrow + c,                              \
-                       in_ ? rp[2] + col_ * cs[2] + c : zrow + c, (v));                        \
+        ec_dw_kq_build(in_ ? rp[0] + col_ * C + c : zrow + c,                              \
+                       in_ ? rp[1] + col_ * C + c : zrow + c,                              \
+                       in_ ? rp[2] + col_ * C + c : zrow + c, (v));                        \
     } while (0)
     for (ox = 0; ox < g->out_w; ++ox, yp += C) {
         const int j = ox * sw - g->pad_l;  /* the window's first column */
@@ -580,10 +582,11 @@ EC_DW_INLINE void ec_dw3_row_q(const ec_avx2_dw3_geom *g, const int8_t *const rp
  * columns j-1, j, j+1 of rows 0 and 1 (V0..V2) and j-1, j, j+1 of row 2 (H0 = (j-1, j),
  * H1 = (j, j+1), P4 = (0, w8)), all inside the row. */
 EC_DW_INLINE int ec_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
-                              const ptrdiff_t cs[3], int8_t *yrow, const ec_dw_kz *k, int FAST) {
-    const int C = g->chans, P = 32 / C, j0 = g->x_lo - g->pad_l;
+                              int8_t *yrow, const ec_dw_kz *k, int FAST,
+                              int C) {
+    const int P = 32 / C, j0 = g->x_lo - g->pad_l;
     const int n = (g->x_hi - g->x_lo) / P;
-    const ptrdiff_t c0 = cs[0], c1 = cs[1], c2 = cs[2];
+    const ptrdiff_t c0 = C, c1 = C, c2 = C;  /* every row (zrow too) steps C */
     const int8_t *p0 = rp[0] + j0 * c0, *p1 = rp[1] + j0 * c1, *p2 = rp[2] + j0 * c2;
     int8_t *yp = yrow + (size_t)g->x_lo * C;
     int i;
@@ -609,8 +612,9 @@ EC_DW_INLINE int ec_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[
 #endif
 
 /* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16,
- * 3: 32 on ZMM, 4: the whole layer of 8 or 16 channels, stride 1, pixels packed on ZMM, 5: 64
- * on ZMM as VPDPBUSD quads): the block's constants are loaded once. */
+ * 3: 32 on ZMM, 4 / 6: the whole layer of 8 / 16 channels, stride 1, pixels packed on ZMM, 5:
+ * 64 on ZMM as VPDPBUSD quads): the block's constants are loaded once. NH is a constant in
+ * every inlined copy, and so are the loops and arrays it sizes. */
 EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                                const ec_avx2_dw3_q *z, const int8_t *zrow, int c, int NH,
@@ -621,73 +625,112 @@ EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_
 #if EC_X86_512
     ec_dw_kz kz;
     ec_dw_kq kk;
-    if (NH == 3 || NH == 4) ec_dw_kz_load(&kz, w, bias, q, C, c, FAST);
+    if (NH == 3 || NH == 4 || NH == 6) ec_dw_kz_load(&kz, w, bias, q, C, c, FAST);
     if (NH == 5) ec_dw_kq_load(&kk, z, q, c, FAST);
 #else
     (void)z;
 #endif
     ec_dw_ky ky;
-    if (NH < 3 || NH == 4) ec_dw_ky_load(&ky, w, bias, q, C, c, NH == 4 ? C / 8 : NH, FAST);
+    if (NH < 3 || NH == 4 || NH == 6)
+        ec_dw_ky_load(&ky, w, bias, q, C, c, NH == 4 ? 1 : NH == 6 ? 2 : NH, FAST);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * row;
         for (oy = 0; oy < g->out_h; ++oy) {
             const int8_t *rp[3];
-            ptrdiff_t cs[3];
             int8_t *yrow = y + ((size_t)b * g->out_h + oy) * g->out_w * C;
             int xa = g->x_lo;
             for (i = 0; i < 3; ++i) {
                 const int iy = oy * g->stride_h - g->pad_t + i;
                 const int in = iy >= 0 && iy < g->in_h;
                 rp[i] = in ? xb + (size_t)iy * row : zrow;
-                cs[i] = in ? C : 0;
             }
 #if EC_X86_512
             if (NH == 5) {
-                ec_dw3_row_q(g, rp, cs, yrow, zrow, &kk, c, FAST);
+                ec_dw3_row_q(g, rp, yrow, zrow, &kk, c, FAST);
                 continue;
             }
             if (NH == 3) {
-                ec_dw3_row_z(g, rp, cs, yrow, zrow, &kz, c, 2, FAST, g->x_lo);
+                ec_dw3_row_z(g, rp, yrow, zrow, &kz, c, 2, FAST, g->x_lo);
                 continue;
             }
-            if (NH == 4) {
-                xa = ec_dw3_row_p(g, rp, cs, yrow, &kz, FAST);
-                ec_dw3_row_y(g, rp, cs, yrow, zrow, &ky, 0, C / 8, FAST, xa);
+            if (NH == 4 || NH == 6) {
+                xa = ec_dw3_row_p(g, rp, yrow, &kz, FAST, NH == 4 ? 8 : 16);
+                ec_dw3_row_y(g, rp, yrow, zrow, &ky, 0, NH == 4 ? 1 : 2, FAST, xa);
                 continue;
             }
 #endif
-            ec_dw3_row_y(g, rp, cs, yrow, zrow, &ky, c, NH, FAST, xa);
+            ec_dw3_row_y(g, rp, yrow, zrow, &ky, c, NH, FAST, xa);
         }
     }
 }
+
+/* Each kind of block (NH) and requantization path (FAST) as its own function: one function
+ * holding them all would share one register allocation, and spill. Not specialised per call
+ * site by GCC (noipa): a clone for a layer that never runs a kind would be warned about for
+ * reads past that layer's (dummy) arrays. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#define EC_DW3_NOIPA __attribute__((noipa))
+#else
+#define EC_DW3_NOIPA
+#endif
+#define EC_DW3_BLK(NH, FAST)                                                                   \
+    static __attribute__((noinline, unused)) EC_DW3_NOIPA void ec_dw3_blk_##NH##_##FAST(       \
+        const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
+        const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow,  \
+        int c) {                                                                               \
+        const ec_avx2_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
+        ec_dw3_block(&gl, x, y, w, bias, q, z, zrow, c, NH, FAST);                             \
+    }
+EC_DW3_BLK(1, 0)
+EC_DW3_BLK(1, 1)
+EC_DW3_BLK(2, 0)
+EC_DW3_BLK(2, 1)
+#if EC_X86_512
+EC_DW3_BLK(3, 0)
+EC_DW3_BLK(3, 1)
+EC_DW3_BLK(4, 0)
+EC_DW3_BLK(4, 1)
+EC_DW3_BLK(5, 0)
+EC_DW3_BLK(5, 1)
+EC_DW3_BLK(6, 0)
+EC_DW3_BLK(6, 1)
+#endif
+#undef EC_DW3_BLK
 
 EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                              const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                              const ec_avx2_dw3_q *z, const int8_t *zrow, int FAST) {
     const int C = g->chans;
     int c = 0;
+#define EC_DW3_B(NH, c0)                                                                       \
+    do {                                                                                       \
+        if (FAST) ec_dw3_blk_##NH##_1(g, x, y, w, bias, q, z, zrow, (c0));                     \
+        else ec_dw3_blk_##NH##_0(g, x, y, w, bias, q, z, zrow, (c0));                          \
+    } while (0)
 #if EC_X86_512
-    for (; c + 64 <= C; c += 64) ec_dw3_block(g, x, y, w, bias, q, z, zrow, c, 5, FAST);
+    for (; c + 64 <= C; c += 64) EC_DW3_B(5, c);
     if (c == C) return;
     if ((C == 8 || C == 16) && g->stride_w == 1) {
-        ec_dw3_block(g, x, y, w, bias, q, z, zrow, 0, 4, FAST);
+        if (C == 8) EC_DW3_B(4, 0);
+        else EC_DW3_B(6, 0);
         return;
     }
-    for (; c + 32 <= C; c += 32) ec_dw3_block(g, x, y, w, bias, q, z, zrow, c, 3, FAST);
+    for (; c + 32 <= C; c += 32) EC_DW3_B(3, c);
     if (C - c > 16 && C >= 32) {  /* overlapping last block (see below) */
-        ec_dw3_block(g, x, y, w, bias, q, z, zrow, C - 32, 3, FAST);
+        EC_DW3_B(3, C - 32);
         return;
     }
 #endif
-    for (; c + 16 <= C; c += 16) ec_dw3_block(g, x, y, w, bias, q, z, zrow, c, 2, FAST);
+    for (; c + 16 <= C; c += 16) EC_DW3_B(2, c);
     /* the last channels: a block ending at channel C - 1 (overlapping channels are computed
      * and stored twice, the same values): no read or write past a pixel */
     if (c < C && C - c > 8 && C >= 16) {
-        ec_dw3_block(g, x, y, w, bias, q, z, zrow, C - 16, 2, FAST);
+        EC_DW3_B(2, C - 16);
     } else if (c < C) {
-        if (C - c > 8) ec_dw3_block(g, x, y, w, bias, q, z, zrow, c, 1, FAST);
-        ec_dw3_block(g, x, y, w, bias, q, z, zrow, C - 8, 1, FAST);
+        if (C - c > 8) EC_DW3_B(1, c);
+        EC_DW3_B(1, C - 8);
     }
+#undef EC_DW3_B
 }
 
 /* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2
@@ -697,8 +740,10 @@ EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t 
 EC_AVX2_SHARED void ec_avx2_dw3(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                 const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                                 const ec_avx2_dw3_q *z, const int8_t *zrow) {
-    if (q->fast) ec_dw3_all(g, x, y, w, bias, q, z, zrow, 1);
-    else ec_dw3_all(g, x, y, w, bias, q, z, zrow, 0);
+    /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
+    const ec_avx2_dw3_geom gl = *g;
+    if (q->fast) ec_dw3_all(&gl, x, y, w, bias, q, z, zrow, 1);
+    else ec_dw3_all(&gl, x, y, w, bias, q, z, zrow, 0);
 }
 
 #endif /* __AVX2__ */

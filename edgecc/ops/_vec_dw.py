@@ -91,10 +91,12 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
             win.pad_t, win.pad_l, d4, x_lo, x_hi]
     if "c64" in rq:  # ec_avx2_dw3 reads c64 in channel order (its blocks start anywhere)
         rq = dict(rq, c64=rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel())
-    # 16 zero pairs after the weights and a zrow of at least 32 bytes: the ZMM paths of 8 or 16
-    # channels read 16 pairs of a tap at once, and 32 bytes of a row
+    # 16 zero pairs after the weights: the ZMM paths of 8 or 16 channels read 16 pairs of a tap
     wl = np.concatenate([wl, np.zeros(32, np.int16)])
-    consts = dict(w=wl, bias=wrap32(bias), zrow=np.full(max(oc, 64), in_zp, np.int8), **rq,
+    # zrow: a whole input row of input_zp bytes (what a row above or below the input reads) and
+    # 64 more (the widest read starting inside it)
+    zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
+    consts = dict(w=wl, bias=wrap32(bias), zrow=zrow, **rq,
                   **_quad_consts(taps, bias[:oc], rq))
     return Kernel("depthwise_conv_2d_3x3_avx2.c.j2", params=dict(geom=geom, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
