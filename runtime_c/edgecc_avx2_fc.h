@@ -78,7 +78,8 @@ EC_X86_FC_INL void ec_x86_fc_out16(int8_t *y, __m512i acc, const ec_avx2_rq *q, 
 #define EC_FCZ_U(s) _mm512_xor_si512(_mm512_set1_epi32(ec_avx2_ld32(u + 4 * (s))), flip)
 #define EC_FCZ_B(j) _mm512_loadu_si512((const void *)(bias + c + 16 * (j)))
 #define EC_FCZ_DP(A, s, j) A = _mm512_dpbusd_epi32(A, v, EC_FCZ_W(s, j))
-#define EC_FCZ_OUT(A, j) ec_x86_fc_out16(y + c + 16 * (j), A, q, uni ? 0 : c + 16 * (j), units - c - 16 * (j))
+#define EC_FCZ_OUT(A, j) \
+    ec_x86_fc_out16(y + c + 16 * (j), A, q, uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
 /* A pass of 8 blocks (128 units from c), the steps alternating between 2 accumulator chains. */
 EC_X86_FC_INL void ec_x86_fcz8(const int8_t *u, int kq, const int8_t *wk, const int32_t *bias,
@@ -162,7 +163,8 @@ EC_FCZ_SMALL(ec_x86_fcz1, 1, EC_FCZ_S1, EC_FCZ_OUT(a0, 0); (void)a1; (void)a2; (
 #define EC_FCY_U(s) _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(u + 4 * (s))), flip)
 #define EC_FCY_B(j, h) EC_LD256(bias + c + 16 * (j) + 8 * (h))
 #define EC_FCY_DP(A, s, j, h) A = ec_dpbusd(A, v, EC_FCY_W(s, j, h))
-#define EC_FCY_OUT(L, H, j) ec_avx2_out16(y + c + 16 * (j), L, H, q, uni ? 0 : c + 16 * (j), units - c - 16 * (j))
+#define EC_FCY_OUT(L, H, j) \
+    ec_avx2_out16(y + c + 16 * (j), L, H, q, uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
 EC_X86_FC_INL void ec_x86_fcy4(const int8_t *u, int kq, const int8_t *wk, int np,
                                const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
@@ -189,13 +191,16 @@ EC_X86_FC_INL void ec_x86_fcy2(const int8_t *u, int kq, const int8_t *wk, int np
     int k;
     for (k = 0; k + 2 <= kq; k += 2, u += 8, wk += 2 * np * 64) {
         v = EC_FCY_U(0);
-        EC_FCY_DP(l0, 0, 0, 0); EC_FCY_DP(h0, 0, 0, 1); EC_FCY_DP(l1, 0, 1, 0); EC_FCY_DP(h1, 0, 1, 1);
+        EC_FCY_DP(l0, 0, 0, 0); EC_FCY_DP(h0, 0, 0, 1);
+        EC_FCY_DP(l1, 0, 1, 0); EC_FCY_DP(h1, 0, 1, 1);
         v = EC_FCY_U(1);
-        EC_FCY_DP(m0, 1, 0, 0); EC_FCY_DP(g0, 1, 0, 1); EC_FCY_DP(m1, 1, 1, 0); EC_FCY_DP(g1, 1, 1, 1);
+        EC_FCY_DP(m0, 1, 0, 0); EC_FCY_DP(g0, 1, 0, 1);
+        EC_FCY_DP(m1, 1, 1, 0); EC_FCY_DP(g1, 1, 1, 1);
     }
     if (k < kq) {
         v = EC_FCY_U(0);
-        EC_FCY_DP(l0, 0, 0, 0); EC_FCY_DP(h0, 0, 0, 1); EC_FCY_DP(l1, 0, 1, 0); EC_FCY_DP(h1, 0, 1, 1);
+        EC_FCY_DP(l0, 0, 0, 0); EC_FCY_DP(h0, 0, 0, 1);
+        EC_FCY_DP(l1, 0, 1, 0); EC_FCY_DP(h1, 0, 1, 1);
     }
     EC_FCY_OUT(_mm256_add_epi32(l0, m0), _mm256_add_epi32(h0, g0), 0);
     EC_FCY_OUT(_mm256_add_epi32(l1, m1), _mm256_add_epi32(h1, g1), 1);
@@ -241,8 +246,9 @@ EC_X86_FC_INL __m256i ec_x86_fc_fold8(__m256i lo, __m256i hi) {
 #define EC_FCX_W(s, j, r) _mm256_cvtepi8_epi16(EC_LD128(wk + ((s) * np + (j)) * 64 + 16 * (r)))
 #define EC_FCX_DP(A, s, j, r) A = _mm256_add_epi32(A, _mm256_madd_epi16(v, EC_FCX_W(s, j, r)))
 #define EC_FCX_OUT(A, B, C, D, j)                                                              \
-    ec_avx2_out16(y + c + 16 * (j), _mm256_add_epi32(EC_LD256(bias + c + 16 * (j)), ec_x86_fc_fold8(A, B)), \
-                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j) + 8), ec_x86_fc_fold8(C, D)), q,      \
+    ec_avx2_out16(y + c + 16 * (j),                                                          \
+                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j)), ec_x86_fc_fold8(A, B)),      \
+                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j) + 8), ec_x86_fc_fold8(C, D)), q,  \
                   uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
 /* Blocks j..j+1 of a pass of np blocks: 8 accumulators. */
@@ -254,8 +260,10 @@ EC_X86_FC_INL void ec_x86_fcx2(const int16_t *xs, int kq, const int8_t *wk, int 
     int k;
     for (k = 0; k < kq; ++k, xs += 4, wk += np * 64) {
         const __m256i v = EC_FCX_U(0);
-        EC_FCX_DP(p0, 0, 0, 0); EC_FCX_DP(p1, 0, 0, 1); EC_FCX_DP(p2, 0, 0, 2); EC_FCX_DP(p3, 0, 0, 3);
-        EC_FCX_DP(r0, 0, 1, 0); EC_FCX_DP(r1, 0, 1, 1); EC_FCX_DP(r2, 0, 1, 2); EC_FCX_DP(r3, 0, 1, 3);
+        EC_FCX_DP(p0, 0, 0, 0); EC_FCX_DP(p1, 0, 0, 1);
+        EC_FCX_DP(p2, 0, 0, 2); EC_FCX_DP(p3, 0, 0, 3);
+        EC_FCX_DP(r0, 0, 1, 0); EC_FCX_DP(r1, 0, 1, 1);
+        EC_FCX_DP(r2, 0, 1, 2); EC_FCX_DP(r3, 0, 1, 3);
     }
     EC_FCX_OUT(p0, p1, p2, p3, 0);
     EC_FCX_OUT(r0, r1, r2, r3, 1);
@@ -270,13 +278,16 @@ EC_X86_FC_INL void ec_x86_fcx1(const int16_t *xs, int kq, const int8_t *wk, int 
     int k;
     for (k = 0; k + 2 <= kq; k += 2, xs += 8, wk += 2 * np * 64) {
         v = EC_FCX_U(0);
-        EC_FCX_DP(p0, 0, 0, 0); EC_FCX_DP(p1, 0, 0, 1); EC_FCX_DP(p2, 0, 0, 2); EC_FCX_DP(p3, 0, 0, 3);
+        EC_FCX_DP(p0, 0, 0, 0); EC_FCX_DP(p1, 0, 0, 1);
+        EC_FCX_DP(p2, 0, 0, 2); EC_FCX_DP(p3, 0, 0, 3);
         v = EC_FCX_U(1);
-        EC_FCX_DP(r0, 1, 0, 0); EC_FCX_DP(r1, 1, 0, 1); EC_FCX_DP(r2, 1, 0, 2); EC_FCX_DP(r3, 1, 0, 3);
+        EC_FCX_DP(r0, 1, 0, 0); EC_FCX_DP(r1, 1, 0, 1);
+        EC_FCX_DP(r2, 1, 0, 2); EC_FCX_DP(r3, 1, 0, 3);
     }
     if (k < kq) {
         v = EC_FCX_U(0);
-        EC_FCX_DP(p0, 0, 0, 0); EC_FCX_DP(p1, 0, 0, 1); EC_FCX_DP(p2, 0, 0, 2); EC_FCX_DP(p3, 0, 0, 3);
+        EC_FCX_DP(p0, 0, 0, 0); EC_FCX_DP(p1, 0, 0, 1);
+        EC_FCX_DP(p2, 0, 0, 2); EC_FCX_DP(p3, 0, 0, 3);
     }
     EC_FCX_OUT(_mm256_add_epi32(p0, r0), _mm256_add_epi32(p1, r1), _mm256_add_epi32(p2, r2),
                _mm256_add_epi32(p3, r3), 0);
@@ -327,8 +338,9 @@ EC_X86_FC_INL void ec_x86_fc_half(const void *row, int kq, const int8_t *wk, con
         p0 = _mm256_add_epi32(p0, _mm256_madd_epi16(v, _mm256_cvtepi8_epi16(EC_LD128(wk))));
         p1 = _mm256_add_epi32(p1, _mm256_madd_epi16(v, _mm256_cvtepi8_epi16(EC_LD128(wk + 16))));
     }
-    ec_avx2_out8(y + c, _mm256_add_epi32(EC_LD256(bias + c), ec_x86_fc_fold8(_mm256_add_epi32(p0, r0),
-                                                                            _mm256_add_epi32(p1, r1))),
+    ec_avx2_out8(y + c,
+                 _mm256_add_epi32(EC_LD256(bias + c), ec_x86_fc_fold8(_mm256_add_epi32(p0, r0),
+                                                                      _mm256_add_epi32(p1, r1))),
                  q, uni ? 0 : c, units - c);
 #endif
 }
