@@ -368,6 +368,64 @@ EC_DW_INLINE void ec_dw_kz_store(int8_t *y, const __m512i *acc, const ec_dw_kz *
     v = _mm256_min_epi8(_mm256_max_epi8(v, k->lo), k->hi);
     _mm256_storeu_si256((__m256i *)(void *)y, v);
 }
+
+/* ---- 512-bit blocks of 16 channels in channel order (int16 pairs of 16 channels widened to one
+ * ZMM): the kind for 16-channel rests and layers the packed and quad paths do not take. Only
+ * W[i][0], B[0], R[0] of an ec_dw_kz are used. */
+EC_DW_INLINE void ec_dw_kw_load(ec_dw_kz *k, const int16_t *w, const int32_t *bias,
+                                const ec_avx2_rq *q, int C, int c, int FAST) {
+    int i;
+    for (i = 0; i < 5; ++i) k->W[i][0] = _mm512_loadu_si512(w + 2 * ((size_t)i * C + c));
+    k->B[0] = _mm512_loadu_si512(bias + c);
+    k->R[0].m = _mm512_loadu_si512(q->mult + c);
+    k->R[0].mo = _mm512_srli_epi64(k->R[0].m, 32);
+    k->R[0].e = _mm512_loadu_si512(q->right + c);
+    k->R[0].L = _mm_cvtsi32_si128(q->L);
+    if (FAST) {  /* c64 in channel order: the even channels' and the odd channels' */
+        const __m512i a = _mm512_loadu_si512(q->c64 + c), b = _mm512_loadu_si512(q->c64 + c + 8);
+        k->R[0].ce = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), b);
+        k->R[0].co = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), b);
+        k->R[0].left = _mm512_setzero_si512();
+    } else {
+        k->R[0].ce = k->R[0].co = _mm512_setzero_si512();
+        k->R[0].left = _mm512_loadu_si512(q->left + c);
+    }
+    k->W[0][1] = k->W[1][1] = k->W[2][1] = k->W[3][1] = k->W[4][1] = k->B[1] = k->B[0];
+    k->R[1] = k->R[0];
+    k->lo = _mm256_set1_epi8((char)q->act_min);
+    k->hi = _mm256_set1_epi8((char)q->act_max);
+    k->zp = _mm512_set1_epi32(q->out_zp);
+}
+
+EC_DW_INLINE void ec_dw_kw_pairs(const int8_t *a, const int8_t *b, __m512i *v, int NH) {
+    const __m128i xa = EC_LD128(a), xb = EC_LD128(b);
+    (void)NH;
+    v[0] = _mm512_cvtepi8_epi16(_mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_unpacklo_epi8(xa, xb)), _mm_unpackhi_epi8(xa, xb), 1));
+}
+
+EC_DW_INLINE void ec_dw_kw_mac(const ec_dw_kz *k, const __m512i *v0, const __m512i *v1,
+                               const __m512i *v2, const __m512i *h0, const __m512i *h1,
+                               __m512i *acc, int NH) {
+    __m512i s0 = _mm512_dpwssd_epi32(k->B[0], v0[0], k->W[0][0]);
+    __m512i s1 = _mm512_madd_epi16(v1[0], k->W[1][0]);
+    (void)NH;
+    s0 = _mm512_dpwssd_epi32(s0, v2[0], k->W[2][0]);
+    s1 = _mm512_dpwssd_epi32(s1, h0[0], k->W[3][0]);
+    s0 = _mm512_dpwssd_epi32(s0, h1[0], k->W[4][0]);
+    acc[0] = _mm512_add_epi32(s0, s1);
+}
+
+EC_DW_INLINE void ec_dw_kw_store(int8_t *y, const __m512i *acc, const ec_dw_kz *k, int NH,
+                                 int FAST) {
+    const __m512i o = FAST ? ec_dw_fastz(acc[0], &k->R[0])
+                           : _mm512_add_epi32(ec_dw_mbqmz(acc[0], &k->R[0]), k->zp);
+    /* saturating int32 -> int8 (what the two saturating packs give), then the clamp */
+    __m128i v = _mm512_cvtsepi32_epi8(o);
+    (void)NH;
+    v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(k->lo)), _mm256_castsi256_si128(k->hi));
+    _mm_storeu_si128((__m128i *)(void *)y, v);
+}
 #endif /* EC_X86_512 */
 
 /* One output row of one channel block. rp: the 3 input rows' first pixel (a row outside the
@@ -457,6 +515,7 @@ EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],    
 EC_DW3_ROW(ec_dw3_row_y, __m256i, ec_dw_ky, ec_dw_ky)
 #if EC_X86_512
 EC_DW3_ROW(ec_dw3_row_z, __m512i, ec_dw_kz, ec_dw_kz)
+EC_DW3_ROW(ec_dw3_row_w, __m512i, ec_dw_kz, ec_dw_kw)
 #endif
 
 /* The 64-channel ZMM blocks' constants (edgecc/ops/_vec_dw.py _lower_dw3), for each block of 64
@@ -613,7 +672,7 @@ EC_DW_INLINE int ec_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[
 
 /* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16,
  * 3: 32 on ZMM, 4 / 6: the whole layer of 8 / 16 channels, stride 1, pixels packed on ZMM, 5:
- * 64 on ZMM as VPDPBUSD quads): the block's constants are loaded once. NH is a constant in
+ * 64 on ZMM as VPDPBUSD quads, 7: 16 on one ZMM): the block's constants are loaded once. NH is a constant in
  * every inlined copy, and so are the loops and arrays it sizes. */
 EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
@@ -627,6 +686,7 @@ EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_
     ec_dw_kq kk;
     if (NH == 3 || NH == 4 || NH == 6) ec_dw_kz_load(&kz, w, bias, q, C, c, FAST);
     if (NH == 5) ec_dw_kq_load(&kk, z, q, c, FAST);
+    if (NH == 7) ec_dw_kw_load(&kz, w, bias, q, C, c, FAST);
 #else
     (void)z;
 #endif
@@ -651,6 +711,10 @@ EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_
             }
             if (NH == 3) {
                 ec_dw3_row_z(g, rp, yrow, zrow, &kz, c, 2, FAST, g->x_lo);
+                continue;
+            }
+            if (NH == 7) {
+                ec_dw3_row_w(g, rp, yrow, zrow, &kz, c, 1, FAST, g->x_lo);
                 continue;
             }
             if (NH == 4 || NH == 6) {
@@ -694,6 +758,8 @@ EC_DW3_BLK(5, 0)
 EC_DW3_BLK(5, 1)
 EC_DW3_BLK(6, 0)
 EC_DW3_BLK(6, 1)
+EC_DW3_BLK(7, 0)
+EC_DW3_BLK(7, 1)
 #endif
 #undef EC_DW3_BLK
 
@@ -718,6 +784,11 @@ EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t 
     for (; c + 32 <= C; c += 32) EC_DW3_B(3, c);
     if (C - c > 16 && C >= 32) {  /* overlapping last block (see below) */
         EC_DW3_B(3, C - 32);
+        return;
+    }
+    for (; c + 16 <= C; c += 16) EC_DW3_B(7, c);
+    if (c < C && C - c > 8 && C >= 16) {
+        EC_DW3_B(7, C - 16);
         return;
     }
 #endif

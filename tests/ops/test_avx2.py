@@ -145,6 +145,9 @@ DW_CASES = [
     # whole blocks of 64 channels (AVX-512: VPDPBUSD quads), then 8 more; stride 1 and 2
     dict(n=2, h=4, w=5, ic=128, kh=3, kw=3, padding=0, act=1),
     dict(h=5, w=4, ic=72, kh=3, kw=3, stride=(2, 2), padding=0, act=0, in_zp=127),
+    # 16-channel blocks on one ZMM: a 16-channel layer at stride 2, a 32 + 16 layer
+    dict(h=7, w=9, ic=16, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
+    dict(h=5, w=5, ic=48, kh=3, kw=3, padding=1, act=2),
 ]
 
 # ec_avx2_dw3 with channel counts that are no multiple of 8 (its last block overlaps the one
