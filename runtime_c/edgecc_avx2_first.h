@@ -3,33 +3,36 @@
  *
  * With 1 to 4 input channels a pixel's taps come in short runs (9 bytes a filter row for 3x3x3,
  * 4 for 10x4x1), which ec_avx2_conv would pad to 4 bytes each and gather at every border
- * pixel. This kernel instead builds, per output row, every pixel's whole patch (k_h * k_w * in_c
- * taps, padded to kpp, a multiple of 4) as contiguous bytes in a stack buffer ("im2col"), and
- * then runs a dense product over it:
- *   1. the k_h input rows of the output row are copied, zero-point padded left and right (and
- *      all zero point for rows outside the image), into stack rows; with VNNI the bytes are
- *      flipped to u8 = x ^ 0x80 here, once, rather than at every broadcast;
+ * pixel. This kernel instead builds every pixel's whole patch (k_h * k_w * in_c taps, padded to
+ * kpp) as contiguous bytes in a stack buffer ("im2col"), a band of output rows at a time, and
+ * then runs a dense product over the band's pixels (consecutive in the output):
+ *   1. the band's input rows are copied once, zero-point padded left and right (all zero point
+ *      for rows outside the image), into stack rows; with VNNI the bytes are flipped to
+ *      u8 = x ^ 0x80 here, once, rather than at every broadcast;
  *   2. each pixel's patch is copied from those rows, one run per filter row (16-byte moves that
  *      may overlap the next run, which is written after), or one tap per move with dilation;
- *   3. blocks of 16 output channels (a last block of 8 when out_c % 16 <= 8) against pixels of
- *      the row, the patch's 4-byte groups broadcast against the weights' quads.
+ *   3. blocks of 16 output channels (a last block of 8 when out_c % 16 is 1..8) against groups
+ *      of pixels, the patch's bytes broadcast against the weights. A last partial group
+ *      computes spare pixels (the buffer has room for them) and stores only the real ones.
  * The weights (edgecc/ops/_vec_first.py) come per block of 16 channels as [kpp/4][16][4] bytes
- * (the block of 8: [kpp/8][8][8], two quads a channel side by side against an 8-byte broadcast
- * of the patch, the lane pairs added at the end; kpp is then a multiple of 8) for VPDPBUSD, and as int16 [kpp/2][16][2] ([kpp/2][8][2])
- * for the plain AVX2 path, whose VPMADDWD then sums each channel's tap pair straight into its
- * own int32 lane (the patch is widened to int16 once per row). Taps past k_h * k_w * in_c meet
- * zero weights. Biases and the requantization are the ones of ec_avx2_conv (bias_u for
- * u8 activations, bias_x for x itself; ec_avx2_rq), so every path sums the same products in
- * int32 and agrees bit for bit with TFLite Micro.
+ * for VPDPBUSD (4-byte broadcasts; the block of 8: [kpp/8][8][8], each channel's two quads side
+ * by side against an 8-byte broadcast, the lane pairs added at the end; kpp is then a multiple
+ * of 8), and as int16 [kpp/2][16][2] ([kpp/2][8][2]) for the plain AVX2 path, whose VPMADDWD
+ * then sums each channel's tap pair straight into its own int32 lane (the patches are widened
+ * to int16 once per band). Taps past k_h * k_w * in_c meet zero weights. Biases and the
+ * requantization are those of ec_avx2_conv (bias_u for u8 activations, bias_x for x itself;
+ * ec_avx2_rq), so every path sums the same products in int32 and agrees bit for bit with
+ * TFLite Micro.
  *
- * Register widths: EC_X86_512 builds run 16 channels x 8 pixels in ZMM (and the block of 8 as
- * 8 pixels of 8 channels x 2 quads) and requantize 16 lanes at a time with the ZMM form of ec_avx2_fast8 (the
- * same operations lane for lane; the exact path goes through ec_avx2_requant8), packing 64
- * output bytes per step. 256-bit VNNI and plain AVX2 builds run 4 pixels x 16 (or 8) channels
- * in YMM and store through ec_avx2_out16 / ec_avx2_out8.
+ * Register widths: EC_X86_512 builds run 64 channels x 4 pixels (layers with 4+ blocks of 16),
+ * 16 channels x 8 pixels, and the block of 8 as 8 pixels x 8 channels x 2 quads, all in ZMM,
+ * and requantize 16 lanes at a time with the ZMM form of ec_avx2_fast8 (the same operations
+ * lane for lane; the exact path goes through ec_avx2_requant8), packing 64 output bytes per
+ * step. 256-bit VNNI and plain AVX2 builds run 4 pixels x 16 (or 8) channels in YMM and store
+ * through ec_avx2_out16 / ec_avx2_out8.
  *
- * No arena scratch: the rows (at most EC_FIRST_MAX_ROWS bytes) and a band of output rows'
- * patches (EC_FIRST_MAX_COL bytes; twice that as int16 without VNNI) live on the stack; the compiler
+ * No arena scratch: the rows (at most EC_FIRST_MAX_ROWS bytes) and a band's patches
+ * (EC_FIRST_MAX_COL bytes; twice that as int16 without VNNI) live on the stack; the compiler
  * only takes this kernel when they fit. C99 + intrinsics, no state, no allocation.
  */
 #ifndef EDGECC_AVX2_FIRST_H
@@ -112,9 +115,10 @@ static inline void ec_first_rows(const ec_first_geom *g, const int8_t *xb, int i
     }
 }
 
-/* Every pixel's patch of an output row whose first input row is at rows, kpp bytes apart. Runs are moved 16 bytes at a time: a
- * move may write past its run (into the next run or pixel, written after it, or the buffer's
- * slack) and read past it (into the row's slack); bytes past a patch's taps meet zero weights. */
+/* Every pixel's patch of an output row whose first input row is at rows, kpp bytes apart. Runs
+ * are moved 16 bytes at a time: a move may write past its run (into the next run or pixel,
+ * written after it, or the buffer's slack) and read past it (into the row's slack); bytes past
+ * a patch's taps meet zero weights. */
 static inline void ec_first_patches(const ec_first_geom *g, const int8_t *rows, int8_t *col) {
     const int ic = g->in_c, step = g->stride_w * ic, seg = g->seg, kpp = g->kpp;
     const int rs = g->dil_h * g->row_b;  /* from one filter row's input row to the next */
