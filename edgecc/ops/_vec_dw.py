@@ -17,6 +17,7 @@ from edgecc.ops._vec import (ARRAY_PAD, _bias, _int8_layer, _kernel, _out_act, _
                              isa_of, requant_arrays, round_up, wrap32)
 
 MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
+DW_NARROW = 6     # 3x3 layers this many output columns wide or fewer: see lower_depthwise
 
 
 def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
@@ -51,9 +52,15 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         return None, why
     bias = b - in_zp * taps.sum(axis=0)
     bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
+    dw3_kernel = None
     if dw3:
         params = dict(**_rq_params(g, n), **rqp)
-        return _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params), ""
+        dw3_kernel = _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
+        # Narrow outputs on 256-bit builds: ec_avx2_dw3's per-row, per-block setup outweighs its
+        # sharing, and pixel-by-pixel ec_avx2_dw (all channels per pixel) is faster there; the
+        # generated C then carries both and takes ec_avx2_dw3 only where EC_X86_512.
+        if not (win.out_w <= DW_NARROW and oc % 8 == 0):
+            return dw3_kernel, ""
     pairs = (kh * kw + 1) // 2
     tp = np.zeros((2 * pairs, oc), np.int64)
     tp[:kh * kw] = taps
@@ -67,6 +74,13 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         geom.append(int(bool((taps > -128).all())))
     consts = dict(w=wl, bias=wrap32(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
+    if dw3_kernel is not None:  # both kernels (see above): ec_avx2_dw's arrays suffixed _p
+        return Kernel("depthwise_conv_2d_3x3n_avx2.c.j2",
+                      params=dict(dw3_kernel.params, geom_p=geom),
+                      consts=dict(dw3_kernel.consts, w_p=wl,
+                                  c64_p=rq.get("c64", np.zeros(1, np.int64))),
+                      scratch=0, variant="avx2-dw3n",
+                      reason=dw3_kernel.reason + "; narrow rows: per pixel on 256-bit builds"), ""
     return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
                    0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""
 

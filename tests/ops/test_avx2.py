@@ -148,6 +148,9 @@ DW_CASES = [
     # 16-channel blocks on one ZMM: a 16-channel layer at stride 2, a 32 + 16 layer
     dict(h=7, w=9, ic=16, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
     dict(h=5, w=5, ic=48, kh=3, kw=3, padding=1, act=2),
+    # outputs wider than DW_NARROW (narrower ones run ec_avx2_dw without AVX-512) at stride 2, 3
+    dict(h=5, w=16, ic=32, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
+    dict(h=4, w=22, ic=24, kh=3, kw=3, stride=(3, 3), padding=1, act=1),
 ]
 
 # ec_avx2_dw3 with channel counts that are no multiple of 8 (its last block overlaps the one
