@@ -1,9 +1,12 @@
-/* edgecc x86 AVX2 kernel: int8 DEPTHWISE_CONV_2D.
+/* edgecc x86 AVX2 kernels: int8 DEPTHWISE_CONV_2D.
  *
- * The compiler (edgecc/ops/_vec_dw.py) prepares the weights as int16 tap pairs, the bias with the
- * input offset folded in, and the requantization constants (ec_avx2_rq, edgecc_avx2.h).
- * VPMADDWD on int16 (x, w) tap pairs; taps outside the input read a constant row of input_zp
- * bytes. No arena scratch. Only compiled where AVX2 exists. C99, no state, no allocation.
+ * ec_avx2_dw: any filter, pixel by pixel. ec_avx2_dw3: 3x3 undilated filters, channel block by
+ * channel block and row by row, the input pairs (int16) or quads (u8, AVX-512 VPDPBUSD) of each
+ * input column built once for every pixel whose window holds it; 512-bit blocks where EC_X86_512.
+ * The compiler (edgecc/ops/_vec_dw.py) prepares the weights (int16 tap pairs; quads in lane
+ * order), the bias with the input offset folded in, and the requantization constants
+ * (ec_avx2_rq, edgecc_avx2.h). Taps outside the input read a constant row of input_zp bytes.
+ * No arena scratch. Only compiled where AVX2 exists. C99, no state, no allocation.
  */
 #ifndef EDGECC_AVX2_DW_H
 #define EDGECC_AVX2_DW_H
@@ -210,7 +213,8 @@ EC_DW_INLINE void ec_dw_ky_store(int8_t *y, const __m256i *acc, const ec_dw_ky *
         v = _mm_min_epi8(_mm_max_epi8(v, k->lo), k->hi);
         _mm_storeu_si128((__m128i *)(void *)y, v);
     } else {
-        const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(o0), _mm256_extracti128_si256(o0, 1));
+        const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(o0),
+                                          _mm256_extracti128_si256(o0, 1));
         v = _mm_min_epi8(_mm_max_epi8(_mm_packs_epi16(p, p), k->lo), k->hi);
         _mm_storel_epi64((__m128i *)(void *)y, v);
     }
@@ -429,16 +433,16 @@ EC_DW_INLINE void ec_dw_kw_store(int8_t *y, const __m512i *acc, const ec_dw_kz *
 #endif /* EC_X86_512 */
 
 /* One output row of one channel block. rp: the 3 input rows' first pixel (a row outside the
- * input: zrow, a whole row of input_zp bytes and 64 more; every row steps C bytes a pixel). Weights: 5 pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5)
- * (w6,w7) and (w8,0) when d4 == 1, else (0,w8) (tap t = 3*fy + fx), for each pair [c][2]. With
- * V(j) = pairs of rows 0 and 1 at input column j and H(j) = pairs of row 2 at columns j, j+1,
- * the pixel whose window starts at column j - 1 is
+ * input: zrow, a whole row of input_zp bytes and 64 more; every row steps C bytes a pixel).
+ * Weights: 5 pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5) (w6,w7) and (w8,0) when d4 == 1, else (0,w8)
+ * (tap t = 3*fy + fx), for each pair [c][2]. With V(j) = pairs of rows 0 and 1 at input column j
+ * and H(j) = pairs of row 2 at columns j, j+1, the pixel whose window starts at column j - 1 is
  * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
  * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
  * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
- * columns j-1..j+1+d4 inside the row) need no check: this does xa..x_hi-1 of them (the packed
- * ZMM rows do the first ones, ec_dw3_row_p). VT: the vector type; K: the block kind
- * (ky: 256-bit, kz: 512-bit) whose _pairs, _mac and _store this uses. */
+ * columns j-1..j+1+d4 inside the row) need no check: this does xa..x_hi-1 of them (the packed ZMM
+ * rows do the first ones, ec_dw3_row_p). VT: the vector type; K: the block kind (ky: 256-bit, kz:
+ * 512-bit) whose _pairs, _mac and _store this uses. */
 #define EC_DW3_ROW(NAME, VT, KT, K)                                                            \
 EC_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],                   \
                        int8_t *yrow, const int8_t *zrow, const KT *k,                          \
@@ -589,7 +593,8 @@ EC_DW_INLINE void ec_dw_kq_pixel(int8_t *y, const __m512i *v0, const __m512i *v1
                     : _mm512_add_epi32(ec_dw_mbqmz(acc, &k->R[g]), k->zp);
     }
     {   /* saturating packs put the lanes back in channel order */
-        __m512i v = _mm512_packs_epi16(_mm512_packs_epi32(o[0], o[1]), _mm512_packs_epi32(o[2], o[3]));
+        __m512i v = _mm512_packs_epi16(_mm512_packs_epi32(o[0], o[1]),
+                                       _mm512_packs_epi32(o[2], o[3]));
         v = _mm512_min_epi8(_mm512_max_epi8(v, k->lo), k->hi);
         _mm512_storeu_si512(y, v);
     }
@@ -670,10 +675,10 @@ EC_DW_INLINE int ec_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[
 }
 #endif
 
-/* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16,
- * 3: 32 on ZMM, 4 / 6: the whole layer of 8 / 16 channels, stride 1, pixels packed on ZMM, 5:
- * 64 on ZMM as VPDPBUSD quads, 7: 16 on one ZMM): the block's constants are loaded once. NH is a constant in
- * every inlined copy, and so are the loops and arrays it sizes. */
+/* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16, 3:
+ * 32 on ZMM, 4 / 6: the whole layer of 8 / 16 channels, stride 1, pixels packed on ZMM, 5: 64 on
+ * ZMM as VPDPBUSD quads, 7: 16 on one ZMM): the block's constants are loaded once. NH is a
+ * constant in every inlined copy, and so are the loops and arrays it sizes. */
 EC_DW_INLINE void ec_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                                const ec_avx2_dw3_q *z, const int8_t *zrow, int c, int NH,
@@ -804,10 +809,11 @@ EC_DW_INLINE void ec_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t 
 #undef EC_DW3_B
 }
 
-/* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2
- * share input pairs between neighbouring pixels). Channel block by channel block (64 channels
- * as VPDPBUSD quads then 32 on ZMM, 16 or 8 on YMM), row by row: weights, bias and requantization constants stay in
- * registers; border pixels check their columns, interior ones do not. No arena scratch. */
+/* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2 share
+ * input pairs between neighbouring pixels). Channel block by channel block (64 channels as
+ * VPDPBUSD quads then 32 on ZMM, 16 or 8 on YMM), row by row: weights, bias and requantization
+ * constants stay in registers; border pixels check their columns, interior ones do not. No arena
+ * scratch. */
 EC_AVX2_SHARED void ec_avx2_dw3(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                 const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                                 const ec_avx2_dw3_q *z, const int8_t *zrow) {
