@@ -20,24 +20,15 @@ from conftest import MODELS, shared_model
 from edgecc.compiler import compile_model
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
+from edgecc.verify.host import cpu_flags
 from test_conv_2d import conv_model
 from test_depthwise_conv_2d import dw_model
-
-
-def _cpu_flags() -> set[str]:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
 
 
 def _paths() -> list:
     """(name, Target) for every code path of the AVX2 kernels this CPU can run."""
     base = get_target("x86-avx2")
-    flags = _cpu_flags()
+    flags = cpu_flags()
     if "avx2" not in flags:
         pytest.skip("this CPU has no AVX2")
     out = [("avx2", base)]
