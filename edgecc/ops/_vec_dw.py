@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import Graph, Node
+from edgecc.ir import Graph, Node, QParams, TensorType, Value
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers
 from edgecc.ops._vec import (ARRAY_PAD, _bias, _int8_layer, _kernel, _out_act, _rq_params,
@@ -18,6 +18,38 @@ from edgecc.ops._vec import (ARRAY_PAD, _bias, _int8_layer, _kernel, _out_act, _
 
 MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
 DW_NARROW = 6     # 3x3 layers this many output columns wide or fewer: see lower_depthwise
+
+
+def as_conv(g: Graph, n: Node) -> tuple[Graph, Node]:
+    """A depthwise layer over ONE input channel (depth multiplier M) as the CONV_2D it equals:
+    output channel m = filter m of the single channel, so the filter [1, kh, kw, M] becomes
+    [M, kh, kw, 1] (per-channel quantization moves from axis 3 to axis 0). Same input, output,
+    bias, window and activation; only a graph copy holds the new filter."""
+    w = g.values[n.inputs[1]]
+    q = w.type.q
+    if q is not None and q.per_channel:
+        q = QParams(q.scale, q.zero_point, 0)
+    data = np.ascontiguousarray(w.data[0].transpose(2, 0, 1)[..., None])
+    g2 = g.copy()
+    name = n.inputs[1] + "_as_conv"
+    g2.values[name] = Value(name, TensorType(tuple(data.shape), w.type.dtype, q), data, w.label)
+    attrs = {k: v for k, v in n.attrs.items() if k != "depth_multiplier"}
+    conv = Node("CONV_2D", [n.inputs[0], name, *n.inputs[2:]], list(n.outputs), attrs, n.name,
+                n.index)
+    g2.nodes = [conv if m is n else m for m in g2.nodes]
+    return g2, conv
+
+
+def lower_as_conv(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+    """One input channel, depth multiplier M (micro_speech's first layer): the convolution
+    kernels (AVX2's few-input-channel kernel, or the general one) on the equivalent CONV_2D."""
+    from edgecc.ops.conv_2d import _lower_simd as conv_simd
+    g2, conv = as_conv(g, n)
+    k, why = conv_simd(g2, conv, target)
+    if k is None:
+        return None, f"one input channel run as a convolution, refused: {why}"
+    k.reason = f"one input channel, run as a convolution: {k.reason}"
+    return k, ""
 
 
 def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
@@ -33,6 +65,8 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     kh, kw, oc = w.shape
     ic = x.shape[3]
     if oc != ic:
+        if ic == 1:
+            return lower_as_conv(g, n, target)
         return None, "depth multiplier above 1: portable kernel"
     win = _window(g, n)
     # 3x3 undilated on AVX2: ec_avx2_dw3, any channel count from 8 (blocks may overlap)

@@ -166,6 +166,24 @@ def test_avx2_depthwise_any_channel_count(case):
     check_avx2(dw_model(rng, **DW3_ODD_CASES[case]))
 
 
+# One input channel with a depth multiplier (micro_speech's first layer) runs as the CONV_2D it
+# equals (edgecc/ops/_vec_dw.py: as_conv): per-channel and per-tensor filters, SAME and VALID,
+# multipliers that leave partial channel blocks.
+DW_AS_CONV_CASES = [
+    dict(h=13, w=9, ic=1, mult=8, kh=10, kw=8, stride=(2, 2), padding=0, act=1),
+    dict(h=7, w=6, ic=1, mult=20, kh=3, kw=3, padding=1, act=0, per_channel=False),
+    dict(n=2, h=5, w=5, ic=1, mult=3, kh=2, kw=2, padding=0, act=3, bias=False),
+]
+
+
+@pytest.mark.parametrize("case", range(len(DW_AS_CONV_CASES)))
+def test_avx2_depthwise_one_channel_as_conv(case):
+    data = dw_model(np.random.default_rng(5270 + case), **DW_AS_CONV_CASES[case])
+    k, = [lw.kernel for lw in _compile(data).lowered]
+    assert "run as a convolution" in k.reason, (k.variant, k.reason)
+    check_avx2(data)
+
+
 @pytest.mark.parametrize("kw", [dict(ic=12, kh=2, kw=3), dict(ic=8, mult=2), dict(ic=5)])
 def test_avx2_depthwise_falls_back_with_reason(kw):
     """Channels not a multiple of 8 (not 3x3), fewer than 8, or a depth multiplier: the portable

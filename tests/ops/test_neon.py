@@ -19,7 +19,7 @@ from edgecc.boards import default_board
 from edgecc.compiler import compile_model
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from test_avx2 import CONV_CASES, DW_CASES, KEY, SHARED, _fc_model
+from test_avx2 import CONV_CASES, DW_AS_CONV_CASES, DW_CASES, KEY, SHARED, _fc_model
 from test_conv_2d import conv_model
 from test_depthwise_conv_2d import dw_model
 
@@ -55,6 +55,13 @@ def test_neon_conv(case):
 @pytest.mark.parametrize("case", range(len(DW_CASES)))
 def test_neon_depthwise(case):
     check_neon(dw_model(np.random.default_rng(6200 + case), **DW_CASES[case]))
+
+
+@pytest.mark.parametrize("case", range(len(DW_AS_CONV_CASES)))
+def test_neon_depthwise_one_channel_as_conv(case):
+    """One input channel with a depth multiplier: the NEON convolution kernel on the CONV_2D
+    it equals."""
+    check_neon(dw_model(np.random.default_rng(6270 + case), **DW_AS_CONV_CASES[case]))
 
 
 def test_neon_depthwise_with_a_weight_of_minus_128():
