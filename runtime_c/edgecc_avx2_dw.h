@@ -31,13 +31,11 @@ typedef struct {
 EC_AVX2_SHARED void ec_avx2_dw(const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                                const int8_t *zrow) {
-    const int C = g->chans, taps = g->k_h * g->k_w;
+    const int C = g->chans;
     const int8_t *tp[EC_AVX2_DW_MAX_TAPS + 1];
     ptrdiff_t off[EC_AVX2_DW_MAX_TAPS];  /* tap offsets from the window's first pixel */
-    int b, oy, ox, t0 = 0, i, j;
-    for (i = 0; i < g->k_h; ++i)
-        for (j = 0; j < g->k_w; ++j)
-            off[t0++] = ((ptrdiff_t)i * g->dil_h * g->in_w + (ptrdiff_t)j * g->dil_w) * C;
+    int b, oy, ox;
+    ec_vec_dw_offsets(g->k_h, g->k_w, g->dil_h, g->dil_w, g->in_w, C, off);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * C;
         for (oy = 0; oy < g->out_h; ++oy) {
@@ -45,22 +43,9 @@ EC_AVX2_SHARED void ec_avx2_dw(const ec_avx2_dw_geom *g, const int8_t *x, int8_t
             for (ox = 0; ox < g->out_w; ++ox) {
                 const int ix0 = ox * g->stride_w - g->pad_l;
                 int8_t *yp = y + (((size_t)b * g->out_h + oy) * g->out_w + ox) * C;
-                int fy, fx, t = 0, c;
-                if (iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h && ix0 >= 0 &&
-                    ix0 + (g->k_w - 1) * g->dil_w < g->in_w) {
-                    const int8_t *base = xb + ((size_t)iy0 * g->in_w + ix0) * C;
-                    for (; t < taps; ++t) tp[t] = base + off[t];
-                } else {
-                    for (fy = 0; fy < g->k_h; ++fy) {
-                        const int iy = iy0 + fy * g->dil_h;
-                        for (fx = 0; fx < g->k_w; ++fx, ++t) {
-                            const int ix = ix0 + fx * g->dil_w;
-                            tp[t] = (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w)
-                                        ? zrow : xb + ((size_t)iy * g->in_w + ix) * C;
-                        }
-                    }
-                }
-                tp[taps] = zrow; /* partner of an odd last tap (its weight is 0) */
+                int c;
+                ec_vec_dw_taps(xb, g->in_h, g->in_w, C, g->k_h, g->k_w, g->dil_h, g->dil_w, iy0,
+                               ix0, off, zrow, tp);
                 for (c = 0; c + 16 <= C; c += 16) {
                     __m256i a0 = EC_LD256(bias + c), a1 = EC_LD256(bias + c + 8);
                     const int16_t *wp = w + 2 * c;

@@ -1,7 +1,8 @@
 /* edgecc: the ISA-independent half of the x86 AVX2 and AArch64 NEON convolution kernels
  * (runtime_c/edgecc_avx2.h, runtime_c/edgecc_neon.h): a layer's geometry, its taps as
  * segments, stepping output pixels without divisions, and gathering a border pixel's taps
- * (zero-point padded) into a buffer. Empty unless the build targets AVX2 or NEON. C99, no state.
+ * (zero-point padded) into a buffer; for the depthwise kernels (edgecc_avx2_dw.h, ec_neon_dw),
+ * a window's tap pointers. Empty unless the build targets AVX2 or NEON. C99, no state.
  */
 #ifndef EDGECC_VEC_H
 #define EDGECC_VEC_H
@@ -169,6 +170,41 @@ static inline void ec_vec_segments(const ec_vec_conv_geom *g, ptrdiff_t *soff, p
 }
 
 #define EC_VEC_MAX_KP 2048  /* border pixels are gathered on the stack: 4 * kp bytes */
+
+/* ------------------------------------------------------------------------ DEPTHWISE_CONV_2D */
+
+/* Each tap's offset (k_h * k_w of them, row-major) from a window's first input pixel. */
+static inline void ec_vec_dw_offsets(int k_h, int k_w, int dil_h, int dil_w, int in_w, int C,
+                                     ptrdiff_t *off) {
+    int i, j, t = 0;
+    for (i = 0; i < k_h; ++i)
+        for (j = 0; j < k_w; ++j)
+            off[t++] = ((ptrdiff_t)i * dil_h * in_w + (ptrdiff_t)j * dil_w) * C;
+}
+
+/* The input pointers of the window whose top-left is (iy0, ix0) in the image xb: in place when
+ * the window lies inside it, else zrow (a row of input_zp bytes) for each tap outside. One more,
+ * tp[k_h * k_w] = zrow, partners an odd last tap (whose weight is 0). */
+static inline void ec_vec_dw_taps(const int8_t *xb, int in_h, int in_w, int C, int k_h, int k_w,
+                                  int dil_h, int dil_w, int iy0, int ix0, const ptrdiff_t *off,
+                                  const int8_t *zrow, const int8_t **tp) {
+    const int taps = k_h * k_w;
+    int t = 0, fy, fx;
+    if (iy0 >= 0 && iy0 + (k_h - 1) * dil_h < in_h && ix0 >= 0 && ix0 + (k_w - 1) * dil_w < in_w) {
+        const int8_t *base = xb + ((size_t)iy0 * in_w + ix0) * C;
+        for (; t < taps; ++t) tp[t] = base + off[t];
+    } else {
+        for (fy = 0; fy < k_h; ++fy) {
+            const int iy = iy0 + fy * dil_h;
+            for (fx = 0; fx < k_w; ++fx, ++t) {
+                const int ix = ix0 + fx * dil_w;
+                tp[t] = (iy < 0 || iy >= in_h || ix < 0 || ix >= in_w)
+                            ? zrow : xb + ((size_t)iy * in_w + ix) * C;
+            }
+        }
+    }
+    tp[taps] = zrow;
+}
 
 #endif /* __AVX2__ || __ARM_NEON */
 #endif /* EDGECC_VEC_H */
