@@ -90,6 +90,7 @@ int main(int argc, char **argv) {{
     int64_t *t = (int64_t *)malloc(sizeof(int64_t) * (size_t)runs);
     if (!t) return 1;
     fill();
+    {low}_reset(arena);
     for (i = 0; i < warm; ++i) if ({low}_run(arena) != 0) return 2;
     for (i = 0; i < runs; ++i) {{
         int64_t t0;

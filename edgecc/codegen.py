@@ -75,6 +75,25 @@ def describe_value(g: Graph, v: str) -> str:
     return f"{v}{label} {c_comment(str(val.type), 100)}"
 
 
+def _state_resets(g: Graph, plan: Plan, ident: str, consts: list[ConstArray]) -> list[dict]:
+    """What `name_reset()` writes into each variable tensor of the state region: one byte value
+    repeated (memset) when its reset value is that, else a const array copied in (added to
+    `consts`)."""
+    out = []
+    for k, v in enumerate(plan.state):
+        data = np.ascontiguousarray(g.value(v).data, dtype=g.type(v).dtype.np)
+        raw = np.frombuffer(data.tobytes(), np.uint8)
+        item = dict(offset=plan.offsets[v], size=int(raw.size), desc=describe_value(g, v))
+        if raw.size and np.all(raw == raw[0]):
+            item["fill"] = int(raw[0])
+        else:
+            sym = f"{ident}_state{k}_reset"
+            consts.append(ConstArray(sym, "uint8_t", max(raw.size, 1), c_literal_list(raw) or "0"))
+            item["copy"] = sym
+        out.append(item)
+    return out
+
+
 def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str, str]:
     env = _env()
     ident = c_ident(name)
@@ -96,7 +115,9 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
             csyms[key] = same
         ctx = {"p": k.params, "c": csyms}
         for i, v in enumerate(n.inputs):
-            if v is not None and not g.value(v).is_const:
+            if v is not None and g.value(v).variable:  # state region: read and updated in place
+                ctx[f"in{i}"] = f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))"
+            elif v is not None and not g.value(v).is_const:
                 t = g.type(v).dtype.c
                 ctx[f"in{i}"] = f"((const {t} *)(arena + {plan.offsets[v]}))"
             elif v is not None and f"in{i}" in csyms:  # a constant input the kernel emitted
@@ -125,7 +146,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
                  for v in g.outputs])
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
                   arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
-                  runtime=RUNTIME_FILES, **ios)
+                  runtime=RUNTIME_FILES, state=_state_resets(g, plan, ident, consts), **ios)
     files = {
         f"{ident.lower()}.h": env.get_template("model/model.h.j2").render(**common),
         f"{ident.lower()}.c": env.get_template("model/model.c.j2").render(**common),

@@ -18,6 +18,7 @@ from edgecc.ir import Graph
 from edgecc.lower import Lowered, alias_ops, lower_graph
 from edgecc.passes import PassResult, optimize
 from edgecc.plan import Plan, model_lower_bound, plan_model
+from edgecc.plan.state import add_state_region
 from edgecc.targets import Target
 
 
@@ -74,6 +75,7 @@ def _plan(g: Graph, lowered: list[Lowered], imported: Graph) -> tuple[Graph, lis
     streams = {pos[id(lw.node)]: lw.kernel.streams for lw in lowered if lw.kernel.streams}
     # The planner may pick another topological order (smaller peak); emit the layers in it.
     g, plan = plan_model(g, sizes, alias_ops(), reference=imported, streams=streams)
+    add_state_region(g, plan)
     position = {id(n): i for i, n in enumerate(g.nodes)}
     lowered = sorted(lowered, key=lambda lw: position[id(lw.node)])
     return g, lowered, plan

@@ -89,6 +89,11 @@ class Value:
     # the source tensor's channels (last axis) this value holds, when a pass dropped dead ones
     # (edgecc/passes/channels.py); None: all of them
     channels: tuple[int, ...] | None = None
+    # a variable tensor (LSTM/SVDF state, resource variables): `data` holds its RESET value, so
+    # constraints and folding see it as known at the start; the generated code keeps it in the
+    # arena's state region, `name_reset()` writes `data` there, and the ops listed in
+    # `OpDef.updates` write it back on every run (edgecc/plan/state.py, interp.run_graph).
+    variable: bool = False
 
     @property
     def is_const(self) -> bool:
@@ -141,6 +146,15 @@ class Graph:
                      [Node(n.op, list(n.inputs), list(n.outputs), dict(n.attrs), n.name, n.index)
                       for n in self.nodes],
                      list(self.inputs), list(self.outputs), self.name)
+
+    def variables(self) -> list[str]:
+        """Variable tensors some node reads, in first-appearance order (the state region)."""
+        seen: dict[str, None] = {}
+        for n in self.nodes:
+            for v in n.inputs:
+                if v is not None and self.values[v].variable:
+                    seen[v] = None
+        return list(seen)
 
     def activations(self) -> list[str]:
         """Non-constant values that are used, in first-appearance order."""

@@ -2,7 +2,7 @@
 
 Used by tests: `check_c_api_contract(out_dir, name, tmp)` asserts that NAME.h defines the size and
 count macros as plain integer literals, that NAME.h and NAME.c declare/define name_input,
-name_output and name_run with exactly the contract's signatures (external linkage), and that no
+name_output, name_reset and name_run with exactly the contract's signatures (external linkage), and that no
 generated .c file holds a mutable file-scope object (everything mutable lives in the arena). The C
 is preprocessed by gcc against a tiny fake libc (typedefs only), so pycparser never sees the GNU
 extensions of the real system headers.
@@ -55,10 +55,12 @@ _FAKE_HEADERS = ("stdint.h", "stddef.h", "string.h", "stdbool.h", "limits.h", "i
 
 # DESIGN.md: void *name_input(uint8_t *arena, int index);
 #            const void *name_output(const uint8_t *arena, int index);
+#            void name_reset(uint8_t *arena);
 #            int name_run(uint8_t *arena);
 API = {
     "input": ("void *", ["uint8_t *", "int"]),
     "output": ("const void *", ["const uint8_t *", "int"]),
+    "reset": ("void", ["uint8_t *"]),
     "run": ("int", ["uint8_t *"]),
 }
 

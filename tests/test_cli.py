@@ -172,6 +172,7 @@ int main(void) {{
     memset({name}_input(a, 0), 3, {name.upper()}_INPUT0_SIZE);
     if ({name}_input(a, {name.upper()}_INPUT_COUNT) != 0) return 3;
     if ({name}_output(a, 0) == 0) return 4;
+    {name}_reset(a);
     return {name}_run(a) == 0 ? 0 : 5;
 }}
 """)

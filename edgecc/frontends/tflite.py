@@ -94,8 +94,8 @@ def _qparams(t) -> QParams | None:
 def _variable_reset_value(shape: tuple[int, ...], dtype: DType, q: QParams | None) -> np.ndarray:
     """A variable tensor (recurrent state: LSTM hidden/cell, SVDF activation state) as the constant
     it holds at the start of a run: TFLite Micro's ResetVariableTensors fills int8 ones with their
-    zero point and all others with 0, whatever the buffer holds. The generated code keeps no state
-    between runs, so the ops that read such a tensor copy this value into arena scratch each run.
+    zero point and all others with 0, whatever the buffer holds. The value is marked `variable`:
+    the generated code keeps it in the arena across runs and `name_reset()` writes this value.
     """
     fill = q.zero_point[0] if (dtype == DType.INT8 and q is not None) else 0
     return np.full(shape, fill, dtype=dtype.np)
@@ -145,7 +145,8 @@ def _build(raw: bytes, path: Path) -> Graph:
         if t.IsVariable():
             arr = _variable_reset_value(shape, dtype, _qparams(t))
         label = (t.Name() or b"").decode("utf-8", "replace")
-        values[f"t{i}"] = Value(f"t{i}", TensorType(shape, dtype, _qparams(t)), arr, label=label)
+        values[f"t{i}"] = Value(f"t{i}", TensorType(shape, dtype, _qparams(t)), arr, label=label,
+                                variable=bool(t.IsVariable()))
 
     nodes: list[Node] = []
     unsupported: list[str] = []

@@ -58,6 +58,10 @@ class OpDef:
     # the output (same element count and size), and test it bit-exact with the buffers shared.
     inplace: tuple[tuple[int, int], ...] = ()
     reference_oracle: str = "TFLite Micro"
+    # input indices of variable tensors (Value.variable) the op writes back every run, as TFLM
+    # updates them in place: `reference` returns the outputs followed by their new values, in
+    # this order; the kernel writes them into the state region of the arena.
+    updates: tuple[int, ...] = ()
 
 
 REGISTRY: dict[str, OpDef] = {}

@@ -10,12 +10,9 @@ TFLM, per invoke, with F filters (= units * rank), memory M and state S[b, f, 0.
 is not applied on this path in TFLM, so it is not applied here either.
 
 State: the activation state is a TFLite variable tensor; TFLM resets it once (int8 to its zero
-point, int16 to 0) and keeps it across invokes, while edgecc's generated code starts every run from
-that reset value (the frontend imports the variable tensor as a constant holding it). Every column
-but the newest is then known at compile time, so the lowering folds their contribution
-sum_{m<M-1} wt[f, m] * (S0[b, f, m+1] - state_zp) into a per-(batch, unit) bias, keeps only the
-newest time weight per filter, and the kernel needs no state buffer at all. (A streaming variant
-that keeps the state across runs would need the full buffer in a persistent arena region.)
+point, int16 to 0) and keeps it across invokes, and so does edgecc: it lives in the arena's state
+region (edgecc/plan/state.py), `name_reset()` writes the reset value, and every run shifts it and
+writes the newest column in place (OpDef.updates: STATE).
 """
 from __future__ import annotations
 
@@ -55,7 +52,7 @@ def matching_time_weights_and_state(g: Graph, n: Node) -> bool:
     """weights_time and the activation state must both be int8 or both int16, quantized per
     tensor, and the state a variable tensor"""
     wt, st = g.value(n.inputs[W_TIME]), g.value(n.inputs[STATE])
-    return (wt.is_const and st.is_const and wt.type.dtype == st.type.dtype
+    return (wt.is_const and st.variable and wt.type.dtype == st.type.dtype
             and wt.type.dtype in (DType.INT8, DType.INT16) and len(wt.type.shape) == 2
             and wt.type.q is not None and st.type.q is not None
             and not wt.type.q.per_channel)
@@ -132,37 +129,31 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     per_filter = np.einsum("bfm,fm->bf", state - st_zp, wt)
     acc = _bias(g, n, units)[None, :] + per_filter.reshape(batch, units, rank).sum(axis=2)
     y = np.clip(mbqm(acc, m2, s2) + out_type(g, n).q.zero_point[0], -128, 127)
-    return [y.astype(np.int8).reshape(out_type(g, n).shape)]
+    return [y.astype(np.int8).reshape(out_type(g, n).shape), flat.astype(st.dtype.np)]
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     batch, inp, filters, units, memory, rank = _dims(g, n)
     st = g.type(n.inputs[STATE])
-    st_zp = st.q.zero_point[0]
     lo, hi = dtype_limits(st)
     (m1, s1), (m2, s2) = multipliers(g, n)
     wf = const(g, n, W_FEATURE).astype(np.int64)
     wt = const(g, n, W_TIME).astype(np.int64)
-    # The columns older than the newest one hold the (shifted) run-start state: fold them.
-    flat = g.value(n.inputs[STATE]).data.astype(np.int64).ravel().copy()
-    flat[:-1] = flat[1:]
-    old = flat.reshape(batch, filters, memory)[:, :, :memory - 1] - st_zp
-    folded = np.einsum("bfm,fm->bf", old, wt[:, :memory - 1]).reshape(batch, units, rank).sum(2)
-    unit_bias = _bias(g, n, units)[None, :] + folded
+    st_zp = st.q.zero_point[0]
     in_zp = in_type(g, n).q.zero_point[0]
     return Kernel("svdf.c.j2",
-                  params=dict(batch=batch, depth=inp, units=units, rank=rank,
+                  params=dict(batch=batch, depth=inp, units=units, rank=rank, memory=memory,
                               m1=m1, s1=s1, m2=m2, s2=s2, state_zp=st_zp, state_min=lo,
-                              state_max=hi, state_ctype=st.dtype.c,
+                              state_max=hi, state_ctype=st.dtype.c, state_elems=batch * filters * memory,
                               out_zp=out_type(g, n).q.zero_point[0]),
                   consts=dict(wf=wf.astype(np.int8),
                               wf_bias=(-in_zp * wf.sum(axis=1)).astype(np.int32),
-                              wt_last=wt[:, memory - 1].astype(st.dtype.np),
-                              unit_bias=unit_bias.astype(np.int32)))
+                              wt=wt.astype(st.dtype.np),
+                              unit_bias=_bias(g, n, units).astype(np.int32)))
 
 
 OP = register(OpDef(
     "SVDF", infer, reference, lower,
     [five_inputs, int8_input_output, int8_constant_feature_weights,
      matching_time_weights_and_state, bias_int32_const, consistent_shapes],
-    dtypes="int8 x int8 (int8/int16 time weights and state) -> int8"))
+    dtypes="int8 x int8 (int8/int16 time weights and state) -> int8", updates=(STATE,)))

@@ -12,13 +12,12 @@ with Mul = MulElementwise (product, MultiplyByQuantizedMultiplier, + zp, clamp).
 FC adds the gate bias. Batch-major input [B, T, I] runs each batch's sequence in turn, time-major
 [T, B, I] runs all batches per step, as TFLM's EvalLstm does.
 
-State: the hidden and cell states are TFLite variable tensors. TFLM resets them once when the
-interpreter is created (int8 to its zero point, others to 0) and then keeps them across invokes;
-edgecc's generated code has no state outside one `name_run`, so the frontend imports each variable
-tensor as a constant holding that reset value and this kernel starts every run from it: the cell
-state lives in the kernel's arena scratch and is zeroed at the start of each sequence, and
-h_{t-1} is read back from the previous time step's output row (at t = 0 the reset hidden state
-equals its zero point, so the recurrent FC contributes exactly 0 and is skipped).
+State: the hidden and cell states are TFLite variable tensors. TFLM resets them once (int8 to its
+zero point, others to 0) and keeps them across invokes; so does edgecc: they live in the arena's
+state region (edgecc/plan/state.py), `name_reset()` writes the reset values, and every sequence
+starts from the state the previous run left: h_{t-1} at t = 0 is the stored hidden state, later
+the previous step's output row; the cell state is updated in place; after the last step the final
+hidden rows are stored back (OpDef.updates: HIDDEN, CELL).
 """
 from __future__ import annotations
 
@@ -90,7 +89,7 @@ def variable_states(g: Graph, n: Node) -> bool:
     if h is None or c is None:
         return False
     hv, cv = g.value(h), g.value(c)
-    return (hv.is_const and cv.is_const and hv.type.dtype == DType.INT8
+    return (hv.variable and cv.variable and hv.type.dtype == DType.INT8
             and cv.type.dtype == DType.INT16 and hv.type.q is not None and cv.type.q is not None)
 
 
@@ -205,7 +204,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
             for t in range(steps):
                 hb, cb = _step(k, w, x[b, t:t + 1], hb, cb)
                 out[b, t] = hb[0]
-    return [out.astype(np.int8)]
+            h[b], c[b] = hb[0], cb[0]
+    return [out.astype(np.int8), h.astype(np.int8), c.astype(np.int16)]
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
@@ -213,16 +213,16 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     k = lstm_consts(g, n)
     w = _weights(g, n)
     time_major = bool(n.attrs.get("time_major"))
-    # Loop nest: outer sequences (each from the reset state) x steps x rows computed per step.
+    # Loop nest: outer sequences x steps x rows computed per step; state row = b * inner + r.
     outer, inner = (1, batch) if time_major else (batch, 1)
     x_row, y_row = inp, units
     if time_major:
         x_st, y_st, x_sb, y_sb = batch * inp, batch * units, 0, 0
     else:
         x_st, y_st, x_sb, y_sb = inp, units, steps * inp, steps * units
-    params = dict(outer=outer, inner=inner, steps=steps, depth=inp, units=units,
+    params = dict(outer=outer, inner=inner, steps=steps, depth=inp, units=units, last_t=steps - 1,
                   x_sb=x_sb, x_st=x_st, x_row=x_row, y_sb=y_sb, y_st=y_st, y_row=y_row,
-                  cell_elems=inner * units, clip_on=k.cell_clip is not None,
+                  clip_on=k.cell_clip is not None,
                   clip=k.cell_clip or 0,
                   fm_mult=k.forget_mul[0], fm_shift=k.forget_mul[1],
                   im_mult=k.input_mul[0], im_shift=k.input_mul[1],
@@ -242,8 +242,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     params["gates"] = [dict(name=gt, index=j, x_mult=k.x_mult[gt][0], x_shift=k.x_mult[gt][1],
                             h_mult=k.h_mult[gt][0], h_shift=k.h_mult[gt][1])
                        for j, gt in enumerate(GATES)]
-    return Kernel("unidirectional_sequence_lstm.c.j2", params=params, consts=consts,
-                  scratch=inner * units * 2)
+    return Kernel("unidirectional_sequence_lstm.c.j2", params=params, consts=consts)
 
 
 OP = register(OpDef(
@@ -251,4 +250,4 @@ OP = register(OpDef(
     [twenty_four_inputs, int8_sequence, standard_lstm, int8_constant_weights,
      int32_constant_biases, variable_states, power_of_two_cell_scale, tanh_cell_activation,
      consistent_shapes],
-    dtypes="int8 x int8 -> int8 (int32 bias, int16 cell state)"))
+    dtypes="int8 x int8 -> int8 (int32 bias, int16 cell state)", updates=(HIDDEN, CELL)))

@@ -15,7 +15,8 @@ the graph, and plans that. The parts:
 - place.py: offsets: several strategies, the best kept, exact search for small buffer sets;
 - order.py: the topological order with the smallest peak (DP over down-sets, beam beyond);
 - check.py: the checkers that prove no two live buffers overlap (run on every plan);
-- show.py: the table, JSON and SVG of `edgecc plan`.
+- show.py: the table, JSON and SVG of `edgecc plan`;
+- state.py: the state region (variable tensors, kept across runs), after everything planned.
 
 Two lower bounds are reported. `model_lower_bound` is the issue's LB: the model's own order (as
 imported, before passes), every non-constant tensor its own bytes, no scratch; `graph_lower_bound`
@@ -57,6 +58,7 @@ class Plan:
     techniques: list[str] = field(default_factory=list)
     # streaming pairs placed overlapping: (output, input, shift = offset(out) - offset(in), d_max)
     streaming: list[tuple[str, str, int, int]] = field(default_factory=list)
+    state: list[str] = field(default_factory=list)  # variable tensors in the state region
 
 
 def check_plan(bufs: list[Buffer], arena: int) -> None:

@@ -21,7 +21,8 @@ def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
             step = int(b.name.split(":")[1])
             kind, tensors, labels = "scratch", [], [f"scratch of {g.nodes[step].op}"]
         else:
-            kind = ("input" if inputs & set(b.values) else
+            kind = ("state" if b.name.startswith("state:") else
+                    "input" if inputs & set(b.values) else
                     "output" if outputs & set(b.values) else "activation")
             tensors, labels = list(b.values), [g.value(v).label for v in b.values]
         rows.append(dict(buffer=b.name, tensors=tensors, labels=labels, kind=kind, size=b.size,

@@ -61,6 +61,7 @@ static uint8_t arena[{up}_ARENA_SIZE] __attribute__((aligned(16)));
 
 int main(void) {{
     int r;
+    {low}_reset(arena);
     for (r = 0; r < EDGECC_RUNS; ++r) {{
 {nl.join(copies)}
         if ({low}_run(arena) != 0) {{ printf("E run failed\\n"); return 3; }}

@@ -4,7 +4,10 @@ built-in reference kernels (PyPI `ai-edge-litert`) for models with ops TFLite Mi
 Owns: running a .tflite model through `tflite_micro.runtime.Interpreter` on given inputs, with every
 intermediate tensor preserved so the first differing layer can be named; running it through LiteRT
 with OpResolverType.BUILTIN_REF (no XNNPACK, no optimized kernels); choosing between the two
-(`run_reference`); and making seeded inputs.
+(`run_reference`); and making seeded inputs. Every runner takes a list of frames (each a list of
+input arrays) and invokes ONE interpreter on them in turn, so variable tensors (LSTM/SVDF state)
+carry from one frame to the next, as the generated code carries them from one name_run() to the
+next after one name_reset().
 """
 from __future__ import annotations
 
@@ -17,7 +20,13 @@ from edgecc.errors import EdgeccError
 from edgecc.ir import DType, Graph
 
 
-def seeded_inputs(g: Graph, seed: int) -> list[np.ndarray]:
+def seeded_frames(g: Graph, seed: int, frames: int) -> list[list[np.ndarray]]:
+    """`frames` consecutive input sets: the first is seeded_inputs(g, seed), frame k > 0 is drawn
+    from the seed sequence (seed, k)."""
+    return [seeded_inputs(g, seed if k == 0 else [seed, k]) for k in range(frames)]
+
+
+def seeded_inputs(g: Graph, seed: int | list[int]) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     out = []
     for v in g.inputs:
@@ -62,6 +71,13 @@ class _StderrToNull:
 def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preserve: bool = False,
              n_tensors: int = 0) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
     """Outputs, and (with preserve) every tensor by TFLite index after the run."""
+    return run_tflm_frames(model, [inputs], n_outputs, preserve, n_tensors)[0]
+
+
+def run_tflm_frames(model: str | Path, frames: list[list[np.ndarray]], n_outputs: int,
+                    preserve: bool = False, n_tensors: int = 0
+                    ) -> list[tuple[list[np.ndarray], dict[int, np.ndarray]]]:
+    """Per frame, on one interpreter (state kept): outputs and (preserve) every tensor."""
     try:
         from tflite_micro.python.tflite_micro import runtime
     except ImportError:
@@ -69,29 +85,41 @@ def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preser
                           "(pip install 'edgecc[test]')") from None
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if preserve else \
         runtime.InterpreterConfig.kAllocationRecording
+    results = []
     with _StderrToNull():
         try:
             it = runtime.Interpreter.from_file(str(model), arena_size=16 << 20,
                                                intrepreter_config=cfg)
-            for i, x in enumerate(inputs):
-                it.set_input(x, i)
-            it.invoke()
         except RuntimeError as e:  # e.g. "TFLM failed to allocate tensors" for an op it lacks
             raise TFLMCannotRun(f"TFLite Micro cannot run {Path(model).name}: {e}") from None
-        outs = [np.array(it.get_output(i)) for i in range(n_outputs)]
-        tensors: dict[int, np.ndarray] = {}
-        for i in range(n_tensors if preserve else 0):
+        for inputs in frames:
             try:
-                tensors[i] = np.array(it.GetTensor(i, 0)["tensor_data"])
-            except Exception:  # constant or unallocated tensors have no runtime data
-                continue
-    return outs, tensors
+                for i, x in enumerate(inputs):
+                    it.set_input(x, i)
+                it.invoke()
+            except RuntimeError as e:
+                raise TFLMCannotRun(f"TFLite Micro cannot run {Path(model).name}: {e}") from None
+            outs = [np.array(it.get_output(i)) for i in range(n_outputs)]
+            tensors: dict[int, np.ndarray] = {}
+            for i in range(n_tensors if preserve else 0):
+                try:
+                    tensors[i] = np.array(it.GetTensor(i, 0)["tensor_data"])
+                except Exception:  # constant or unallocated tensors have no runtime data
+                    continue
+            results.append((outs, tensors))
+    return results
 
 
 def run_litert_ref(model: str | Path, inputs: list[np.ndarray],
                    n_outputs: int) -> list[np.ndarray]:
     """Outputs of LiteRT's reference kernels (OpResolverType.BUILTIN_REF): no XNNPACK delegate and
     no optimized kernels, so the arithmetic is TFLite's reference definition of each op."""
+    return run_litert_ref_frames(model, [inputs], n_outputs)[0]
+
+
+def run_litert_ref_frames(model: str | Path, frames: list[list[np.ndarray]],
+                          n_outputs: int) -> list[list[np.ndarray]]:
+    """run_litert_ref per frame on one interpreter (variable tensors kept between invokes)."""
     try:
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
     except ImportError:
@@ -102,11 +130,14 @@ def run_litert_ref(model: str | Path, inputs: list[np.ndarray],
             it = Interpreter(model_path=str(model),
                              experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
             it.allocate_tensors()
-            for d, x in zip(it.get_input_details(), inputs):
-                it.set_tensor(d["index"], x)
-            it.invoke()
-            return [np.array(it.get_tensor(d["index"]))
-                    for d in it.get_output_details()[:n_outputs]]
+            results = []
+            for inputs in frames:
+                for d, x in zip(it.get_input_details(), inputs):
+                    it.set_tensor(d["index"], x)
+                it.invoke()
+                results.append([np.array(it.get_tensor(d["index"]))
+                                for d in it.get_output_details()[:n_outputs]])
+            return results
     except (RuntimeError, ValueError) as e:
         msg = " ".join(str(e).split())
         raise EdgeccError(f"LiteRT cannot run {Path(model).name}: {msg}") from None
@@ -124,10 +155,17 @@ def run_reference(model: str | Path, inputs: list[np.ndarray],
                   n_outputs: int) -> tuple[list[np.ndarray], str]:
     """Outputs and the oracle's name: TFLite Micro when it can run the model, else (an op it
     lacks) LiteRT BUILTIN_REF, which defines those ops' arithmetic for TFLite."""
+    outs, oracle = run_reference_frames(model, [inputs], n_outputs)
+    return outs[0], oracle
+
+
+def run_reference_frames(model: str | Path, frames: list[list[np.ndarray]],
+                         n_outputs: int) -> tuple[list[list[np.ndarray]], str]:
+    """run_reference per frame, state kept from one frame to the next."""
     try:
-        return run_tflm(model, inputs, n_outputs)[0], TFLM
+        return [o for o, _ in run_tflm_frames(model, frames, n_outputs)], TFLM
     except TFLMCannotRun as e:
         if not litert_available():
             raise EdgeccError(f"{e}; the fallback oracle LiteRT BUILTIN_REF is missing "
                               "(pip install ai-edge-litert)") from None
-    return run_litert_ref(model, inputs, n_outputs), LITERT_REF
+    return run_litert_ref_frames(model, frames, n_outputs), LITERT_REF
