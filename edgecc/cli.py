@@ -73,11 +73,14 @@ def cmd_verify(args) -> int:
     from edgecc.verify import verify_model
     target, board = _resolve_target(args)
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
-                     board=board, profile=args.profile)
+                     board=board, profile=args.profile, frames=args.frames)
     if args.json:
         print(json.dumps(r.as_json()))
     else:
         status = "bit-exact" if r.bit_exact else f"MISMATCH in {r.mismatched_bytes} bytes"
+        if args.frames > 1:
+            status += (f" over {args.frames} frames" if r.bit_exact else
+                       f" (first in frame {r.first_bad_frame} of {args.frames})")
         print(f"{Path(args.model).name} on {r.target}: {status} ({r.total_bytes} output bytes) "
               f"vs {r.oracle}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
         if r.first_bad_layer:
@@ -156,6 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--keep", type=Path, help="keep the build folder here")
     v.add_argument("--profile", action="store_true",
                    help="instructions per layer (QEMU targets and boards)")
+    v.add_argument("--frames", type=int, default=1,
+                   help="N consecutive seeded frames on one arena after one name_reset (state "
+                        "carried), each compared with the reference that keeps its state too")
     v.set_defaults(fn=cmd_verify)
 
     b = sub.add_parser("budget", help="RAM and flash of the model on a board; exit 1 when over")

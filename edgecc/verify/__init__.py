@@ -1,7 +1,10 @@
 """`edgecc verify`: build the generated C, run it, compare every output byte with the reference.
 
 Owns: the verify flow (compile -> harness -> build -> run -> compare) and, on a mismatch, the
-trace build that names the first layer whose output differs from TFLite Micro's tensor. The oracle
+trace build that names the first layer whose output differs from TFLite Micro's tensor. With
+`frames` > 1 the harness runs N consecutive seeded frames on one arena after one name_reset (one
+build, one run), the reference keeps its state over the same frames, every frame is compared, and
+the first frame that differs is traced. The oracle
 is TFLite Micro, or LiteRT BUILTIN_REF when TFLM cannot run the model (edgecc.verify.reference).
 """
 from __future__ import annotations
@@ -16,8 +19,8 @@ from edgecc.codegen import write_files
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
 from edgecc.targets import Target
-from edgecc.verify.harness import TRACE_DEFINE, harness_c, parse_output
-from edgecc.verify.reference import TFLM, run_reference, run_tflm, seeded_inputs
+from edgecc.verify.harness import TRACE_DEFINE, harness_frames_c, parse_frames
+from edgecc.verify.reference import TFLM, run_reference_frames, run_tflm_frames, seeded_frames
 
 
 @dataclass
@@ -33,23 +36,28 @@ class VerifyResult:
     first_bad_layer: str | None = None
     oracle: str = TFLM  # "tflite-micro" | "litert-builtin-ref"
     extra: dict = field(default_factory=dict)
+    frames: list[dict] = field(default_factory=list)  # per frame: frame, bit_exact, mismatched_bytes
+    first_bad_frame: int | None = None
 
     def as_json(self) -> dict:
         d = dict(model=self.model, target=self.target, bit_exact=self.bit_exact,
                  mismatched_bytes=self.mismatched_bytes, arena_bytes=self.arena_bytes,
                  lower_bound_bytes=self.lower_bound_bytes, weights_bytes=self.weights_bytes,
-                 first_mismatch_layer=self.first_bad_layer, oracle=self.oracle)
+                 first_mismatch_layer=self.first_bad_layer, oracle=self.oracle,
+                 frames=self.frames, first_mismatch_frame=self.first_bad_frame)
         d.update(self.extra)
         return d
 
 
 def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | None,
-                   trace: bool, board=None, info: dict | None = None, profile: bool = False) -> str:
+                   trace: bool, board=None, info: dict | None = None, profile: bool = False,
+                   frames: list | None = None) -> str:
+    """Build the harness (one frame `inputs`, or every frame of `frames`) and run it."""
     from edgecc.verify.host import build_host, run_host
     src = work / "gen"
     write_files(c.files, src)
     h = work / "harness.c"
-    h.write_text(harness_c(c.name, inputs, len(c.graph.outputs)))
+    h.write_text(harness_frames_c(c.name, frames or [inputs], len(c.graph.outputs)))
     if target.runner == "host":
         exe = build_host(src, h, work / ("prog_trace" if trace else "prog"), target, cc,
                          [TRACE_DEFINE] if trace else [])
@@ -74,44 +82,65 @@ def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndar
     return None
 
 
+def _compare(got: dict[int, bytes], ref: list[np.ndarray]) -> tuple[int, int]:
+    """(mismatched bytes, total bytes) of one frame's outputs."""
+    bad = total = 0
+    for i, r in enumerate(ref):
+        rb = np.ascontiguousarray(r).tobytes()
+        total += len(rb)
+        if len(got[i]) != len(rb):
+            raise EdgeccError(f"output {i}: {len(got[i])} bytes, reference has {len(rb)}")
+        bad += sum(a != b for a, b in zip(got[i], rb))
+    return bad, total
+
+
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
                  name: str = "model", keep: Path | None = None, board=None,
-                 profile: bool = False) -> VerifyResult:
+                 profile: bool = False, frames: int = 1) -> VerifyResult:
     if profile and target.runner == "host":
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
+    if frames < 1:
+        raise EdgeccError(f"--frames must be at least 1 (got {frames})")
     info: dict = {}
     from edgecc.budget import arena_room
     c = compile_model(model, target, name,
                       ram_budget=arena_room(board) if board is not None else None)
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
-    inputs = seeded_inputs(c.graph, seed)
-    ref_outs, oracle = run_reference(model, inputs, len(c.graph.outputs))
+    ins = seeded_frames(c.graph, seed, frames)
+    n_out = len(c.graph.outputs)
+    ref_outs, oracle = run_reference_frames(model, ins, n_out)
     with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        text = _build_and_run(c, work, inputs, target, cc, trace=False, board=board, info=info,
-                              profile=profile)
-        outs, _, done = parse_output(text)
-        if not done or len(outs) != len(ref_outs):
+        text = _build_and_run(c, work, None, target, cc, trace=False, board=board, info=info,
+                              profile=profile, frames=ins)
+        got, done = parse_frames(text)
+        if not done or len(got) != frames or any(len(o) != n_out for o, _ in got):
             raise EdgeccError(f"{Path(model).name}: the program did not finish normally")
-        bad = total = 0
-        for i, r in enumerate(ref_outs):
-            rb = np.ascontiguousarray(r).tobytes()
-            got = outs[i]
-            total += len(rb)
-            if len(got) != len(rb):
-                raise EdgeccError(f"output {i}: {len(got)} bytes, reference has {len(rb)}")
-            bad += sum(a != b for a, b in zip(got, rb))
+        if frames > 1 and "instructions" in info:
+            info["instructions"] //= frames  # the counted pass ran every frame
+        per_frame, bad, total, first_frame = [], 0, 0, None
+        for k, ((outs, _), ref) in enumerate(zip(got, ref_outs)):
+            b, t = _compare(outs, ref)
+            per_frame.append(dict(frame=k, bit_exact=b == 0, mismatched_bytes=b))
+            bad, total = bad + b, total + t
+            if b and first_frame is None:
+                first_frame = k
         first = None
         if bad and oracle != TFLM:
             # The layer trace compares against TFLM's preserved tensors; LiteRT has none here.
             info["first_mismatch_note"] = "no layer trace: it needs TFLite Micro's tensors"
         elif bad:
-            _, ref_t = run_tflm(model, inputs, len(c.graph.outputs), preserve=True,
-                                n_tensors=len(c.imported.values))
-            ttext = _build_and_run(c, work, inputs, target, cc, trace=True, board=board)
-            _, traces, _ = parse_output(ttext)
+            upto = ins[:first_frame + 1]
+            ref_t = run_tflm_frames(model, upto, n_out, preserve=True,
+                                    n_tensors=len(c.imported.values))[first_frame][1]
+            ttext = _build_and_run(c, work, None, target, cc, trace=True, board=board,
+                                   frames=upto)
+            traces = parse_frames(ttext)[0][first_frame][1]
             first = first_mismatch(c, traces, ref_t)
+            if frames > 1 and first:
+                first = f"frame {first_frame}: {first}"
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
-                        c.plan.lower_bound, c.weights_bytes, first, oracle, extra=info)
+                        c.plan.lower_bound, c.weights_bytes, first, oracle, extra=info,
+                        frames=per_frame, first_bad_frame=first_frame)

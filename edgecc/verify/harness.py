@@ -1,9 +1,11 @@
 """The test harness around generated C: a `main` that knows only NAME.h.
 
-Owns: writing harness.c with the seeded inputs embedded as const arrays, running the model
-EDGECC_RUNS times (default 1; instruction counters difference two builds), and printing outputs
-(and, in trace builds, every layer's output through the EDGECC_TRACE hook) as hex lines that
-`parse_output` reads back. The same harness runs on the host, under qemu-user and bare-metal QEMU.
+Owns: writing harness.c with the seeded inputs of one or more frames embedded as const arrays,
+calling name_reset once, then running the model on every frame in turn on the same arena (the
+state carries) EDGECC_RUNS times over (default 1; instruction counters difference two builds), and
+printing the last pass's outputs (and, in trace builds, every layer's output through the
+EDGECC_TRACE hook) as hex lines that `parse_output` / `parse_frames` read back; with several frames
+an "F k" line opens frame k. The same harness runs on the host, under qemu-user and bare-metal QEMU.
 """
 from __future__ import annotations
 
@@ -18,15 +20,27 @@ TRACE_DEFINE = "-DEDGECC_TRACE=edgecc_trace_hook"
 
 
 def harness_c(name: str, inputs: list[np.ndarray], n_outputs: int) -> str:
+    """The harness for one frame."""
+    return harness_frames_c(name, [inputs], n_outputs)
+
+
+def harness_frames_c(name: str, frames: list[list[np.ndarray]], n_outputs: int) -> str:
     ident = c_ident(name)
     low, up = ident.lower(), ident.upper()
     decls, copies, dumps = [], [], []
-    for i, x in enumerate(inputs):
-        b = np.frombuffer(np.ascontiguousarray(x).tobytes(), dtype=np.uint8)
-        decls.append(f"static const uint8_t in{i}[{max(b.size, 1)}] = {{\n    {c_literal_list(b)}\n}};")
-        copies.append(f"        memcpy({low}_input(arena, {i}), in{i}, {up}_INPUT{i}_SIZE);")
+    n_in = len(frames[0])
+    for f, inputs in enumerate(frames):
+        for i, x in enumerate(inputs):
+            b = np.frombuffer(np.ascontiguousarray(x).tobytes(), dtype=np.uint8)
+            decls.append(f"static const uint8_t in{f}_{i}[{max(b.size, 1)}] = {{\n    {c_literal_list(b)}\n}};")
+    for i in range(n_in):
+        table = ", ".join(f"in{f}_{i}" for f in range(len(frames)))
+        decls.append(f"static const uint8_t *const frame_in{i}[{len(frames)}] = {{ {table} }};")
+        copies.append(f"            memcpy({low}_input(arena, {i}), frame_in{i}[f], {up}_INPUT{i}_SIZE);")
     for i in range(n_outputs):
-        dumps.append(f"    dump('O', {i}, (const uint8_t *){low}_output(arena, {i}), {up}_OUTPUT{i}_SIZE);")
+        dumps.append(f"            if (last) dump('O', {i}, (const uint8_t *){low}_output(arena, {i}), {up}_OUTPUT{i}_SIZE);")
+    if len(frames) > 1:  # frame markers for parse_frames
+        copies.insert(0, '            if (last) printf("F %d\\n", f);')
     nl = "\n"
     return f"""/* edgecc test harness for {low}: embedded inputs, hex dump of outputs. */
 #include <stdint.h>
@@ -37,6 +51,7 @@ def harness_c(name: str, inputs: list[np.ndarray], n_outputs: int) -> str:
 #ifndef EDGECC_RUNS
 #define EDGECC_RUNS 1
 #endif
+#define FRAMES {len(frames)}
 
 static void dump(char tag, int id, const uint8_t *p, unsigned n) {{
     static const char hx[] = "0123456789abcdef";
@@ -60,13 +75,16 @@ void edgecc_trace_hook(int id, const void *ptr, unsigned n) {{ dump('T', id, (co
 static uint8_t arena[{up}_ARENA_SIZE] __attribute__((aligned(16)));
 
 int main(void) {{
-    int r;
-    {low}_reset(arena);
+    int r, f;
+    {low}_reset(arena); /* once: the state carries across frames, as in TFLite Micro */
     for (r = 0; r < EDGECC_RUNS; ++r) {{
+        const int last = r == EDGECC_RUNS - 1;
+        for (f = 0; f < FRAMES; ++f) {{
 {nl.join(copies)}
-        if ({low}_run(arena) != 0) {{ printf("E run failed\\n"); return 3; }}
-    }}
+            if ({low}_run(arena) != 0) {{ printf("E run failed\\n"); return 3; }}
 {nl.join(dumps)}
+        }}
+    }}
     printf("D done\\n");
     return 0;
 }}
@@ -90,3 +108,13 @@ def parse_output(text: str) -> tuple[dict[int, bytes], dict[int, bytes], bool]:
         if m:
             (outs if m.group(1) == "O" else traces)[int(m.group(2))] = bytes.fromhex(m.group(4))
     return outs, traces, done
+
+
+def parse_frames(text: str) -> tuple[list[tuple[dict[int, bytes], dict[int, bytes]]], bool]:
+    """Per frame (split at the "F k" lines; one frame when there are none): (outputs, traces),
+    and whether the end marker was seen."""
+    chunks = re.split(r"^F \d+\s*$", text, flags=re.M)
+    if len(chunks) > 1:
+        chunks = chunks[1:]  # before the first marker: nothing of a frame
+    frames = [parse_output(c)[:2] for c in chunks]
+    return frames, parse_output(text)[2]
