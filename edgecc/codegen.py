@@ -75,6 +75,20 @@ def describe_value(g: Graph, v: str) -> str:
     return f"{v}{label} {c_comment(str(val.type), 100)}"
 
 
+def describe_io(g: Graph, v: str) -> str:
+    """An input's or output's dtype, shape and quantization, for the comment in NAME.h."""
+    t = g.type(v)
+    text = f"{t.dtype.c} {list(t.shape)} ({t.dtype.value[0]})"
+    if t.q is not None and not t.q.per_channel:
+        s, zp = float(np.float32(t.q.scale[0])), t.q.zero_point[0]
+        text += f", scale {s:.9g}, zero point {zp}"
+    elif t.q is not None:
+        text += f", per-channel quantization on axis {t.q.axis}"
+    elif t.dtype.value[0] == "float32":
+        text += ", not quantized"
+    return c_comment(text, 200)
+
+
 def _state_resets(g: Graph, plan: Plan, ident: str, consts: list[ConstArray]) -> list[dict]:
     """What `name_reset()` writes into each variable tensor of the state region: one byte value
     repeated (memset) when its reset value is that, else a const array copied in (added to
@@ -140,10 +154,10 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
                                        if not isinstance(b, (list, tuple))), 300),
             traces=traces))
     ios = dict(
-        inputs=[dict(offset=plan.offsets[v], size=g.type(v).nbytes, desc=describe_value(g, v))
-                for v in g.inputs],
-        outputs=[dict(offset=plan.offsets[v], size=g.type(v).nbytes, desc=describe_value(g, v))
-                 for v in g.outputs])
+        inputs=[dict(offset=plan.offsets[v], size=g.type(v).nbytes, desc=describe_value(g, v),
+                     api=describe_io(g, v)) for v in g.inputs],
+        outputs=[dict(offset=plan.offsets[v], size=g.type(v).nbytes, desc=describe_value(g, v),
+                      api=describe_io(g, v)) for v in g.outputs])
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
                   arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
                   runtime=RUNTIME_FILES, state=_state_resets(g, plan, ident, consts), **ios)

@@ -1,4 +1,4 @@
-"""DEQUANTIZE: int8 / int16 -> float32.
+"""DEQUANTIZE: int8 / int16 / uint8 -> float32.
 
 TFLite Micro (reference_ops::Dequantize): y = scale * (x - zero_point) with scale a float and the
 integer difference converted to float, so one float32 multiplication, correctly rounded. The C
@@ -14,8 +14,8 @@ from edgecc.ops.quantize import c_float_literal
 
 
 def supported_types(g: Graph, n: Node) -> bool:
-    """input must be int8 or int16 and the output float32"""
-    return in_type(g, n).dtype in (DType.INT8, DType.INT16) and out_type(g, n).dtype == DType.FLOAT32
+    """input must be int8, int16 or uint8 and the output float32"""
+    return in_type(g, n).dtype in (DType.INT8, DType.INT16, DType.UINT8) and out_type(g, n).dtype == DType.FLOAT32
 
 
 def per_tensor_input(g: Graph, n: Node) -> bool:
@@ -47,4 +47,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("DEQUANTIZE", infer, reference, lower, [supported_types, per_tensor_input],
-                    dtypes="int8/int16 -> float32"))
+                    dtypes="int8/int16/uint8 -> float32"))

@@ -1,4 +1,5 @@
-"""QUANTIZE: float32 -> int8/int16, and requantization between int8, int16 and int32.
+"""QUANTIZE: float32 -> int8/int16, and requantization between int8, int16 and int32, and between
+uint8 and int8 at a model's edges (uint8 -> int8 at an input, int8 -> uint8 at an output).
 
 TFLite Micro (quantize_common.cc):
 - float input, AffineQuantize: q = round(x / scale) + zp, clamped to the output type; the division
@@ -8,6 +9,8 @@ TFLite Micro (quantize_common.cc):
   saturates anyway); TFLM's own cast is undefined beyond 2**31, where we saturate instead.
 - integer input, Requantize: MultiplyByQuantizedMultiplier(x - zp_in) with
   QuantizeMultiplier(double(in_scale) / double(out_scale)), + zp_out, clamped to the output type.
+  uint8 <-> int8 takes the same path (TFLM's Requantize; its XOR 0x80 shortcut for equal scales
+  and zero points 128 apart gives the same bytes, since the multiplier is then exactly 1).
 """
 from __future__ import annotations
 
@@ -22,12 +25,16 @@ _INT_IN = (DType.INT8, DType.INT16)
 _INT_OUT = (DType.INT8, DType.INT16, DType.INT32)
 
 
+_UINT8_EDGES = ((DType.UINT8, DType.INT8), (DType.INT8, DType.UINT8))
+
+
 def supported_types(g: Graph, n: Node) -> bool:
-    """input -> output must be float32 -> int8/int16, or int8/int16 -> int8/int16/int32"""
+    """input -> output must be float32 -> int8/int16, int8/int16 -> int8/int16/int32, or uint8 <->
+    int8"""
     a, b = in_type(g, n).dtype, out_type(g, n).dtype
     if a == DType.FLOAT32:
         return b in (DType.INT8, DType.INT16)
-    return a in _INT_IN and b in _INT_OUT
+    return (a in _INT_IN and b in _INT_OUT) or (a, b) in _UINT8_EDGES
 
 
 def per_tensor_output(g: Graph, n: Node) -> bool:
@@ -105,5 +112,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 OP = register(OpDef(
     "QUANTIZE", infer, reference, lower,
     [supported_types, per_tensor_output, quantized_integer_input, scale_ratio_in_range],
-    dtypes="float32 -> int8/int16; int8/int16 -> int8/int16/int32",
+    dtypes="float32 -> int8/int16; int8/int16 -> int8/int16/int32; uint8 <-> int8",
     inplace=((0, 0),)))  # same-size requantize: y[i] is written after x[i] is read

@@ -34,3 +34,11 @@ def test_quantize_dequantize_roundtrip():
     mb.op("QUANTIZE", [x], [q])
     mb.op("DEQUANTIZE", [q], [y])
     check_model(mb.finish([x], [y]))
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_dequantize_uint8(case):
+    rng = np.random.default_rng(650 + case)
+    shape = tuple(int(d) for d in rng.integers(1, 12, size=int(rng.integers(1, 4))))
+    check_model(dequantize_model(shape, "uint8", float(rng.uniform(1e-4, 0.5)),
+                                 int(rng.integers(0, 256))))
