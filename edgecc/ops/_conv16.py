@@ -9,7 +9,8 @@ int16): zero points are 0 and never subtracted or added; acc = sum(x * w) over t
 input in an int64 accumulator, + the int64 bias; then the int64 overload of
 MultiplyByQuantizedMultiplier (multiplier rounded to 16 bits, one rounding shift: quant.mbqm64,
 ec_mbqm64), clamp to the fused activation range, cast to int16. Multipliers are computed as for
-int8 (per channel for the convolutions, per tensor for FULLY_CONNECTED).
+int8 (per channel for the convolutions; for FULLY_CONNECTED per unit with per-channel weights, else
+per tensor: _conv_common.fc_unit_multipliers).
 
 The C accumulates in int32 when no partial sum of a layer can leave int32 (sum |w| * 2**15 of
 every output channel fits), which gives the same sum as TFLM's int64 accumulator, and in int64
@@ -21,8 +22,8 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops._conv_common import (Window, act_range, channel_multipliers, fc_multiplier,
-                                     window)
+from edgecc.ops._conv_common import (Window, act_range, channel_multipliers,
+                                     fc_unit_multipliers, window)
 from edgecc.quant import INT32_MAX, mbqm64, mbqm64_prepare
 
 MAX_SHIFT = 14  # mbqm64 shifts by 15 - shift: it needs shift <= 14 (TFLite assumes <= 7)
@@ -49,7 +50,7 @@ def int16_zero_points(g: Graph, n: Node) -> bool:
 
 def _shifts(g: Graph, n: Node) -> np.ndarray:
     if n.op == "FULLY_CONNECTED":
-        return np.array([fc_multiplier(g, n)[1]])
+        return fc_unit_multipliers(g, n, in_type(g, n, 1).shape[0])[1]
     ch_axis = 3 if n.op == "DEPTHWISE_CONV_2D" else 0
     return channel_multipliers(g, n, in_type(g, n, 1).shape[ch_axis])[1]
 
@@ -116,8 +117,8 @@ def reference_fully_connected(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     batches, units, depth = _fc_dims(g, n)
     x = ins[0].reshape(batches, depth).astype(np.int64)
     acc = x @ const(g, n, 1).astype(np.int64).T + _bias64(g, n, units)
-    m, s = fc_multiplier(g, n)
-    return [_requantize16(g, n, acc, m, s).reshape(out_type(g, n).shape)]
+    m, s = fc_unit_multipliers(g, n, units)
+    return [_requantize16(g, n, acc, m[None, :], s[None, :]).reshape(out_type(g, n).shape)]
 
 
 # ---- lowering -----------------------------------------------------------------------------
@@ -220,9 +221,8 @@ def lower_depthwise_conv_2d(g: Graph, n: Node, target) -> Kernel:
 def lower_fully_connected(g: Graph, n: Node, target) -> Kernel:
     batches, units, depth = _fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
-    m, s = fc_multiplier(g, n)
-    rq_params, rq_consts = _requant(g, n, w, _bias64(g, n, units), np.full(units, m),
-                                    np.full(units, s))
+    m, s = fc_unit_multipliers(g, n, units)
+    rq_params, rq_consts = _requant(g, n, w, _bias64(g, n, units), m, s)
     params = dict(rq_params, batches=batches, units=units, depth=depth)
     return Kernel("fully_connected_s16.c.j2", params=params,
                   consts=dict(w=w.astype(np.int8).ravel(), **rq_consts), variant="s16",

@@ -1,8 +1,11 @@
-"""FULLY_CONNECTED, int8 activations and weights (per-tensor weight scale), optional int32 bias.
+"""FULLY_CONNECTED, int8 activations and weights (per-tensor or per-unit weight scales), optional
+int32 bias; int16 activations (16x8) in edgecc/ops/_conv16.py.
 
 TFLite Micro's reference: acc = bias + sum((x + in_off) * w) with in_off = -input_zp, then
 MultiplyByQuantizedMultiplier, + output_zp, clamp to the fused activation range. keep_num_dims only
-changes the output shape.
+changes the output shape. Per-channel weights (one scale per unit, the converter's default for
+Dense layers now) take FullyConnectedPerChannel: the same sum, requantized with each unit's own
+multiplier and shift (_conv_common.fc_unit_multipliers); only the portable kernels do this yet.
 """
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, quantized_io, register
 from edgecc.ops import _simd, _vec, _vec_fc
-from edgecc.ops._conv_common import act_range, bias_or_zeros, fc_multiplier, requantize
+from edgecc.ops._conv_common import (act_range, bias_or_zeros, fc_multiplier,
+                                     fc_unit_multipliers, requantize)
 from edgecc.ops import _conv16
 
 
@@ -27,9 +31,10 @@ def int8_constant_weights(g: Graph, n: Node) -> bool:
             and w.type.q is not None and all(z == 0 for z in w.type.q.zero_point))
 
 
-def per_tensor_weights(g: Graph, n: Node) -> bool:
-    """weights must be quantized per tensor (one scale)"""
-    return not in_type(g, n, 1).q.per_channel
+def per_tensor_or_unit_weights(g: Graph, n: Node) -> bool:
+    """weights must be quantized per tensor or per output unit (one scale per row, axis 0)"""
+    q = in_type(g, n, 1).q
+    return not q.per_channel or (q.axis == 0 and len(q.scale) == in_type(g, n, 1).shape[0])
 
 
 def bias_int32_const(g: Graph, n: Node) -> bool:
@@ -68,9 +73,9 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     x = ins[0].reshape(batches, depth).astype(np.int64) - in_type(g, n).q.zero_point[0]
     w = const(g, n, 1).astype(np.int64)
     acc = x @ w.T + bias_or_zeros(g, n, units)
-    m, s = fc_multiplier(g, n)
+    m, s = fc_unit_multipliers(g, n, units)
     lo, hi = act_range(g, n)
-    out = requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)
+    out = requantize(acc, m[None, :], s[None, :], out_type(g, n).q.zero_point[0], lo, hi, np.int8)
     return [out.reshape(out_type(g, n).shape)]
 
 
@@ -97,6 +102,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended a chunk
     at a time (_fc_chunk); 4 units at a time, their weights interleaved 8 inputs at a time.
     """
+    if in_type(g, n, 1).q.per_channel:
+        return None, "per-channel weights: portable kernel"
     if _vec.isa_of(target) == "avx2":  # x86: edgecc/ops/_vec_fc.py, else edgecc/ops/_vec.py
         k, _why = _vec_fc.lower_fc(g, n, target)
         if k is not None:
@@ -163,8 +170,16 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     in_zp = in_type(g, n).q.zero_point[0]
     # Fold the input zero point into the bias: sum((x - zp) * w) = sum(x*w) - zp*sum(w).
     bias = bias_or_zeros(g, n, units) - in_zp * w.sum(axis=1)
-    m, s = fc_multiplier(g, n)
     lo, hi = act_range(g, n)
+    if in_type(g, n, 1).q.per_channel:
+        mults, shifts = fc_unit_multipliers(g, n, units)
+        return Kernel("fully_connected_pc.c.j2",
+                      params=dict(batches=batches, units=units, depth=depth,
+                                  out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),
+                      consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32),
+                                  mult=mults.astype(np.int32), shift=shifts.astype(np.int32)),
+                      variant="portable-per-channel", reason=why)
+    m, s = fc_multiplier(g, n)
     return Kernel("fully_connected.c.j2",
                   params=dict(batches=batches, units=units, depth=depth, mult=m, shift=s,
                               out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),
@@ -173,6 +188,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef(
     "FULLY_CONNECTED", infer, reference, lower,
-    [quantized_io, int8_activations, int8_constant_weights, per_tensor_weights, bias_int32_const,
+    [quantized_io, int8_activations, int8_constant_weights, per_tensor_or_unit_weights,
+     bias_int32_const,
      supported_activation, _conv16.int16_zero_points, _conv16.int16_shift_in_range],
     dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias)"))
