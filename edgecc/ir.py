@@ -118,6 +118,9 @@ class Graph:
     inputs: list[str]
     outputs: list[str]
     name: str = "model"
+    # what the importer found and fixed in the file (placeholder shapes, shape chains folded at
+    # import: edgecc/frontends/shapes.py); shown by `edgecc inspect`
+    notes: list[str] = field(default_factory=list)
 
     def value(self, name: str) -> Value:
         return self.values[name]
@@ -140,7 +143,7 @@ class Graph:
         return Graph(dict(self.values),
                      [Node(n.op, list(n.inputs), list(n.outputs), dict(n.attrs), n.name, n.index)
                       for n in self.nodes],
-                     list(self.inputs), list(self.outputs), self.name)
+                     list(self.inputs), list(self.outputs), self.name, list(self.notes))
 
     def activations(self) -> list[str]:
         """Non-constant values that are used, in first-appearance order."""

@@ -9,6 +9,8 @@ with OpResolverType.BUILTIN_REF (no XNNPACK, no optimized kernels); choosing bet
 from __future__ import annotations
 
 import os
+import re
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +61,17 @@ class _StderrToNull:
         os.close(self.saved)
 
 
+def _refuse_placeholder_shapes(model: str | Path) -> None:
+    """TFLite Micro runs ops on the shapes the file declares: where the converter wrote
+    placeholders (shape_signature -1, e.g. batch 1 after a dilated Conv1D's SPACE_TO_BATCH_ND,
+    which is really the block size), its results are not the model's (cv_conv1d)."""
+    from edgecc.frontends.tflite import placeholder_shapes
+    wrong = placeholder_shapes(model)
+    if wrong:
+        raise TFLMCannotRun(f"TFLite Micro cannot run {Path(model).name}: it computes with the "
+                            f"file's placeholder shapes ({len(wrong)} wrong, first {wrong[0]})")
+
+
 def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preserve: bool = False,
              n_tensors: int = 0) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
     """Outputs, and (with preserve) every tensor by TFLite index after the run."""
@@ -67,6 +80,7 @@ def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preser
     except ImportError:
         raise EdgeccError("the reference needs the 'tflite-micro' package "
                           "(pip install 'edgecc[test]')") from None
+    _refuse_placeholder_shapes(model)
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if preserve else \
         runtime.InterpreterConfig.kAllocationRecording
     with _StderrToNull():
@@ -88,6 +102,45 @@ def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preser
     return outs, tensors
 
 
+_MAX_VERSION_RETRIES = 4
+_NO_VERSION = re.compile(r"builtin opcode '(\w+)' version '(\d+)'")
+
+
+def _older_version(content: bytes, error: str) -> bytes | None:
+    """The model with the op version LiteRT's reference resolver lacks lowered by one, or None.
+
+    The reference resolver registers some ops up to a lower version than the converter writes
+    (TILE v3, int8, is registered only to v2 there), though the kernel it holds reads the tensor
+    types and runs them; the version is only checked at registration."""
+    m = _NO_VERSION.search(error)
+    if m is None or int(m.group(2)) <= 1:
+        return None
+    import tflite
+    raw = bytearray(content)
+    model = tflite.Model.GetRootAsModel(raw, 0)
+    for i in range(model.OperatorCodesLength()):
+        code = model.OperatorCodes(i)
+        name = tflite.BUILTIN_OPCODE2NAME.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()))
+        off = code._tab.Offset(8)  # OperatorCode.version: field 2 (vtable slot 4 + 2 * 2)
+        if name == m.group(1) and off and code.Version() == int(m.group(2)):
+            struct.pack_into("<i", raw, code._tab.Pos + off, code.Version() - 1)
+    return bytes(raw)
+
+
+def _ref_interpreter(model: str | Path, interpreter, resolver):
+    """LiteRT's interpreter on the model, retried with an op's version lowered (_older_version)
+    while the reference resolver lacks the version the file names."""
+    content = Path(model).read_bytes()
+    for _ in range(_MAX_VERSION_RETRIES):
+        try:
+            return interpreter(model_content=content, experimental_op_resolver_type=resolver)
+        except (RuntimeError, ValueError) as e:
+            content = _older_version(content, str(e))
+            if content is None:
+                raise
+    return interpreter(model_content=content, experimental_op_resolver_type=resolver)
+
+
 def run_litert_ref(model: str | Path, inputs: list[np.ndarray],
                    n_outputs: int) -> list[np.ndarray]:
     """Outputs of LiteRT's reference kernels (OpResolverType.BUILTIN_REF): no XNNPACK delegate and
@@ -99,8 +152,7 @@ def run_litert_ref(model: str | Path, inputs: list[np.ndarray],
                           "(pip install ai-edge-litert)") from None
     try:
         with _StderrToNull():  # LiteRT logs "INFO: Created TensorFlow Lite ..." on C stderr
-            it = Interpreter(model_path=str(model),
-                             experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+            it = _ref_interpreter(model, Interpreter, OpResolverType.BUILTIN_REF)
             it.allocate_tensors()
             for d, x in zip(it.get_input_details(), inputs):
                 it.set_tensor(d["index"], x)
