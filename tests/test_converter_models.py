@@ -8,9 +8,11 @@ and the model working (XPASS) fails it too, so the mark is removed when the piec
 """
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
+import tflite
 
 from conftest import SHARED
 from edgecc.errors import UnsupportedModel
@@ -62,3 +64,26 @@ def _param(name: str):
 def test_converter_model_bit_exact_on_host(name):
     r = verify_model(converter_model(name), get_target("host"), cc="gcc", seed=0)
     assert r.bit_exact, (r.oracle, r.mismatched_bytes, r.first_bad_layer)
+
+
+def truncated(path: Path, n_ops: int, output: int) -> bytes:
+    """The model's first n_ops operators with tensor `output` as its one output: the flatbuffer's
+    operator vector shortened in place (its length prefix) and its output index replaced."""
+    raw = bytearray(path.read_bytes())
+    sg = tflite.Model.GetRootAsModel(raw, 0).Subgraphs(0)
+    ops, outs = sg._tab.Vector(sg._tab.Offset(10)), sg._tab.Vector(sg._tab.Offset(8))
+    assert struct.unpack_from("<I", raw, outs - 4)[0] == 1 and sg.OperatorsLength() >= n_ops
+    struct.pack_into("<I", raw, ops - 4, n_ops)
+    struct.pack_into("<i", raw, outs, output)
+    return bytes(raw)
+
+
+def test_cv_conv1d_up_to_its_dense_layer(tmp_path):
+    """cv_conv1d without its per-channel Dense layer (ops 0-14, output REDUCE_MAX t30): the 3-D
+    SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND of the dilated Conv1D on the placeholder batch the
+    converter wrote (really 2), swish, global max pool: bit-exact with LiteRT BUILTIN_REF."""
+    p = tmp_path / "cv_conv1d_body.tflite"
+    p.write_bytes(truncated(converter_model("cv_conv1d"), 15, 30))
+    for seed, cc in ((0, "gcc"), (1, "clang")):
+        r = verify_model(p, get_target("host"), cc=cc, seed=seed)
+        assert r.bit_exact and r.oracle == "litert-builtin-ref", (r.oracle, r.mismatched_bytes)
