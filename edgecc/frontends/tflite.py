@@ -195,11 +195,17 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     notes = []
     for v in inputs:
         old = values[v].type
-        shape = _input_shape(sg.Tensors(int(v[1:])), old.shape)
+        t = sg.Tensors(int(v[1:]))
+        shape = _input_shape(t, old.shape)
         if shape != old.shape:
             notes.append(f"input {v}: symbolic batch resolved with batch 1: the file says "
                          f"{list(old.shape)}, edgecc uses {list(shape)}")
             values[v] = Value(v, TensorType(shape, old.dtype, old.q), label=values[v].label)
+        sig = t.ShapeSignatureAsNumpy().tolist() if t.ShapeSignatureLength() else []
+        free = [d for d, s in enumerate(sig) if s < 0 and d > 0 and d < len(shape)]
+        if free:
+            notes.append(f"input {v}: symbolic dims {free} (shape_signature {sig}) fixed at the "
+                         f"file's {[shape[d] for d in free]}")
     return Graph(values, nodes, inputs, outputs, name=path.stem, notes=notes), unsupported
 
 

@@ -111,6 +111,39 @@ def test_computed_shape_operands(op):
     check_model_litert(mb.finish([x], [y]), compilers=("gcc",))
 
 
+def test_symbolic_input_dims(tmp_path):
+    """An input declared [4, 6, 3] with shape_signature [-1, -1, 3]: batch 1, the other symbolic
+    dim kept at the file's 6, both noted; everything after it sized from the ops."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", (4, 6, 3), "int8", signature=(-1, -1, 3), **Q)
+    y = mb.tensor("y", (4, 6, 3), "int8", signature=(-1, -1, 3), **Q)
+    mb.op("RELU", [x], [y])
+    p = tmp_path / "sym.tflite"
+    p.write_bytes(mb.finish([x], [y]))
+    g = load_tflite(p)
+    assert g.type(g.inputs[0]).shape == (1, 6, 3) and g.type(g.outputs[0]).shape == (1, 6, 3)
+    assert any("symbolic batch resolved with batch 1" in s for s in g.notes)
+    assert any("symbolic dims [1]" in s and "[6]" in s for s in g.notes)
+    assert any(s.startswith("op 0 (RELU)") and "the file says [4, 6, 3]" in s for s in g.notes)
+
+
+def test_reshape_to_a_gathered_shape():
+    """RESHAPE(x, GATHER(SHAPE(x), [0, 2, 1, 3])) declared [1, 1, 1, C]: the shape gathered at
+    import, the placeholder overridden, the RELU after it sized by the computed shape."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 3, 5, 2), "int8", **Q)
+    s = mb.tensor("s", (4,), "int32")
+    mb.op("SHAPE", [x], [s], {"out_type": 2})
+    perm = mb.tensor("perm", (4,), "int32")
+    mb.op("GATHER", [s, mb.const("idx", np.array([0, 2, 1, 3], np.int32))], [perm], {"axis": 0})
+    r = mb.tensor("r", (1, 1, 1, 2), "int8", **Q)
+    mb.op("RESHAPE", [x, perm], [r])
+    y = mb.tensor("y", (1, 1, 1, 2), "int8", **Q)
+    mb.op("RELU", [r], [y])
+    data = mb.finish([x], [y])
+    check_model_litert(data, compilers=("gcc",))
+
+
 def dilated_conv1d_model(rng, same: bool, placeholders: bool = True) -> bytes:
     """A Keras Conv1D(dilation_rate=d) as the converter writes it: SPACE_TO_BATCH_ND ->
     EXPAND_DIMS -> CONV_2D -> RESHAPE(-1, ...) -> BATCH_TO_SPACE_ND on 3-D tensors, every tensor
