@@ -66,6 +66,15 @@ def test_converter_model_bit_exact_on_host(name):
     assert r.bit_exact, (r.oracle, r.mismatched_bytes, r.first_bad_layer)
 
 
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.parametrize("target", ["x86-avx2", "aarch64", "cortex-m4", "cortex-m55"])
+@pytest.mark.parametrize("name", [n for n, needs in MODELS.items() if not needs])
+def test_converter_model_bit_exact_on_targets(name, target):
+    r = verify_model(converter_model(name), get_target(target), seed=1)
+    assert r.bit_exact, (r.oracle, r.mismatched_bytes, r.first_bad_layer)
+
+
 def truncated(path: Path, n_ops: int, output: int) -> bytes:
     """The model's first n_ops operators with tensor `output` as its one output: the flatbuffer's
     operator vector shortened in place (its length prefix) and its output index replaced."""
