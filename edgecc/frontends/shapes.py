@@ -19,9 +19,11 @@ op's constraints then report what is wrong with it.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from edgecc.ir import DType, Graph, TensorType, Value
+from edgecc.ir import DType, Graph, TensorType
 from edgecc.ops import get_op
 from edgecc.ops._static import SHAPE_ONLY_OPS
 from edgecc.passes.fold import STATEFUL_OPS, evaluate
@@ -79,9 +81,8 @@ def settle_shapes(g: Graph) -> Graph:
         if tuple(shape) != tuple(old.type.shape):
             notes.append(f"{why} {o}{' ' + repr(old.label) if old.label else ''}: the file says "
                          f"{list(old.type.shape)}, the op computes {list(shape)}")
-        values[o] = Value(o, TensorType(tuple(shape), old.type.dtype, old.type.q),
-                          data if data is not None else old.data, label=old.label,
-                          channels=old.channels)
+        values[o] = replace(old, type=TensorType(tuple(shape), old.type.dtype, old.type.q),
+                            data=data if data is not None else old.data)
 
     for n in g.nodes:
         where = f"op {n.index} ({n.op})"
@@ -96,4 +97,4 @@ def settle_shapes(g: Graph) -> Graph:
             if t is not None:
                 reshape(o, tuple(t.shape), where)
         nodes.append(n)
-    return Graph(values, nodes, list(g.inputs), list(g.outputs), g.name, notes=notes)
+    return replace(g, values=values, nodes=nodes, notes=notes)
