@@ -122,17 +122,16 @@ def load_tflite(path: str | Path) -> Graph:
     return _check(g, unsupported, path)
 
 
-def placeholder_shapes(path: str | Path) -> list[str]:
-    """Where the file's declared shapes differ from what the ops compute (the notes of
-    frontends/shapes.py), without checking the ops' constraints; [] for a file that cannot be read.
-    TFLite Micro trusts the declared shapes, so it cannot be the oracle of such a model."""
+def settled_graph(path: str | Path) -> Graph | None:
+    """The file as IR with every shape settled from the ops (frontends/shapes.py; its notes say
+    where the file's shapes are wrong), the ops' constraints unchecked; None for a file that cannot
+    be read. For choosing an oracle: TFLite Micro computes with the file's declared shapes."""
     from edgecc.frontends.shapes import settle_shapes
     try:
-        raw = Path(path).read_bytes()
-        g, _ = _build(raw, Path(path))
+        g, _ = _build(Path(path).read_bytes(), Path(path))
     except Exception:  # noqa: BLE001 - unreadable: load_tflite says why, TFLM decides alone
-        return []
-    return [note for note in settle_shapes(g).notes if "the file says" in note]
+        return None
+    return settle_shapes(g)
 
 
 def _input_shape(t, shape: tuple[int, ...]) -> tuple[int, ...]:

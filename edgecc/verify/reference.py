@@ -61,15 +61,27 @@ class _StderrToNull:
         os.close(self.saved)
 
 
-def _refuse_placeholder_shapes(model: str | Path) -> None:
-    """TFLite Micro runs ops on the shapes the file declares: where the converter wrote
-    placeholders (shape_signature -1, e.g. batch 1 after a dilated Conv1D's SPACE_TO_BATCH_ND,
-    which is really the block size), its results are not the model's (cv_conv1d)."""
-    from edgecc.frontends.tflite import placeholder_shapes
-    wrong = placeholder_shapes(model)
+def tflm_unsound(model: str | Path) -> str | None:
+    """Why TFLite Micro's results on this model would not be the model's, or None.
+
+    TFLite Micro runs ops on the shapes the file declares: where the converter wrote placeholders
+    (shape_signature -1, e.g. batch 1 after a dilated Conv1D's SPACE_TO_BATCH_ND, really the block
+    size) it computes something else (cv_conv1d). And it fills SPACE_TO_BATCH_ND's padding with
+    SpaceToBatchParams.output_offset, which it never initializes (TFLite: the zero point)."""
+    from edgecc.frontends.tflite import settled_graph
+    from edgecc.ops import const
+    g = settled_graph(model)
+    if g is None:
+        return None
+    wrong = [note for note in g.notes if "the file says" in note]
     if wrong:
-        raise TFLMCannotRun(f"TFLite Micro cannot run {Path(model).name}: it computes with the "
-                            f"file's placeholder shapes ({len(wrong)} wrong, first {wrong[0]})")
+        return (f"it computes with the file's placeholder shapes ({len(wrong)} wrong, first "
+                f"{wrong[0]})")
+    for n in g.nodes:
+        pads = const(g, n, 2) if n.op == "SPACE_TO_BATCH_ND" else None
+        if pads is not None and np.any(pads != 0):
+            return f"it leaves the padding of SPACE_TO_BATCH_ND (op {n.index}) uninitialized"
+    return None
 
 
 def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preserve: bool = False,
@@ -80,7 +92,9 @@ def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preser
     except ImportError:
         raise EdgeccError("the reference needs the 'tflite-micro' package "
                           "(pip install 'edgecc[test]')") from None
-    _refuse_placeholder_shapes(model)
+    unsound = tflm_unsound(model)
+    if unsound:
+        raise TFLMCannotRun(f"TFLite Micro cannot run {Path(model).name}: {unsound}")
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if preserve else \
         runtime.InterpreterConfig.kAllocationRecording
     with _StderrToNull():

@@ -194,7 +194,7 @@ def test_dilated_conv1d_3d_batch_space(case):
 def test_tflm_is_not_the_oracle_of_placeholder_shapes(tmp_path):
     """TFLite Micro computes a placeholder-shaped model on the file's shapes (only batch 0 of the
     SPACE_TO_BATCH_ND output here): its results are not the model's, so verify uses LiteRT."""
-    from edgecc.verify.reference import LITERT_REF, TFLMCannotRun, run_reference, run_tflm
+    from edgecc.verify.reference import LITERT_REF, TFLM, TFLMCannotRun, run_reference, run_tflm
     p = tmp_path / "conv1d.tflite"
     p.write_bytes(dilated_conv1d_model(np.random.default_rng(5), same=False))
     g = load_tflite(p)
@@ -202,6 +202,11 @@ def test_tflm_is_not_the_oracle_of_placeholder_shapes(tmp_path):
     with pytest.raises(TFLMCannotRun, match="placeholder shapes"):
         run_tflm(p, x, 1)
     assert run_reference(p, x, 1)[1] == LITERT_REF
+    p.write_bytes(dilated_conv1d_model(np.random.default_rng(5), same=True, placeholders=False))
+    with pytest.raises(TFLMCannotRun, match="padding of SPACE_TO_BATCH_ND .op 0. uninitialized"):
+        run_tflm(p, x, 1)
+    p.write_bytes(dilated_conv1d_model(np.random.default_rng(5), same=False, placeholders=False))
+    assert run_reference(p, x, 1)[1] == TFLM
 
 
 def test_internal_error_after_reading_is_not_a_malformed_model(tmp_path, monkeypatch):
