@@ -17,7 +17,10 @@ the op-count tables, the --json object, and --dump-ir (one text file per stage).
               emitted order (compiler.compile_model): index = the op's index in the model, template
               = the template path resolved along the target's ISA path, scratch in bytes,
   kernels_error  null, or the one-line message when lowering the model for the target failed
-              (the graph part of inspect still holds).
+              (the graph part of inspect still holds),
+  import_notes  [str] what the importer fixed in the file: each placeholder shape the ops
+              computed otherwise, each shape computation folded at import, each symbolic batch
+              resolved (edgecc/frontends/shapes.py).
 Model strings (tensor labels) are printed as data, never interpreted.
 """
 from __future__ import annotations
@@ -163,10 +166,14 @@ def inspect_model(args, target: Target | None = None, board: str | None = None) 
             executed_after=sum(executes(n) for n in g.nodes),
             ops_before=before, ops_after=after, passes=[r.as_json() for r in results],
             seconds=round(seconds, 6), dump_ir=[str(p) for p in dumped],
-            target=target.name, board=board, kernels=kernels, kernels_error=kernels_error)))
+            target=target.name, board=board, kernels=kernels, kernels_error=kernels_error,
+            import_notes=list(imported.notes))))
         return 0
     lines = [f"{Path(args.model).name}: {len(imported.nodes)} nodes imported, {len(g.nodes)} after "
              f"passes ({sum(executes(n) for n in g.nodes)} executed), {seconds * 1000:.1f} ms"]
+    if imported.notes:
+        lines.append(f"  import: {len(imported.notes)} notes (shapes come from the ops, not the file)")
+        lines.extend(f"      * {note}" for note in imported.notes)
     lines.append(f"  {'pass':<10} {'nodes':>5}  changes")
     for r in results:
         lines.append(f"  {r.name:<10} {r.nodes_after:5d}  "

@@ -123,6 +123,9 @@ class Graph:
     inputs: list[str]
     outputs: list[str]
     name: str = "model"
+    # what the importer found and fixed in the file (placeholder shapes, shape chains folded at
+    # import: edgecc/frontends/shapes.py); shown by `edgecc inspect`
+    notes: list[str] = field(default_factory=list)
 
     def value(self, name: str) -> Value:
         return self.values[name]
@@ -145,7 +148,7 @@ class Graph:
         return Graph(dict(self.values),
                      [Node(n.op, list(n.inputs), list(n.outputs), dict(n.attrs), n.name, n.index)
                       for n in self.nodes],
-                     list(self.inputs), list(self.outputs), self.name)
+                     list(self.inputs), list(self.outputs), self.name, list(self.notes))
 
     def variables(self) -> list[str]:
         """Variable tensors some node reads, in first-appearance order (the state region)."""

@@ -59,6 +59,7 @@ class _Tensor:
     zero_point: list[int] | None
     axis: int
     variable: bool = False  # TFLite is_variable: recurrent state the op reads and updates
+    signature: tuple[int, ...] | None = None  # shape_signature (-1: a symbolic dim), if any
 
 
 @dataclass
@@ -77,14 +78,15 @@ class ModelBuilder:
     ops: list[_Op] = field(default_factory=list)
 
     def tensor(self, name: str, shape, dtype: str = "int8", scale=None, zero_point=None,
-               axis: int = 0, variable: bool = False) -> int:
+               axis: int = 0, variable: bool = False, signature=None) -> int:
         sc = None if scale is None else [float(s) for s in np.atleast_1d(scale)]
         zp = None if zero_point is None else [int(z) for z in np.atleast_1d(zero_point)]
         if sc is not None and zp is None:
             zp = [0] * len(sc)
         self.buffers.append(b"")
         self.tensors.append(_Tensor(name, tuple(int(s) for s in shape), dtype,
-                                    len(self.buffers) - 1, sc, zp, axis, variable))
+                                    len(self.buffers) - 1, sc, zp, axis, variable,
+                                    None if signature is None else tuple(signature)))
         return len(self.tensors) - 1
 
     def const(self, name: str, data: np.ndarray, scale=None, zero_point=None, axis: int = 0) -> int:
@@ -138,6 +140,7 @@ class ModelBuilder:
         for t in self.tensors:
             name = b.CreateString(t.name)
             shape = self._int_vector(b, t.shape, b.PrependInt32)
+            sig = None if t.signature is None else self._int_vector(b, t.signature, b.PrependInt32)
             q = None
             if t.scale is not None:
                 sc = self._int_vector(b, t.scale, b.PrependFloat32)
@@ -152,6 +155,8 @@ class ModelBuilder:
                 q = tflite.QuantizationParametersEnd(b)
             tflite.TensorStart(b)
             tflite.TensorAddShape(b, shape)
+            if sig is not None:
+                tflite.TensorAddShapeSignature(b, sig)
             tflite.TensorAddType(b, _DTYPE_CODE[t.dtype])
             tflite.TensorAddBuffer(b, t.buffer)
             tflite.TensorAddName(b, name)

@@ -11,7 +11,7 @@ from edgecc.frontends.tflite import load_tflite
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
 from test_fusion import conv_model
-from test_passes import keras_reshape_model
+from test_passes import folded_weights_model, keras_reshape_model
 
 SHARED = ["ad01_int8", "hello_world_int8", "keyword_scrambled_8bit", "kws_ref_model",
           "micro_speech_lstm", "micro_speech_quantized", "mlzoo_ds_cnn_s_quantized_int16",
@@ -31,15 +31,19 @@ def test_inspect_json_contract(tmp_path, capsys):
     code, out, err = run_cli(capsys, "inspect", str(p), "--json")
     assert code == 0 and err == ""
     d = json.loads(out)  # exactly one JSON object
-    assert d["ops_before"] == {"FULLY_CONNECTED": 1, "PACK": 1, "RESHAPE": 1, "SHAPE": 1,
-                               "STRIDED_SLICE": 1}
+    # SHAPE -> STRIDED_SLICE -> PACK is folded at import; import_notes says so
+    assert d["ops_before"] == {"FULLY_CONNECTED": 1, "RESHAPE": 1}
     assert d["ops_after"] == {"FULLY_CONNECTED": 1}  # the RESHAPE left is an alias: no code
+    assert [s.split(" folded at import")[0] for s in d["import_notes"]] == [
+        "op 0 (SHAPE)", "op 1 (STRIDED_SLICE)", "op 2 (PACK)"]
     names = [x["name"] for x in d["passes"]]
     assert names == ["dead_code", "fold", "eliminate", "fuse", "channels", "cleanup"]
     for x in d["passes"]:
         assert {"name", "changed", "removed", "added"} <= set(x)
-    fold = d["passes"][1]
-    assert fold["changed"] and sorted(fold["removed"]) == ["0_shape", "1_strided_slice", "2_pack"]
+    p.write_bytes(folded_weights_model())  # weights TRANSPOSE(const), bias RESHAPE(const)
+    code, out, err = run_cli(capsys, "inspect", str(p), "--json")
+    fold = json.loads(out)["passes"][1]
+    assert fold["changed"] and sorted(fold["removed"]) == ["0_transpose", "1_reshape"]
     assert all("evaluated at compile time" in a for a in fold["applied"])
 
 
@@ -60,13 +64,13 @@ def test_inspect_human_verbose_and_dump(tmp_path, capsys):
     dump = tmp_path / "ir"
     code, out, _ = run_cli(capsys, "inspect", str(p), "--verbose", "--dump-ir", str(dump))
     assert code == 0
-    assert "5 nodes imported, 2 after passes (1 executed)" in out
+    assert "2 nodes imported, 2 after passes (1 executed)" in out
+    assert "op 1 (STRIDED_SLICE) folded at import: t5 = 1" in out
     assert "(alias, no code)" in out and "scale=0.05 zp=-3" in out
     files = sorted(f.name for f in dump.iterdir())
     assert files == ["00_imported.txt", "01_dead_code.txt", "02_fold.txt", "03_eliminate.txt",
                      "04_fuse.txt", "05_channels.txt", "06_cleanup.txt"]
-    assert "STRIDED_SLICE" in (dump / "00_imported.txt").read_text()
-    assert "STRIDED_SLICE" not in (dump / "06_cleanup.txt").read_text()
+    assert "RESHAPE" in (dump / "00_imported.txt").read_text()
 
 
 @pytest.mark.parametrize("argv", [["inspect", "/no/such/model.tflite"],

@@ -79,12 +79,13 @@ def keras_reshape_model(shape=(1, 4, 6, 2), target=(-1, 48), units=5):
 def test_keras_reshape_chain_folds_away_and_verifies():
     data = keras_reshape_model()
     g = load(data)
-    assert ops(g) == ["SHAPE", "STRIDED_SLICE", "PACK", "RESHAPE", "FULLY_CONNECTED"]
+    # the shape chain is folded at import (edgecc/frontends/shapes.py), the inspect notes say so
+    assert ops(g) == ["RESHAPE", "FULLY_CONNECTED"]
+    assert [s.split(" folded")[0] for s in g.notes] == ["op 0 (SHAPE)", "op 1 (STRIDED_SLICE)",
+                                                        "op 2 (PACK)"]
+    assert np.array_equal(g.value(g.nodes[0].inputs[1]).data, [1, -1, 48])
     g2, results = optimize(g, debug=True)
     assert ops(g2) == ["RESHAPE", "FULLY_CONNECTED"]  # the RESHAPE is an alias: no code
-    applied = [a for r in results for a in r.applied]
-    assert sum("fold_constant" in a for a in applied) == 3
-    assert np.array_equal(g2.value(g2.nodes[0].inputs[1]).data, [1, -1, 48])
     assert_same_numbers(g, g2)
     check_c(data, cc="gcc")
     check_c(data, seeds=(2,), cc="clang")

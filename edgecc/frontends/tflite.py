@@ -110,7 +110,7 @@ def load_tflite(path: str | Path) -> Graph:
     if len(raw) < 8 or raw[4:8] != b"TFL3":
         raise ModelFormatError(f"{path}: not a TFLite flatbuffer (no 'TFL3' identifier)")
     try:
-        return _build(raw, path)
+        g, unsupported = _build(raw, path)
     except (ModelFormatError, UnsupportedModel):
         raise
     except struct.error:  # an offset read past the end of the buffer
@@ -118,9 +118,31 @@ def load_tflite(path: str | Path) -> Graph:
                                f"points outside the {len(raw)}-byte file)") from None
     except Exception as e:  # flatbuffers raises assorted errors on truncated/corrupt input
         raise ModelFormatError(f"{path}: malformed TFLite model ({type(e).__name__}: {e})") from None
+    # The file is read: from here on an exception is edgecc's bug, never a malformed model.
+    return _check(g, unsupported, path)
 
 
-def _build(raw: bytes, path: Path) -> Graph:
+def settled_graph(path: str | Path) -> Graph | None:
+    """The file as IR with every shape settled from the ops (frontends/shapes.py; its notes say
+    where the file's shapes are wrong), the ops' constraints unchecked; None for a file that cannot
+    be read. For choosing an oracle: TFLite Micro computes with the file's declared shapes."""
+    from edgecc.frontends.shapes import settle_shapes
+    try:
+        g, _ = _build(Path(path).read_bytes(), Path(path))
+    except Exception:  # noqa: BLE001 - unreadable: load_tflite says why, TFLM decides alone
+        return None
+    return settle_shapes(g)
+
+
+def _input_shape(t, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A subgraph input's shape: symbolic dims (-1 in shape_signature) resolved with batch 1."""
+    sig = [int(s) for s in t.ShapeSignatureAsNumpy()] if t.ShapeSignatureLength() else []
+    if len(sig) != len(shape) or not shape or sig[0] >= 0:
+        return shape
+    return (1, *shape[1:])
+
+
+def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     model = tflite.Model.GetRootAsModel(raw, 0)
     if model.SubgraphsLength() < 1:
         raise ModelFormatError(f"{path}: model has no subgraph")
@@ -170,9 +192,30 @@ def _build(raw: bytes, path: Path) -> Graph:
     inputs = [f"t{x}" for x in sg.InputsAsNumpy()] if sg.InputsLength() else []
     outputs = [f"t{x}" for x in sg.OutputsAsNumpy()] if sg.OutputsLength() else []
     _check_structure(values, nodes, inputs, outputs, path)
-    g = Graph(values, nodes, inputs, outputs, name=path.stem)
+    notes = []
+    for v in inputs:
+        old = values[v].type
+        t = sg.Tensors(int(v[1:]))
+        shape = _input_shape(t, old.shape)
+        if shape != old.shape:
+            notes.append(f"input {v}: symbolic batch resolved with batch 1: the file says "
+                         f"{list(old.shape)}, edgecc uses {list(shape)}")
+            values[v] = Value(v, TensorType(shape, old.dtype, old.q), label=values[v].label)
+        sig = t.ShapeSignatureAsNumpy().tolist() if t.ShapeSignatureLength() else []
+        free = [d for d, s in enumerate(sig) if s < 0 and d > 0 and d < len(shape)]
+        if free:
+            notes.append(f"input {v}: symbolic dims {free} (shape_signature {sig}) fixed at the "
+                         f"file's {[shape[d] for d in free]}")
+    return Graph(values, nodes, inputs, outputs, name=path.stem, notes=notes), unsupported
+
+
+def _check(g: Graph, unsupported: list[str], path: Path) -> Graph:
+    """Every op supported, shapes settled from the ops (frontends/shapes.py), every op's
+    constraints met on the folded graph, and the declared types consistent."""
     if unsupported:
         raise UnsupportedModel(f"{path}: unsupported ops: " + "; ".join(unsupported))
+    from edgecc.frontends.shapes import settle_shapes
+    g = settle_shapes(g)
     problems = []
     # Constraints describe what the kernels will see: the graph after constant folding (weights
     # computed from constants are constants by then; folded nodes need no kernel).

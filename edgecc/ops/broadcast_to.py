@@ -21,7 +21,8 @@ def constant_shape(g: Graph, n: Node) -> bool:
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:
-    return [TensorType(tuple(const_ints(g, n, 1)), out_type(g, n).dtype)]
+    s = const_ints(g, n, 1)
+    return [None if s is None else TensorType(tuple(s), out_type(g, n).dtype)]
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:

@@ -41,9 +41,11 @@ def nhwc_constant_size(g: Graph, n: Node) -> bool:
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:
+    size = const_ints(g, n, 1)
+    if size is None or len(size) != 2 or len(in_type(g, n).shape) != 4:
+        return [None]  # size not known here: the constraints judge it
     nb, _, _, c = in_type(g, n).shape
-    oh, ow = const_ints(g, n, 1)
-    return [TensorType((nb, oh, ow, c), out_type(g, n).dtype)]
+    return [TensorType((nb, *size, c), out_type(g, n).dtype)]
 
 
 def _maps(g: Graph, n: Node) -> tuple[list[int], list[int]]:

@@ -21,6 +21,8 @@ def constant_multiples(g: Graph, n: Node) -> bool:
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:
     m = const_ints(g, n, 1)
+    if m is None or len(m) != len(in_type(g, n).shape):
+        return [None]  # multiples not known here: the constraints judge them
     return [TensorType(tuple(d * k for d, k in zip(in_type(g, n).shape, m)), out_type(g, n).dtype)]
 
 

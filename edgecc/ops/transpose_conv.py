@@ -95,7 +95,11 @@ def _bias(g: Graph, n: Node) -> np.ndarray:
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:
-    return [None]  # the output shape is the model's (the output_shape input)
+    """The output_shape operand (a constant, possibly computed at import); else the file's."""
+    v = g.value(n.inputs[0]) if n.inputs and n.inputs[0] is not None else None
+    if v is None or not v.is_const or v.data.size != 4:
+        return [None]
+    return [TensorType(tuple(int(d) for d in v.data.ravel()), out_type(g, n).dtype)]
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:

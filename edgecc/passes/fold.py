@@ -39,7 +39,11 @@ def _pattern(ctx: Ctx, n) -> Match | None:
 
 
 def _evaluate(ctx: Ctx, n) -> list[np.ndarray]:
-    g = ctx.g
+    return evaluate(ctx.g, n)
+
+
+def evaluate(g: Graph, n) -> list[np.ndarray]:
+    """n's outputs from its op's numpy reference: its inputs are constants, or n is a SHAPE."""
     args = []
     for v in n.inputs:
         if v is None:

@@ -12,6 +12,8 @@ next after one name_reset().
 from __future__ import annotations
 
 import os
+import re
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +70,29 @@ class _StderrToNull:
         os.close(self.saved)
 
 
+def tflm_unsound(model: str | Path) -> str | None:
+    """Why TFLite Micro's results on this model would not be the model's, or None.
+
+    TFLite Micro runs ops on the shapes the file declares: where the converter wrote placeholders
+    (shape_signature -1, e.g. batch 1 after a dilated Conv1D's SPACE_TO_BATCH_ND, really the block
+    size) it computes something else (cv_conv1d). And it fills SPACE_TO_BATCH_ND's padding with
+    SpaceToBatchParams.output_offset, which it never initializes (TFLite: the zero point)."""
+    from edgecc.frontends.tflite import settled_graph
+    from edgecc.ops import const
+    g = settled_graph(model)
+    if g is None:
+        return None
+    wrong = [note for note in g.notes if "the file says" in note]
+    if wrong:
+        return (f"it computes with the file's placeholder shapes ({len(wrong)} wrong, first "
+                f"{wrong[0]})")
+    for n in g.nodes:
+        pads = const(g, n, 2) if n.op == "SPACE_TO_BATCH_ND" else None
+        if pads is not None and np.any(pads != 0):
+            return f"it leaves the padding of SPACE_TO_BATCH_ND (op {n.index}) uninitialized"
+    return None
+
+
 def run_tflm(model: str | Path, inputs: list[np.ndarray], n_outputs: int, preserve: bool = False,
              n_tensors: int = 0) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
     """Outputs, and (with preserve) every tensor by TFLite index after the run."""
@@ -83,6 +108,9 @@ def run_tflm_frames(model: str | Path, frames: list[list[np.ndarray]], n_outputs
     except ImportError:
         raise EdgeccError("the reference needs the 'tflite-micro' package "
                           "(pip install 'edgecc[test]')") from None
+    unsound = tflm_unsound(model)
+    if unsound:
+        raise TFLMCannotRun(f"TFLite Micro cannot run {Path(model).name}: {unsound}")
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if preserve else \
         runtime.InterpreterConfig.kAllocationRecording
     results = []
@@ -110,6 +138,45 @@ def run_tflm_frames(model: str | Path, frames: list[list[np.ndarray]], n_outputs
     return results
 
 
+_MAX_VERSION_RETRIES = 4
+_NO_VERSION = re.compile(r"builtin opcode '(\w+)' version '(\d+)'")
+
+
+def _older_version(content: bytes, error: str) -> bytes | None:
+    """The model with the op version LiteRT's reference resolver lacks lowered by one, or None.
+
+    The reference resolver registers some ops up to a lower version than the converter writes
+    (TILE v3, int8, is registered only to v2 there), though the kernel it holds reads the tensor
+    types and runs them; the version is only checked at registration."""
+    m = _NO_VERSION.search(error)
+    if m is None or int(m.group(2)) <= 1:
+        return None
+    import tflite
+    raw = bytearray(content)
+    model = tflite.Model.GetRootAsModel(raw, 0)
+    for i in range(model.OperatorCodesLength()):
+        code = model.OperatorCodes(i)
+        name = tflite.BUILTIN_OPCODE2NAME.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()))
+        off = code._tab.Offset(8)  # OperatorCode.version: field 2 (vtable slot 4 + 2 * 2)
+        if name == m.group(1) and off and code.Version() == int(m.group(2)):
+            struct.pack_into("<i", raw, code._tab.Pos + off, code.Version() - 1)
+    return bytes(raw)
+
+
+def _ref_interpreter(model: str | Path, interpreter, resolver):
+    """LiteRT's interpreter on the model, retried with an op's version lowered (_older_version)
+    while the reference resolver lacks the version the file names."""
+    content = Path(model).read_bytes()
+    for _ in range(_MAX_VERSION_RETRIES):
+        try:
+            return interpreter(model_content=content, experimental_op_resolver_type=resolver)
+        except (RuntimeError, ValueError) as e:
+            content = _older_version(content, str(e))
+            if content is None:
+                raise
+    return interpreter(model_content=content, experimental_op_resolver_type=resolver)
+
+
 def run_litert_ref(model: str | Path, inputs: list[np.ndarray],
                    n_outputs: int) -> list[np.ndarray]:
     """Outputs of LiteRT's reference kernels (OpResolverType.BUILTIN_REF): no XNNPACK delegate and
@@ -127,8 +194,7 @@ def run_litert_ref_frames(model: str | Path, frames: list[list[np.ndarray]],
                           "(pip install ai-edge-litert)") from None
     try:
         with _StderrToNull():  # LiteRT logs "INFO: Created TensorFlow Lite ..." on C stderr
-            it = Interpreter(model_path=str(model),
-                             experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+            it = _ref_interpreter(model, Interpreter, OpResolverType.BUILTIN_REF)
             it.allocate_tensors()
             results = []
             for inputs in frames:
