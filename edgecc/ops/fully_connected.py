@@ -13,6 +13,8 @@ from edgecc.ops import Kernel, OpDef, const, in_type, out_type, quantized_io, re
 from edgecc.ops import _simd, _vec, _vec_fc
 from edgecc.ops._conv_common import act_range, bias_or_zeros, fc_multiplier, requantize
 from edgecc.ops import _conv16
+from edgecc.ops import _float_conv
+from edgecc.ops._float import twin
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -176,3 +178,4 @@ OP = register(OpDef(
     [quantized_io, int8_activations, int8_constant_weights, per_tensor_weights, bias_int32_const,
      supported_activation, _conv16.int16_zero_points, _conv16.int16_shift_in_range],
     dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias)"))
+twin(OP, _float_conv.FULLY_CONNECTED, keep=(supported_activation,))

@@ -18,6 +18,7 @@ from edgecc.errors import EdgeccError
 from edgecc.targets import Target
 from edgecc.verify.harness import TRACE_DEFINE, harness_c, parse_output
 from edgecc.verify.reference import TFLM, run_reference, run_tflm, seeded_inputs
+from edgecc.verify.tolerance import count_mismatches
 
 
 @dataclass
@@ -68,7 +69,7 @@ def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndar
             keep = c.graph.value(v).channels  # a tensor whose dead channels were dropped
             if keep is not None:
                 r = np.asarray(r)[..., list(keep)]
-            if traces[idx] != np.ascontiguousarray(r).tobytes():
+            if count_mismatches(traces[idx], r):
                 n = lw.node
                 return f"op {n.index} {n.op} (tensor {idx} '{c.graph.value(v).label}')"
     return None
@@ -102,7 +103,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
             total += len(rb)
             if len(got) != len(rb):
                 raise EdgeccError(f"output {i}: {len(got)} bytes, reference has {len(rb)}")
-            bad += sum(a != b for a, b in zip(got, rb))
+            bad += count_mismatches(got, r)
         first = None
         if bad and oracle != TFLM:
             # The layer trace compares against TFLM's preserved tensors; LiteRT has none here.
