@@ -26,7 +26,7 @@ RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h", "edgecc_lstm.h", "edgecc_
                  "edgecc_avx2_first.h",
                  "edgecc_avx2_elt.h",
                  "edgecc_avx2_fc.h",
-                 "edgecc_neon.h", "edgecc_log.h")
+                 "edgecc_neon.h", "edgecc_log.h", "edgecc_math.h")
 
 
 def _env() -> jinja2.Environment:

@@ -27,6 +27,10 @@ class Target:
     host_cpu: frozenset[str] = field(default_factory=frozenset)
 
 
+# Every build of generated C: no fused multiply-add, so float kernels round each product and sum
+# as TFLite Micro's build does (DESIGN.md, numerics). gcc in ISO C mode already does this.
+FP_FLAGS = ("-ffp-contract=off",)
+
 TARGETS: dict[str, Target] = {
     "host": Target("host", ("c",)),
     "x86-avx2": Target("x86-avx2", ("avx2", "c"), ("-mavx2", "-mfma"), features=frozenset({"avx2"}),

@@ -16,6 +16,7 @@ from edgecc.interp import run_graph
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
 from edgecc.verify.reference import run_litert_ref, run_tflm, seeded_inputs
+from edgecc.verify.tolerance import count_mismatches
 
 
 def check_reference(path: Path, seed: int = 0) -> None:
@@ -30,7 +31,10 @@ def assert_outputs_equal(env: dict, outputs: list, ref: list[np.ndarray], oracle
     for i, v in enumerate(outputs):
         got = env[v]
         assert got.dtype == ref[i].dtype, (got.dtype, ref[i].dtype)
-        diff = np.flatnonzero(got.ravel() != ref[i].ravel())
+        a, b = got.ravel(), ref[i].ravel()
+        diff = np.flatnonzero(a != b)
+        if a.dtype.kind == "f":  # a NaN matches a NaN (their payloads are the libm's business)
+            diff = diff[~(np.isnan(a[diff]) & np.isnan(b[diff]))]
         assert diff.size == 0, (f"numpy reference differs from {oracle} in {diff.size} of "
                                 f"{got.size} elements, first at {diff[0]}: "
                                 f"{got.ravel()[diff[0]]} vs {ref[i].ravel()[diff[0]]}")
@@ -76,4 +80,4 @@ def check_model_litert(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"),
                 outs, _, done = parse_output(run_host(exe))
                 assert done
                 for i, r in enumerate(ref):
-                    assert outs[i] == np.ascontiguousarray(r).tobytes(), (cc, seed, i)
+                    assert count_mismatches(outs[i], r) == 0, (cc, seed, i)

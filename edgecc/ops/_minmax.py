@@ -1,5 +1,6 @@
 """MAXIMUM and MINIMUM, as TFLite Micro's reference: element-wise on the RAW stored values with
-numpy-style broadcasting (up to 5-D); the quantization parameters play no part.
+numpy-style broadcasting (up to 5-D); the quantization parameters play no part. float32 compares
+as TFLite does (a > b ? a : b, a < b ? a : b), so a NaN in `a` yields `b`.
 
 The kernel walks the 5-D output and reads each operand through its own strides (0 on broadcast
 axes). A constant operand becomes a const array.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import Graph, Node, TensorType
+from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops._elementwise import INT_DTYPES, extend_shape, strides_of
 
@@ -16,9 +17,9 @@ RANK = 5
 
 
 def same_integer_type(g: Graph, n: Node) -> bool:
-    """both inputs and the output must have the same integer type (int8, int16 or int32)"""
+    """both inputs and the output must have the same type (int8, int16, int32 or float32)"""
     t = out_type(g, n).dtype
-    return t in INT_DTYPES and all(g.type(v).dtype == t for v in n.inputs)
+    return t in (*INT_DTYPES, DType.FLOAT32) and all(g.type(v).dtype == t for v in n.inputs)
 
 
 def broadcastable(g: Graph, n: Node) -> bool:
@@ -59,4 +60,4 @@ def make(name: str, fn) -> OpDef:
             sb=_operand_strides(in_type(g, n, 1).shape, out_shape)), consts=consts)
 
     return register(OpDef(name, infer, reference, lower, [same_integer_type, broadcastable],
-                          dtypes="int8, int16, int32 (raw values, broadcasting)"))
+                          dtypes="int8, int16, int32, float32 (raw values, broadcasting)"))

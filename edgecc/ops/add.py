@@ -20,6 +20,8 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops import _simd, _vec_elt
 from edgecc.ops._conv_common import act_range
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier
 
 LEFT_SHIFT = 20  # int8 inputs
@@ -195,3 +197,4 @@ OP = register(OpDef(
      supported_activation],
     dtypes="int8 + int8 -> int8, int16 + int16 -> int16 (broadcast)",
     inplace=((0, 0), (0, 1))))  # y[i] is written after a[i], b[i] are read (full-shape input)
+twin(OP, _float_act.ADD)  # float32: edgecc/ops/_float_act.py

@@ -21,6 +21,8 @@ from edgecc.ops._conv_common import (Window, act_range, bias_or_zeros, channel_m
                                      conv_window, folded_bias, mbqm_function,
                                      output_shape_matches, requantize, valid_window_options)
 from edgecc.ops import _conv16
+from edgecc.ops import _float_conv
+from edgecc.ops._float import twin
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -285,3 +287,5 @@ OP = register(OpDef(
      _conv16.int16_zero_points, _conv16.int16_shift_in_range],
     dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias); "
            "per-channel or per-tensor weights"))
+twin(OP, _float_conv.CONV_2D, keep=(nhwc_rank4, whole_groups, supported_activation,
+                                       valid_window_options, output_shape_matches))

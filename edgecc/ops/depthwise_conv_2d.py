@@ -23,6 +23,8 @@ from edgecc.ops import _conv16
 from edgecc.ops.conv_2d import (int8_activations, nhwc_rank4, quantized_activations,
                                 supported_activation)
 from edgecc.ops.conv_2d import _lower_mve as conv_lower_mve
+from edgecc.ops import _float_conv
+from edgecc.ops._float import twin
 
 
 MAX_UNROLLED_TAPS = 100  # micro_speech's 10x8 filter still unrolls; bigger ones loop
@@ -269,3 +271,6 @@ OP = register(OpDef(
      _conv16.int16_zero_points, _conv16.int16_shift_in_range],
     dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias); "
            "per-channel or per-tensor weights"))
+twin(OP, _float_conv.DEPTHWISE_CONV_2D,
+     keep=(nhwc_rank4, channels_match_depth_multiplier, supported_activation,
+           valid_window_options, output_shape_matches))

@@ -13,6 +13,8 @@ from edgecc.ops import Kernel, OpDef, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._elementwise import same_as_input as infer
 from edgecc.ops._lut import int8_in_out, libm, node_float_table, table_kernel
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 
 
 def _elu(x: np.float32) -> np.float32:
@@ -33,3 +35,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("ELU", infer, reference, lower, [int8_in_out, ew.per_tensor_quantized],
                     dtypes="int8 (table)", inplace=((0, 0),)))
+twin(OP, _float_act.ELU)  # float32: edgecc/ops/_float_act.py

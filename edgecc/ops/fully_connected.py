@@ -17,6 +17,8 @@ from edgecc.ops import _simd, _vec, _vec_fc
 from edgecc.ops._conv_common import (act_range, bias_or_zeros, fc_multiplier,
                                      fc_unit_multipliers, requantize)
 from edgecc.ops import _conv16
+from edgecc.ops import _float_conv
+from edgecc.ops._float import twin
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -192,3 +194,4 @@ OP = register(OpDef(
      bias_int32_const,
      supported_activation, _conv16.int16_zero_points, _conv16.int16_shift_in_range],
     dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 bias)"))
+twin(OP, _float_conv.FULLY_CONNECTED, keep=(supported_activation,))

@@ -15,6 +15,8 @@ from edgecc.ir import Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._lut import INT8_VALUES, int8_in_out, lut_kernel
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 from edgecc.quant import quantize_multiplier
 
 I16_MIN, I16_MAX = -(1 << 15), (1 << 15) - 1
@@ -110,3 +112,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 OP = register(OpDef("HARD_SWISH", infer, reference, lower,
                     [int8_in_out, ew.per_tensor_quantized, output_exponent_nonpositive],
                     dtypes="int8 (table)", inplace=((0, 0),)))
+twin(OP, _float_act.HARD_SWISH)  # float32: edgecc/ops/_float_act.py

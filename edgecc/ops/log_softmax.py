@@ -18,6 +18,8 @@ from edgecc.fixedpoint import (calculate_input_radius, count_leading_zeros32,
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 from edgecc.quant import (INT32_MAX, INT32_MIN, _wrap32, mbqm, quantize_multiplier_smaller_than_one_exp,
                           rdbpot, srdhm)
 
@@ -110,3 +112,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("LOG_SOFTMAX", infer, reference, lower,
                     [output_quantization, ew.per_tensor_quantized], dtypes="int8"))
+twin(OP, _float_act.LOG_SOFTMAX)  # float32: edgecc/ops/_float_act.py

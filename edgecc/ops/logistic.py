@@ -20,6 +20,8 @@ from edgecc.ops import _arith as ew
 from edgecc.ops import _sigmoid8
 from edgecc.ops._elementwise import same_as_input as infer
 from edgecc.ops._sigmoid8 import INPUT_INT_BITS
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 from edgecc.quant import INT32_MAX
 
 
@@ -55,3 +57,4 @@ OP = register(OpDef("LOGISTIC", infer, reference, lower,
                      *_act16.CONSTRAINTS],
                     dtypes="int8 (table), int16 (TFLM's interpolated sigmoid table)",
                     inplace=((0, 0),)))
+twin(OP, _float_act.LOGISTIC)  # float32: edgecc/ops/_float_act.py

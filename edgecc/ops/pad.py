@@ -1,7 +1,8 @@
 """PAD and PADV2: constant padding (no arithmetic), as TFLite Micro's reference Pad.
 
-The pad value is, for PAD: the output zero point (int8) or 0 (int16, int32); for PADV2: the scalar
-`constant_values` input, which for int8 TFLite Micro requires to share the output's quantization.
+The pad value is, for PAD: the output zero point (int8) or 0 (int16, int32, float32); for PADV2:
+the scalar `constant_values` input, which for int8 TFLite Micro requires to share the output's
+quantization.
 The C kernel fills the output with the pad value, then copies the input rows into place.
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops._arith import c_float
 from edgecc.ops._elementwise import INT_DTYPES, extend_shape, strides_of
 
 MAX_RANK = 5
@@ -28,9 +30,9 @@ def constant_paddings(g: Graph, n: Node) -> bool:
 
 
 def integer_type(g: Graph, n: Node) -> bool:
-    """element type must be int8, int16 or int32, the same for input and output"""
+    """element type must be int8, int16, int32 or float32, the same for input and output"""
     a, b = in_type(g, n), out_type(g, n)
-    return a.dtype == b.dtype and a.dtype in INT_DTYPES
+    return a.dtype == b.dtype and a.dtype in (*INT_DTYPES, DType.FLOAT32)
 
 
 def max_rank(g: Graph, n: Node) -> bool:
@@ -54,10 +56,11 @@ def scalar_constant_value(g: Graph, n: Node) -> bool:
     return True
 
 
-def pad_value(g: Graph, n: Node) -> int:
+def pad_value(g: Graph, n: Node) -> int | float:
     """The value written into the padding, exactly as TFLite Micro's PadEval picks it."""
     if len(n.inputs) >= 3 and n.inputs[2] is not None:
-        return int(const(g, n, 2).ravel()[0])
+        v = const(g, n, 2).ravel()[0]
+        return float(v) if out_type(g, n).dtype == DType.FLOAT32 else int(v)
     t = out_type(g, n)
     if t.dtype == DType.INT8 and t.q is not None:
         return int(t.q.zero_point[0])
@@ -82,11 +85,12 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     out_strides = strides_of(extend_shape(y.shape, MAX_RANK))
     left = [0] * (MAX_RANK - rank) + [a for a, _ in paddings(g, n)]
     return Kernel("pad.c.j2", params=dict(
-        ctype=y.dtype.c, n_out=y.numel, value=pad_value(g, n), dims=dims, out_strides=out_strides,
+        ctype=y.dtype.c, n_out=y.numel, dims=dims, out_strides=out_strides,
+        value=c_float(pad_value(g, n)) if y.dtype == DType.FLOAT32 else pad_value(g, n),
         base=sum(l * s for l, s in zip(left, out_strides))))
 
 
 for _name in ("PAD", "PADV2"):
     register(OpDef(_name, infer, reference, lower,
                    [constant_paddings, integer_type, max_rank, scalar_constant_value],
-                   dtypes="int8, int16, int32 (data movement)"))
+                   dtypes="int8, int16, int32, float32 (data movement)"))

@@ -16,6 +16,8 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import (Kernel, OpDef, conv_out_size, conv_pad, in_type, out_type, register)
 from edgecc.ops._conv_common import act_range
 from edgecc.ops import _simd, _vec_elt
+from edgecc.ops import _float_conv
+from edgecc.ops._float import twin
 
 
 def int8_or_int16(g: Graph, n: Node) -> bool:
@@ -182,3 +184,5 @@ AVG = register(OpDef("AVERAGE_POOL_2D", infer, reference_avg, lower_avg, list(_C
                      dtypes="int8 -> int8, int16 -> int16"))
 MAX = register(OpDef("MAX_POOL_2D", infer, reference_max, lower_max, list(_CONSTRAINTS),
                      dtypes="int8 -> int8, int16 -> int16"))
+twin(AVG, _float_conv.AVERAGE_POOL_2D, keep=tuple(_CONSTRAINTS[1:2] + _CONSTRAINTS[3:]))
+twin(MAX, _float_conv.MAX_POOL_2D, keep=tuple(_CONSTRAINTS[1:2] + _CONSTRAINTS[3:]))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from edgecc.ir import Graph, Node
 from edgecc.ops import OpDef, register
 from edgecc.ops._elementwise import same_as_input
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 from edgecc.ops._relu_common import (int8_or_int16_same_type, int16_zero_points, relu_lower,
                                      relu_reference)
 
@@ -24,3 +26,4 @@ OP = register(OpDef("RELU", same_as_input, reference, lower,
                     [int8_or_int16_same_type, int16_zero_points],
                     dtypes="int8 -> int8, int16 -> int16 (requantizes)",
                     inplace=((0, 0),)))  # y[i] is written after x[i] is read
+twin(OP, _float_act.RELU)  # float32: edgecc/ops/_float_act.py

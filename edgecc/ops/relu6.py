@@ -9,6 +9,8 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, OpDef, dtype_limits, in_type, out_type, register
 from edgecc.ops._elementwise import same_as_input
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 from edgecc.quant import tflite_round
 
 
@@ -43,3 +45,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 OP = register(OpDef("RELU6", same_as_input, reference, lower, [int8_or_int16],
                     dtypes="int8 -> int8, int16 -> int16 (clamp, no requantization)",
                     inplace=((0, 0),)))  # y[i] is written after x[i] is read
+twin(OP, _float_act.RELU6)  # float32: edgecc/ops/_float_act.py

@@ -17,6 +17,8 @@ from edgecc.ir import Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._lut import int8_in_out, lut_kernel
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 from edgecc.quant import INT32_MAX, mbqm, quantize_multiplier, rdbpot, srdhm
 
 K_SHIFT = 20  # keeps the intermediate 1/sqrt an integer
@@ -75,3 +77,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("RSQRT", infer, reference, lower, [int8_in_out, ew.per_tensor_quantized],
                     dtypes="int8 (table)", inplace=((0, 0),)))
+twin(OP, _float_act.RSQRT)  # float32: edgecc/ops/_float_act.py

@@ -21,6 +21,8 @@ from edgecc.fixedpoint import (SOFTMAX_ACCUM_INT_BITS, SOFTMAX_SCALED_DIFF_INT_B
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _softmax16
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 
 
 def int8_input(g: Graph, n: Node) -> bool:
@@ -110,3 +112,4 @@ OP = register(OpDef(
     "SOFTMAX", infer, reference, lower,
     [int8_input, output_quantization, beta_in_range, nonempty_rows, int16_depth],
     dtypes="int8 -> int8, int8 -> int16, int16 -> int16 (tables)"))
+twin(OP, _float_act.SOFTMAX)  # float32: edgecc/ops/_float_act.py

@@ -19,6 +19,8 @@ from edgecc.ops import _arith as ew
 from edgecc.ops import _sigmoid8
 from edgecc.ops._elementwise import same_as_input as infer
 from edgecc.ops._sigmoid8 import INPUT_INT_BITS
+from edgecc.ops import _float_act
+from edgecc.ops._float import twin
 
 
 def gemmlowp_tanh(x: np.ndarray) -> np.ndarray:
@@ -52,3 +54,4 @@ OP = register(OpDef("TANH", infer, reference, lower,
                      *_act16.CONSTRAINTS],
                     dtypes="int8 (table), int16 (TFLM's interpolated sigmoid table)",
                     inplace=((0, 0),)))
+twin(OP, _float_act.TANH)  # float32: edgecc/ops/_float_act.py

@@ -21,6 +21,7 @@ from edgecc.errors import EdgeccError
 from edgecc.targets import Target
 from edgecc.verify.harness import TRACE_DEFINE, harness_frames_c, parse_frames
 from edgecc.verify.reference import TFLM, run_reference_frames, run_tflm_frames, seeded_frames
+from edgecc.verify.tolerance import count_mismatches
 
 
 @dataclass
@@ -76,7 +77,7 @@ def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndar
             keep = c.graph.value(v).channels  # a tensor whose dead channels were dropped
             if keep is not None:
                 r = np.asarray(r)[..., list(keep)]
-            if traces[idx] != np.ascontiguousarray(r).tobytes():
+            if count_mismatches(traces[idx], r):
                 n = lw.node
                 return f"op {n.index} {n.op} (tensor {idx} '{c.graph.value(v).label}')"
     return None
@@ -90,7 +91,7 @@ def _compare(got: dict[int, bytes], ref: list[np.ndarray]) -> tuple[int, int]:
         total += len(rb)
         if len(got[i]) != len(rb):
             raise EdgeccError(f"output {i}: {len(got[i])} bytes, reference has {len(rb)}")
-        bad += sum(a != b for a, b in zip(got[i], rb))
+        bad += count_mismatches(got[i], r)
     return bad, total
 
 

@@ -18,6 +18,7 @@ import jinja2
 from edgecc.boards import Board, Region
 from edgecc.errors import EdgeccError
 from edgecc.resources import data_dir
+from edgecc.targets import FP_FLAGS
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 NEWLIB_SYSROOT = "/usr/lib/arm-none-eabi"
@@ -44,6 +45,10 @@ def compile_command(board: Board, cc: str | None) -> list[str]:
     cc = cc or "gcc"
     if cc not in ("gcc", "clang"):
         raise EdgeccError(f"unknown compiler {cc!r} (gcc or clang)")
+    return [*_driver(board, cc), *FP_FLAGS]
+
+
+def _driver(board: Board, cc: str) -> list[str]:
     if _bare(board):
         if cc == "clang":
             # newlib is built with short enums; clang's arm-none-eabi default is int-sized.

@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 from edgecc.errors import EdgeccError
-from edgecc.targets import Target
+from edgecc.targets import FP_FLAGS, Target
 
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", *FP_FLAGS]
 
 
 def host_compiler(cc: str | None) -> str:

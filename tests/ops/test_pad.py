@@ -35,3 +35,9 @@ def test_pad_vs_tflm(shape, pads, dtype):
 def test_padv2_vs_tflm(value):
     check_model(pad_model((1, 4, 5, 2), [[0, 0], [2, 0], [0, 3], [0, 0]], v2_value=value),
                 seeds=(0,), compilers=("gcc", "clang") if value == 7 else ("gcc",))
+
+
+@pytest.mark.parametrize("v2_value", [None, -1.5])
+def test_pad_float32(v2_value):
+    check_model(pad_model((2, 3, 4), [[1, 0], [0, 2], [3, 1]], "float32", v2_value=v2_value),
+                seeds=(0,))

@@ -1,0 +1,68 @@
+"""CUMSUM along a constant axis, float32 and int32, with TFLite's `exclusive` and `reverse` options.
+
+TFLite's reference CumSum: for each line along the axis (walked backwards when reverse), a total
+starting at 0 is written before (exclusive) or after (inclusive) adding each element. float32
+rounds after every add (the numpy reference sums sequentially), int32 wraps around.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node, TensorType
+from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops._arith import wrap32
+from edgecc.ops._copy import const_ints, positive_axis
+
+
+def float_or_int32(g: Graph, n: Node) -> bool:
+    """input and output must both be float32 or both int32"""
+    a, b = in_type(g, n).dtype, out_type(g, n).dtype
+    return a == b and a in (DType.FLOAT32, DType.INT32)
+
+
+def constant_axis(g: Graph, n: Node) -> bool:
+    """axis must be a constant scalar inside the input's rank"""
+    a, rank = const_ints(g, n, 1), len(in_type(g, n).shape)
+    return a is not None and len(a) == 1 and -rank <= a[0] < rank
+
+
+def _split(g: Graph, n: Node) -> tuple[int, int, int]:
+    shape = in_type(g, n).shape
+    axis = positive_axis(const_ints(g, n, 1)[0], len(shape))
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    return outer, int(shape[axis]), inner
+
+
+def infer(g: Graph, n: Node) -> list[TensorType | None]:
+    return [TensorType(tuple(in_type(g, n).shape), out_type(g, n).dtype)]
+
+
+def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    outer, size, inner = _split(g, n)
+    x = np.asarray(ins[0]).reshape(outer, size, inner)
+    rev, excl = bool(n.attrs.get("reverse")), bool(n.attrs.get("exclusive"))
+    if rev:
+        x = x[:, ::-1]
+    if x.dtype == np.float32:
+        sums = np.cumsum(x, axis=1, dtype=np.float32)
+    else:
+        sums = wrap32(np.cumsum(x.astype(np.int64), axis=1))
+    if excl:
+        sums = np.concatenate([np.zeros_like(sums[:, :1]), sums[:, :-1]], axis=1)
+    if rev:
+        sums = sums[:, ::-1]
+    return [np.ascontiguousarray(sums).astype(x.dtype).reshape(in_type(g, n).shape)]
+
+
+def lower(g: Graph, n: Node, target) -> Kernel:
+    outer, size, inner = _split(g, n)
+    dt = in_type(g, n).dtype
+    return Kernel("cumsum.c.j2", params=dict(
+        outer=outer, size=size, inner=inner, ctype=dt.c, float=dt == DType.FLOAT32,
+        reverse=bool(n.attrs.get("reverse")), exclusive=bool(n.attrs.get("exclusive"))))
+
+
+OP = register(OpDef("CUMSUM", infer, reference, lower, [float_or_int32, constant_axis],
+                    dtypes="float32, int32",
+                    reference_oracle="TFLite Micro (float32); LiteRT BUILTIN_REF (int32)"))
