@@ -1,7 +1,8 @@
 """The `edgecc` command line: argument parsing, human tables and --json output, exit codes.
 
 Owns: the verbs and flags (the DESIGN.md contract), turning every EdgeccError into one line on
-stderr with exit status 2, and never letting a traceback reach the user for bad input.
+stderr with exit status 2, any other exception (a bug) into exit 3, and never letting a traceback
+reach the user.
 """
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
+import numpy as np
+
+from edgecc.diagnostics import EXIT_BAD_INPUT, EXIT_INTERNAL, internal_message, report
 from edgecc.errors import EdgeccError
 from edgecc.targets import TARGETS, get_target
 
@@ -196,9 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _error(message: str) -> None:
-    """Exactly one line on stderr, even when a message (or a model string in it) holds newlines."""
-    print("edgecc: error: " + " ".join(message.split()), file=sys.stderr)
+def _error(message: str, args=None) -> None:
+    """Exactly one clean line on stderr (edgecc/diagnostics.py); with --json also on stdout."""
+    report("error", message, bool(getattr(args, "json", False)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,16 +213,21 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "tiling", None):  # read by compiler.compile_model in every verb
         os.environ["EDGECC_TILING"] = args.tiling
     try:
-        return args.fn(args)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # stderr carries the one result line, nothing else
+            return args.fn(args)
     except EdgeccError as e:
-        _error(str(e))
-        return 2
+        _error(str(e), args)
+        return EXIT_BAD_INPUT
     except OSError as e:  # the user's paths: unwritable -o folder, unreadable board file, ...
         where = f"{e.filename}: " if e.filename else ""
-        _error(f"{where}{e.strerror or e}")
-        return 2
+        _error(f"{where}{e.strerror or e}", args)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except (Exception, RecursionError) as e:  # anything else is a bug in edgecc: exit 3
+        report("internal error", internal_message(e), bool(getattr(args, "json", False)))
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from edgecc.lower import Lowered, alias_ops, lower_graph
 from edgecc.passes import PassResult, optimize
 from edgecc.plan import Plan, model_lower_bound, plan_model
 from edgecc.targets import Target
+from edgecc.validate import validate_graph
 
 
 @dataclass
@@ -47,8 +48,10 @@ def load_model(path: str | Path) -> Graph:
         raise EdgeccError(f"{path}: no such file")
     if path.suffix.lower() == ".onnx":
         raise EdgeccError(f"{path}: ONNX import is not implemented yet")
-    from edgecc.frontends.tflite import load_tflite
-    return load_tflite(path)
+    from edgecc.frontends.tflite import check_ops, read_tflite
+    g = read_tflite(path)
+    validate_graph(g)  # edgecc/validate: before any op's code looks at the graph
+    return check_ops(g, path)
 
 
 def scratch_budget(g: Graph) -> dict[int, int]:

@@ -118,6 +118,9 @@ class Graph:
     inputs: list[str]
     outputs: list[str]
     name: str = "model"
+    # facts of the source file the IR cannot hold (raw dims and indices, option table types,
+    # subgraph count), for edgecc/validate; filled by the frontend, empty on derived graphs
+    source: dict[str, Any] = field(default_factory=dict)
 
     def value(self, name: str) -> Value:
         return self.values[name]

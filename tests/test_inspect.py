@@ -73,7 +73,10 @@ def test_inspect_human_verbose_and_dump(tmp_path, capsys):
                                   ["inspect", "README.md", "--json"]])
 def test_inspect_errors_are_one_line_exit_2(argv, capsys):
     code, out, err = run_cli(capsys, *argv)
-    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    # --json: the error also as one JSON object on stdout (DESIGN.md), else stdout stays empty
+    assert (json.loads(out) == {"error": err[len("edgecc: error: "):].strip()}) if "--json" in argv \
+        else out == ""
 
 
 def test_inspect_dump_ir_into_a_file_is_an_error(tmp_path, capsys):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from edgecc.errors import EdgeccError
+from edgecc.errors import EdgeccError, InternalError
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, get_op
 from edgecc.resources import data_dir
@@ -38,8 +38,8 @@ def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
     except EdgeccError:
         raise
     except Exception as e:  # a bug, but the user still gets one line naming the layer
-        raise EdgeccError(f"internal error lowering op {n.index} ({n.op}) for {target.name}: "
-                          f"{type(e).__name__}: {e}") from e
+        raise InternalError(f"lowering for {target.name}: {type(e).__name__}: {e}",
+                            n.index, n.op) from e
     return Lowered(n, k, path)
 
 
