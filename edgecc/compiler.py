@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 
 from edgecc.codegen import render
-from edgecc.errors import EdgeccError
+from edgecc.errors import EdgeccError, UnsupportedModel
 from edgecc.ir import Graph
 from edgecc.lower import Lowered, alias_ops, lower_graph
 from edgecc.passes import PassResult, optimize
 from edgecc.plan import Plan, model_lower_bound, plan_model
 from edgecc.targets import Target
 from edgecc.validate import validate_graph
+from edgecc.validate.limits import MAX_ARENA_BYTES
 
 
 @dataclass
@@ -153,6 +154,9 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
         swapped = sum("cannot stream" in lw.kernel.reason for lw in lowered)
         if swapped:
             plan.techniques.append(f"portable streaming kernels ({swapped} ops)")
+    if plan.arena > MAX_ARENA_BYTES:  # activations were checked; kernel scratch can add more
+        raise UnsupportedModel(f"{imported.name}: the arena would be {plan.arena:,} bytes, over "
+                               f"edgecc's limit of {MAX_ARENA_BYTES:,} (int32 offsets)")
     files = render(g, lowered, plan, name)
     return Compiled(imported, g, results, lowered, plan, files, name,
                     seconds=time.perf_counter() - t0, stats=stats)

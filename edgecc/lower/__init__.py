@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from edgecc.errors import EdgeccError, InternalError
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, get_op
+from edgecc.quant import ScaleRangeError
 from edgecc.resources import data_dir
 from edgecc.targets import Target
 
@@ -35,6 +36,8 @@ def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
     try:
         k = op.lower(g, n, target)
         path = resolve_template(target, k.template)
+    except ScaleRangeError as e:
+        raise ScaleRangeError(f"{e} at op {n.index} ({n.op})") from None
     except EdgeccError:
         raise
     except Exception as e:  # a bug, but the user still gets one line naming the layer

@@ -59,7 +59,8 @@ _WINDOW_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D",
 
 @op_check(*_WINDOW_OPS)
 def strides_and_dilations(g: Graph, n: Node) -> object:
-    """(filter - 1) * dilation and output * stride must stay below 2^31 (int32 offsets)"""
+    """(filter - 1) * dilation + output * stride + input size must stay below 2^31 (int32
+    offsets in the generated loops)"""
     a = n.attrs  # values below 1 are the op constraints' to refuse, with their own message
     w = g.value(n.inputs[1]).type.shape if n.op in ("CONV_2D", "DEPTHWISE_CONV_2D") and \
         len(n.inputs) > 1 and n.inputs[1] else None
@@ -69,7 +70,9 @@ def strides_and_dilations(g: Graph, n: Node) -> object:
                (int(kw) - 1) * int(a.get("dilation_w_factor", 1)))
     out = g.type(n.outputs[0]).shape if n.outputs else ()
     reach = max(out, default=1) * max(int(a.get("stride_w", 1)), int(a.get("stride_h", 1)))
-    return (span < 2**31 - 1 and reach < 2**31 - 1) or f"filter span {span}, output reach {reach}"
+    size = max(g.type(n.inputs[0]).shape, default=1) if n.inputs and n.inputs[0] else 1
+    # the C forms iy0 + (fy - 1) * dilation with iy0 = oy * stride - pad: all three must fit
+    return span + reach + size < 2**31 - 1 or f"filter span {span}, output reach {reach}"
 
 
 @op_check("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")

@@ -93,15 +93,13 @@ def run_c(out: Path, name: str = "m", timeout: int = 60) -> tuple[str, str]:
     main = out / "fuzz_main.c"
     main.write_text(_MAIN.format(name=name, sizes=sizes, arena=macro("ARENA_SIZE"), guard=GUARD,
                                  n_in=n_in))
-    srcs = [str(p) for p in sorted(out.glob("*.c")) if p.name != "fuzz_main.c"]
+    srcs = [str(p) for p in sorted(out.glob("*.c"))]  # the generated C and fuzz_main.c
     exe = out / "fuzz.exe"
     try:
         b = subprocess.run(["gcc", *STRICT, *SANITIZE, "-I", str(out), *srcs, "-o", str(exe)],
                            capture_output=True, text=True, timeout=timeout)
         if b.returncode != 0:
             return "c-build", b.stderr[-2000:]
-        subprocess.run(["gcc", *STRICT, "-I", str(out), "-c", str(main), "-o", str(out / "m.o")],
-                       capture_output=True, timeout=timeout)
         r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "c-run", "timeout"
