@@ -75,6 +75,17 @@ def describe_value(g: Graph, v: str) -> str:
     return f"{v}{label} {c_comment(str(val.type), 100)}"
 
 
+def _unclaimed_const_inputs(env: jinja2.Environment, lw: Lowered, g: Graph) -> dict:
+    """Constant inputs the template reads as `in{i}` that the kernel did not emit (e.g. a data
+    input that is a constant): emitted as they are, so the template always has its pointer."""
+    from jinja2 import meta
+    src = env.loader.get_source(env, lw.template_path)[0]
+    used = meta.find_undeclared_variables(env.parse(src))
+    return {f"in{i}": g.value(v).data for i, v in enumerate(lw.node.inputs)
+            if v is not None and g.value(v).is_const and f"in{i}" in used
+            and f"in{i}" not in lw.kernel.consts}
+
+
 def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str, str]:
     env = _env()
     ident = c_ident(name)
@@ -85,7 +96,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
         n, k = lw.node, lw.kernel
         fn = f"{ident}_layer{li}_{c_ident(n.op.lower())}"
         csyms = {}
-        for key, arr in k.consts.items():
+        for key, arr in {**k.consts, **_unclaimed_const_inputs(env, lw, g)}.items():
             sym = f"{ident}_l{li}_{c_ident(key)}"
             arr = np.asarray(arr)
             const = ConstArray(sym, _ctype(arr), max(arr.size, 1), c_literal_list(arr) or "0")

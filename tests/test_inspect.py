@@ -35,7 +35,7 @@ def test_inspect_json_contract(tmp_path, capsys):
                                "STRIDED_SLICE": 1}
     assert d["ops_after"] == {"FULLY_CONNECTED": 1}  # the RESHAPE left is an alias: no code
     names = [x["name"] for x in d["passes"]]
-    assert names == ["dead_code", "fold", "eliminate", "fuse", "channels", "cleanup"]
+    assert names == ["dead_code", "fold", "eliminate", "fuse", "channels", "cleanup", "outputs"]
     for x in d["passes"]:
         assert {"name", "changed", "removed", "added"} <= set(x)
     fold = d["passes"][1]
@@ -64,7 +64,7 @@ def test_inspect_human_verbose_and_dump(tmp_path, capsys):
     assert "(alias, no code)" in out and "scale=0.05 zp=-3" in out
     files = sorted(f.name for f in dump.iterdir())
     assert files == ["00_imported.txt", "01_dead_code.txt", "02_fold.txt", "03_eliminate.txt",
-                     "04_fuse.txt", "05_channels.txt", "06_cleanup.txt"]
+                     "04_fuse.txt", "05_channels.txt", "06_cleanup.txt", "07_outputs.txt"]
     assert "STRIDED_SLICE" in (dump / "00_imported.txt").read_text()
     assert "STRIDED_SLICE" not in (dump / "06_cleanup.txt").read_text()
 
@@ -111,7 +111,7 @@ def test_inspect_json_on_shared_models(model, capsys):
     d = json.loads(out)
     assert d["nodes_after"] <= d["nodes_before"]
     assert sum(d["ops_after"].values()) == d["executed_after"] <= d["executed_before"]
-    assert [x["name"] for x in d["passes"]][-1] == "cleanup"
+    assert [x["name"] for x in d["passes"]][-1] == "outputs"
 
 
 @pytest.mark.slow

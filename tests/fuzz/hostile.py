@@ -140,9 +140,43 @@ def svdf() -> tuple[ModelBuilder, list[int], list[int]]:
     return mb, [x], [y]
 
 
+def with_const(op: str, shape_in, shape_out, const, options=None, q_out=(0.05, -3)) -> Base:
+    """op(x, const) -> y: TRANSPOSE (perm), PAD (paddings), MEAN (axes), STRIDED_SLICE, ..."""
+    def build():
+        mb = ModelBuilder()
+        x = mb.tensor("x", shape_in, "int8", scale=0.05, zero_point=-3)
+        cs = [mb.const(f"c{i}", np.asarray(c, dtype=np.int32)) for i, c in enumerate(const)]
+        y = mb.tensor("y", shape_out, "int8", scale=q_out[0], zero_point=q_out[1])
+        mb.op(op, [x, *cs], [y], options or {})
+        return mb, [x], [y]
+    build.__name__ = op.lower()
+    return build
+
+
+def requantize() -> tuple[ModelBuilder, list[int], list[int]]:
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 16), "int8", scale=0.05, zero_point=-3)
+    y = mb.tensor("y", (1, 16), "int8", scale=0.07, zero_point=5)
+    mb.op("QUANTIZE", [x], [y])
+    return mb, [x], [y]
+
+
+def max_pool() -> tuple[ModelBuilder, list[int], list[int]]:
+    mb, ins, outs = pool()
+    mb.ops[0].name = "MAX_POOL_2D"
+    return mb, ins, outs
+
+
 BASES: list[Base] = [fc, conv, dwconv, pool, add, reshape_const, split, squeeze, resize, svdf,
                      unary("SOFTMAX", {"beta": 1.0}), unary("LOGISTIC"),
-                     unary("RELU", out_q=(0.05, -3)), unary("TANH", out_q=(1 / 128, 0))]
+                     unary("RELU", out_q=(0.05, -3)), unary("TANH", out_q=(1 / 128, 0)),
+                     unary("RELU6", out_q=(0.05, -3)), unary("LEAKY_RELU", {"alpha": 0.2}, (0.05, 0)),
+                     unary("HARD_SWISH", out_q=(0.05, 0)), max_pool, requantize,
+                     with_const("TRANSPOSE", (1, 2, 3, 4), (1, 4, 3, 2), [[0, 3, 2, 1]]),
+                     with_const("PAD", (1, 2, 3, 4), (1, 4, 5, 4), [[[0, 0], [1, 1], [1, 1], [0, 0]]]),
+                     with_const("MEAN", (1, 2, 3, 4), (1, 1, 1, 4), [[1, 2]], {"keep_dims": True}),
+                     with_const("STRIDED_SLICE", (1, 4, 4, 4), (1, 2, 2, 4),
+                                [[0, 0, 0, 0], [1, 4, 4, 4], [1, 2, 2, 1]])]
 
 Mutation = Callable[[ModelBuilder, list[int], list[int]], None]
 
