@@ -20,14 +20,45 @@ from edgecc.errors import EdgeccError
 from edgecc.targets import TARGETS, get_target
 
 
+_JSON_ERRORS = False  # --json anywhere on the command line: argument errors as JSON too
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2 (argparse prints usage + message)
-        self.exit(2, f"edgecc: error: {message}\n")
+        report("error", message, _JSON_ERRORS)
+        self.exit(EXIT_BAD_INPUT)
+
+
+def _nonempty(what: str):
+    def check(s: str) -> str:
+        if not s.strip():
+            raise argparse.ArgumentTypeError(f"{what} must not be empty")
+        return s
+    return check
+
+
+def _seed(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer, not {s!r}") from None
+    if not 0 <= v < 2**32:
+        raise argparse.ArgumentTypeError(f"--seed must be in [0, 2^32), not {v}")
+    return v
+
+
+def _model_name(s: str) -> str:
+    from edgecc.names import model_name_problem
+    problem = model_name_problem(s)
+    if problem:
+        raise argparse.ArgumentTypeError(f"--name {s!r} {problem}")
+    return s
 
 
 def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", choices=sorted(TARGETS), help="target core / ISA")
-    p.add_argument("--board", help="board name (boards/) or path to a board file")
+    p.add_argument("--board", type=_nonempty("--board"),
+                   help="board name (boards/) or path to a board file")
     p.add_argument("--scratch", choices=["fit", "any"],
                    help="kernel scratch: 'fit' uses an optimized kernel only where its scratch fits "
                         "in RAM dead at its step (arena = activation peak); 'any' always takes the "
@@ -146,8 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compile", help="write C for a model")
     c.add_argument("model")
     _add_target(c)
-    c.add_argument("--name", default="model", help="C prefix of the generated API")
-    c.add_argument("-o", "--output", required=True, help="output folder")
+    c.add_argument("--name", default="model", type=_model_name,
+                   help="C prefix of the generated API (not edgecc*, a C keyword or a C header)")
+    c.add_argument("-o", "--output", required=True, type=_nonempty("-o"), help="output folder")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_compile)
 
@@ -156,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("model")
     _add_target(v)
     v.add_argument("--cc", choices=["gcc", "clang"], help="C compiler (default gcc)")
-    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--seed", type=_seed, default=0, help="input seed, 0 <= S < 2^32")
     v.add_argument("--json", action="store_true")
     v.add_argument("--keep", type=Path, help="keep the build folder here")
     v.add_argument("--profile", action="store_true",
@@ -165,7 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("budget", help="RAM and flash of the model on a board; exit 1 when over")
     b.add_argument("model")
-    b.add_argument("--board", required=True, help="board name (boards/) or path to a board file")
+    b.add_argument("--board", required=True, type=_nonempty("--board"),
+                   help="board name (boards/) or path to a board file")
     b.add_argument("--ram-limit", type=int, metavar="BYTES", help="instead of the board's RAM")
     b.add_argument("--flash-limit", type=int, metavar="BYTES", help="instead of the board's flash")
     b.add_argument("--json", action="store_true")
@@ -185,7 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "memory plan, board budget")
     r.add_argument("model")
     _add_target(r)
-    r.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    r.add_argument("-o", "--output", required=True, type=_nonempty("-o"),
+                   help="the HTML file to write")
     r.set_defaults(fn=cmd_report)
 
     o = sub.add_parser("ops", help="the supported ops: types, constraints, reference oracle")
@@ -207,6 +241,9 @@ def _error(message: str, args=None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _JSON_ERRORS
+    argv = sys.argv[1:] if argv is None else list(argv)
+    _JSON_ERRORS = "--json" in argv
     args = build_parser().parse_args(argv)
     if getattr(args, "scratch", None):  # read by compiler.compile_model in every verb
         os.environ["EDGECC_SCRATCH"] = args.scratch

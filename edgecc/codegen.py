@@ -8,6 +8,7 @@ model and options give byte-identical files.
 """
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,10 +150,17 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
 
 
 def write_files(files: dict[str, str], out: Path) -> list[Path]:
+    """Write each file as a new file renamed over its name: a symlink (or any other entry) already
+    at that name in `out` is replaced, never written through."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for fname, text in sorted(files.items()):
         p = out / fname
-        p.write_text(text)
+        tmp = out / f".{fname}.edgecc-tmp"
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        with open(tmp, "x") as f:  # "x": fails rather than follow a link created meanwhile
+            f.write(text)
+        os.replace(tmp, p)
         paths.append(p)
     return paths

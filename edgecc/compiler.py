@@ -20,7 +20,7 @@ from edgecc.passes import PassResult, optimize
 from edgecc.plan import Plan, model_lower_bound, plan_model
 from edgecc.targets import Target
 from edgecc.validate import validate_graph
-from edgecc.validate.limits import MAX_ARENA_BYTES
+from edgecc.validate.limits import MAX_ARENA_BYTES, check_model_file
 
 
 @dataclass
@@ -45,8 +45,7 @@ class Compiled:
 
 def load_model(path: str | Path) -> Graph:
     path = Path(path)
-    if not path.exists():
-        raise EdgeccError(f"{path}: no such file")
+    check_model_file(path)  # a regular file under the size limit, before anything reads it
     if path.suffix.lower() == ".onnx":
         raise EdgeccError(f"{path}: ONNX import is not implemented yet")
     from edgecc.frontends.tflite import check_ops, read_tflite

@@ -21,7 +21,10 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "kws_int8.tflite
 def run_cli(argv, capsys) -> tuple[int, str, str]:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning escaping main() would fail here
-        code = cli.main([str(a) for a in argv])
+        try:
+            code = cli.main([str(a) for a in argv])
+        except SystemExit as e:  # argparse errors leave through exit(2), as from the shell
+            code = e.code
     out, err = capsys.readouterr()
     return code, out, err
 
