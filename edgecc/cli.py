@@ -1,7 +1,8 @@
 """The `edgecc` command line: argument parsing, human tables and --json output, exit codes.
 
 Owns: the verbs and flags (the DESIGN.md contract), turning every EdgeccError into one line on
-stderr with exit status 2, and never letting a traceback reach the user for bad input.
+stderr with exit status 2, any other exception (a bug) into exit 3, and never letting a traceback
+reach the user.
 """
 from __future__ import annotations
 
@@ -9,20 +10,55 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
+import numpy as np
+
+from edgecc.diagnostics import EXIT_BAD_INPUT, EXIT_INTERNAL, internal_message, report
 from edgecc.errors import EdgeccError
 from edgecc.targets import TARGETS, get_target
 
 
+_JSON_ERRORS = False  # --json anywhere on the command line: argument errors as JSON too
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2 (argparse prints usage + message)
-        self.exit(2, f"edgecc: error: {message}\n")
+        report("error", message, _JSON_ERRORS)
+        self.exit(EXIT_BAD_INPUT)
+
+
+def _nonempty(what: str):
+    def check(s: str) -> str:
+        if not s.strip():
+            raise argparse.ArgumentTypeError(f"{what} must not be empty")
+        return s
+    return check
+
+
+def _seed(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer, not {s!r}") from None
+    if not 0 <= v < 2**32:
+        raise argparse.ArgumentTypeError(f"--seed must be in [0, 2^32), not {v}")
+    return v
+
+
+def _model_name(s: str) -> str:
+    from edgecc.names import model_name_problem
+    problem = model_name_problem(s)
+    if problem:
+        raise argparse.ArgumentTypeError(f"--name {s!r} {problem}")
+    return s
 
 
 def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", choices=sorted(TARGETS), help="target core / ISA")
-    p.add_argument("--board", help="board name (boards/) or path to a board file")
+    p.add_argument("--board", type=_nonempty("--board"),
+                   help="board name (boards/) or path to a board file")
     p.add_argument("--scratch", choices=["fit", "any"],
                    help="kernel scratch: 'fit' uses an optimized kernel only where its scratch fits "
                         "in RAM dead at its step (arena = activation peak); 'any' always takes the "
@@ -144,8 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compile", help="write C for a model")
     c.add_argument("model")
     _add_target(c)
-    c.add_argument("--name", default="model", help="C prefix of the generated API")
-    c.add_argument("-o", "--output", required=True, help="output folder")
+    c.add_argument("--name", default="model", type=_model_name,
+                   help="C prefix of the generated API (not edgecc*, a C keyword or a C header)")
+    c.add_argument("-o", "--output", required=True, type=_nonempty("-o"), help="output folder")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_compile)
 
@@ -154,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("model")
     _add_target(v)
     v.add_argument("--cc", choices=["gcc", "clang"], help="C compiler (default gcc)")
-    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--seed", type=_seed, default=0, help="input seed, 0 <= S < 2^32")
     v.add_argument("--json", action="store_true")
     v.add_argument("--keep", type=Path, help="keep the build folder here")
     v.add_argument("--profile", action="store_true",
@@ -166,7 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("budget", help="RAM and flash of the model on a board; exit 1 when over")
     b.add_argument("model")
-    b.add_argument("--board", required=True, help="board name (boards/) or path to a board file")
+    b.add_argument("--board", required=True, type=_nonempty("--board"),
+                   help="board name (boards/) or path to a board file")
     b.add_argument("--ram-limit", type=int, metavar="BYTES", help="instead of the board's RAM")
     b.add_argument("--flash-limit", type=int, metavar="BYTES", help="instead of the board's flash")
     b.add_argument("--json", action="store_true")
@@ -186,7 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "memory plan, board budget")
     r.add_argument("model")
     _add_target(r)
-    r.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    r.add_argument("-o", "--output", required=True, type=_nonempty("-o"),
+                   help="the HTML file to write")
     r.set_defaults(fn=cmd_report)
 
     o = sub.add_parser("ops", help="the supported ops: types, constraints, reference oracle")
@@ -202,28 +241,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _error(message: str) -> None:
-    """Exactly one line on stderr, even when a message (or a model string in it) holds newlines."""
-    print("edgecc: error: " + " ".join(message.split()), file=sys.stderr)
+def _error(message: str, args=None) -> None:
+    """Exactly one clean line on stderr (edgecc/diagnostics.py); with --json also on stdout."""
+    report("error", message, bool(getattr(args, "json", False)))
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _JSON_ERRORS
+    argv = sys.argv[1:] if argv is None else list(argv)
+    _JSON_ERRORS = "--json" in argv
     args = build_parser().parse_args(argv)
     if getattr(args, "scratch", None):  # read by compiler.compile_model in every verb
         os.environ["EDGECC_SCRATCH"] = args.scratch
     if getattr(args, "tiling", None):  # read by compiler.compile_model in every verb
         os.environ["EDGECC_TILING"] = args.tiling
     try:
-        return args.fn(args)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # stderr carries the one result line, nothing else
+            return args.fn(args)
     except EdgeccError as e:
-        _error(str(e))
-        return 2
+        _error(str(e), args)
+        return EXIT_BAD_INPUT
     except OSError as e:  # the user's paths: unwritable -o folder, unreadable board file, ...
         where = f"{e.filename}: " if e.filename else ""
-        _error(f"{where}{e.strerror or e}")
-        return 2
+        _error(f"{where}{e.strerror or e}", args)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except (Exception, RecursionError) as e:  # anything else is a bug in edgecc: exit 3
+        report("internal error", internal_message(e), bool(getattr(args, "json", False)))
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

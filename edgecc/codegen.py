@@ -8,6 +8,7 @@ model and options give byte-identical files.
 """
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,17 @@ def _state_resets(g: Graph, plan: Plan, ident: str, consts: list[ConstArray]) ->
     return out
 
 
+def _unclaimed_const_inputs(env: jinja2.Environment, lw: Lowered, g: Graph) -> dict:
+    """Constant inputs the template reads as `in{i}` that the kernel did not emit (e.g. a data
+    input that is a constant): emitted as they are, so the template always has its pointer."""
+    from jinja2 import meta
+    src = env.loader.get_source(env, lw.template_path)[0]
+    used = meta.find_undeclared_variables(env.parse(src))
+    return {f"in{i}": g.value(v).data for i, v in enumerate(lw.node.inputs)
+            if v is not None and g.value(v).is_const and f"in{i}" in used
+            and f"in{i}" not in lw.kernel.consts}
+
+
 def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str, str]:
     env = _env()
     ident = c_ident(name)
@@ -118,7 +130,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
         n, k = lw.node, lw.kernel
         fn = f"{ident}_layer{li}_{c_ident(n.op.lower())}"
         csyms = {}
-        for key, arr in k.consts.items():
+        for key, arr in {**k.consts, **_unclaimed_const_inputs(env, lw, g)}.items():
             sym = f"{ident}_l{li}_{c_ident(key)}"
             arr = np.asarray(arr)
             const = ConstArray(sym, _ctype(arr), max(arr.size, 1), c_literal_list(arr) or "0")
@@ -173,10 +185,17 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
 
 
 def write_files(files: dict[str, str], out: Path) -> list[Path]:
+    """Write each file as a new file renamed over its name: a symlink (or any other entry) already
+    at that name in `out` is replaced, never written through."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for fname, text in sorted(files.items()):
         p = out / fname
-        p.write_text(text)
+        tmp = out / f".{fname}.edgecc-tmp"
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        with open(tmp, "x") as f:  # "x": fails rather than follow a link created meanwhile
+            f.write(text)
+        os.replace(tmp, p)
         paths.append(p)
     return paths

@@ -13,13 +13,15 @@ from pathlib import Path
 import numpy as np
 
 from edgecc.codegen import render
-from edgecc.errors import EdgeccError
+from edgecc.errors import EdgeccError, UnsupportedModel
 from edgecc.ir import Graph
 from edgecc.lower import Lowered, alias_ops, lower_graph
 from edgecc.passes import PassResult, optimize
 from edgecc.plan import Plan, model_lower_bound, plan_model
 from edgecc.plan.state import add_state_region
 from edgecc.targets import Target
+from edgecc.validate import validate_graph
+from edgecc.validate.limits import MAX_ARENA_BYTES, check_model_file
 
 
 @dataclass
@@ -44,12 +46,13 @@ class Compiled:
 
 def load_model(path: str | Path) -> Graph:
     path = Path(path)
-    if not path.exists():
-        raise EdgeccError(f"{path}: no such file")
+    check_model_file(path)  # a regular file under the size limit, before anything reads it
     if path.suffix.lower() == ".onnx":
         raise EdgeccError(f"{path}: ONNX import is not implemented yet")
-    from edgecc.frontends.tflite import load_tflite
-    return load_tflite(path)
+    from edgecc.frontends.tflite import check_ops, read_tflite
+    g = read_tflite(path)
+    validate_graph(g)  # edgecc/validate: before any op's code looks at the graph
+    return check_ops(g, path)
 
 
 def scratch_budget(g: Graph) -> dict[int, int]:
@@ -152,6 +155,9 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
         swapped = sum("cannot stream" in lw.kernel.reason for lw in lowered)
         if swapped:
             plan.techniques.append(f"portable streaming kernels ({swapped} ops)")
+    if plan.arena > MAX_ARENA_BYTES:  # activations were checked; kernel scratch can add more
+        raise UnsupportedModel(f"{imported.name}: the arena would be {plan.arena:,} bytes, over "
+                               f"edgecc's limit of {MAX_ARENA_BYTES:,} (int32 offsets)")
     files = render(g, lowered, plan, name)
     return Compiled(imported, g, results, lowered, plan, files, name,
                     seconds=time.perf_counter() - t0, stats=stats)

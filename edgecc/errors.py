@@ -11,3 +11,12 @@ class UnsupportedModel(EdgeccError):
 
 class ModelFormatError(EdgeccError):
     pass
+
+
+class InternalError(Exception):
+    """A bug in edgecc (never the model's fault): the CLI reports it as
+    `edgecc: internal error: ... (op N, OPNAME)` with exit status 3."""
+
+    def __init__(self, message: str, op_index: int | None = None, op_name: str | None = None):
+        super().__init__(message)
+        self.op_index, self.op_name = op_index, op_name

@@ -126,6 +126,9 @@ class Graph:
     # what the importer found and fixed in the file (placeholder shapes, shape chains folded at
     # import: edgecc/frontends/shapes.py); shown by `edgecc inspect`
     notes: list[str] = field(default_factory=list)
+    # facts of the source file the IR cannot hold (raw dims and indices, option table types,
+    # subgraph count), for edgecc/validate; filled by the frontend, empty on derived graphs
+    source: dict[str, Any] = field(default_factory=dict)
 
     def value(self, name: str) -> Value:
         return self.values[name]

@@ -29,3 +29,25 @@ def c_ident(s: str, fallback: str = "model") -> str:
 def c_comment(s: str, limit: int = 80) -> str:
     out = "".join(ch if 32 <= ord(ch) < 127 and ch not in "*/\\" else "_" for ch in s)
     return out[:limit]
+
+
+# File names NAME.h must not take in OUT (built with -I OUT): the runtime headers (edgecc_*, also
+# any future runtime_c/<isa>/ layout) and the C/compiler headers the generated code includes.
+_SYSTEM_HEADERS = {"stdint", "stddef", "string", "stdio", "stdlib", "stdbool", "limits", "math",
+                   "float", "inttypes", "assert", "arm_acle", "arm_mve", "arm_neon",
+                   "immintrin", "cmsis_compiler"}
+
+
+def model_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a generated model's C prefix and file name, or None when it can."""
+    ident = c_ident(name)
+    base = ident.rstrip("_").lower()
+    if not name.strip():
+        return "is empty"
+    if base.startswith("edgecc"):
+        return f"becomes '{ident}', which collides with edgecc's runtime headers (edgecc_*.h)"
+    if base in _C_KEYWORDS:
+        return f"is a C keyword ('{base}')"
+    if base in _SYSTEM_HEADERS:
+        return f"would make '{base}.h', which shadows the C header <{base}.h>"
+    return None

@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from edgecc.errors import UnsupportedModel
+
 INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 
@@ -21,10 +23,22 @@ def tflite_round(x: float) -> int:
     return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
 
 
+MAX_LEFT_SHIFT = 30  # TFLite computes x * (1 << shift) in int32: a larger shift overflows
+
+
+class ScaleRangeError(UnsupportedModel):
+    """A ratio of quantization scales whose requantization TFLite's int32 arithmetic cannot
+    express (not finite, or a left shift above MAX_LEFT_SHIFT); lowering adds the op."""
+
+
 def quantize_multiplier(m: float) -> tuple[int, int]:
-    """TFLite QuantizeMultiplier: m ~= q * 2**(shift - 31) with q in [2**30, 2**31)."""
+    """TFLite QuantizeMultiplier: m ~= q * 2**(shift - 31) with q in [2**30, 2**31).
+    Ratios too small for 2**-31 become (0, 0) as in TFLite; ratios of 2**30 and more, and
+    non-finite ones, are refused (ScaleRangeError): TFLite's own arithmetic would overflow."""
     if m == 0.0:
         return 0, 0
+    if not math.isfinite(m):
+        raise ScaleRangeError(f"scale ratio {m} out of range")
     frac, shift = math.frexp(m)
     q = tflite_round(frac * (1 << 31))
     if q == (1 << 31):
@@ -32,6 +46,9 @@ def quantize_multiplier(m: float) -> tuple[int, int]:
         shift += 1
     if shift < -31:
         shift, q = 0, 0
+    if shift > MAX_LEFT_SHIFT:
+        raise ScaleRangeError(f"scale ratio {m:.3g} out of range (its requantization shift "
+                              f"{shift} exceeds {MAX_LEFT_SHIFT})")
     # TFLite clamps shift > 30 only in TFLITE_SINGLE_ROUNDING builds; TFLM's default build (the
     # oracle) uses double rounding and keeps the shift as is.
     return int(q), int(shift)

@@ -69,6 +69,7 @@ class _Op:
     outputs: list[int]
     options: dict
     version: int
+    options_class: str | None = None  # another op's options table (hostile-model tests)
 
 
 @dataclass
@@ -76,6 +77,7 @@ class ModelBuilder:
     tensors: list[_Tensor] = field(default_factory=list)
     buffers: list[bytes] = field(default_factory=lambda: [b""])  # buffer 0: the empty sentinel
     ops: list[_Op] = field(default_factory=list)
+    subgraph_copies: int = 1  # >1 repeats the subgraph (models with several subgraphs, for tests)
 
     def tensor(self, name: str, shape, dtype: str = "int8", scale=None, zero_point=None,
                axis: int = 0, variable: bool = False, signature=None) -> int:
@@ -96,12 +98,13 @@ class ModelBuilder:
         return idx
 
     def op(self, name: str, inputs: list[int], outputs: list[int], options: dict | None = None,
-           version: int = 1) -> None:
-        self.ops.append(_Op(name, list(inputs), list(outputs), dict(options or {}), version))
+           version: int = 1, options_class: str | None = None) -> None:
+        self.ops.append(_Op(name, list(inputs), list(outputs), dict(options or {}), version,
+                            options_class))
 
     # ---- serialization ----------------------------------------------------------------------
     def _options(self, b: flatbuffers.Builder, op: _Op) -> tuple[int, int]:
-        cls = options_class_name(op.name)
+        cls = op.options_class or options_class_name(op.name)
         if cls is None:
             if op.options:
                 raise ValueError(f"{op.name} takes no builtin options")
@@ -208,7 +211,8 @@ class ModelBuilder:
         tflite.SubGraphAddOutputs(b, out_v)
         tflite.SubGraphAddName(b, sg_name)
         sg = tflite.SubGraphEnd(b)
-        subgraphs_v, codes_v, buffers_v = vec([sg]), vec(code_offs), vec(buf_offs)
+        subgraphs_v = vec([sg] * self.subgraph_copies)
+        codes_v, buffers_v = vec(code_offs), vec(buf_offs)
         desc = b.CreateString("edgecc tflite_writer")
         tflite.ModelStart(b)
         tflite.ModelAddVersion(b, 3)

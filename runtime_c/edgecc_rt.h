@@ -26,11 +26,18 @@ static inline int32_t ec_rdbpot(int32_t x, int e) {
     return (x >> e) + (rem > thr ? 1 : 0);
 }
 
-/* TFLite MultiplyByQuantizedMultiplier: x * m * 2^(shift-31). */
+/* x * 2^left with int32 wrap-around (TFLite's x * (1 << left)), defined for every left >= 0:
+ * shifting a 32-bit value by 32 or more is undefined in C, and wraps to 0 here. edgecc refuses a
+ * scale ratio whose shift exceeds 30 at compile time (quant.py), so left <= 30 in generated code. */
+static inline int32_t ec_shl32(int32_t x, int left) {
+    return left < 32 ? (int32_t)((uint32_t)x << left) : 0;
+}
+
+/* TFLite MultiplyByQuantizedMultiplier: x * m * 2^(shift-31), for shift in [-31, 30]. */
 static inline int32_t ec_mbqm(int32_t x, int32_t m, int shift) {
     const int left = shift > 0 ? shift : 0;
     const int right = shift > 0 ? 0 : -shift;
-    return ec_rdbpot(ec_srdhm((int32_t)((uint32_t)x << left), m), right);
+    return ec_rdbpot(ec_srdhm(ec_shl32(x, left), m), right);
 }
 
 /* ec_mbqm for a multiplier m != INT32_MIN (QuantizeMultiplier only makes 0 or [2^30, 2^31)):
@@ -39,7 +46,7 @@ static inline int32_t ec_mbqm(int32_t x, int32_t m, int shift) {
 static inline int32_t ec_mbqm_pos(int32_t x, int32_t m, int shift) {
     const int left = shift > 0 ? shift : 0;
     const int right = shift > 0 ? 0 : -shift;
-    const int64_t ab = (int64_t)(int32_t)((uint32_t)x << left) * m;
+    const int64_t ab = (int64_t)ec_shl32(x, left) * m;
     return ec_rdbpot((int32_t)((ab + ((int64_t)1 << 30)) >> 31), right);
 }
 

@@ -37,7 +37,7 @@ def test_inspect_json_contract(tmp_path, capsys):
     assert [s.split(" folded at import")[0] for s in d["import_notes"]] == [
         "op 0 (SHAPE)", "op 1 (STRIDED_SLICE)", "op 2 (PACK)"]
     names = [x["name"] for x in d["passes"]]
-    assert names == ["dead_code", "fold", "eliminate", "fuse", "channels", "cleanup"]
+    assert names == ["dead_code", "fold", "eliminate", "fuse", "channels", "cleanup", "outputs"]
     for x in d["passes"]:
         assert {"name", "changed", "removed", "added"} <= set(x)
     p.write_bytes(folded_weights_model())  # weights TRANSPOSE(const), bias RESHAPE(const)
@@ -69,7 +69,7 @@ def test_inspect_human_verbose_and_dump(tmp_path, capsys):
     assert "(alias, no code)" in out and "scale=0.05 zp=-3" in out
     files = sorted(f.name for f in dump.iterdir())
     assert files == ["00_imported.txt", "01_dead_code.txt", "02_fold.txt", "03_eliminate.txt",
-                     "04_fuse.txt", "05_channels.txt", "06_cleanup.txt"]
+                     "04_fuse.txt", "05_channels.txt", "06_cleanup.txt", "07_outputs.txt"]
     assert "RESHAPE" in (dump / "00_imported.txt").read_text()
 
 
@@ -77,7 +77,10 @@ def test_inspect_human_verbose_and_dump(tmp_path, capsys):
                                   ["inspect", "README.md", "--json"]])
 def test_inspect_errors_are_one_line_exit_2(argv, capsys):
     code, out, err = run_cli(capsys, *argv)
-    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    # --json: the error also as one JSON object on stdout (DESIGN.md), else stdout stays empty
+    assert (json.loads(out) == {"error": err[len("edgecc: error: "):].strip()}) if "--json" in argv \
+        else out == ""
 
 
 def test_inspect_dump_ir_into_a_file_is_an_error(tmp_path, capsys):
@@ -112,7 +115,7 @@ def test_inspect_json_on_shared_models(model, capsys):
     d = json.loads(out)
     assert d["nodes_after"] <= d["nodes_before"]
     assert sum(d["ops_after"].values()) == d["executed_after"] <= d["executed_before"]
-    assert [x["name"] for x in d["passes"]][-1] == "cleanup"
+    assert [x["name"] for x in d["passes"]][-1] == "outputs"
 
 
 @pytest.mark.slow

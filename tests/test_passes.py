@@ -42,15 +42,20 @@ def test_fold_constant_weights_applies_and_is_bit_exact():
     check_c(data)  # the FC reference needs constant weights: TFLM vs the compiled C only
 
 
-def test_fold_refuses_a_graph_output():
+def test_fold_of_a_graph_output_is_copied_into_the_arena():
+    """A graph output folds to a constant; the `outputs` pass writes it with EDGECC_COPY."""
+    from edgecc.passes import optimize
     mb = ModelBuilder()
     x = mb.tensor("x", (2, 3), "int8", **Q)
     s = mb.tensor("s", (2,), "int32")
     mb.op("SHAPE", [x], [s], {"out_type": 2})
-    g = load(mb.finish([x], [s]))
+    data = mb.finish([x], [s])
+    g = load(data)
     g2, rep = apply(g, fold.FOLD)
-    assert ops(g2) == ["SHAPE"]
-    assert rep.refused and "graph output" in rep.refused[0]
+    assert ops(g2) == [] and g2.value(g2.outputs[0]).is_const
+    g3, _ = optimize(g)
+    assert ops(g3) == ["EDGECC_COPY"] and not g3.value(g3.outputs[0]).is_const
+    check_c(data)
 
 
 def keras_reshape_model(shape=(1, 4, 6, 2), target=(-1, 48), units=5):

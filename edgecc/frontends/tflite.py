@@ -19,6 +19,7 @@ import tflite
 from edgecc.errors import ModelFormatError, UnsupportedModel
 from edgecc.ir import DType, Graph, IRError, Node, QParams, TensorType, Value, verify
 from edgecc.ops import failed_constraints, is_supported
+from edgecc.validate.limits import check_alloc
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
                7: DType.INT16, 9: DType.INT8}
@@ -102,6 +103,15 @@ def _variable_reset_value(shape: tuple[int, ...], dtype: DType, q: QParams | Non
 
 
 def load_tflite(path: str | Path) -> Graph:
+    """read_tflite, the validation stage (edgecc/validate) and the op checks: the import that
+    compiler.load_model runs, for callers that want a TFLite graph alone."""
+    from edgecc.validate import validate_graph
+    return check_ops(validate_graph(read_tflite(path)), Path(path))
+
+
+def read_tflite(path: str | Path) -> Graph:
+    """The file as IR, its wiring checked (`_check_structure`), no op code run yet: any error
+    while decoding is the file's fault (ModelFormatError), never an internal one."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -119,7 +129,9 @@ def load_tflite(path: str | Path) -> Graph:
     except Exception as e:  # flatbuffers raises assorted errors on truncated/corrupt input
         raise ModelFormatError(f"{path}: malformed TFLite model ({type(e).__name__}: {e})") from None
     # The file is read: from here on an exception is edgecc's bug, never a malformed model.
-    return _check(g, unsupported, path)
+    if unsupported:
+        raise UnsupportedModel(f"{path}: unsupported ops: " + "; ".join(unsupported))
+    return g
 
 
 def settled_graph(path: str | Path) -> Graph | None:
@@ -147,6 +159,8 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     if model.SubgraphsLength() < 1:
         raise ModelFormatError(f"{path}: model has no subgraph")
     sg = model.Subgraphs(0)
+    source: dict = {"format": "tflite", "subgraphs": model.SubgraphsLength(), "dims": {},
+                    "op_inputs": {}, "op_options": {}}
     values: dict[str, Value] = {}
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
@@ -155,6 +169,7 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
             raise UnsupportedModel(f"{path}: tensor {i} has unsupported type {ttype}")
         dtype = _TFL_DTYPES[ttype]
         shape = tuple(int(s) for s in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        source["dims"][f"t{i}"] = shape
         shape = tuple(max(s, 1) if s < 0 else s for s in shape)  # dynamic dims: fixed at 1
         data = _read_buffer(model, raw, t.Buffer())
         arr = None
@@ -165,6 +180,7 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
                                        f"shape {list(shape)}")
             arr = arr.reshape(shape)
         if t.IsVariable():
+            check_alloc(f"{path}: tensor {i}", shape, dtype.size)
             arr = _variable_reset_value(shape, dtype, _qparams(t))
         label = (t.Name() or b"").decode("utf-8", "replace")
         values[f"t{i}"] = Value(f"t{i}", TensorType(shape, dtype, _qparams(t)), arr, label=label,
@@ -183,6 +199,8 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
             name = tflite.BUILTIN_OPCODE2NAME.get(builtin, f"BUILTIN_{builtin}")
         ins = [None if x < 0 else f"t{x}" for x in (op.InputsAsNumpy() if op.InputsLength() else [])]
         outs = [f"t{x}" for x in (op.OutputsAsNumpy() if op.OutputsLength() else [])]
+        source["op_inputs"][i] = [int(x) for x in (op.InputsAsNumpy() if op.InputsLength() else [])]
+        source["op_options"][i] = op.BuiltinOptionsType()
         attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else {}
         attrs["version"] = version
         nodes.append(Node(name, ins, outs, attrs, name=f"{i}_{name.lower()}", index=i))
@@ -206,14 +224,14 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
         if free:
             notes.append(f"input {v}: symbolic dims {free} (shape_signature {sig}) fixed at the "
                          f"file's {[shape[d] for d in free]}")
-    return Graph(values, nodes, inputs, outputs, name=path.stem, notes=notes), unsupported
+    return Graph(values, nodes, inputs, outputs, name=path.stem, notes=notes,
+                 source=source), unsupported
 
 
-def _check(g: Graph, unsupported: list[str], path: Path) -> Graph:
-    """Every op supported, shapes settled from the ops (frontends/shapes.py), every op's
-    constraints met on the folded graph, and the declared types consistent."""
-    if unsupported:
-        raise UnsupportedModel(f"{path}: unsupported ops: " + "; ".join(unsupported))
+def check_ops(g: Graph, path: Path) -> Graph:
+    """Shapes settled from the ops (frontends/shapes.py), then each op's constraints on the
+    validated graph and its declared shapes against inference. Runs after edgecc/validate, so an
+    exception here is a bug in edgecc (exit 3), not the file's."""
     from edgecc.frontends.shapes import settle_shapes
     g = settle_shapes(g)
     problems = []

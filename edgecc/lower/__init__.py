@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from edgecc.errors import EdgeccError
+from edgecc.errors import EdgeccError, InternalError
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, get_op
+from edgecc.quant import ScaleRangeError
 from edgecc.resources import data_dir
 from edgecc.targets import Target
 
@@ -35,11 +36,13 @@ def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
     try:
         k = op.lower(g, n, target)
         path = resolve_template(target, k.template)
+    except ScaleRangeError as e:
+        raise ScaleRangeError(f"{e} at op {n.index} ({n.op})") from None
     except EdgeccError:
         raise
     except Exception as e:  # a bug, but the user still gets one line naming the layer
-        raise EdgeccError(f"internal error lowering op {n.index} ({n.op}) for {target.name}: "
-                          f"{type(e).__name__}: {e}") from e
+        raise InternalError(f"lowering for {target.name}: {type(e).__name__}: {e}",
+                            n.index, n.op) from e
     return Lowered(n, k, path)
 
 

@@ -18,7 +18,7 @@ from edgecc.ops import Kernel, in_type
 from edgecc.ops import _act16
 from edgecc.ops import _arith as ew
 from edgecc.ops._lut import INT8_VALUES, lut_kernel
-from edgecc.quant import mbqm, rdbpot, tflite_round
+from edgecc.quant import MAX_LEFT_SHIFT, ScaleRangeError, mbqm, rdbpot, tflite_round
 
 INPUT_INT_BITS = 4
 
@@ -28,6 +28,9 @@ Int8Fn = Callable[[Graph, Node, np.ndarray], np.ndarray]
 def input_rescale(scale: float) -> tuple[int, int, int]:
     """(multiplier, left shift, radius) as TFLM's Prepare computes them for tanh/logistic."""
     frac, shift = math.frexp(float(scale) * float(1 << (31 - INPUT_INT_BITS)))
+    if not 0 <= shift <= MAX_LEFT_SHIFT:  # TFLM shifts left by it; outside, no int32 range holds
+        raise ScaleRangeError(f"input scale {scale:.3g} out of range for tanh/logistic "
+                              f"(input shift {shift} outside [0, {MAX_LEFT_SHIFT}])")
     radius = calculate_input_radius(INPUT_INT_BITS, shift)
     return int(tflite_round(frac * (1 << 31))), shift, radius
 

@@ -95,8 +95,9 @@ def multipliers(g: Graph, n: Node) -> tuple[tuple[int, int], tuple[int, int]]:
     x_s, wf_s = f32(in_type(g, n).q.scale[0]), f32(g.type(n.inputs[W_FEATURE]).q.scale[0])
     st_s, wt_s = f32(g.type(n.inputs[STATE]).q.scale[0]), f32(g.type(n.inputs[W_TIME]).q.scale[0])
     out_s = f32(out_type(g, n).q.scale[0])
-    eff1 = float(f32(f32(x_s * wf_s) / st_s))
-    eff2 = float(f32(f32(st_s * wt_s) / out_s))
+    with np.errstate(over="ignore", under="ignore"):  # inf is refused by quantize_multiplier
+        eff1 = float(f32(f32(x_s * wf_s) / st_s))
+        eff2 = float(f32(f32(st_s * wt_s) / out_s))
     return quantize_multiplier(eff1), quantize_multiplier(eff2)
 
 

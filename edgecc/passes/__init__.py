@@ -13,6 +13,7 @@ eliminate_noops, fuse_neighbours, drop_dead_channels; `optimize` runs the report
   fuse       activations and padding into their neighbours (fuse.py), to a fixed point
   channels   channels that only ever meet zero weights dropped (channels.py)
   cleanup    dead code and unreferenced values again
+  outputs    every graph output that is a constant or an input copied into its own buffer
 Then every remaining node must have a kernel (or be an alias): an op registered without a
 lowering (one that exists only to be folded; none does today) that survived is reported as an
 EdgeccError naming it.
@@ -92,6 +93,12 @@ def _channels_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
     return out, notes, []
 
 
+def _outputs_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
+    from edgecc.passes.outputs import materialize_outputs
+    out, notes = materialize_outputs(g)
+    return out, notes, []
+
+
 def _rules_pass(rules: list[Rule]) -> PassFn:
     def run(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
         out, report = run_rules(g, rules, debug=debug)
@@ -108,6 +115,7 @@ def _pipeline() -> list[tuple[str, PassFn]]:
         ("fuse", _rules_pass(fuse.RULES)),
         ("channels", _channels_pass),
         ("cleanup", _dce_pass),
+        ("outputs", _outputs_pass),
     ]
 
 

@@ -7,8 +7,9 @@ constant holds exactly the bytes the kernel would have produced. This covers the
 STRIDED_SLICE -> PACK chains converters emit for Keras Reshape/Flatten, transposes/reshapes/
 quantizes of constant weights, and constant arithmetic.
 
-A node is NOT folded when one of its outputs is a graph output (the generated code must write it to
-the arena; the kernel does that), or when the reference's result does not fit the declared type.
+A graph output folded to a constant is written into the arena by the `outputs` pass (outputs.py).
+A node is NOT folded when the reference's result does not fit the declared type, or when it reads
+recurrent state.
 """
 from __future__ import annotations
 
@@ -58,9 +59,6 @@ def evaluate(g: Graph, n) -> list[np.ndarray]:
 
 def _check(ctx: Ctx, m: Match) -> str | None:
     n = m["node"]
-    outs = [o for o in n.outputs if o in ctx.g.outputs]
-    if outs:
-        return f"output {outs[0]} is a graph output (the kernel writes it into the arena)"
     state = {v for m2 in ctx.g.nodes if m2.op in STATEFUL_OPS for v in m2.inputs if v is not None}
     shared = [v for v in n.inputs if v in state]
     if shared:

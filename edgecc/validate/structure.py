@@ -1,0 +1,41 @@
+"""Validation of the model's wiring beyond what the frontend's reader checks: one subgraph, and
+op input indices that are tensors, or -1 (omitted) only where the op allows an omitted input.
+"""
+from __future__ import annotations
+
+from edgecc.ir import Graph, Node
+from edgecc.ops import is_supported
+from edgecc.validate.registry import graph_check, op_check
+
+# Input positions TFLite lets a model omit (index -1), per op; every other position must be a tensor.
+_LSTM_OPTIONAL = frozenset({1, 5, 9, 10, 11, 12, 16, 17, 20, 21, 22, 23})
+OPTIONAL_INPUTS: dict[str, frozenset[int]] = {
+    "CONV_2D": frozenset({2}), "DEPTHWISE_CONV_2D": frozenset({2}),
+    "FULLY_CONNECTED": frozenset({2}), "TRANSPOSE_CONV": frozenset({3}), "SVDF": frozenset({3}),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _LSTM_OPTIONAL, "LSTM": _LSTM_OPTIONAL,
+}
+_CONTROL_FLOW = ("WHILE", "IF", "CALL_ONCE")
+
+
+@graph_check
+def one_subgraph(g: Graph) -> object:
+    """the model must have one subgraph (edgecc supports no control-flow ops that call others)"""
+    count = g.source.get("subgraphs", 1)
+    return count == 1 or any(is_supported(op) for op in _CONTROL_FLOW) or f"it has {count}"
+
+
+@op_check()
+def input_indices(g: Graph, n: Node) -> object:
+    """input indices must name tensors; -1 (omitted) only for an optional input"""
+    raw = g.source.get("op_inputs", {}).get(n.index)
+    if raw is None:
+        return True
+    allowed = OPTIONAL_INPUTS.get(n.op, frozenset())
+    bad = [(pos, x) for pos, x in enumerate(raw) if x < -1 or (x == -1 and pos not in allowed)]
+    return not bad or f"input {bad[0][0]} is {bad[0][1]}"
+
+
+@op_check()
+def has_output(g: Graph, n: Node) -> bool:
+    """an op must write at least one tensor"""
+    return bool(n.outputs)
