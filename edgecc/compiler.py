@@ -46,7 +46,8 @@ def load_model(path: str | Path) -> Graph:
     if not path.exists():
         raise EdgeccError(f"{path}: no such file")
     if path.suffix.lower() == ".onnx":
-        raise EdgeccError(f"{path}: ONNX import is not implemented yet")
+        from edgecc.frontends.onnx import load_onnx
+        return load_onnx(path)
     from edgecc.frontends.tflite import load_tflite
     return load_tflite(path)
 

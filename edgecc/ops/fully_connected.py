@@ -13,6 +13,7 @@ from edgecc.ops import Kernel, OpDef, const, in_type, out_type, quantized_io, re
 from edgecc.ops import _simd, _vec, _vec_fc
 from edgecc.ops._conv_common import act_range, bias_or_zeros, fc_multiplier, requantize
 from edgecc.ops import _conv16
+from edgecc.ops._onnx_rq import is_onnx, onnx_scales
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -28,8 +29,8 @@ def int8_constant_weights(g: Graph, n: Node) -> bool:
 
 
 def per_tensor_weights(g: Graph, n: Node) -> bool:
-    """weights must be quantized per tensor (one scale)"""
-    return not in_type(g, n, 1).q.per_channel
+    """weights must be quantized per tensor (one scale; per unit with ONNX numerics)"""
+    return is_onnx(n) or not in_type(g, n, 1).q.per_channel
 
 
 def bias_int32_const(g: Graph, n: Node) -> bool:
@@ -68,7 +69,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     x = ins[0].reshape(batches, depth).astype(np.int64) - in_type(g, n).q.zero_point[0]
     w = const(g, n, 1).astype(np.int64)
     acc = x @ w.T + bias_or_zeros(g, n, units)
-    m, s = fc_multiplier(g, n)
+    m, s = (onnx_scales(g, n, units), 0) if is_onnx(n) else fc_multiplier(g, n)
     lo, hi = act_range(g, n)
     out = requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)
     return [out.reshape(out_type(g, n).shape)]
@@ -163,8 +164,14 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     in_zp = in_type(g, n).q.zero_point[0]
     # Fold the input zero point into the bias: sum((x - zp) * w) = sum(x*w) - zp*sum(w).
     bias = bias_or_zeros(g, n, units) - in_zp * w.sum(axis=1)
-    m, s = fc_multiplier(g, n)
     lo, hi = act_range(g, n)
+    if is_onnx(n):  # onnxruntime's float32 requantization per unit (edgecc/ops/_onnx_rq.py)
+        return Kernel("fully_connected_onnx.c.j2",
+                      params=dict(batches=batches, units=units, depth=depth,
+                                  out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),
+                      consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32),
+                                  scale=onnx_scales(g, n, units)), reason=why)
+    m, s = fc_multiplier(g, n)
     return Kernel("fully_connected.c.j2",
                   params=dict(batches=batches, units=units, depth=depth, mult=m, shift=s,
                               out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),

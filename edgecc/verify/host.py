@@ -12,7 +12,8 @@ from pathlib import Path
 from edgecc.errors import EdgeccError
 from edgecc.targets import Target
 
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
+          "-ffp-contract=off"]  # ONNX numerics: float products rounded one by one (no FMA)
 
 
 def host_compiler(cc: str | None) -> str:

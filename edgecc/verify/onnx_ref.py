@@ -1,0 +1,55 @@
+"""onnxruntime as the oracle for .onnx models (CPU execution provider, default session options).
+
+Owns: running an ONNX model on given inputs (in the model's own dtypes and layout, as the
+generated C API takes them), optionally with chosen intermediate tensors added as graph outputs
+(a copy of the model) so a mismatch can be traced to the first differing layer, and counting the
+values that differ by exactly one quantization step.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from edgecc.errors import EdgeccError
+
+ORT = "onnxruntime"
+
+
+def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
+                    extra: list[str] = ()) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
+    """The model's outputs and (for `extra` tensor names) those intermediate tensors."""
+    try:
+        import onnx
+        import onnxruntime as ort
+    except ImportError:
+        raise EdgeccError("the ONNX reference needs the 'onnxruntime' package "
+                          "(pip install onnxruntime)") from None
+    m = onnx.load(str(model))
+    n_out = len(m.graph.output)
+    have = {o.name for o in m.graph.output}
+    for name in extra:
+        if name not in have:
+            m.graph.output.append(onnx.ValueInfoProto(name=name))
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    try:
+        sess = ort.InferenceSession(m.SerializeToString(), opts,
+                                    providers=["CPUExecutionProvider"])
+        feed = {i.name: x for i, x in zip(sess.get_inputs(), inputs)}
+        res = sess.run(None, feed)
+    except Exception as e:
+        msg = " ".join(str(e).split())[:300]
+        raise EdgeccError(f"onnxruntime cannot run {Path(model).name}: {msg}") from None
+    names = [o.name for o in sess.get_outputs()]
+    return [np.asarray(r) for r in res[:n_out]], dict(zip(names[n_out:], map(np.asarray, res[n_out:])))
+
+
+def lsb_diffs(got: bytes, ref: np.ndarray) -> tuple[int, int]:
+    """(bytes that differ, values of an integer output that differ by exactly 1)."""
+    rb = np.ascontiguousarray(ref).tobytes()
+    bad = sum(a != b for a, b in zip(got, rb))
+    if ref.dtype.kind not in "iu" or not bad:
+        return bad, 0
+    g = np.frombuffer(got, ref.dtype).astype(np.int64)
+    return bad, int(np.sum(np.abs(g - ref.ravel().astype(np.int64)) == 1))
