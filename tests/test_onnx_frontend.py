@@ -159,3 +159,29 @@ def test_shared_onnx_models_exact_on_host(name, cc):
     r = verify_model(onnx_model(name), get_target("host"), cc=cc)
     assert r.bit_exact, r.as_json()
     assert r.oracle == "onnxruntime"
+
+
+@pytest.mark.parametrize("name", ["ox_dscnn_qdq_s8", "ox_dscnn_qop_u8", "ox_se_mbv2_qdq_u8",
+                                  "ox_se_mbv2_qop_s8"])
+def test_inspect_ox_conv_models_run_no_transpose(tmp_path, name):
+    import json
+    r = edgecc("inspect", onnx_model(name), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert "TRANSPOSE" not in d["ops_after"] and "CONV_2D" in d["ops_after"]
+    assert all(k["op"] != "TRANSPOSE" for k in d["kernels"])
+
+
+def test_ox_dscnn_qdq_softmax_within_one_step():
+    """quantize_static's Softmax output scale is 1/255: TFLite's softmax then a requantization
+    (onnxruntime computes it in float); the float outputs may differ, each by one step at most."""
+    r = verify_model(onnx_model("ox_dscnn_qdq_s8"), get_target("host"))
+    assert r.extra["values_differing"] <= 3, r.as_json()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55", "aarch64"])
+@pytest.mark.parametrize("name", ["tfl_kws_ref_model_qdq", "ox_dscnn_qop_s8"])
+def test_onnx_models_exact_under_qemu(name, target):
+    r = verify_model(onnx_model(name), get_target(target))
+    assert r.bit_exact, r.as_json()

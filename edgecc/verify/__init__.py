@@ -108,8 +108,9 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
             if len(got) != len(rb):
                 raise EdgeccError(f"output {i}: {len(got)} bytes, reference has {len(rb)}")
             if onnx_model:  # values one quantization step away, reported beside the bytes
-                nb, one = lsb_diffs(got, r)
+                nb, nv, one = lsb_diffs(got, r)
                 bad += nb
+                info["values_differing"] = info.get("values_differing", 0) + nv
                 info["values_off_by_one"] = info.get("values_off_by_one", 0) + one
                 continue
             bad += sum(a != b for a, b in zip(got, rb))

@@ -45,11 +45,16 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
     return [np.asarray(r) for r in res[:n_out]], dict(zip(names[n_out:], map(np.asarray, res[n_out:])))
 
 
-def lsb_diffs(got: bytes, ref: np.ndarray) -> tuple[int, int]:
-    """(bytes that differ, values of an integer output that differ by exactly 1)."""
+def lsb_diffs(got: bytes, ref: np.ndarray) -> tuple[int, int, int]:
+    """(bytes that differ, values that differ, values of an integer output that differ by
+    exactly 1)."""
     rb = np.ascontiguousarray(ref).tobytes()
     bad = sum(a != b for a, b in zip(got, rb))
-    if ref.dtype.kind not in "iu" or not bad:
-        return bad, 0
-    g = np.frombuffer(got, ref.dtype).astype(np.int64)
-    return bad, int(np.sum(np.abs(g - ref.ravel().astype(np.int64)) == 1))
+    if not bad:
+        return 0, 0, 0
+    g = np.frombuffer(got, ref.dtype)
+    r = ref.ravel()
+    values = int(np.sum(g != r))
+    if ref.dtype.kind not in "iu":
+        return bad, values, 0
+    return bad, values, int(np.sum(np.abs(g.astype(np.int64) - r.astype(np.int64)) == 1))

@@ -205,7 +205,12 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     if x.perm[-1] != axis:
         rest = [a for a in x.perm if a != axis]
         x = b.with_perm(x, (*rest, axis))
-    y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0))
+    tfl = QParams((1.0 / 256,), (-128,))  # the output TFLite's int8 SOFTMAX computes
+    if (float(np.float32(yq.scale[0])), yq.zero_point[0]) == (tfl.scale[0], -128):
+        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0))
+    else:  # e.g. quantize_static's 1/255: requantized, may differ by one step (verify counts)
+        t = b.add_inferred("SOFTMAX", [x.value], DType.INT8, tfl, dict(beta=1.0))
+        y = b.add_inferred("QUANTIZE", [t], DType.INT8, yq)
     return Rec("act", y, perm=x.perm)
 
 
