@@ -116,7 +116,9 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
             bad += sum(a != b for a, b in zip(got, rb))
         first = None
         if bad and onnx_model:
-            info["first_mismatch_note"] = "no layer trace for ONNX models yet"
+            from edgecc.verify.onnx_ref import onnx_first_mismatch
+            ttext = _build_and_run(c, work, inputs, target, cc, trace=True, board=board)
+            first = onnx_first_mismatch(c, parse_output(ttext)[1], model, inputs)
         elif bad and oracle != TFLM:
             # The layer trace compares against TFLM's preserved tensors; LiteRT has none here.
             info["first_mismatch_note"] = "no layer trace: it needs TFLite Micro's tensors"

@@ -58,3 +58,29 @@ def lsb_diffs(got: bytes, ref: np.ndarray) -> tuple[int, int, int]:
     if ref.dtype.kind not in "iu":
         return bad, values, 0
     return bad, values, int(np.sum(np.abs(g.astype(np.int64) - r.astype(np.int64)) == 1))
+
+
+def onnx_reference_tensor(arr: np.ndarray, perm: tuple[int, ...]) -> bytes:
+    """An onnxruntime tensor as the IR holds it: uint8 as int8 (q - 128), axes permuted."""
+    a = np.asarray(arr)
+    if a.dtype == np.uint8:
+        a = (a.astype(np.int16) - 128).astype(np.int8)
+    if a.ndim == len(perm):
+        a = np.transpose(a, perm)
+    return np.ascontiguousarray(a).tobytes()
+
+
+def onnx_first_mismatch(c, traces: dict[int, bytes], model, inputs) -> str | None:
+    """The first executed layer whose output differs from the ONNX tensor it stands for
+    (onnxruntime's intermediate value, fetched by adding it to the graph outputs)."""
+    names = getattr(c.imported, "onnx_tensors", {})
+    wanted = [(lw.node, v) for lw in c.lowered for v in lw.node.outputs if v in names]
+    _, inter = run_onnxruntime(model, inputs, [names[v][0] for _, v in wanted])
+    for node, v in wanted:
+        idx = int(v[1:])
+        onnx_name, perm = names[v]
+        if idx not in traces or onnx_name not in inter:
+            continue
+        if traces[idx] != onnx_reference_tensor(inter[onnx_name], perm):
+            return f"node {node.index} {node.op} (ONNX tensor '{onnx_name}')"
+    return None

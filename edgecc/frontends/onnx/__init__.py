@@ -97,8 +97,11 @@ def load_onnx(path: str | Path) -> Graph:
         outs = HANDLERS[n.op_type](b, n, nd.attrs_of(n))
         for name, r in zip(n.output, outs):
             b.recs[name] = r
+            if r.kind == "act" and r.value not in b.trace:
+                b.trace[r.value] = (name, r.perm)
     outputs = [_output(b, o.name) for o in m.graph.output]
     g = Graph(b.values, b.nodes, inputs, outputs, name=path.stem)
+    g.onnx_tensors = b.trace  # IR value -> (ONNX tensor, perm): verify's layer trace
     _check_constraints(g, path)
     try:
         verify(g)

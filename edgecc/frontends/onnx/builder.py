@@ -71,6 +71,7 @@ class Builder:
         self.nodes: list[Node] = []
         self.recs: dict[str, Rec] = {}
         self.index = -1  # the ONNX node being converted (IR nodes carry it)
+        self.trace: dict[str, tuple[str, tuple[int, ...]]] = {}  # IR value -> (ONNX name, perm)
         self.where = ""
 
     # ---- errors ------------------------------------------------------------------------

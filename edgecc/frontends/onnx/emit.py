@@ -3,10 +3,11 @@
 Owns: the translation of ONNX Conv (plain, grouped, depthwise; 1-D and 2-D), Gemm/MatMul, Add,
 Mul, AveragePool, GlobalAveragePool, MaxPool and Softmax, with their DequantizeLinear'd inputs and
 the QuantizeLinear'd output, into CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL,
-AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions and fully connected layers
-carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/ops/_conv_common.py) and a
-`clamp` range from a fused Relu/Clip; the others keep TFLite's integer arithmetic for now, which
-may differ from onnxruntime's by one LSB on some values (verify counts them).
+AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions, fully connected layers,
+ADD and MUL carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py
+and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; pools and softmax keep TFLite's
+integer arithmetic for now, which may differ from onnxruntime's by one step on some values
+(verify counts them).
 """
 from __future__ import annotations
 
@@ -160,11 +161,8 @@ def binary(b: Builder, info: dict, yq: QParams) -> Rec:
             vals.append(b.with_perm(r, perm).value)
         else:
             vals.append(_broadcast_const(b, r, acts[0]))
-    a = dict(fused_activation_function=0)
-    lo, hi = _clamp(info, yq)
+    a = dict(fused_activation_function=0, numerics=ONNX, clamp=_clamp(info, yq))
     y = b.add_inferred(info["ir_op"], vals, DType.INT8, yq, a)
-    if (lo, hi) != (-128, 127):
-        raise b.unsupported(f"a Relu/Clip after {info['ir_op']} is not supported yet")
     return Rec("act", y, perm=perm)
 
 
