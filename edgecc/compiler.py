@@ -48,7 +48,8 @@ def load_model(path: str | Path) -> Graph:
     path = Path(path)
     check_model_file(path)  # a regular file under the size limit, before anything reads it
     if path.suffix.lower() == ".onnx":
-        raise EdgeccError(f"{path}: ONNX import is not implemented yet")
+        from edgecc.frontends.onnx import load_onnx
+        return load_onnx(path)
     from edgecc.frontends.tflite import check_ops, read_tflite
     g = read_tflite(path)
     validate_graph(g)  # edgecc/validate: before any op's code looks at the graph

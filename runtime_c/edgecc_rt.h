@@ -70,4 +70,23 @@ static inline int32_t ec_clamp(int32_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
+/* onnxruntime's float requantization (MLAS MlasRequantizeOutput, QuantizeLinear): round half to
+ * even of a float32, as x86's cvtps2dq and MLAS's scalar magic-number path do, without libm.
+ * Valid for |r| <= 2^22 (callers clamp first). Needs -ffp-contract=off and no -ffast-math: the
+ * add and subtract below must each round to float32. */
+static inline int32_t ec_onnx_round(float r) {
+    return (int32_t)((r + 12582912.0f) - 12582912.0f);
+}
+
+/* One ONNX-numerics output value before the zero point: float(acc) * scale in float32, clamped
+ * to +-2^15 (every int8/uint8 result saturates beyond), rounded half to even. `unused` keeps the
+ * signature of ec_mbqm so kernels call either through one name. */
+static inline int32_t ec_onnx_rq(int32_t acc, float scale, int unused) {
+    float r = (float)acc * scale;
+    (void)unused;
+    if (!(r > -32768.0f)) r = -32768.0f;
+    if (r > 32767.0f) r = 32767.0f;
+    return ec_onnx_round(r);
+}
+
 #endif /* EDGECC_RT_H */

@@ -31,8 +31,16 @@ def resolve_template(target: Target, template: str) -> str:
     raise FileNotFoundError(f"no template {template} for target {target.name}")
 
 
+ONNX_PORTABLE = ("ONNX numerics (onnxruntime's float32 requantization): portable kernel; the "
+                 "SIMD kernels implement TFLite's epilogue only")
+
+
 def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
     op = get_op(n.op)
+    if n.attrs.get("numerics") == "onnx" and target.isa_path != ("c",):  # SIMD refuses it
+        lw = lower_node(g, n, replace(target, isa_path=("c",), features=frozenset()))
+        lw.kernel.reason = lw.kernel.reason or ONNX_PORTABLE
+        return lw
     try:
         k = op.lower(g, n, target)
         path = resolve_template(target, k.template)

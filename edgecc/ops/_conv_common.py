@@ -14,11 +14,15 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import const, conv_out_size, conv_pad, dtype_limits, in_type, out_type
+from edgecc.ops._onnx_rq import is_onnx, onnx_requantize, onnx_scales
 from edgecc.quant import INT32_MAX, INT32_MIN, activation_range, mbqm, quantize_multiplier
 
 
 def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, np.ndarray]:
-    """PopulateConvolutionQuantizationParams: effective scale in double per output channel."""
+    """PopulateConvolutionQuantizationParams: effective scale in double per output channel.
+    ONNX numerics: float32 scales and zero shifts (edgecc/ops/_onnx_rq.py)."""
+    if is_onnx(n):
+        return onnx_scales(g, n, channels), np.zeros(channels, np.int64)
     in_s = np.float32(in_type(g, n, 0).q.scale[0])
     out_s = np.float32(out_type(g, n).q.scale[0])
     f_scales = in_type(g, n, 1).q.scale
@@ -34,7 +38,10 @@ def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, n
 
 def mbqm_function(mults: np.ndarray) -> str:
     """The C requantizer for these multipliers: ec_mbqm_pos skips the saturation case that only
-    a multiplier of INT32_MIN can reach (QuantizeMultiplier never makes one)."""
+    a multiplier of INT32_MIN can reach (QuantizeMultiplier never makes one). float32
+    multipliers are ONNX numerics' scales: ec_onnx_rq."""
+    if np.asarray(mults).dtype.kind == "f":
+        return "ec_onnx_rq"
     return "ec_mbqm_pos" if bool(np.all(np.asarray(mults) > INT32_MIN)) else "ec_mbqm"
 
 
@@ -59,6 +66,9 @@ def fc_unit_multipliers(g: Graph, n: Node, units: int) -> tuple[np.ndarray, np.n
 
 
 def act_range(g: Graph, n: Node) -> tuple[int, int]:
+    if "clamp" in n.attrs:  # set by the ONNX frontend from a fused Relu/Clip
+        lo, hi = n.attrs["clamp"]
+        return int(lo), int(hi)
     t = out_type(g, n)
     lo, hi = dtype_limits(t)
     return activation_range(int(n.attrs.get("fused_activation_function", 0)), lo, hi,
@@ -66,6 +76,8 @@ def act_range(g: Graph, n: Node) -> tuple[int, int]:
 
 
 def requantize(acc: np.ndarray, mult, shift, out_zp: int, lo: int, hi: int, dtype) -> np.ndarray:
+    if np.asarray(mult).dtype.kind == "f":  # ONNX numerics (channel_multipliers)
+        return onnx_requantize(acc, mult, out_zp, lo, hi, dtype)
     out = mbqm(acc, mult, shift) + out_zp
     return np.clip(out, lo, hi).astype(dtype)
 

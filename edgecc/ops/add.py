@@ -95,6 +95,9 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if n.attrs.get("numerics") == "onnx":  # onnxruntime's QLinearAdd: edgecc/ops/_onnx_elt.py
+        from edgecc.ops._onnx_elt import reference_add
+        return reference_add(g, n, ins)
     q = _quant(g, n)
     a, b = (np.asarray(x).astype(np.int64) for x in ins[:2])
     a, b = np.broadcast_arrays(a + q["in1_off"], b + q["in2_off"])
@@ -175,6 +178,9 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if n.attrs.get("numerics") == "onnx":
+        from edgecc.ops._onnx_elt import lower_add
+        return lower_add(g, n, target)
     simd, why = _lower_simd(g, n, target)
     if simd is not None:
         return simd

@@ -23,6 +23,7 @@ from edgecc.ops._conv_common import (Window, act_range, bias_or_zeros, channel_m
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin
+from edgecc.ops._onnx_rq import rq_array
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -249,7 +250,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
     consts = dict(w_packed=pack_weights(w.reshape(oc, -1), groups).astype(np.int8),
-                  mult=m.astype(np.int32), shift=s.astype(np.int32))
+                  mult=rq_array(m), shift=s.astype(np.int32))
     if interior_px:
         consts["bias_folded"] = folded.astype(np.int32)
     if interior_px < win.out_h * win.out_w:

@@ -20,6 +20,7 @@ from edgecc.ops._conv_common import (Window, act_range, bias_or_zeros, channel_m
                                      conv_window, folded_bias, mbqm_function,
                                      output_shape_matches, requantize, valid_window_options)
 from edgecc.ops import _conv16
+from edgecc.ops._onnx_rq import rq_array
 from edgecc.ops.conv_2d import (int8_activations, nhwc_rank4, quantized_activations,
                                 supported_activation)
 from edgecc.ops.conv_2d import _lower_mve as conv_lower_mve
@@ -237,7 +238,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     interior_px = (y1 - y0) * (x1 - x0)
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
-    consts = dict(w=w_cm.astype(np.int8), mult=m.astype(np.int32), shift=s.astype(np.int32))
+    consts = dict(w=w_cm.astype(np.int8), mult=rq_array(m), shift=s.astype(np.int32))
     if interior_px:
         consts["bias_folded"] = folded.astype(np.int32)
     if interior_px < win.out_h * win.out_w:

@@ -19,6 +19,7 @@ from edgecc.ops._conv_common import (act_range, bias_or_zeros, fc_multiplier,
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin
+from edgecc.ops._onnx_rq import is_onnx, onnx_scales
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -36,7 +37,8 @@ def int8_constant_weights(g: Graph, n: Node) -> bool:
 def per_tensor_or_unit_weights(g: Graph, n: Node) -> bool:
     """weights must be quantized per tensor or per output unit (one scale per row, axis 0)"""
     q = in_type(g, n, 1).q
-    return not q.per_channel or (q.axis == 0 and len(q.scale) == in_type(g, n, 1).shape[0])
+    return (is_onnx(n) or not q.per_channel
+            or (q.axis == 0 and len(q.scale) == in_type(g, n, 1).shape[0]))
 
 
 def bias_int32_const(g: Graph, n: Node) -> bool:
@@ -75,9 +77,13 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     x = ins[0].reshape(batches, depth).astype(np.int64) - in_type(g, n).q.zero_point[0]
     w = const(g, n, 1).astype(np.int64)
     acc = x @ w.T + bias_or_zeros(g, n, units)
-    m, s = fc_unit_multipliers(g, n, units)
+    if is_onnx(n):
+        m, s = onnx_scales(g, n, units), 0
+    else:
+        m, s = fc_unit_multipliers(g, n, units)
+        m, s = m[None, :], s[None, :]
     lo, hi = act_range(g, n)
-    out = requantize(acc, m[None, :], s[None, :], out_type(g, n).q.zero_point[0], lo, hi, np.int8)
+    out = requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)
     return [out.reshape(out_type(g, n).shape)]
 
 
@@ -173,6 +179,12 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     # Fold the input zero point into the bias: sum((x - zp) * w) = sum(x*w) - zp*sum(w).
     bias = bias_or_zeros(g, n, units) - in_zp * w.sum(axis=1)
     lo, hi = act_range(g, n)
+    if is_onnx(n):  # onnxruntime's float32 requantization per unit (edgecc/ops/_onnx_rq.py)
+        return Kernel("fully_connected_onnx.c.j2",
+                      params=dict(batches=batches, units=units, depth=depth,
+                                  out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),
+                      consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32),
+                                  scale=onnx_scales(g, n, units)), reason=why)
     if in_type(g, n, 1).q.per_channel:
         mults, shifts = fc_unit_multipliers(g, n, units)
         return Kernel("fully_connected_pc.c.j2",

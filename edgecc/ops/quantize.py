@@ -7,6 +7,8 @@ TFLite Micro (quantize_common.cc):
   away from zero). The generated C rounds without libm: it truncates, takes the exact remainder and
   steps away from zero when |remainder| >= 0.5. |x / scale| is first clamped to 2**24 (the result
   saturates anyway); TFLM's own cast is undefined beyond 2**31, where we saturate instead.
+- ONNX numerics (attrs["numerics"] == "onnx", onnxruntime's QuantizeLinear): the same float32
+  division, rounded half to even (ec_onnx_round; |x / scale| first clamped to 2**22).
 - integer input, Requantize: MultiplyByQuantizedMultiplier(x - zp_in) with
   QuantizeMultiplier(double(in_scale) / double(out_scale)), + zp_out, clamped to the output type.
   uint8 <-> int8 takes the same path (TFLM's Requantize; its XOR 0x80 shortcut for equal scales
@@ -20,7 +22,8 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, dtype_limits, in_type, out_type, register
 from edgecc.quant import _wrap32, mbqm, quantize_multiplier
 
-FLOAT_CLAMP = float(1 << 24)  # beyond this |x / scale| every int8/int16 result is saturated
+FLOAT_CLAMP = float(1 << 24)
+ONNX_CLAMP = float(1 << 22)  # ec_onnx_round's exact range  # beyond this |x / scale| every int8/int16 result is saturated
 _INT_IN = (DType.INT8, DType.INT16)
 _INT_OUT = (DType.INT8, DType.INT16, DType.INT32)
 
@@ -75,6 +78,10 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     x = np.asarray(ins[0])
     if in_type(g, n).dtype == DType.FLOAT32:
         r = x.astype(np.float32) / np.float32(scale)  # float32 division, as TFLM
+        if n.attrs.get("numerics") == "onnx":  # onnxruntime: round half to even
+            r = np.clip(np.nan_to_num(r, nan=-ONNX_CLAMP), -ONNX_CLAMP, ONNX_CLAMP)
+            y = np.rint(r).astype(np.int64) + zp
+            return [np.clip(y, lo, hi).astype(out_type(g, n).dtype.np)]
         r = np.where(r > -FLOAT_CLAMP, r, -FLOAT_CLAMP)  # NaN goes to the minimum too
         r = np.minimum(r, FLOAT_CLAMP).astype(np.float64)
         q = (np.sign(r) * np.floor(np.abs(r) + 0.5)).astype(np.int64)  # std::round on a float
@@ -102,6 +109,9 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     if in_type(g, n).dtype == DType.FLOAT32:
         params.update(scale=c_float_literal(scale), scale_text=f"{scale:.9g}",
                       clamp=c_float_literal(FLOAT_CLAMP))
+        if n.attrs.get("numerics") == "onnx":
+            params["clamp"] = c_float_literal(ONNX_CLAMP)
+            return Kernel("quantize_float_onnx.c.j2", params=params)
         return Kernel("quantize_float.c.j2", params=params)
     m, s = quantize_multiplier(_ratio(g, n))
     params.update(in_ctype=in_type(g, n).dtype.c, in_zp=int(in_type(g, n).q.zero_point[0]),

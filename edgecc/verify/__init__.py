@@ -83,14 +83,23 @@ def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndar
     return None
 
 
-def _compare(got: dict[int, bytes], ref: list[np.ndarray]) -> tuple[int, int]:
-    """(mismatched bytes, total bytes) of one frame's outputs."""
+def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | None = None
+             ) -> tuple[int, int]:
+    """(mismatched bytes, total bytes) of one frame's outputs. With `onnx_info` (an ONNX model),
+    the values that differ and those one quantization step away are added up there too."""
     bad = total = 0
     for i, r in enumerate(ref):
         rb = np.ascontiguousarray(r).tobytes()
         total += len(rb)
         if len(got[i]) != len(rb):
             raise EdgeccError(f"output {i}: {len(got[i])} bytes, reference has {len(rb)}")
+        if onnx_info is not None:
+            from edgecc.verify.onnx_ref import lsb_diffs
+            nb, nv, one = lsb_diffs(got[i], r)
+            bad += nb
+            onnx_info["values_differing"] = onnx_info.get("values_differing", 0) + nv
+            onnx_info["values_off_by_one"] = onnx_info.get("values_off_by_one", 0) + one
+            continue
         bad += count_mismatches(got[i], r)
     return bad, total
 
@@ -110,7 +119,12 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         info["tiling"] = c.stats["tiling"]
     ins = seeded_frames(c.graph, seed, frames)
     n_out = len(c.graph.outputs)
-    ref_outs, oracle = run_reference_frames(model, ins, n_out)
+    onnx_model = Path(model).suffix.lower() == ".onnx"
+    if onnx_model:  # onnxruntime, CPU provider, default session options (stateless per frame)
+        from edgecc.verify.onnx_ref import ORT, run_onnxruntime
+        ref_outs, oracle = [run_onnxruntime(model, f)[0] for f in ins], ORT
+    else:
+        ref_outs, oracle = run_reference_frames(model, ins, n_out)
     with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -123,13 +137,22 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
             info["instructions"] //= frames  # the counted pass ran every frame
         per_frame, bad, total, first_frame = [], 0, 0, None
         for k, ((outs, _), ref) in enumerate(zip(got, ref_outs)):
-            b, t = _compare(outs, ref)
+            b, t = _compare(outs, ref, info if onnx_model else None)
             per_frame.append(dict(frame=k, bit_exact=b == 0, mismatched_bytes=b))
             bad, total = bad + b, total + t
             if b and first_frame is None:
                 first_frame = k
         first = None
-        if bad and oracle != TFLM:
+        if bad and onnx_model:
+            from edgecc.verify.onnx_ref import onnx_first_mismatch
+            upto = ins[:first_frame + 1]
+            ttext = _build_and_run(c, work, None, target, cc, trace=True, board=board,
+                                   frames=upto)
+            traces = parse_frames(ttext)[0][first_frame][1]
+            first = onnx_first_mismatch(c, traces, model, ins[first_frame])
+            if frames > 1 and first:
+                first = f"frame {first_frame}: {first}"
+        elif bad and oracle != TFLM:
             # The layer trace compares against TFLM's preserved tensors; LiteRT has none here.
             info["first_mismatch_note"] = "no layer trace: it needs TFLite Micro's tensors"
         elif bad:

@@ -20,7 +20,8 @@ from edgecc.errors import EdgeccError
 from edgecc.resources import data_dir
 from edgecc.targets import FP_FLAGS
 
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
+          "-ffp-contract=off"]  # ONNX numerics: float products rounded one by one (no FMA)
 NEWLIB_SYSROOT = "/usr/lib/arm-none-eabi"
 
 

@@ -1,0 +1,110 @@
+"""ONNX -> edgecc IR: QDQ and QOperator models, int8 and uint8, in NHWC.
+
+Owns: the import driver. read.py checks and shape-infers the file; nodes.py and qop.py say what
+each ONNX node makes of its inputs; emit.py writes the IR ops; builder.py keeps the state. Every
+unsupported node is listed at once (op type, name, index) before anything is converted. The IR's
+graph inputs and outputs keep the model's dtypes and declared layout: float32 edges go through
+QUANTIZE / DEQUANTIZE (onnxruntime's rounding), and an output whose IR layout differs from its
+ONNX one gets a TRANSPOSE back.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+
+from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.frontends.onnx import nodes as nd
+from edgecc.frontends.onnx import qop
+from edgecc.frontends.onnx.builder import Builder, Rec
+from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
+from edgecc.ir import DType, Graph, IRError, TensorType, verify
+
+HANDLERS = {
+    "QuantizeLinear": nd.quantize, "DequantizeLinear": nd.dequantize,
+    "Conv": nd.conv, "MatMul": nd.matmul, "Gemm": nd.matmul,
+    "Add": nd.add_mul, "Mul": nd.add_mul, "Relu": nd.relu_clip, "Clip": nd.relu_clip,
+    "AveragePool": nd.pool, "GlobalAveragePool": nd.pool, "MaxPool": nd.pool,
+    "Softmax": nd.softmax,
+    "QLinearConv": qop.qlinear_conv, "QGemm": qop.qgemm, "QLinearMatMul": qop.qlinear_matmul,
+    "QLinearAdd": qop.qlinear_binary, "QLinearMul": qop.qlinear_binary,
+    "QLinearAveragePool": qop.qlinear_pool, "QLinearGlobalAveragePool": qop.qlinear_pool,
+    "QLinearSoftmax": qop.qlinear_softmax,
+    "Transpose": qop.transpose, "Reshape": qop.reshape_like, "Flatten": qop.reshape_like,
+    "Squeeze": qop.reshape_like, "Unsqueeze": qop.reshape_like, "Identity": qop.identity,
+    "Constant": qop.constant,
+}
+_DOMAINS = ("", "ai.onnx", "com.microsoft")
+_DTYPES = {"float32": DType.FLOAT32, "uint8": DType.UINT8, "int8": DType.INT8,
+           "int16": DType.INT16, "int32": DType.INT32, "int64": DType.INT64, "bool": DType.BOOL}
+
+
+def _unsupported_nodes(g: onnx.GraphProto) -> list[str]:
+    return [f"{n.op_type} '{n.name}' at node {i}" if n.name else f"{n.op_type} at node {i}"
+            for i, n in enumerate(g.node)
+            if n.domain not in _DOMAINS or n.op_type not in HANDLERS]
+
+
+def _output(b: Builder, name: str) -> str:
+    r = b.rec(name)
+    if r.kind in ("const", "qconst"):
+        raise UnsupportedModel(f"{b.path}: graph output '{name}' is a constant (edgecc only "
+                               "returns computed outputs)")
+    if r.kind == "pend":
+        raise UnsupportedModel(f"{b.path}: graph output '{name}' is a float result of a "
+                               "quantized op without a QuantizeLinear")
+    p = b.plain(r, label=name)
+    b.index, b.where = -1, f"output '{name}'"
+    if r.kind == "dq":
+        t = b.type(p.value)
+        return b.add("DEQUANTIZE", [p.value], TensorType(t.shape, DType.FLOAT32), label=name)
+    return p.value
+
+
+def _check_constraints(g: Graph, path: Path) -> None:
+    from edgecc.ops import failed_constraints
+    from edgecc.passes.fold import folded_view
+    view = folded_view(g)
+    problems = [f"{n.op} from node {n.index}: {msg}" for n in view.nodes
+                for msg in failed_constraints(view, n)]
+    if problems:
+        raise UnsupportedModel(f"{path}: unsupported parameters: " + "; ".join(problems))
+
+
+def load_onnx(path: str | Path) -> Graph:
+    m = read_model(path)
+    path = m.path
+    bad = _unsupported_nodes(m.graph)
+    if bad:
+        raise UnsupportedModel(f"{path}: unsupported ONNX nodes: " + "; ".join(bad))
+    b = Builder(path, m.shapes)
+    b.opset = m.opset
+    for name, data in m.consts.items():
+        b.recs[name] = Rec("const", data=data)
+    inputs = []
+    for vi in m.graph.input:
+        if vi.name in m.consts:
+            continue
+        dtype = _DTYPES[ELEM_TYPES[vi.type.tensor_type.elem_type]]
+        shape = m.shapes.get(vi.name)
+        if shape is None:
+            raise ModelFormatError(f"{path}: graph input '{vi.name}' has no shape")
+        v = b.new_value(TensorType(shape, dtype), label=vi.name)
+        b.recs[vi.name] = Rec("act", v, perm=tuple(range(len(shape))))
+        inputs.append(v)
+    for i, n in enumerate(m.graph.node):
+        b.index, b.where = i, where(i, n)
+        outs = HANDLERS[n.op_type](b, n, nd.attrs_of(n))
+        for name, r in zip(n.output, outs):
+            b.recs[name] = r
+            if r.kind == "act" and r.value not in b.trace:
+                b.trace[r.value] = (name, r.perm)
+    outputs = [_output(b, o.name) for o in m.graph.output]
+    g = Graph(b.values, b.nodes, inputs, outputs, name=path.stem)
+    g.onnx_tensors = b.trace  # IR value -> (ONNX tensor, perm): verify's layer trace
+    _check_constraints(g, path)
+    try:
+        verify(g)
+    except IRError as e:
+        raise ModelFormatError(f"{path}: inconsistent model: {e}") from None
+    return g

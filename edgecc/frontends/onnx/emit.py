@@ -1,0 +1,222 @@
+"""Emitting one DQ -> op -> Q group (or a QOperator op) as the IR's integer op.
+
+Owns: the translation of ONNX Conv (plain, grouped, depthwise; 1-D and 2-D), Gemm/MatMul, Add,
+Mul, AveragePool, GlobalAveragePool, MaxPool and Softmax, with their DequantizeLinear'd inputs and
+the QuantizeLinear'd output, into CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL,
+AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions, fully connected layers,
+ADD and MUL carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py
+and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; pools and softmax keep TFLite's
+integer arithmetic for now, which may differ from onnxruntime's by one step on some values
+(verify counts them).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.frontends.onnx.builder import NHWC, Builder, Rec, inverse
+from edgecc.ir import DType, QParams
+
+ONNX = "onnx"
+
+
+def _pads(attrs: dict, in_hw: list[int], k: list[int], s: list[int], d: list[int]) -> list[int]:
+    """(begin..., end...) pads per spatial axis, auto_pad resolved as onnxruntime does."""
+    auto = attrs.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else str(auto)
+    r = len(in_hw)
+    if auto in ("", "NOTSET"):
+        p = list(attrs.get("pads", [0] * (2 * r)))
+        return [int(x) for x in p]
+    if auto == "VALID":
+        return [0] * (2 * r)
+    begin, end = [], []
+    for i in range(r):
+        out = -(-in_hw[i] // s[i])
+        total = max((out - 1) * s[i] + (k[i] - 1) * d[i] + 1 - in_hw[i], 0)
+        lo = total // 2 if auto == "SAME_UPPER" else total - total // 2
+        begin.append(lo)
+        end.append(total - lo)
+    return begin + end
+
+
+def _clamp(info: dict, yq: QParams) -> tuple[int, int]:
+    """int8 clamp of a fused Relu/Clip in the output's quantization (real 0 is exactly zp)."""
+    lo, hi = -128, 127
+    zp, s = yq.zero_point[0], np.float32(yq.scale[0])
+    for a, b_ in info.get("clips", []):
+        if a is not None:
+            lo = max(lo, zp + int(np.rint(np.float32(a) / s)))
+        if b_ is not None:
+            hi = min(hi, zp + int(np.rint(np.float32(b_) / s)))
+    return lo, hi
+
+
+def _bias(b: Builder, info: dict, xq: QParams, wq: QParams, channels: int) -> str | None:
+    r: Rec | None = info.get("bias")
+    if r is None:
+        return None
+    data = np.broadcast_to(np.asarray(r.data).ravel(), (channels,)).astype(np.int64)
+    want = np.float32(xq.scale[0]) * np.asarray(wq.scale, np.float32)
+    have = np.asarray(r.q.scale, np.float32) if r.q else want
+    if not np.allclose(have, want, rtol=1e-6, atol=0):  # re-express in the accumulator's scale
+        data = np.rint(data * have.astype(np.float64) / want.astype(np.float64)).astype(np.int64)
+    if data.min() < -(1 << 31) or data.max() >= (1 << 31):
+        raise b.unsupported("bias does not fit int32 in the accumulator's scale")
+    return b.const(data, DType.INT32, label="bias")
+
+
+def _weights(b: Builder, r: Rec) -> tuple[np.ndarray, QParams]:
+    if any(z != 0 for z in r.q.zero_point):
+        raise b.unsupported("weights with a non-zero zero point are not supported yet")
+    return np.asarray(r.data), r.q
+
+
+def conv(b: Builder, info: dict, yq: QParams) -> Rec:
+    x: Rec = info["x"]
+    w, wq = _weights(b, info["w"])
+    attrs = info["attrs"]
+    one_d = w.ndim == 3
+    if one_d:  # [M, C/g, k] as a 2-D conv over a height of 1
+        w = w[:, :, None, :]
+    if w.ndim != 4:
+        raise b.unsupported(f"Conv over {w.ndim - 2} spatial dimensions is not supported")
+    m, cpg, kh, kw = w.shape
+    if one_d:
+        x = b.with_perm(x, (0, 2, 1))
+        n_, l_, c_ = b.type(x.value).shape
+        xv = b.reshape(x.value, (n_, 1, l_, c_))
+    else:
+        x = b.with_perm(x, NHWC)
+        xv = x.value
+    n_, h, wd, c = b.type(xv).shape
+    groups = int(attrs.get("group", 1))
+    s = [int(v) for v in attrs.get("strides", [1, 1])]
+    d = [int(v) for v in attrs.get("dilations", [1, 1])]
+    if one_d:
+        s, d = [1, *s], [1, *d]
+    pads = _pads(attrs, [h, wd][1:] if one_d else [h, wd], [kw] if one_d else [kh, kw],
+                 s[1:] if one_d else s, d[1:] if one_d else d)
+    t, l_, bt, r_ = (0, pads[0], 0, pads[1]) if one_d else (pads[0], pads[1], pads[2], pads[3])
+    xq = b.type(xv).q
+    bias = _bias(b, info, xq, wq, m)
+    a = dict(stride_h=s[0], stride_w=s[1], dilation_h_factor=d[0], dilation_w_factor=d[1],
+             padding=1, explicit_padding=(t, bt, l_, r_), fused_activation_function=0,
+             numerics=ONNX, clamp=_clamp(info, yq))
+    if groups > 1 and groups == c and cpg == 1:  # depthwise: [1, kh, kw, M], scales on axis 3
+        wv = b.const(w.transpose(1, 2, 3, 0), DType.INT8, QParams(wq.scale, wq.zero_point, 3),
+                     label="filter")
+        a["depth_multiplier"] = m // c
+        y = b.add_inferred("DEPTHWISE_CONV_2D", [xv, wv, bias], DType.INT8, yq, a)
+    else:
+        wv = b.const(w.transpose(0, 2, 3, 1), DType.INT8, QParams(wq.scale, wq.zero_point, 0),
+                     label="filter")
+        y = b.add_inferred("CONV_2D", [xv, wv, bias], DType.INT8, yq, a)
+    if one_d:
+        n_, _, ol, oc = b.type(y).shape
+        return Rec("act", b.reshape(y, (n_, ol, oc)), perm=(0, 2, 1))
+    return Rec("act", y, perm=NHWC)
+
+
+def fully_connected(b: Builder, info: dict, yq: QParams) -> Rec:
+    x = b.plain(info["x"])
+    w, wq = _weights(b, info["w"])
+    if w.ndim != 2:
+        raise b.unsupported("the weights of MatMul/Gemm must be 2-D")
+    if info.get("trans_b"):  # [N, K]: scales already on axis 0
+        q = QParams(wq.scale, wq.zero_point, 0)
+    else:
+        w = w.T
+        q = QParams(wq.scale, wq.zero_point, 0)
+    units, depth = w.shape
+    shape = b.type(x.value).shape
+    if shape[-1] != depth:
+        raise b.unsupported(f"MatMul/Gemm depth {shape[-1]} does not match the weights' {depth}")
+    bias = _bias(b, info, b.type(x.value).q, q, units)
+    wv = b.const(w, DType.INT8, q, label="weights")
+    a = dict(fused_activation_function=0, keep_num_dims=len(shape) > 2, numerics=ONNX,
+             clamp=_clamp(info, yq))
+    y = b.add_inferred("FULLY_CONNECTED", [x.value, wv, bias], DType.INT8, yq, a)
+    return Rec("act", y, perm=tuple(range(len(b.type(y).shape))))
+
+
+def _broadcast_const(b: Builder, r: Rec, like: Rec) -> str:
+    """A quantized constant operand laid out like the activation `like` (rank-aligned, permuted)."""
+    rank = len(like.perm)
+    data = np.asarray(r.data)
+    data = data.reshape((1,) * (rank - data.ndim) + data.shape).transpose(like.perm)
+    if r.q.per_channel:
+        raise b.unsupported("a per-channel quantized constant operand is not supported yet")
+    return b.const(data, DType.INT8, r.q, label="operand")
+
+
+def binary(b: Builder, info: dict, yq: QParams) -> Rec:
+    xs: list[Rec] = info["xs"]
+    acts = [r for r in xs if r.kind == "dq"]
+    if not acts:
+        raise b.unsupported("both operands are constant")
+    perm = acts[0].perm
+    vals = []
+    for r in xs:
+        if r.kind == "dq":
+            vals.append(b.with_perm(r, perm).value)
+        else:
+            vals.append(_broadcast_const(b, r, acts[0]))
+    a = dict(fused_activation_function=0, numerics=ONNX, clamp=_clamp(info, yq))
+    y = b.add_inferred(info["ir_op"], vals, DType.INT8, yq, a)
+    return Rec("act", y, perm=perm)
+
+
+def pool(b: Builder, info: dict, yq: QParams) -> Rec:
+    x = b.with_perm(info["x"], NHWC)
+    attrs = info["attrs"]
+    xq = b.type(x.value).q
+    if info["kind"] == "global":
+        ax = b.const(np.array([1, 2]), DType.INT32)
+        y = b.add_inferred("MEAN", [x.value, ax], DType.INT8, yq, dict(keep_dims=True))
+        return Rec("act", y, perm=NHWC)
+    n_, h, w, c = b.type(x.value).shape
+    k = [int(v) for v in attrs["kernel_shape"]]
+    s = [int(v) for v in attrs.get("strides", [1, 1])]
+    if len(k) != 2:
+        raise b.unsupported("only 2-D pooling is supported")
+    if int(attrs.get("ceil_mode", 0)):
+        raise b.unsupported("ceil_mode=1 is not supported")
+    pads = _pads(attrs, [h, w], k, s, [1, 1])
+    if info["kind"] == "avg" and any(pads) and int(attrs.get("count_include_pad", 0)):
+        raise b.unsupported("AveragePool with count_include_pad=1 over padding is not supported")
+    a = dict(filter_height=k[0], filter_width=k[1], stride_h=s[0], stride_w=s[1], padding=1,
+             explicit_padding=(pads[0], pads[2], pads[1], pads[3]), fused_activation_function=0)
+    op = "AVERAGE_POOL_2D" if info["kind"] == "avg" else "MAX_POOL_2D"
+    if op == "MAX_POOL_2D" and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0], yq.zero_point[0]):
+        raise b.unsupported("MaxPool whose QuantizeLinear changes the quantization")
+    y = b.add_inferred(op, [x.value], DType.INT8, yq, a)
+    return Rec("act", y, perm=NHWC)
+
+
+def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
+    x: Rec = info["x"]
+    rank = len(x.perm)
+    axis = int(info["attrs"].get("axis", -1 if info["opset"] >= 13 else 1)) % rank
+    if info["opset"] < 13 and axis != rank - 1:
+        raise b.unsupported("Softmax before opset 13 over more than the last axis")
+    # the softmax axis must be the IR's last axis
+    if x.perm[-1] != axis:
+        rest = [a for a in x.perm if a != axis]
+        x = b.with_perm(x, (*rest, axis))
+    tfl = QParams((1.0 / 256,), (-128,))  # the output TFLite's int8 SOFTMAX computes
+    if (float(np.float32(yq.scale[0])), yq.zero_point[0]) == (tfl.scale[0], -128):
+        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0))
+    else:  # e.g. quantize_static's 1/255: requantized, may differ by one step (verify counts)
+        t = b.add_inferred("SOFTMAX", [x.value], DType.INT8, tfl, dict(beta=1.0))
+        y = b.add_inferred("QUANTIZE", [t], DType.INT8, yq)
+    return Rec("act", y, perm=x.perm)
+
+
+EMIT = {"conv": conv, "fc": fully_connected, "binary": binary, "pool": pool, "softmax": softmax}
+
+
+def finish(b: Builder, pend: Rec, yq: QParams) -> Rec:
+    return EMIT[pend.op](b, pend.info, yq)
+
+
+__all__ = ["finish", "inverse"]

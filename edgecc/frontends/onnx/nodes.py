@@ -1,0 +1,182 @@
+"""One handler per ONNX op type: what each node makes of its inputs' records.
+
+Owns: QuantizeLinear / DequantizeLinear (edge conversions, closing a pending group), the compute
+ops that open a pending DQ -> op group (Conv, Gemm, MatMul, Add, Mul, pools, Softmax), the fusions
+into a pending group (Relu, Clip, a bias Add), the QOperator ops (rewritten as their DQ -> op -> Q
+group), and data movement (Transpose changes only the layout bookkeeping; Reshape, Flatten,
+Squeeze, Unsqueeze and Identity reinterpret bytes).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import onnx
+
+from edgecc.frontends.onnx import emit
+from edgecc.frontends.onnx.builder import Builder, Rec, inverse, to_int8
+from edgecc.ir import DType, QParams, TensorType, Value
+
+
+def attrs_of(node: onnx.NodeProto) -> dict:
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _const(b: Builder, name: str) -> np.ndarray | None:
+    if not name:
+        return None
+    r = b.rec(name)
+    return r.data if r.kind == "const" else None
+
+
+def _need_const(b: Builder, name: str, what: str) -> np.ndarray:
+    v = _const(b, name)
+    if v is None:
+        raise b.unsupported(f"{what} must be a constant")
+    return v
+
+
+def dq_rec(b: Builder, x: str, s: str, zp: str, axis: int = 1) -> Rec:
+    """The record of DequantizeLinear(x, s, zp)."""
+    scale = _need_const(b, s, "the scale")
+    zpv = _const(b, zp) if zp else None
+    r = b.rec(x)
+    if r.kind == "const":
+        data = r.data
+        z = np.zeros(1, data.dtype) if zpv is None else zpv
+        if data.dtype == np.int32:
+            return Rec("qconst", data=data, q=b.qparams_of(scale, z, axis))
+        data, z = to_int8(data, z)
+        if data.dtype != np.int8:
+            raise b.unsupported(f"DequantizeLinear of a {data.dtype} constant")
+        ax = axis % max(data.ndim, 1)
+        return Rec("qconst", data=data, q=b.qparams_of(scale, z, ax))
+    if r.kind != "act":
+        raise b.unsupported(f"DequantizeLinear of a {r.kind} value")
+    v = b.values[r.value]
+    q = b.qparams_of(scale, zpv, 0)
+    if q.per_channel:
+        raise b.unsupported("per-channel DequantizeLinear of an activation")
+    if v.type.dtype == DType.UINT8:  # only graph inputs can be uint8 here
+        raise b.unsupported("uint8 graph inputs are not supported yet")
+    if v.type.q is None:  # an int8 graph input: its quantization is the DQ's
+        b.values[r.value] = Value(v.name, replace(v.type, q=q), label=v.label)
+    return Rec("dq", value=r.value, perm=r.perm)
+
+
+def dequantize(b: Builder, n, a) -> list[Rec]:
+    zp = n.input[2] if len(n.input) > 2 else ""
+    return [dq_rec(b, n.input[0], n.input[1], zp, int(a.get("axis", 1)))]
+
+
+def out_q(b: Builder, s: str, zp: str) -> QParams:
+    scale = _need_const(b, s, "the output scale")
+    z = _const(b, zp) if zp else np.zeros(1, np.uint8)
+    if z is None:
+        raise b.unsupported("the output zero point must be a constant")
+    if np.asarray(scale).size != 1:
+        raise b.unsupported("per-channel QuantizeLinear of an activation")
+    z = np.asarray(z)
+    if z.dtype not in (np.int8, np.uint8):
+        raise b.unsupported(f"QuantizeLinear to {z.dtype} is not supported")
+    zz = int(z.ravel()[0]) - (128 if z.dtype == np.uint8 else 0)
+    return QParams((float(np.float32(scale).ravel()[0]),), (zz,))
+
+
+def quantize(b: Builder, n, a) -> list[Rec]:
+    zp = n.input[2] if len(n.input) > 2 else ""
+    yq = out_q(b, n.input[1], zp)
+    r = b.rec(n.input[0])
+    if r.kind == "pend":
+        return [emit.finish(b, r, yq)]
+    if r.kind == "dq":
+        xq = b.type(r.value).q
+        if (xq.scale, xq.zero_point) == (yq.scale, yq.zero_point):
+            return [Rec("act", r.value, r.perm)]
+        raise b.unsupported("QuantizeLinear re-quantizing a dequantized value")
+    if r.kind == "act" and b.type(r.value).dtype == DType.FLOAT32:
+        y = b.add("QUANTIZE", [r.value], TensorType(b.type(r.value).shape, DType.INT8, yq),
+                  dict(numerics=emit.ONNX))
+        return [Rec("act", y, r.perm)]
+    raise b.unsupported(f"QuantizeLinear of a {r.kind} value")
+
+
+def _ins(b: Builder, n) -> list[Rec]:
+    return [b.rec(x) for x in n.input if x]
+
+
+def _dq_act(b: Builder, r: Rec) -> Rec:
+    if r.kind != "dq":
+        raise b.unsupported("the input must come from a DequantizeLinear (QDQ)")
+    return r
+
+
+def _weighted(b: Builder, n, info: dict, bias_at: int | None) -> dict:
+    """info with the weights (input 1) and the optional bias (input `bias_at`), each required to
+    be a DequantizeLinear of a constant."""
+    ins = [b.rec(x) if x else None for x in n.input]
+    for i, what in ((1, "weights"), (bias_at, "bias")):
+        if i is None or i >= len(ins) or ins[i] is None:
+            continue
+        if ins[i].kind != "qconst":
+            raise b.unsupported(f"{n.op_type} {what} must be a DequantizeLinear of a constant")
+        info["w" if i == 1 else "bias"] = ins[i]
+    if "w" not in info:
+        raise b.unsupported(f"{n.op_type} has no weights")
+    return info
+
+
+def conv(b: Builder, n, a) -> list[Rec]:
+    x = _dq_act(b, b.rec(n.input[0]))
+    return [Rec("pend", op="conv", info=_weighted(b, n, dict(x=x, attrs=a), 2))]
+
+
+def matmul(b: Builder, n, a) -> list[Rec]:
+    x = _dq_act(b, b.rec(n.input[0]))
+    if n.op_type == "Gemm" and (a.get("transA", 0) or float(a.get("alpha", 1.0)) != 1.0
+                                or float(a.get("beta", 1.0)) != 1.0):
+        raise b.unsupported("Gemm with transA, alpha or beta other than the defaults")
+    info = dict(x=x, trans_b=bool(a.get("transB", 0)))
+    return [Rec("pend", op="fc", info=_weighted(b, n, info, 2 if n.op_type == "Gemm" else None))]
+
+
+def add_mul(b: Builder, n, a) -> list[Rec]:
+    ins = _ins(b, n)
+    # a bias Add on a pending MatMul/Gemm/Conv without one (tf2onnx's MatMul + Add)
+    if n.op_type == "Add" and ins[0].kind == "pend" and ins[1].kind == "qconst" and \
+            ins[0].op in ("fc", "conv") and "bias" not in ins[0].info and \
+            ins[1].data.dtype == np.int32:
+        return [replace(ins[0], info=dict(ins[0].info, bias=ins[1]))]
+    for r in ins:
+        if r.kind not in ("dq", "qconst"):
+            raise b.unsupported(f"{n.op_type} operands must come from DequantizeLinear (QDQ)")
+    return [Rec("pend", op="binary", info=dict(xs=ins, ir_op=n.op_type.upper()))]
+
+
+def relu_clip(b: Builder, n, a) -> list[Rec]:
+    r = b.rec(n.input[0])
+    if r.kind != "pend":
+        raise b.unsupported(f"{n.op_type} must follow a quantized op inside a QDQ group")
+    if n.op_type == "Relu":
+        lo, hi = 0.0, None
+    else:
+        lo = a.get("min") if len(n.input) < 2 else _const(b, n.input[1])
+        hi = a.get("max") if len(n.input) < 3 else _const(b, n.input[2])
+        lo = None if lo is None else float(np.asarray(lo))
+        hi = None if hi is None else float(np.asarray(hi))
+    return [replace(r, info=dict(r.info, clips=[*r.info.get("clips", []), (lo, hi)]))]
+
+
+def pool(b: Builder, n, a) -> list[Rec]:
+    r = b.rec(n.input[0])
+    kind = {"GlobalAveragePool": "global", "AveragePool": "avg", "MaxPool": "max"}[n.op_type]
+    if len(n.output) > 1 and n.output[1]:
+        raise b.unsupported("MaxPool's Indices output is not supported")
+    if kind == "max" and r.kind == "act":  # on quantized values (QOperator models)
+        return [emit.pool(b, dict(x=r, attrs=a, kind=kind), b.type(r.value).q)]
+    return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind))]
+
+
+def softmax(b: Builder, n, a) -> list[Rec]:
+    return [Rec("pend", op="softmax", info=dict(x=_dq_act(b, b.rec(n.input[0])), attrs=a,
+                                                opset=b.opset))]

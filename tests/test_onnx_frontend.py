@@ -1,0 +1,187 @@
+"""The ONNX frontend: bad files (exit 2, one line), the unsupported-node list, layout folding, and
+onnxruntime-exact numerics on small QDQ models built here and on the shared ONNX models."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from conftest import SHARED
+from edgecc.errors import EdgeccError, ModelFormatError, UnsupportedModel
+from edgecc.frontends.onnx import load_onnx
+from edgecc.targets import get_target
+from edgecc.verify import verify_model
+from test_cli import assert_one_line_error, edgecc
+
+ONNX_MODELS = SHARED / "models" / "onnx_models"
+
+
+def onnx_model(name: str) -> Path:
+    p = ONNX_MODELS / f"{name}.onnx"
+    if not p.is_file():
+        pytest.fail(f"shared model missing: {p} (tests need ../shared/models beside the checkout)")
+    return p
+
+
+def _init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def qdq_conv_model(rng, nhwc_input: bool = True, relu: bool = False, opset: int = 13,
+                   group: int = 1) -> onnx.ModelProto:
+    """float NHWC input -> Transpose -> Q -> DQ -> Conv (per-channel int8 weights, int32 bias)
+    [-> Relu] -> Q -> DQ -> float output, as onnxruntime's quantize_static writes them."""
+    c, m, k = 4, 8 if group == 1 else 4, 3
+    xs, ys = np.float32(0.05), np.float32(0.11)
+    ws = (rng.random(m) * 0.02 + 0.005).astype(np.float32)
+    w = rng.integers(-127, 128, size=(m, c // group, k, k)).astype(np.int8)
+    bias = rng.integers(-500, 500, size=m).astype(np.int32)
+    inits = [_init("xs", xs), _init("xz", np.int8(3)), _init("ys", ys), _init("yz", np.int8(-7)),
+             _init("w", w), _init("ws", ws), _init("wz", np.zeros(m, np.int8)),
+             _init("b", bias), _init("bs", (xs * ws).astype(np.float32)),
+             _init("bz", np.zeros(m, np.int32))]
+    nodes = []
+    x = "x"
+    if nhwc_input:
+        nodes.append(helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 3, 1, 2]))
+        x = "xt"
+    nodes += [helper.make_node("QuantizeLinear", [x, "xs", "xz"], ["xq"]),
+              helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+              helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+              helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bd"], axis=0),
+              helper.make_node("Conv", ["xd", "wd", "bd"], ["cy"], pads=[1, 0, 1, 2],
+                               strides=[1, 2], group=group)]
+    y = "cy"
+    if relu:
+        nodes.append(helper.make_node("Relu", ["cy"], ["ry"]))
+        y = "ry"
+    nodes += [helper.make_node("QuantizeLinear", [y, "ys", "yz"], ["yq"]),
+              helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
+    shape = [1, 9, 10, c] if nhwc_input else [1, c, 9, 10]
+    g = helper.make_graph(nodes, "t", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, m, 9, 5])],
+                          inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _save(m: onnx.ModelProto, tmp_path: Path, name: str = "m.onnx") -> Path:
+    p = tmp_path / name
+    p.write_bytes(m.SerializeToString())
+    return p
+
+
+@pytest.mark.parametrize("group,relu", [(1, False), (1, True), (4, False)])
+def test_qdq_conv_exact_with_onnxruntime(tmp_path, group, relu):
+    p = _save(qdq_conv_model(np.random.default_rng(group), relu=relu, group=group), tmp_path)
+    g = load_onnx(p)
+    ops = [n.op for n in g.nodes]
+    # the NHWC input's Transpose cancels against the NHWC conv; only the NCHW output needs one
+    assert ops == ["QUANTIZE", "DEPTHWISE_CONV_2D" if group > 1 else "CONV_2D", "TRANSPOSE",
+                   "DEQUANTIZE"]
+    assert ("DEPTHWISE_CONV_2D" if group > 1 else "CONV_2D") in ops
+    r = verify_model(p, get_target("host"))
+    assert r.bit_exact, r.as_json()
+
+
+def test_nchw_input_gets_one_transpose(tmp_path):
+    g = load_onnx(_save(qdq_conv_model(np.random.default_rng(0), nhwc_input=False), tmp_path))
+    assert [n.op for n in g.nodes].count("TRANSPOSE") == 2  # in to NHWC, out back to NCHW
+    assert g.type(g.inputs[0]).shape == (1, 4, 9, 10)  # the API keeps the declared layout
+
+
+def test_unsupported_nodes_listed_at_once(tmp_path):
+    m = qdq_conv_model(np.random.default_rng(0))
+    m.graph.node.append(helper.make_node("Erf", ["y"], ["e1"], name="erf_a"))
+    m.graph.node.append(helper.make_node("Erf", ["e1"], ["e2"]))
+    m.graph.output[0].name = "e2"  # (keeps y's shape: Erf keeps shapes)
+    with pytest.raises(UnsupportedModel) as e:
+        load_onnx(_save(m, tmp_path))
+    msg = str(e.value)
+    assert "Erf 'erf_a' at node 8" in msg and "Erf at node 9" in msg
+
+
+def _bad_models(tmp_path: Path) -> dict[str, Path]:
+    rng = np.random.default_rng(0)
+    good = qdq_conv_model(rng)
+    out = {}
+    raw = good.SerializeToString()
+    (tmp_path / "trunc.onnx").write_bytes(raw[: len(raw) // 2])
+    out["trunc"] = tmp_path / "trunc.onnx"
+    cyc = qdq_conv_model(rng)
+    n0 = cyc.graph.node[1]
+    n0.input[0] = "yq"  # Q reads the last Q's output: a cycle
+    out["cycle"] = _save(cyc, tmp_path, "cycle.onnx")
+    miss = qdq_conv_model(rng)
+    del miss.graph.initializer[4]  # the weights
+    out["missing"] = _save(miss, tmp_path, "missing.onnx")
+    dt = qdq_conv_model(rng)
+    dt.graph.input[0].type.tensor_type.elem_type = TensorProto.COMPLEX64
+    out["dtype"] = _save(dt, tmp_path, "dtype.onnx")
+    out["opset"] = _save(qdq_conv_model(rng, opset=9), tmp_path, "opset.onnx")
+    return out
+
+
+@pytest.mark.parametrize("kind,text", [("trunc", "not a valid ONNX protobuf"),
+                                       ("cycle", "a cycle"), ("missing", "missing initializer"),
+                                       ("dtype", "COMPLEX64"), ("opset", "opset 9")])
+def test_bad_onnx_is_one_line_exit_2(tmp_path, kind, text):
+    p = _bad_models(tmp_path)[kind]
+    with pytest.raises(EdgeccError) as e:
+        load_onnx(p)
+    assert text in str(e.value)
+    if kind == "trunc":  # and through the CLI: one line, exit 2, no traceback
+        line = assert_one_line_error(edgecc("compile", p, "--target", "host", "--name", "m",
+                                            "-o", tmp_path / "out", cwd=tmp_path))
+        assert text in line
+
+
+def test_quantize_onnx_rounds_half_to_even(tmp_path):
+    from edgecc.ir import DType, Graph, Node, QParams, TensorType, Value
+    from edgecc.ops import get_op
+    x = Value("x", TensorType((4,), DType.FLOAT32))
+    y = Value("y", TensorType((4,), DType.INT8, QParams((0.5,), (0,))))
+    n = Node("QUANTIZE", ["x"], ["y"], dict(numerics="onnx"))
+    g = Graph(dict(x=x, y=y), [n], ["x"], ["y"])
+    out = get_op("QUANTIZE").reference(g, n, [np.array([0.25, 0.75, -0.25, 1.25], np.float32)])[0]
+    assert out.tolist() == [0, 2, 0, 2]
+
+
+E2E = ["tfl_ad01_int8_qdq", "tfl_kws_ref_model_qdq", "tfl_pretrainedResnet_quant_qdq",
+       "ox_dscnn_qop_u8", "ox_se_mbv2_qop_u8"]
+
+
+@pytest.mark.parametrize("name", E2E)
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_shared_onnx_models_exact_on_host(name, cc):
+    r = verify_model(onnx_model(name), get_target("host"), cc=cc)
+    assert r.bit_exact, r.as_json()
+    assert r.oracle == "onnxruntime"
+
+
+@pytest.mark.parametrize("name", ["ox_dscnn_qdq_s8", "ox_dscnn_qop_u8", "ox_se_mbv2_qdq_u8",
+                                  "ox_se_mbv2_qop_s8"])
+def test_inspect_ox_conv_models_run_no_transpose(tmp_path, name):
+    import json
+    r = edgecc("inspect", onnx_model(name), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert "TRANSPOSE" not in d["ops_after"] and "CONV_2D" in d["ops_after"]
+    assert all(k["op"] != "TRANSPOSE" for k in d["kernels"])
+
+
+def test_ox_dscnn_qdq_softmax_within_one_step():
+    """quantize_static's Softmax output scale is 1/255: TFLite's softmax then a requantization
+    (onnxruntime computes it in float); the float outputs may differ, each by one step at most."""
+    r = verify_model(onnx_model("ox_dscnn_qdq_s8"), get_target("host"))
+    assert r.extra["values_differing"] <= 3, r.as_json()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55", "aarch64"])
+@pytest.mark.parametrize("name", ["tfl_kws_ref_model_qdq", "ox_dscnn_qop_s8"])
+def test_onnx_models_exact_under_qemu(name, target):
+    r = verify_model(onnx_model(name), get_target(target))
+    assert r.bit_exact, r.as_json()
