@@ -55,7 +55,12 @@ def cmd_compile(args) -> int:
     target, board = _resolve_target(args)
     c = compile_model(args.model, target, args.name,
                       ram_budget=arena_room(board) if board is not None else None)
-    paths = write_files(c.files, Path(args.output))
+    files = dict(c.files)
+    if args.emit:
+        from edgecc.firmware import board_for, emit_files
+        files.update(emit_files(c.files, args.name, c.graph.name, args.emit,
+                                board_for(target.name, board), c.plan.arena))
+    paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
                 lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
@@ -144,6 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--name", default="model", help="C prefix of the generated API")
     c.add_argument("-o", "--output", required=True, help="output folder")
     c.add_argument("--json", action="store_true")
+    c.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
+                   help="also write build files: a CMake library (+ toolchain file, startup code "
+                        "and linker script for a bare-metal board), a Make fragment, a Zephyr "
+                        "module (repeatable)")
     c.set_defaults(fn=cmd_compile)
 
     v = sub.add_parser("verify", help="build, run and compare with TFLite Micro byte for byte "

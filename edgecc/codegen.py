@@ -142,6 +142,7 @@ def write_files(files: dict[str, str], out: Path) -> list[Path]:
     paths = []
     for fname, text in sorted(files.items()):
         p = out / fname
+        p.parent.mkdir(parents=True, exist_ok=True)  # build files may sit in subfolders
         p.write_text(text)
         paths.append(p)
     return paths
