@@ -3,10 +3,13 @@ cmake|make|zephyr`, consumed by a project that knows only the contract, built wi
 and make, run, and compared byte for byte with TFLite Micro."""
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from conftest import shared_model
 from edgecc.cli import main
@@ -105,3 +108,113 @@ def test_emit_bad_kind_exit_2(tmp_path, capsys):
         rc = e.code
     assert rc == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ firmware under QEMU
+
+REPO = Path(__file__).resolve().parent.parent
+FIRMWARE = REPO / "examples" / "firmware"
+
+
+def _edgecc(args: list[str], cwd: Path) -> str:
+    import os
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "edgecc", *args], cwd=cwd, capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.qemu
+def test_example_firmware_ctest(tmp_path):
+    """The README's three commands, in a copy of examples/firmware; a wrong expectation fails."""
+    fw = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE, fw, ignore=shutil.ignore_patterns("model", "build"))
+    shutil.copy(REPO / "examples" / "kws_int8.tflite", tmp_path / "kws_int8.tflite")
+    _edgecc(["compile", "../kws_int8.tflite", "--board", "mps2-an386", "--name", "kws", "-o",
+             "model", "--emit", "cmake"], fw)
+    _sh(["sh", "-c", "cmake -S . -B build && cmake --build build"], fw)
+    assert "100% tests passed" in _sh(["ctest", "--test-dir", "build", "--output-on-failure"], fw)
+    # the check is real: another expected line fails the test
+    (fw / "expected.txt").write_text("kws: class 99 scores 1\n")
+    _sh(["cmake", "-S", ".", "-B", "build"], fw)
+    r = subprocess.run(["ctest", "--test-dir", "build"], cwd=fw, capture_output=True, text=True)
+    assert r.returncode != 0
+
+
+def test_example_firmware_input_reproduced(tmp_path):
+    """make_input.py writes the committed input.h and expected.txt (TFLite Micro's output)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_input", FIRMWARE / "make_input.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.write(tmp_path)
+    for f in ("input.h", "expected.txt"):
+        assert (tmp_path / f).read_text() == (FIRMWARE / f).read_text(), f
+
+
+TWO_MODELS_MAIN = """/* Two models, one shared arena of the larger size; they run in turn. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "kws.h"
+#include "ad.h"
+{decls}
+#define ARENA_SIZE (KWS_ARENA_SIZE > AD_ARENA_SIZE ? KWS_ARENA_SIZE : AD_ARENA_SIZE)
+static uint8_t arena[ARENA_SIZE] __attribute__((aligned(16), section(".bss.arena")));
+static uint8_t kws_out[KWS_OUTPUT0_SIZE];
+
+static void dump(int id, const uint8_t *p, unsigned n) {{
+    unsigned i;
+    printf("O %d %u ", id, n);
+    for (i = 0; i < n; ++i) printf("%02x", p[i]);
+    printf("\\n");
+}}
+
+int main(void) {{
+    memcpy(kws_input(arena, 0), in_kws, KWS_INPUT0_SIZE);
+    if (kws_run(arena) != 0) return 3;
+    memcpy(kws_out, kws_output(arena, 0), KWS_OUTPUT0_SIZE);
+    memcpy(ad_input(arena, 0), in_ad, AD_INPUT0_SIZE);
+    if (ad_run(arena) != 0) return 3;
+    dump(0, kws_out, KWS_OUTPUT0_SIZE);
+    dump(1, (const uint8_t *)ad_output(arena, 0), AD_OUTPUT0_SIZE);
+    printf("A %u\\n", (unsigned)sizeof arena);
+    printf("D done\\n");
+    return 0;
+}}
+"""
+
+
+@pytest.mark.qemu
+def test_two_models_one_firmware_shared_arena(tmp_path):
+    """kws_ref_model and ad01_int8 in one CMake firmware for mps2-an386: no clashing symbols,
+    one arena of the larger size, both outputs bit-exact with TFLite Micro under QEMU."""
+    from edgecc.boards import load_board
+    from edgecc.codegen import c_literal_list
+    from edgecc.verify.qemu import run_program
+    fw = tmp_path / "fw"
+    fw.mkdir()
+    decls, refs, arenas = [], [], []
+    for model, name in ((shared_model("kws_ref_model"), "kws"), (shared_model("ad01_int8"), "ad")):
+        info = json.loads(_edgecc(["compile", str(model), "--board", "mps2-an386", "--name", name,
+                                   "-o", name, "--emit", "cmake", "--json"], fw))
+        arenas.append(info["arena_bytes"])
+        g = load_model(model)
+        x = seeded_inputs(g, 1)
+        refs.append(run_reference(model, x, 1)[0][0])
+        decls.append(f"static const int8_t in_{name}[] = {{ {c_literal_list(x[0])} }};")
+    (fw / "main.c").write_text(TWO_MODELS_MAIN.format(decls="\n".join(decls)))
+    (fw / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\n"
+        "set(CMAKE_TOOLCHAIN_FILE ${CMAKE_CURRENT_SOURCE_DIR}/kws/toolchain-arm-none-eabi.cmake)\n"
+        "project(two C)\nadd_subdirectory(kws)\nadd_subdirectory(ad)\n"
+        "add_executable(fw main.c)\ntarget_link_libraries(fw PRIVATE kws ad)\n")
+    _sh(["sh", "-c", "cmake -S . -B build && cmake --build build"], fw)
+    text = run_program(fw / "build" / "fw", load_board("mps2-an386")).stdout
+    outs, _, done = parse_output(text)
+    assert done
+    for i, r in enumerate(refs):
+        assert outs[i] == np.ascontiguousarray(r).tobytes(), f"model {i} differs"
+    assert f"A {max(arenas)}" in text
