@@ -30,6 +30,13 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     _add_tiling(p)
 
 
+def _add_io(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--io", choices=["arena", "external"], default="arena",
+                   help="where the model's inputs and outputs live: in the arena (default), or "
+                        "'external': in caller buffers given to NAME_run_io, the arena excludes "
+                        "them")
+
+
 def _add_tiling(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tiling", choices=["off", "auto"],
                    help="patch-based execution of the memory-heavy first layers: 'auto' where it "
@@ -54,7 +61,7 @@ def cmd_compile(args) -> int:
     from edgecc.budget import arena_room
     target, board = _resolve_target(args)
     c = compile_model(args.model, target, args.name,
-                      ram_budget=arena_room(board) if board is not None else None)
+                      ram_budget=arena_room(board) if board is not None else None, io=args.io)
     files = dict(c.files)
     if args.emit:
         from edgecc.firmware import board_for, emit_files
@@ -78,7 +85,7 @@ def cmd_verify(args) -> int:
     from edgecc.verify import verify_model
     target, board = _resolve_target(args)
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
-                     board=board, profile=args.profile)
+                     board=board, profile=args.profile, io=args.io)
     if args.json:
         print(json.dumps(r.as_json()))
     else:
@@ -149,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--name", default="model", help="C prefix of the generated API")
     c.add_argument("-o", "--output", required=True, help="output folder")
     c.add_argument("--json", action="store_true")
+    _add_io(c)
     c.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
                    help="also write build files: a CMake library (+ toolchain file, startup code "
                         "and linker script for a bare-metal board), a Make fragment, a Zephyr "
@@ -165,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--keep", type=Path, help="keep the build folder here")
     v.add_argument("--profile", action="store_true",
                    help="instructions per layer (QEMU targets and boards)")
+    _add_io(v)
     v.set_defaults(fn=cmd_verify)
 
     b = sub.add_parser("budget", help="RAM and flash of the model on a board; exit 1 when over")

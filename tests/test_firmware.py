@@ -218,3 +218,62 @@ def test_two_models_one_firmware_shared_arena(tmp_path):
     for i, r in enumerate(refs):
         assert outs[i] == np.ascontiguousarray(r).tobytes(), f"model {i} differs"
     assert f"A {max(arenas)}" in text
+
+
+# ------------------------------------------------------------ inputs and outputs outside the arena
+
+def _compile_json(model: Path, out: Path, *extra: str) -> dict:
+    import contextlib
+    import io as _io
+    buf = _io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["compile", str(model), "-o", str(out), "--json", *extra]) == 0
+    return json.loads(buf.getvalue())
+
+
+def test_run_io_matches_run_in_arena_mode(tmp_path):
+    """Default --io arena: NAME_run_io (copies in and out) gives NAME_run's bytes, TFLM's."""
+    from edgecc.targets import get_target
+    from edgecc.verify.host import build_host, run_host
+    model = shared_model("kws_ref_model")
+    _compile_json(model, tmp_path / "gen", "--name", "kws")
+    g = load_model(model)
+    x = seeded_inputs(g, 3)
+    ref, _ = run_reference(model, x, 1)
+    for run_io in (False, True):
+        h = tmp_path / f"h{int(run_io)}.c"
+        h.write_text(harness_c("kws", x, 1, run_io=run_io))
+        exe = build_host(tmp_path / "gen", h, tmp_path / f"p{int(run_io)}", get_target("host"), None)
+        outs, _, done = parse_output(run_host(exe))
+        assert done and outs[0] == ref[0].tobytes()
+
+
+def test_io_external_bit_exact_and_smaller_arena(tmp_path):
+    """--io external: the header has only NAME_run_io, the arena excludes the input and output
+    (ad01_int8: 640 B each), and verify through NAME_run_io is bit-exact."""
+    from edgecc.targets import get_target
+    from edgecc.verify import verify_model
+    model = shared_model("ad01_int8")
+    a = _compile_json(model, tmp_path / "a", "--name", "ad")["arena_bytes"]
+    e = _compile_json(model, tmp_path / "e", "--name", "ad", "--io", "external")["arena_bytes"]
+    assert e < a
+    h = (tmp_path / "e" / "ad.h").read_text()
+    assert "#define AD_IO_EXTERNAL 1" in h and "ad_run_io(" in h and "int ad_run(uint8_t" not in h
+    r = verify_model(model, get_target("host"), io="external")
+    assert r.bit_exact and r.arena_bytes == e
+
+
+def test_io_external_verify_kws_vww(tmp_path):
+    """The two models the issue measures: bit-exact through NAME_run_io on the host."""
+    for m in ("kws_ref_model", "vww_96_int8"):
+        assert main(["verify", str(shared_model(m)), "--io", "external"]) == 0
+
+
+@pytest.mark.qemu
+def test_io_external_on_board():
+    from edgecc.boards import load_board
+    from edgecc.targets import get_target
+    from edgecc.verify import verify_model
+    r = verify_model(shared_model("micro_speech_quantized"), get_target("cortex-m4"),
+                     board=load_board("mps2-an386"), io="external")
+    assert r.bit_exact

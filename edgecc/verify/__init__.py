@@ -49,7 +49,7 @@ def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | No
     src = work / "gen"
     write_files(c.files, src)
     h = work / "harness.c"
-    h.write_text(harness_c(c.name, inputs, len(c.graph.outputs)))
+    h.write_text(harness_c(c.name, inputs, len(c.graph.outputs), run_io=bool(c.plan.external)))
     if target.runner == "host":
         exe = build_host(src, h, work / ("prog_trace" if trace else "prog"), target, cc,
                          [TRACE_DEFINE] if trace else [])
@@ -76,13 +76,13 @@ def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndar
 
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
                  name: str = "model", keep: Path | None = None, board=None,
-                 profile: bool = False) -> VerifyResult:
+                 profile: bool = False, io: str = "arena") -> VerifyResult:
     if profile and target.runner == "host":
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     info: dict = {}
     from edgecc.budget import arena_room
     c = compile_model(model, target, name,
-                      ram_budget=arena_room(board) if board is not None else None)
+                      ram_budget=arena_room(board) if board is not None else None, io=io)
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     inputs = seeded_inputs(c.graph, seed)

@@ -17,16 +17,29 @@ from edgecc.names import c_ident
 TRACE_DEFINE = "-DEDGECC_TRACE=edgecc_trace_hook"
 
 
-def harness_c(name: str, inputs: list[np.ndarray], n_outputs: int) -> str:
+def harness_c(name: str, inputs: list[np.ndarray], n_outputs: int,
+              run_io: bool = False) -> str:
+    """run_io: call NAME_run_io with the embedded inputs and output buffers of the harness (the
+    only way to run a model compiled with --io external) instead of NAME_run on the arena."""
     ident = c_ident(name)
     low, up = ident.lower(), ident.upper()
     decls, copies, dumps = [], [], []
     for i, x in enumerate(inputs):
         b = np.frombuffer(np.ascontiguousarray(x).tobytes(), dtype=np.uint8)
-        decls.append(f"static const uint8_t in{i}[{max(b.size, 1)}] = {{\n    {c_literal_list(b)}\n}};")
-        copies.append(f"        memcpy({low}_input(arena, {i}), in{i}, {up}_INPUT{i}_SIZE);")
+        decls.append(f"static const uint8_t in{i}[{max(b.size, 1)}] __attribute__((aligned(16))) "
+                     f"= {{\n    {c_literal_list(b)}\n}};")
+        if not run_io:
+            copies.append(f"        memcpy({low}_input(arena, {i}), in{i}, {up}_INPUT{i}_SIZE);")
     for i in range(n_outputs):
-        dumps.append(f"    dump('O', {i}, (const uint8_t *){low}_output(arena, {i}), {up}_OUTPUT{i}_SIZE);")
+        where = f"out{i}" if run_io else f"(const uint8_t *){low}_output(arena, {i})"
+        dumps.append(f"    dump('O', {i}, {where}, {up}_OUTPUT{i}_SIZE);")
+    run = f"{low}_run(arena)"
+    if run_io:
+        decls += [f"static uint8_t out{i}[{up}_OUTPUT{i}_SIZE] __attribute__((aligned(16)));"
+                  for i in range(n_outputs)]
+        decls.append(f"static const void *const ins[] = {{ {', '.join(f'in{i}' for i in range(len(inputs))) or '0'} }};")
+        decls.append(f"static void *const outs[] = {{ {', '.join(f'out{i}' for i in range(n_outputs)) or '0'} }};")
+        run = f"{low}_run_io(arena, ins, outs)"
     nl = "\n"
     return f"""/* edgecc test harness for {low}: embedded inputs, hex dump of outputs. */
 #include <stdint.h>
@@ -63,7 +76,7 @@ int main(void) {{
     int r;
     for (r = 0; r < EDGECC_RUNS; ++r) {{
 {nl.join(copies)}
-        if ({low}_run(arena) != 0) {{ printf("E run failed\\n"); return 3; }}
+        if ({run} != 0) {{ printf("E run failed\\n"); return 3; }}
     }}
 {nl.join(dumps)}
     printf("D done\\n");

@@ -222,7 +222,7 @@ def run_on_qemu(c, gen_dir: Path, harness: Path, work: Path, board: Board | None
     two = build_program(gen_dir, [harness], work / "runs2.elf", board, cc, arena,
                         reuse=one, extra_flags=["-DEDGECC_RUNS=2"])
     r2 = run_program(two, board, timeout, count=True)
-    run_fn = f"{c_ident(c.name).lower()}_run"
+    run_fn = f"{c_ident(c.name).lower()}_run" + ("_io" if c.plan.external else "")
     fp = measure(one, arena, run_fn, gen_dir=gen_dir)
     info.update(board=board.name, qemu_machine=board.qemu_machine or "qemu-aarch64",
                 instructions=r2.instructions - r1.instructions,
@@ -243,7 +243,7 @@ def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc
     prog = build_program(gen_dir, [harness, hook], work / "profile.elf", board, cc,
                          c.plan.arena, gen_flags=["-DEDGECC_TRACE=edgecc_profile_hook"],
                          callgraph=False)
-    run_fn = f"{c_ident(c.name).lower()}_run"
+    run_fn = f"{c_ident(c.name).lower()}_run" + ("_io" if c.plan.external else "")
     a_run = symbol_address(prog.elf, run_fn)
     a_hook = symbol_address(prog.elf, "edgecc_profile_hook")
     r = run_program(prog, board, timeout, marks=[a_run, a_hook])
