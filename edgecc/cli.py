@@ -67,6 +67,12 @@ def cmd_compile(args) -> int:
         from edgecc.firmware import board_for, emit_files
         files.update(emit_files(c.files, args.name, c.graph.name, args.emit,
                                 board_for(target.name, board), c.plan.arena))
+    from edgecc.manifest import manifest_file
+    opts = dict(scratch=os.environ.get("EDGECC_SCRATCH", "any"),
+                tiling=os.environ.get("EDGECC_TILING") or None, io=args.io,
+                emit=sorted(set(args.emit or [])))
+    fname, text = manifest_file(c, args.model, target.name, board.name if board else None, opts)
+    files[fname] = text
     paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,

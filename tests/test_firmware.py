@@ -277,3 +277,22 @@ def test_io_external_on_board():
     r = verify_model(shared_model("micro_speech_quantized"), get_target("cortex-m4"),
                      board=load_board("mps2-an386"), io="external")
     assert r.bit_exact
+
+
+def test_manifest(tmp_path):
+    """OUT/name.manifest.json: sha256, version, board, options, arena, per-layer rows; the same
+    bytes on a second compile (test_emit_is_deterministic compares whole folders)."""
+    import hashlib
+    import edgecc
+    model = shared_model("kws_ref_model")
+    info = _compile_json(model, tmp_path / "o", "--board", "mps2-an386", "--name", "kws",
+                         "--io", "external", "--emit", "make")
+    m = json.loads((tmp_path / "o" / "kws.manifest.json").read_text())
+    assert m["model_sha256"] == hashlib.sha256(model.read_bytes()).hexdigest()
+    assert m["edgecc_version"] == edgecc.__version__
+    assert (m["board"], m["target"], m["name"]) == ("mps2-an386", "cortex-m4", "kws")
+    assert m["options"]["io"] == "external" and m["options"]["emit"] == ["make"]
+    assert m["arena_bytes"] == info["arena_bytes"] and m["io_external"]
+    assert m["layers"][0]["op"] == "CONV_2D" and m["layers"][0]["macs"] > 0
+    assert m["macs"] == sum(x["macs"] for x in m["layers"])
+    assert any(x["scratch_bytes"] for x in m["layers"])
