@@ -90,6 +90,8 @@ def cmd_compile(args) -> int:
 def cmd_verify(args) -> int:
     from edgecc.verify import verify_model
     target, board = _resolve_target(args)
+    if args.inputs:
+        return _verify_inputs(args, target, board)
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
                      board=board, profile=args.profile, io=args.io)
     if args.json:
@@ -103,6 +105,28 @@ def cmd_verify(args) -> int:
         elif "first_mismatch_note" in r.extra:
             print(r.extra["first_mismatch_note"])
         _print_qemu_info(r.extra)
+    return 0 if r.bit_exact else 1
+
+
+def _verify_inputs(args, target, board) -> int:
+    """verify --inputs: the user's samples, one build (and one QEMU boot) for all of them."""
+    from edgecc.verify.dataset import verify_inputs
+    r = verify_inputs(args.model, target, args.inputs, cc=args.cc, keep=args.keep, board=board,
+                      io=args.io)
+    x = r.extra
+    if args.json:
+        print(json.dumps(r.as_json()))
+        return 0 if r.bit_exact else 1
+    print(f"{Path(args.model).name} on {r.target}: {x['samples_exact']}/{x['samples']} samples "
+          f"bit-exact vs {r.oracle} ({x['builds']} build{'s' if x['builds'] > 1 else ''}, "
+          f"{x['seconds']:.1f} s)")
+    for o in x["outputs"]:
+        line = f"  output {o['index']} ({o['dtype']}): max |diff| {o['max_abs_diff']:g}"
+        if "rmse" in o:
+            line += f", RMSE {o['rmse']:.3g}, cosine {o['cosine_mean']:.6f} (min {o['cosine_min']:.6f})"
+        print(line)
+    if x["mismatched_samples"]:
+        print(f"  samples that differ: {', '.join(map(str, x['mismatched_samples']))}")
     return 0 if r.bit_exact else 1
 
 
@@ -180,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--profile", action="store_true",
                    help="instructions per layer (QEMU targets and boards)")
     _add_io(v)
+    v.add_argument("--inputs", type=Path, metavar="FILE",
+                   help="the samples to compare on (instead of seeded random ones): a .npy "
+                        "([N, *input shape]), a .npz (one array per input) or a folder of .npy")
     v.set_defaults(fn=cmd_verify)
 
     b = sub.add_parser("budget", help="RAM and flash of the model on a board; exit 1 when over")

@@ -44,12 +44,14 @@ class VerifyResult:
 
 
 def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | None,
-                   trace: bool, board=None, info: dict | None = None, profile: bool = False) -> str:
+                   trace: bool, board=None, info: dict | None = None, profile: bool = False,
+                   samples: list | None = None) -> str:
     from edgecc.verify.host import build_host, run_host
     src = work / "gen"
     write_files(c.files, src)
     h = work / "harness.c"
-    h.write_text(harness_c(c.name, inputs, len(c.graph.outputs), run_io=bool(c.plan.external)))
+    h.write_text(harness_c(c.name, inputs, len(c.graph.outputs), run_io=bool(c.plan.external),
+                           samples=samples))
     if target.runner == "host":
         exe = build_host(src, h, work / ("prog_trace" if trace else "prog"), target, cc,
                          [TRACE_DEFINE] if trace else [])

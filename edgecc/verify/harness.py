@@ -18,27 +18,32 @@ TRACE_DEFINE = "-DEDGECC_TRACE=edgecc_trace_hook"
 
 
 def harness_c(name: str, inputs: list[np.ndarray], n_outputs: int,
-              run_io: bool = False) -> str:
+              run_io: bool = False, samples: list[list[np.ndarray]] | None = None) -> str:
     """run_io: call NAME_run_io with the embedded inputs and output buffers of the harness (the
-    only way to run a model compiled with --io external) instead of NAME_run on the arena."""
+    only way to run a model compiled with --io external) instead of NAME_run on the arena.
+    samples: several input sets (each a list like `inputs`), run one after the other in the
+    same program (`verify --inputs`); sample s prints output i with id s * n_outputs + i."""
     ident = c_ident(name)
     low, up = ident.lower(), ident.upper()
+    sets = samples if samples is not None else [inputs]
+    n_in = len(sets[0]) if sets else 0
     decls, copies, dumps = [], [], []
-    for i, x in enumerate(inputs):
-        b = np.frombuffer(np.ascontiguousarray(x).tobytes(), dtype=np.uint8)
-        decls.append(f"static const uint8_t in{i}[{max(b.size, 1)}] __attribute__((aligned(16))) "
-                     f"= {{\n    {c_literal_list(b)}\n}};")
+    for i in range(n_in):
+        rows = [np.frombuffer(np.ascontiguousarray(x[i]).tobytes(), dtype=np.uint8) for x in sets]
+        body = ",\n".join(f"    {{ {c_literal_list(b) or '0'} }}" for b in rows)
+        decls.append(f"static const uint8_t in{i}[{len(sets)}][{max(rows[0].size, 1)}] "
+                     f"__attribute__((aligned(16))) = {{\n{body}\n}};")
         if not run_io:
-            copies.append(f"        memcpy({low}_input(arena, {i}), in{i}, {up}_INPUT{i}_SIZE);")
+            copies.append(f"            memcpy({low}_input(arena, {i}), in{i}[s], {up}_INPUT{i}_SIZE);")
     for i in range(n_outputs):
         where = f"out{i}" if run_io else f"(const uint8_t *){low}_output(arena, {i})"
-        dumps.append(f"    dump('O', {i}, {where}, {up}_OUTPUT{i}_SIZE);")
+        dumps.append(f"        dump('O', s * {n_outputs} + {i}, {where}, {up}_OUTPUT{i}_SIZE);")
     run = f"{low}_run(arena)"
     if run_io:
         decls += [f"static uint8_t out{i}[{up}_OUTPUT{i}_SIZE] __attribute__((aligned(16)));"
                   for i in range(n_outputs)]
-        decls.append(f"static const void *const ins[] = {{ {', '.join(f'in{i}' for i in range(len(inputs))) or '0'} }};")
         decls.append(f"static void *const outs[] = {{ {', '.join(f'out{i}' for i in range(n_outputs)) or '0'} }};")
+        copies.append(f"            const void *const ins[] = {{ {', '.join(f'in{i}[s]' for i in range(n_in)) or '0'} }};")
         run = f"{low}_run_io(arena, ins, outs)"
     nl = "\n"
     return f"""/* edgecc test harness for {low}: embedded inputs, hex dump of outputs. */
@@ -73,12 +78,14 @@ void edgecc_trace_hook(int id, const void *ptr, unsigned n) {{ dump('T', id, (co
 static uint8_t arena[{up}_ARENA_SIZE] __attribute__((aligned(16)));
 
 int main(void) {{
-    int r;
-    for (r = 0; r < EDGECC_RUNS; ++r) {{
+    int r, s;
+    for (s = 0; s < {len(sets)}; ++s) {{
+        for (r = 0; r < EDGECC_RUNS; ++r) {{
 {nl.join(copies)}
-        if ({run} != 0) {{ printf("E run failed\\n"); return 3; }}
-    }}
+            if ({run} != 0) {{ printf("E run failed\\n"); return 3; }}
+        }}
 {nl.join(dumps)}
+    }}
     printf("D done\\n");
     return 0;
 }}
