@@ -62,17 +62,11 @@ def cmd_compile(args) -> int:
     target, board = _resolve_target(args)
     c = compile_model(args.model, target, args.name,
                       ram_budget=arena_room(board) if board is not None else None, io=args.io)
-    files = dict(c.files)
-    if args.emit:
-        from edgecc.firmware import board_for, emit_files
-        files.update(emit_files(c.files, args.name, c.graph.name, args.emit,
-                                board_for(target.name, board), c.plan.arena))
-    from edgecc.manifest import manifest_file
+    from edgecc.api import output_files
     opts = dict(scratch=os.environ.get("EDGECC_SCRATCH", "any"),
                 tiling=os.environ.get("EDGECC_TILING") or None, io=args.io,
                 emit=sorted(set(args.emit or [])))
-    fname, text = manifest_file(c, args.model, target.name, board.name if board else None, opts)
-    files[fname] = text
+    files = output_files(c, args.model, target, board, args.emit or [], opts)
     paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,

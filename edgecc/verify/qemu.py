@@ -135,8 +135,9 @@ def describe_fault(text: str, elf: Path, machine: str) -> str:
 
 
 def run_program(prog: Program | Path, board: Board, timeout: float = DEFAULT_TIMEOUT,
-                count: bool = False, marks: list[int] = ()) -> RunResult:
-    """Run under QEMU; the program must exit 0. Faults, crashes and hangs raise one line."""
+                count: bool = False, marks: list[int] = (), cwd: Path | None = None) -> RunResult:
+    """Run under QEMU; the program must exit 0. Faults, crashes and hangs raise one line.
+    cwd: QEMU's working folder (where the program's semihosting or user-mode files are)."""
     elf = prog.elf if isinstance(prog, Program) else Path(prog)
     plugin = None
     out_file = None
@@ -150,7 +151,7 @@ def run_program(prog: Program | Path, board: Board, timeout: float = DEFAULT_TIM
     t0 = time.perf_counter()
     try:
         try:
-            r = subprocess.run(cmd, capture_output=True, timeout=timeout)
+            r = subprocess.run(cmd, capture_output=True, timeout=timeout, cwd=cwd)
         except FileNotFoundError:
             raise EdgeccError(f"{cmd[0]} not found on PATH (needed to run board "
                               f"{board.name})") from None
