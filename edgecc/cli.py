@@ -66,6 +66,13 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     _add_tiling(p)
 
 
+def _add_io(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--io", choices=["arena", "external"], default="arena",
+                   help="where the model's inputs and outputs live: in the arena (default), or "
+                        "'external': in caller buffers given to NAME_run_io, the arena excludes "
+                        "them")
+
+
 def _add_tiling(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tiling", choices=["off", "auto"],
                    help="patch-based execution of the memory-heavy first layers: 'auto' where it "
@@ -90,8 +97,13 @@ def cmd_compile(args) -> int:
     from edgecc.budget import arena_room
     target, board = _resolve_target(args)
     c = compile_model(args.model, target, args.name,
-                      ram_budget=arena_room(board) if board is not None else None)
-    paths = write_files(c.files, Path(args.output))
+                      ram_budget=arena_room(board) if board is not None else None, io=args.io)
+    from edgecc.api import output_files
+    opts = dict(scratch=os.environ.get("EDGECC_SCRATCH", "any"),
+                tiling=os.environ.get("EDGECC_TILING") or None, io=args.io,
+                emit=sorted(set(args.emit or [])))
+    files = output_files(c, args.model, target, board, args.emit or [], opts)
+    paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
                 lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
@@ -108,8 +120,10 @@ def cmd_compile(args) -> int:
 def cmd_verify(args) -> int:
     from edgecc.verify import verify_model
     target, board = _resolve_target(args)
+    if args.inputs:
+        return _verify_inputs(args, target, board)
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
-                     board=board, profile=args.profile, frames=args.frames)
+                     board=board, profile=args.profile, frames=args.frames, io=args.io)
     if args.json:
         print(json.dumps(r.as_json()))
     else:
@@ -124,6 +138,28 @@ def cmd_verify(args) -> int:
         elif "first_mismatch_note" in r.extra:
             print(r.extra["first_mismatch_note"])
         _print_qemu_info(r.extra)
+    return 0 if r.bit_exact else 1
+
+
+def _verify_inputs(args, target, board) -> int:
+    """verify --inputs: the user's samples, one build (and one QEMU boot) for all of them."""
+    from edgecc.verify.dataset import verify_inputs
+    r = verify_inputs(args.model, target, args.inputs, cc=args.cc, keep=args.keep, board=board,
+                      io=args.io)
+    x = r.extra
+    if args.json:
+        print(json.dumps(r.as_json()))
+        return 0 if r.bit_exact else 1
+    print(f"{Path(args.model).name} on {r.target}: {x['samples_exact']}/{x['samples']} samples "
+          f"bit-exact vs {r.oracle} ({x['builds']} build{'s' if x['builds'] > 1 else ''}, "
+          f"{x['seconds']:.1f} s)")
+    for o in x["outputs"]:
+        line = f"  output {o['index']} ({o['dtype']}): max |diff| {o['max_abs_diff']:g}"
+        if "rmse" in o:
+            line += f", RMSE {o['rmse']:.3g}, cosine {o['cosine_mean']:.6f} (min {o['cosine_min']:.6f})"
+        print(line)
+    if x["mismatched_samples"]:
+        print(f"  samples that differ: {', '.join(map(str, x['mismatched_samples']))}")
     return 0 if r.bit_exact else 1
 
 
@@ -184,6 +220,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="C prefix of the generated API (not edgecc*, a C keyword or a C header)")
     c.add_argument("-o", "--output", required=True, type=_nonempty("-o"), help="output folder")
     c.add_argument("--json", action="store_true")
+    _add_io(c)
+    c.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
+                   help="also write build files: a CMake library (+ toolchain file, startup code "
+                        "and linker script for a bare-metal board), a Make fragment, a Zephyr "
+                        "module (repeatable)")
     c.set_defaults(fn=cmd_compile)
 
     v = sub.add_parser("verify", help="build, run and compare with TFLite Micro byte for byte "
@@ -199,6 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--frames", type=int, default=1,
                    help="N consecutive seeded frames on one arena after one name_reset (state "
                         "carried), each compared with the reference that keeps its state too")
+    _add_io(v)
+    v.add_argument("--inputs", type=Path, metavar="FILE",
+                   help="the samples to compare on (instead of seeded random ones): a .npy "
+                        "([N, *input shape]), a .npz (one array per input) or a folder of .npy")
     v.set_defaults(fn=cmd_verify)
 
     b = sub.add_parser("budget", help="RAM and flash of the model on a board; exit 1 when over")

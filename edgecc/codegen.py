@@ -120,8 +120,21 @@ def _unclaimed_const_inputs(env: jinja2.Environment, lw: Lowered, g: Graph) -> d
             and f"in{i}" not in lw.kernel.consts}
 
 
+IO_PARAMS = ", const void *const ec_in[], void *const ec_out[]"
+
+
+def value_address(plan: Plan, v: str) -> str:
+    """C expression of the bytes of value v: in the arena, or (--io external) in the caller's
+    input or output buffer that holds it."""
+    ext = plan.external.get(v)
+    if ext is None:
+        return f"(arena + {plan.offsets[v]})"
+    return f"((uint8_t *)(uintptr_t)ec_{ext[0]}[{ext[1]}])"
+
+
 def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str, str]:
     env = _env()
+    external = bool(plan.external)
     ident = c_ident(name)
     consts: list[ConstArray] = []
     emitted: dict[tuple[str, int, str], str] = {}  # (C type, count, literal) -> first symbol
@@ -145,18 +158,22 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
                 ctx[f"in{i}"] = f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))"
             elif v is not None and not g.value(v).is_const:
                 t = g.type(v).dtype.c
-                ctx[f"in{i}"] = f"((const {t} *)(arena + {plan.offsets[v]}))"
+                ctx[f"in{i}"] = f"((const {t} *){value_address(plan, v)})"
             elif v is not None and f"in{i}" in csyms:  # a constant input the kernel emitted
                 ctx[f"in{i}"] = f"((const {g.type(v).dtype.c} *){csyms[f'in{i}']})"
         ctx["ins"] = [ctx.get(f"in{i}") for i in range(len(n.inputs))]
-        ctx["outs"] = [f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))" for v in n.outputs]
+        ctx["outs"] = [f"(({g.type(v).dtype.c} *){value_address(plan, v)})" for v in n.outputs]
         for i, v in enumerate(n.outputs):
-            ctx[f"out{i}"] = f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))"
+            ctx[f"out{i}"] = ctx["outs"][i]
         if k.scratch:
             ctx["scratch"] = f"(arena + {plan.scratch[g.nodes.index(n)]})"
         body = env.get_template(lw.template_path).render(**ctx)
-        traces = [(int(v[1:]), plan.offsets[v], g.type(v).nbytes) for v in n.outputs
+        if external:  # a layer may touch only the arena, or only the caller's buffers
+            body = "    (void)arena;\n    (void)ec_in;\n    (void)ec_out;\n" + body
+        traces = [(int(v[1:]), plan.offsets.get(v, -1), g.type(v).nbytes) for v in n.outputs
                   if v[1:].isdigit()]
+        io_traces = [(int(v[1:]), value_address(plan, v), g.type(v).nbytes) for v in n.outputs
+                     if v[1:].isdigit()]
         layers.append(dict(
             fn=fn, body=body, op=n.op, index=n.index, variant=k.variant,
             template=lw.template_path,
@@ -164,15 +181,16 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
             outputs=[describe_value(g, v) for v in n.outputs],
             params=c_comment(", ".join(f"{a}={b}" for a, b in k.params.items()
                                        if not isinstance(b, (list, tuple))), 300),
-            traces=traces))
+            traces=traces, io_traces=io_traces))
     ios = dict(
-        inputs=[dict(offset=plan.offsets[v], size=g.type(v).nbytes, desc=describe_value(g, v),
-                     api=describe_io(g, v)) for v in g.inputs],
-        outputs=[dict(offset=plan.offsets[v], size=g.type(v).nbytes, desc=describe_value(g, v),
-                      api=describe_io(g, v)) for v in g.outputs])
+        inputs=[dict(offset=plan.offsets.get(v, -1), size=g.type(v).nbytes,
+                     desc=describe_value(g, v), api=describe_io(g, v)) for v in g.inputs],
+        outputs=[dict(offset=plan.offsets.get(v, -1), size=g.type(v).nbytes,
+                      desc=describe_value(g, v), api=describe_io(g, v)) for v in g.outputs])
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
                   arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
-                  runtime=RUNTIME_FILES, state=_state_resets(g, plan, ident, consts), **ios)
+                  runtime=RUNTIME_FILES, state=_state_resets(g, plan, ident, consts),
+                  io_external=external, io_params=IO_PARAMS if external else "", **ios)
     files = {
         f"{ident.lower()}.h": env.get_template("model/model.h.j2").render(**common),
         f"{ident.lower()}.c": env.get_template("model/model.c.j2").render(**common),
@@ -191,7 +209,12 @@ def write_files(files: dict[str, str], out: Path) -> list[Path]:
     paths = []
     for fname, text in sorted(files.items()):
         p = out / fname
-        tmp = out / f".{fname}.edgecc-tmp"
+        parent = p.parent  # build files may sit in subfolders (zephyr/module.yml)
+        if parent != out:
+            if parent.is_symlink():
+                parent.unlink()
+            parent.mkdir(parents=True, exist_ok=True)
+        tmp = parent / f".{p.name}.edgecc-tmp"
         if tmp.is_symlink() or tmp.exists():
             tmp.unlink()
         with open(tmp, "x") as f:  # "x": fails rather than follow a link created meanwhile

@@ -68,17 +68,20 @@ def scratch_budget(g: Graph) -> dict[int, int]:
 
 SCRATCH_POLICIES = ("fit", "any")
 TILING_POLICIES = ("off", "auto")
+IO_MODES = ("arena", "external")  # where the graph's inputs and outputs live
 
 
 MEMORY_FIRST_GAIN = 0.05  # portable streaming kernels must shrink the arena by 5% (or fit)
 
 
-def _plan(g: Graph, lowered: list[Lowered], imported: Graph) -> tuple[Graph, list[Lowered], Plan]:
+def _plan(g: Graph, lowered: list[Lowered], imported: Graph,
+          external_io: bool = False) -> tuple[Graph, list[Lowered], Plan]:
     pos = {id(n): i for i, n in enumerate(g.nodes)}
     sizes = {pos[id(lw.node)]: lw.kernel.scratch for lw in lowered if lw.kernel.scratch}
     streams = {pos[id(lw.node)]: lw.kernel.streams for lw in lowered if lw.kernel.streams}
     # The planner may pick another topological order (smaller peak); emit the layers in it.
-    g, plan = plan_model(g, sizes, alias_ops(), reference=imported, streams=streams)
+    g, plan = plan_model(g, sizes, alias_ops(), reference=imported, streams=streams,
+                         external_io=external_io)
     add_state_region(g, plan)
     position = {id(n): i for i, n in enumerate(g.nodes)}
     lowered = sorted(lowered, key=lambda lw: position[id(lw.node)])
@@ -86,18 +89,18 @@ def _plan(g: Graph, lowered: list[Lowered], imported: Graph) -> tuple[Graph, lis
 
 
 def _lower_and_plan(g: Graph, target: Target, scratch: str, imported: Graph,
-                    memory_first: bool = False, budget: int | None = None
-                    ) -> tuple[Graph, list[Lowered], Plan]:
+                    memory_first: bool = False, budget: int | None = None,
+                    external_io: bool = False) -> tuple[Graph, list[Lowered], Plan]:
     """Kernels and plan of g. memory_first: also try portable kernels where their streaming is
     what lowers the peak (plan/stream.py prefer_streaming), kept when they shrink the arena by
     MEMORY_FIRST_GAIN or make it fit `budget` (they are slower than the optimized ones)."""
     lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
-    best = _plan(g, lowered, imported)
+    best = _plan(g, lowered, imported, external_io)
     if memory_first:
         from edgecc.plan.stream import prefer_streaming
         swapped = prefer_streaming(g, lowered, target, alias_ops())
         if any(a is not b for a, b in zip(swapped, lowered)):
-            alt = _plan(g, swapped, imported)
+            alt = _plan(g, swapped, imported, external_io)
             arena = best[2].arena
             if alt[2].arena < (1 - MEMORY_FIRST_GAIN) * arena or (
                     budget is not None and arena > budget >= alt[2].arena):
@@ -106,7 +109,7 @@ def _lower_and_plan(g: Graph, target: Target, scratch: str, imported: Graph,
 
 
 def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch: str,
-          imported: Graph, budget: int | None):
+          imported: Graph, budget: int | None, external_io: bool = False):
     """The tiled (graph, kernels, plan, TilePlan) that beats `plan` (and fits `budget` when one
     is given, if any does), or None: the best candidates of plan/tiling.py, planned for real."""
     from edgecc.plan.tiling import apply_tiling, choose
@@ -115,7 +118,8 @@ def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch:
     best = None
     for tp in choose(g, traits, alias_ops(), budget):
         gt, low, pl = _lower_and_plan(apply_tiling(g, tp.stage), target, scratch, imported,
-                                      memory_first=True, budget=budget)
+                                      memory_first=True, budget=budget,
+                                      external_io=external_io)
         if pl.arena < (best[2].arena if best else plan.arena):
             best = (gt, low, pl, tp)
         if best and (budget is None or best[2].arena <= budget):
@@ -124,12 +128,14 @@ def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch:
 
 
 def compile_model(path: str | Path, target: Target, name: str, scratch: str | None = None,
-                  tiling: str | None = None, ram_budget: int | None = None) -> Compiled:
+                  tiling: str | None = None, ram_budget: int | None = None,
+                  io: str = "arena") -> Compiled:
     """scratch="fit": optimized kernels only where their scratch fits in bytes dead at their step
     (the arena stays at the activations' peak); "any": always the fastest kernel, arena may grow.
     tiling="auto": patch-based execution of the memory-heavy first stage where it pays
     (edgecc/plan/tiling.py); "off": never; unset ($EDGECC_TILING, else unset): only when the
-    arena would exceed `ram_budget` (the bytes a board has for it)."""
+    arena would exceed `ram_budget` (the bytes a board has for it). io="external": the graph's
+    inputs and outputs live in caller buffers (NAME_run_io), not in the arena."""
     t0 = time.perf_counter()
     scratch = scratch or os.environ.get("EDGECC_SCRATCH", "any")
     if scratch not in SCRATCH_POLICIES:
@@ -137,16 +143,20 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
     tiling = tiling or os.environ.get("EDGECC_TILING") or None
     if tiling is not None and tiling not in TILING_POLICIES:
         raise EdgeccError(f"unknown tiling policy {tiling!r} (known: {', '.join(TILING_POLICIES)})")
+    if io not in IO_MODES:
+        raise EdgeccError(f"unknown io mode {io!r} (known: {', '.join(IO_MODES)})")
+    ext = io == "external"
     imported = load_model(path)
     g0, results = optimize(imported)
-    g, lowered, plan = _lower_and_plan(g0, target, scratch, imported)
+    g, lowered, plan = _lower_and_plan(g0, target, scratch, imported, external_io=ext)
     stats: dict = {}
     if tiling == "auto" or (tiling is None and ram_budget is not None and plan.arena > ram_budget):
         # memory first: streaming kernels where they set the peak, then tiling where it pays
         g, lowered, plan = _lower_and_plan(g0, target, scratch, imported, memory_first=True,
-                                           budget=ram_budget)
+                                           budget=ram_budget, external_io=ext)
         fits = tiling is None and plan.arena <= ram_budget
-        tiled = None if fits else _tile(g0, lowered, plan, target, scratch, imported, ram_budget)
+        tiled = None if fits else _tile(g0, lowered, plan, target, scratch, imported, ram_budget,
+                                        ext)
         if tiled is not None:
             untiled = plan.arena
             g, lowered, plan, tp = tiled

@@ -8,6 +8,10 @@ import pytest
 
 os.environ.setdefault("EDGECC_DEBUG", "1")  # ir.verify after every pass in tests
 
+# The edgecc_run fixture of the project's pytest plugin, also when the installed package predates
+# its entry point (an installed plugin's fixture is then overridden by this same function).
+from edgecc.pytest_plugin import edgecc_run  # noqa: E402,F401
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("EDGECC_SHARED", REPO.parent / "shared"))
 MODELS = SHARED / "models" / "tflite"

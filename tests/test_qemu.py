@@ -121,7 +121,13 @@ def test_fc_models_bit_exact_on_reference_machines(tmp_path, model, board):
 
 
 @pytest.mark.parametrize("board", REAL)
-def test_ad01_bit_exact_on_real_boards(tmp_path, board):
+def test_ad01_bit_exact_on_real_boards(edgecc_run, board):
+    """Through the pytest plugin's fixture, as a user's test would."""
+    edgecc_run.assert_exact(shared_model("ad01_int8"), board=board)
+
+
+@pytest.mark.parametrize("board", REAL)
+def test_ad01_counts_on_real_boards_match_their_machine(tmp_path, board):
     r = _verify("ad01_int8", board, tmp_path)
     assert r.bit_exact and r.extra["board"] == board
     # Same core, same code: the count matches the board's QEMU reference machine.

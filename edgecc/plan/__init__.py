@@ -29,10 +29,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from edgecc.errors import EdgeccError
 from edgecc.ir import Graph
 from edgecc.plan.check import PlanError, check_buffers, check_graph_plan
 from edgecc.plan.liveness import (Buffer, buffers_for, inplace_pairs, lower_bound,
-                                  model_lower_bound)
+                                  model_lower_bound, static_groups)
 from edgecc.plan.order import apply_order, best_order
 from edgecc.plan.place import place
 
@@ -59,6 +60,8 @@ class Plan:
     # streaming pairs placed overlapping: (output, input, shift = offset(out) - offset(in), d_max)
     streaming: list[tuple[str, str, int, int]] = field(default_factory=list)
     state: list[str] = field(default_factory=list)  # variable tensors in the state region
+    # --io external: value -> ("in" | "out", index) of the caller buffer that holds its bytes
+    external: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def check_plan(bufs: list[Buffer], arena: int) -> None:
@@ -77,31 +80,56 @@ def _streaming(bufs: list[Buffer]) -> list[tuple[str, str, int, int]]:
     return out
 
 
+def external_values(g: Graph, alias_ops: set[str]) -> dict[str, tuple[str, int]]:
+    """--io external: every value stored in a graph input's or output's bytes (its alias group),
+    mapped to that caller buffer. A group holding two of them (an output that is an input's or
+    another output's bytes) would need a copy: refused."""
+    sg = static_groups(g, alias_ops)
+    out: dict[str, tuple[str, int]] = {}
+    owner: dict[str, tuple[str, int]] = {}
+    for kind, vals in (("in", g.inputs), ("out", g.outputs)):
+        for k, v in enumerate(vals):
+            r = sg.root.get(v, v)
+            if r in owner:
+                raise EdgeccError(f"--io external: graph {kind}put {k} ({v}) shares its bytes "
+                                  f"with graph {owner[r][0]}put {owner[r][1]}; compile without "
+                                  f"--io external")
+            owner[r] = (kind, k)
+            for m in sg.members.get(r, [v]):
+                out[m] = (kind, k)
+    return out
+
+
 def _plan_once(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str], inplace: bool,
-               align: int, exact: bool, streams: dict[int, tuple] | None) -> Plan:
+               align: int, exact: bool, streams: dict[int, tuple] | None,
+               external_io: bool = False) -> Plan:
+    ext = external_values(g, alias_ops) if external_io else {}
     bufs = buffers_for(g, scratch_sizes, alias_ops, inplace=inplace, align=align,
-                       streams=streams)
+                       streams=streams, external=frozenset(ext))
     arena, strategy = place(bufs, exact=exact)
     check_buffers(bufs, arena)
     offsets = {v: b.offset for b in bufs for v in b.values}
     scratch = {int(b.name.split(":")[1]): b.offset for b in bufs if b.name.startswith("scratch:")}
-    check_graph_plan(g, offsets, scratch, scratch_sizes, arena, alias_ops, streams)
+    check_graph_plan(g, offsets, scratch, scratch_sizes, arena, alias_ops, streams,
+                     external=frozenset(ext))
     return Plan(bufs, max(arena, 1), lower_bound(bufs), offsets, scratch, strategy=strategy,
                 order=list(range(len(g.nodes))),
                 inplace=inplace_pairs(bufs, g, alias_ops) if inplace else [],
-                streaming=_streaming(bufs))
+                streaming=_streaming(bufs), external=ext)
 
 
 def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
                inplace: bool = True, align: int = ALIGN, exact: bool = True,
-               streams: dict[int, tuple] | None = None) -> Plan:
+               streams: dict[int, tuple] | None = None, external_io: bool = False) -> Plan:
     """Plan `g` in its own node order (scratch_sizes: node position -> bytes; streams: node
-    position -> the kernel's declared pass order, Kernel.streams)."""
+    position -> the kernel's declared pass order, Kernel.streams; external_io: the graph's
+    inputs and outputs live in caller buffers, not in the arena)."""
     # In-place merges never raise the peak but constrain placement, so both are tried; on a tie
     # the in-place plan wins (every test of a flagged op then runs its kernel in place).
-    plan = _plan_once(g, scratch_sizes, alias_ops, False, align, exact, streams)
+    plan = _plan_once(g, scratch_sizes, alias_ops, False, align, exact, streams, external_io)
     if inplace:
-        with_inplace = _plan_once(g, scratch_sizes, alias_ops, True, align, exact, streams)
+        with_inplace = _plan_once(g, scratch_sizes, alias_ops, True, align, exact, streams,
+                                  external_io)
         if with_inplace.arena <= plan.arena:
             plan = with_inplace
     plan.model_lower_bound = plan.graph_lower_bound = model_lower_bound(g)
@@ -112,14 +140,15 @@ def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
 def plan_model(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
                reorder: bool = True, inplace: bool = True, align: int = ALIGN,
                exact: bool = True, reference: Graph | None = None,
-               streams: dict[int, tuple] | None = None) -> tuple[Graph, Plan]:
+               streams: dict[int, tuple] | None = None,
+               external_io: bool = False) -> tuple[Graph, Plan]:
     """Choose the node order with the smallest peak, apply it, plan it: (graph to emit, plan).
 
     The returned graph holds the same Node objects in the chosen order; `plan.scratch` is keyed by
     positions in that graph, `plan.order` maps them back to positions in `g`. The model's own order
     is kept unless another order gives a strictly smaller arena. `reference` is the model as
     imported (before passes): its LB is the `model_lower_bound` reported (default: g's)."""
-    best = plan_arena(g, scratch_sizes, alias_ops, inplace, align, exact, streams)
+    best = plan_arena(g, scratch_sizes, alias_ops, inplace, align, exact, streams, external_io)
     out = g
     if reorder and len(g.nodes) > 1:
         order, _, exact_order = best_order(g, scratch_sizes, alias_ops, inplace, streams=streams)
@@ -129,7 +158,7 @@ def plan_model(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
             pos = {old: new for new, old in enumerate(order)}
             cand = plan_arena(g2, {pos[i]: s for i, s in scratch_sizes.items()}, alias_ops,
                               inplace, align, exact,
-                              {pos[i]: d for i, d in (streams or {}).items()})
+                              {pos[i]: d for i, d in (streams or {}).items()}, external_io)
             if cand.arena < best.arena:
                 cand.order, cand.order_exact = order, exact_order
                 best, out = cand, g2

@@ -90,9 +90,11 @@ def stream_safe(geo: Geometry, decl, shift: int, in_bytes: int) -> str | None:
 
 def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, int],
                      scratch_sizes: dict[int, int], arena: int, alias_ops: set[str],
-                     streams: dict[int, tuple] | None = None) -> None:
+                     streams: dict[int, tuple] | None = None,
+                     external: frozenset[str] = frozenset()) -> None:
     """Independent proof on the graph in its (final) node order; raises PlanError.
-    `streams`: node position -> the kernel's declared pass order (Kernel.streams)."""
+    `streams`: node position -> the kernel's declared pass order (Kernel.streams); `external`:
+    values in caller memory (not in the arena, so not checked here)."""
     steps = len(g.nodes)
     first: dict[str, int] = {}
     last: dict[str, int] = {}
@@ -106,6 +108,9 @@ def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, in
     for v in g.outputs:
         if v in first:
             last[v] = max(steps - 1, 0)
+    for v in external:
+        first.pop(v, None)
+        last.pop(v, None)
     for v in first:
         if v not in offsets:
             raise PlanError(f"value {v} has no offset")
@@ -125,7 +130,8 @@ def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, in
             same[n.outputs[0]] = n.inputs[0]
             continue
         for oi, ii in pairs:
-            if oi < len(n.outputs) and ii < len(n.inputs) and n.inputs[ii] in first:
+            if (oi < len(n.outputs) and ii < len(n.inputs) and n.inputs[ii] in first
+                    and n.outputs[oi] in first):
                 o, x = n.outputs[oi], n.inputs[ii]
                 if (offsets[o] == offsets[x] and g.type(o).nbytes == g.type(x).nbytes
                         and g.type(o).numel == g.type(x).numel
@@ -140,7 +146,7 @@ def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, in
     for i, decl in (streams or {}).items():
         n = g.nodes[i]
         geo = geometry(g, n) if normalize(decl) else None
-        if geo is None or n.inputs[0] not in first:
+        if geo is None or n.inputs[0] not in first or n.outputs[0] not in first:
             continue
         o, x = n.outputs[0], n.inputs[0]
         group = [w for w in first if root(w) == root(x)]

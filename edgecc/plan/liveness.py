@@ -105,10 +105,14 @@ def inplace_candidates(g: Graph, n: Node, sg: StaticGroups,
 
 def buffers_for(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
                 inplace: bool = True, align: int = 16,
-                streams: dict[int, tuple] | None = None) -> list[Buffer]:
+                streams: dict[int, tuple] | None = None,
+                external: frozenset[str] = frozenset()) -> list[Buffer]:
     """The buffers of `g` in its own node order: alias groups, in-place merges, then scratch.
-    `streams` (node position -> the kernel's declaration) adds the streaming pairs."""
+    `streams` (node position -> the kernel's declaration) adds the streaming pairs. The groups of
+    the values in `external` (graph inputs and outputs in caller memory, `--io external`) get no
+    buffer and take part in no in-place or streaming merge."""
     sg = static_groups(g, alias_ops)
+    ext = {sg.root[v] for v in external if v in sg.root}
     last_step = max(len(g.nodes) - 1, 0)
     first: dict[str, int] = {r: 0 for r in sg.inputs}
     last: dict[str, int] = {r: 0 for r in sg.inputs}
@@ -134,14 +138,16 @@ def buffers_for(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
             for o, ir in inplace_candidates(g, n, sg, alias_ops):
                 if ir in taken or o in taken or ir in sg.outputs or last[ir] != i:
                     continue
+                if ir in ext or o in ext:
+                    continue
                 if find(o) != o:
                     continue
                 merged[o] = find(ir)
                 taken.update((ir, o))
     bufs: dict[str, Buffer] = {}
     for r in sg.size:
-        if r not in first:
-            continue  # a value in no node and no graph io
+        if r not in first or r in ext:
+            continue  # a value in no node and no graph io, or one in caller memory
         top = find(r)
         b = bufs.get(top)
         if b is None:

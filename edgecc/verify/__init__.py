@@ -52,13 +52,14 @@ class VerifyResult:
 
 def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | None,
                    trace: bool, board=None, info: dict | None = None, profile: bool = False,
-                   frames: list | None = None) -> str:
+                   frames: list | None = None, reset_each: bool = False) -> str:
     """Build the harness (one frame `inputs`, or every frame of `frames`) and run it."""
     from edgecc.verify.host import build_host, run_host
     src = work / "gen"
     write_files(c.files, src)
     h = work / "harness.c"
-    h.write_text(harness_frames_c(c.name, frames or [inputs], len(c.graph.outputs)))
+    h.write_text(harness_frames_c(c.name, frames or [inputs], len(c.graph.outputs),
+                                  run_io=bool(c.plan.external), reset_each=reset_each))
     if target.runner == "host":
         exe = build_host(src, h, work / ("prog_trace" if trace else "prog"), target, cc,
                          [TRACE_DEFINE] if trace else [])
@@ -106,7 +107,7 @@ def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | Non
 
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
                  name: str = "model", keep: Path | None = None, board=None,
-                 profile: bool = False, frames: int = 1) -> VerifyResult:
+                 profile: bool = False, frames: int = 1, io: str = "arena") -> VerifyResult:
     if profile and target.runner == "host":
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     if frames < 1:
@@ -114,7 +115,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     info: dict = {}
     from edgecc.budget import arena_room
     c = compile_model(model, target, name,
-                      ram_budget=arena_room(board) if board is not None else None)
+                      ram_budget=arena_room(board) if board is not None else None, io=io)
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     ins = seeded_frames(c.graph, seed, frames)

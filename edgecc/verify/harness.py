@@ -1,8 +1,9 @@
 """The test harness around generated C: a `main` that knows only NAME.h.
 
-Owns: writing harness.c with the seeded inputs of one or more frames embedded as const arrays,
-calling name_reset once, then running the model on every frame in turn on the same arena (the
-state carries) EDGECC_RUNS times over (default 1; instruction counters difference two builds), and
+Owns: writing harness.c with the inputs of one or more frames embedded as const arrays,
+calling name_reset at the start of each pass (or before every frame, for independent samples),
+then running the model on every frame in turn on the same arena (the state carries) EDGECC_RUNS
+times over (default 1; instruction counters difference two builds), and
 printing the last pass's outputs (and, in trace builds, every layer's output through the
 EDGECC_TRACE hook) as hex lines that `parse_output` / `parse_frames` read back; with several frames
 an "F k" line opens frame k. The same harness runs on the host, under qemu-user and bare-metal QEMU.
@@ -19,12 +20,18 @@ from edgecc.names import c_ident
 TRACE_DEFINE = "-DEDGECC_TRACE=edgecc_trace_hook"
 
 
-def harness_c(name: str, inputs: list[np.ndarray], n_outputs: int) -> str:
+def harness_c(name: str, inputs: list[np.ndarray], n_outputs: int,
+              run_io: bool = False) -> str:
     """The harness for one frame."""
-    return harness_frames_c(name, [inputs], n_outputs)
+    return harness_frames_c(name, [inputs], n_outputs, run_io=run_io)
 
 
-def harness_frames_c(name: str, frames: list[list[np.ndarray]], n_outputs: int) -> str:
+def harness_frames_c(name: str, frames: list[list[np.ndarray]], n_outputs: int,
+                     run_io: bool = False, reset_each: bool = False) -> str:
+    """run_io: call NAME_run_io with the embedded inputs and the harness's output buffers (the
+    only way to run a model compiled with --io external) instead of NAME_run on the arena.
+    reset_each: name_reset before every frame (independent samples, `verify --inputs`) instead of
+    once per pass (a stream whose state carries, `verify --frames`)."""
     ident = c_ident(name)
     low, up = ident.lower(), ident.upper()
     decls, copies, dumps = [], [], []
@@ -32,15 +39,28 @@ def harness_frames_c(name: str, frames: list[list[np.ndarray]], n_outputs: int) 
     for f, inputs in enumerate(frames):
         for i, x in enumerate(inputs):
             b = np.frombuffer(np.ascontiguousarray(x).tobytes(), dtype=np.uint8)
-            decls.append(f"static const uint8_t in{f}_{i}[{max(b.size, 1)}] = {{\n    {c_literal_list(b)}\n}};")
+            decls.append(f"static const uint8_t in{f}_{i}[{max(b.size, 1)}] "
+                         f"__attribute__((aligned(16))) = {{\n    {c_literal_list(b) or '0'}\n}};")
     for i in range(n_in):
         table = ", ".join(f"in{f}_{i}" for f in range(len(frames)))
         decls.append(f"static const uint8_t *const frame_in{i}[{len(frames)}] = {{ {table} }};")
-        copies.append(f"            memcpy({low}_input(arena, {i}), frame_in{i}[f], {up}_INPUT{i}_SIZE);")
+        if not run_io:
+            copies.append(f"            memcpy({low}_input(arena, {i}), frame_in{i}[f], {up}_INPUT{i}_SIZE);")
     for i in range(n_outputs):
-        dumps.append(f"            if (last) dump('O', {i}, (const uint8_t *){low}_output(arena, {i}), {up}_OUTPUT{i}_SIZE);")
+        where = f"out{i}" if run_io else f"(const uint8_t *){low}_output(arena, {i})"
+        dumps.append(f"            if (last) dump('O', {i}, {where}, {up}_OUTPUT{i}_SIZE);")
+    run = f"{low}_run(arena)"
+    if run_io:
+        decls += [f"static uint8_t out{i}[{up}_OUTPUT{i}_SIZE] __attribute__((aligned(16)));"
+                  for i in range(n_outputs)]
+        decls.append(f"static void *const outs[] = {{ {', '.join(f'out{i}' for i in range(n_outputs)) or '0'} }};")
+        copies.append(f"            const void *const ins[] = {{ {', '.join(f'frame_in{i}[f]' for i in range(n_in)) or '0'} }};")
+        run = f"{low}_run_io(arena, ins, outs)"
+    if reset_each:
+        copies.insert(0, f"            {low}_reset(arena);")
     if len(frames) > 1:  # frame markers for parse_frames
         copies.insert(0, '            if (last) printf("F %d\\n", f);')
+    reset_pass = "" if reset_each else f"        {low}_reset(arena); /* the state carries across frames, as in TFLite Micro */"
     nl = "\n"
     return f"""/* edgecc test harness for {low}: embedded inputs, hex dump of outputs. */
 #include <stdint.h>
@@ -76,12 +96,12 @@ static uint8_t arena[{up}_ARENA_SIZE] __attribute__((aligned(16)));
 
 int main(void) {{
     int r, f;
-    {low}_reset(arena); /* once: the state carries across frames, as in TFLite Micro */
     for (r = 0; r < EDGECC_RUNS; ++r) {{
         const int last = r == EDGECC_RUNS - 1;
+{reset_pass}
         for (f = 0; f < FRAMES; ++f) {{
 {nl.join(copies)}
-            if ({low}_run(arena) != 0) {{ printf("E run failed\\n"); return 3; }}
+            if ({run} != 0) {{ printf("E run failed\\n"); return 3; }}
 {nl.join(dumps)}
         }}
     }}

@@ -135,8 +135,9 @@ def describe_fault(text: str, elf: Path, machine: str) -> str:
 
 
 def run_program(prog: Program | Path, board: Board, timeout: float = DEFAULT_TIMEOUT,
-                count: bool = False, marks: list[int] = ()) -> RunResult:
-    """Run under QEMU; the program must exit 0. Faults, crashes and hangs raise one line."""
+                count: bool = False, marks: list[int] = (), cwd: Path | None = None) -> RunResult:
+    """Run under QEMU; the program must exit 0. Faults, crashes and hangs raise one line.
+    cwd: QEMU's working folder (where the program's semihosting or user-mode files are)."""
     elf = prog.elf if isinstance(prog, Program) else Path(prog)
     plugin = None
     out_file = None
@@ -150,7 +151,7 @@ def run_program(prog: Program | Path, board: Board, timeout: float = DEFAULT_TIM
     t0 = time.perf_counter()
     try:
         try:
-            r = subprocess.run(cmd, capture_output=True, timeout=timeout)
+            r = subprocess.run(cmd, capture_output=True, timeout=timeout, cwd=cwd)
         except FileNotFoundError:
             raise EdgeccError(f"{cmd[0]} not found on PATH (needed to run board "
                               f"{board.name})") from None
@@ -222,7 +223,7 @@ def run_on_qemu(c, gen_dir: Path, harness: Path, work: Path, board: Board | None
     two = build_program(gen_dir, [harness], work / "runs2.elf", board, cc, arena,
                         reuse=one, extra_flags=["-DEDGECC_RUNS=2"])
     r2 = run_program(two, board, timeout, count=True)
-    run_fn = f"{c_ident(c.name).lower()}_run"
+    run_fn = f"{c_ident(c.name).lower()}_run" + ("_io" if c.plan.external else "")
     fp = measure(one, arena, run_fn, gen_dir=gen_dir)
     info.update(board=board.name, qemu_machine=board.qemu_machine or "qemu-aarch64",
                 instructions=r2.instructions - r1.instructions,
@@ -243,7 +244,7 @@ def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc
     prog = build_program(gen_dir, [harness, hook], work / "profile.elf", board, cc,
                          c.plan.arena, gen_flags=["-DEDGECC_TRACE=edgecc_profile_hook"],
                          callgraph=False)
-    run_fn = f"{c_ident(c.name).lower()}_run"
+    run_fn = f"{c_ident(c.name).lower()}_run" + ("_io" if c.plan.external else "")
     a_run = symbol_address(prog.elf, run_fn)
     a_hook = symbol_address(prog.elf, "edgecc_profile_hook")
     r = run_program(prog, board, timeout, marks=[a_run, a_hook])

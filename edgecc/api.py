@@ -1,0 +1,107 @@
+"""The Python API: `edgecc.compile(...)` and `edgecc.run(...)`.
+
+Owns: compiling a model with the command line's options from Python (and writing the output
+folder: C, build files, manifest, exactly as `edgecc compile`), and running a compiled model on
+numpy inputs on the host or an emulated board, returning numpy outputs. Compiles are memoized per
+model contents and options in this process; the built programs are cached on disk per generated
+C (edgecc.runner), so a test suite builds each model once.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from edgecc.errors import EdgeccError
+
+_COMPILED: dict[tuple, object] = {}
+
+
+def _resolve(target: str | None, board: str | None):
+    from edgecc.targets import get_target
+    if board is not None:
+        from edgecc.boards import load_board
+        b = load_board(board) if isinstance(board, (str, Path)) else board
+        if target is not None and target != b.target:
+            raise EdgeccError(f"target {target} conflicts with board {b.name} (target {b.target})")
+        return get_target(b.target), b
+    return get_target(target or "host"), None
+
+
+def compile(model: str | Path, target: str | None = None, board: str | None = None,
+            name: str = "model", output: str | Path | None = None, emit: tuple[str, ...] = (),
+            io: str = "arena", scratch: str | None = None, tiling: str | None = None):
+    """Compile `model` (as `edgecc compile`); with `output`, write the folder (the C, the build
+    files of `emit`, the manifest). Returns the edgecc.compiler.Compiled record (.files: the C,
+    .plan.arena, .lowered, ...)."""
+    from edgecc.budget import arena_room
+    from edgecc.compiler import compile_model
+    t, b = _resolve(target, board)
+    data = Path(model).read_bytes() if Path(model).is_file() else b""
+    key = (hashlib.sha256(data).hexdigest(), str(Path(model).resolve()), t.name, repr(b), name,
+           io, scratch, tiling)
+    c = _COMPILED.get(key)
+    if c is None:
+        c = compile_model(model, t, name, scratch=scratch, tiling=tiling, io=io,
+                          ram_budget=arena_room(b) if b is not None else None)
+        _COMPILED[key] = c
+    if output is not None:
+        from edgecc.codegen import write_files
+        opts = dict(scratch=scratch or "any", tiling=tiling, io=io, emit=sorted(set(emit)))
+        write_files(output_files(c, model, t, b, emit, opts), Path(output))
+    return c
+
+
+def output_files(c, model, target, board, emit, options: dict) -> dict[str, str]:
+    """Every file of the output folder: the C, the build files of `emit`, the manifest."""
+    from edgecc.manifest import manifest_file
+    files = dict(c.files)
+    if emit:
+        from edgecc.firmware import board_for, emit_files
+        files.update(emit_files(c.files, c.name, c.graph.name, list(emit),
+                                board_for(target.name, board), c.plan.arena))
+    fname, text = manifest_file(c, model, target.name, board.name if board else None, options)
+    files[fname] = text
+    return files
+
+
+def _frames(g, inputs, frames: int | None) -> list[list[np.ndarray]]:
+    xs = [inputs] if isinstance(inputs, np.ndarray) else list(inputs)
+    if len(xs) != len(g.inputs):
+        raise EdgeccError(f"the model has {len(g.inputs)} inputs, {len(xs)} given")
+    out = []
+    for k in range(frames or 1):
+        fr = []
+        for x, v in zip(xs, g.inputs):
+            t = g.type(v)
+            a = np.asarray(x)[k] if frames else np.asarray(x)
+            if a.size != t.numel or a.dtype != t.dtype.np:
+                raise EdgeccError(f"input {v}: expected {t.dtype.np.name} with {t.numel} "
+                                  f"elements{' per frame' if frames else ''}, got {a.dtype.name} "
+                                  f"{list(a.shape)}")
+            fr.append(np.ascontiguousarray(a))
+        out.append(fr)
+    return out
+
+
+def run(model: str | Path, target: str | None = None, board: str | None = None,
+        inputs=None, frames: int | None = None, name: str = "model", io: str = "arena",
+        cc: str | None = None, timeout: float = 120.0) -> list[np.ndarray]:
+    """Run `model` compiled for `target` or `board` (host by default; Arm targets and boards
+    under QEMU) on `inputs` (an array, or one per model input, of the input's dtype). Returns the
+    outputs as arrays of the model's output shapes. frames=N: every input has a leading axis of
+    N frames, run in order on one arena (a stateful model carries its state); every output then
+    has that leading axis too."""
+    from edgecc.runner import build_runner, run_frames
+    c = compile(model, target=target, board=board, name=name, io=io)
+    t, b = _resolve(target, board)
+    g = c.graph
+    fr = _frames(g, inputs, frames)
+    got = run_frames(c, build_runner(c, t, b, cc), t, b, fr, timeout)
+    outs = []
+    for i, v in enumerate(g.outputs):
+        ty = g.type(v)
+        per = [np.frombuffer(f[i], dtype=ty.dtype.np).reshape(ty.shape) for f in got]
+        outs.append(np.stack(per) if frames else per[0].copy())
+    return outs

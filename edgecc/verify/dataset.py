@@ -1,0 +1,181 @@
+"""`edgecc verify MODEL --inputs FILE`: validation on the user's own samples.
+
+Owns: reading samples (.npy with a leading sample axis, .npz with one array per model input, or a
+folder of .npy files, one sample each; float data for an integer input is quantized with the
+input's scale and zero point, rounding half away from zero as TFLite does), running all of them
+through one build of the generated C (one QEMU boot for all, unless their bytes do not fit the
+board's flash: then one build per chunk), comparing each sample with the reference, and the
+metrics: samples bit-exact, max |difference| per output and, for float outputs, RMSE and cosine
+similarity.
+"""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from edgecc.errors import EdgeccError
+from edgecc.ir import Graph
+
+CHUNK_BYTES = 8 << 20  # embedded sample bytes per build at most (host; boards: half their flash)
+
+
+def _as_samples(a: np.ndarray, shape: tuple[int, ...], what: str) -> list[np.ndarray]:
+    a = np.asarray(a)
+    shape = tuple(shape)
+    if a.shape == shape:
+        return [a]
+    if a.shape[1:] == shape:
+        return list(a)
+    if shape and shape[0] == 1 and a.shape[1:] == shape[1:]:
+        return [x.reshape(shape) for x in a]
+    raise EdgeccError(f"{what}: shape {list(a.shape)} is neither the input's {list(shape)} nor "
+                      f"[N, {', '.join(map(str, shape))}]")
+
+
+def _convert(x: np.ndarray, g: Graph, v: str, what: str) -> np.ndarray:
+    t = g.type(v)
+    if x.dtype == t.dtype.np:
+        return x
+    if x.dtype.kind == "f" and t.dtype.np.kind in "iu" and t.q is not None:
+        q = x.astype(np.float64) / t.q.scale[0]
+        q = np.sign(q) * np.floor(np.abs(q) + 0.5) + t.q.zero_point[0]
+        info = np.iinfo(t.dtype.np)
+        return np.clip(q, info.min, info.max).astype(t.dtype.np)
+    if x.dtype.kind in "iu" and t.dtype.np.kind == x.dtype.kind:
+        info = np.iinfo(t.dtype.np)
+        if x.size and (x.min() < info.min or x.max() > info.max):
+            raise EdgeccError(f"{what}: values outside {t.dtype.np.name}")
+        return x.astype(t.dtype.np)
+    raise EdgeccError(f"{what}: dtype {x.dtype} does not match the input's {t.dtype.np.name}")
+
+
+def load_samples(path: str | Path, g: Graph) -> list[list[np.ndarray]]:
+    """Samples as lists of input arrays, in the model's input order."""
+    path = Path(path)
+    ins = list(g.inputs)
+    if not path.exists():
+        raise EdgeccError(f"{path}: no such file or folder")
+    if path.is_dir():
+        files = sorted(path.glob("*.npy"))
+        if not files:
+            raise EdgeccError(f"{path}: no .npy files in the folder")
+        per_input = [[x for f in files for x in _as_samples(_load(f), g.type(ins[0]).shape, str(f))]]
+    elif path.suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            keys = list(z.keys())
+            per_input = []
+            for k, v in enumerate(ins):
+                label = g.value(v).label
+                key = label if label in keys else (keys[k] if len(keys) == len(ins) else None)
+                if key is None:
+                    raise EdgeccError(f"{path}: no array for input {k} ('{label}'); arrays: "
+                                      f"{', '.join(keys)}")
+                per_input.append(_as_samples(z[key], g.type(v).shape, f"{path}[{key}]"))
+    elif path.suffix == ".npy":
+        per_input = [_as_samples(_load(path), g.type(ins[0]).shape, str(path))]
+    else:
+        raise EdgeccError(f"{path}: --inputs takes a .npy, a .npz or a folder of .npy files")
+    if len(per_input) != len(ins):
+        raise EdgeccError(f"{path}: the model has {len(ins)} inputs: give a .npz with one array "
+                          f"per input")
+    counts = {len(p) for p in per_input}
+    if len(counts) != 1:
+        raise EdgeccError(f"{path}: the inputs have different sample counts {sorted(counts)}")
+    return [[_convert(np.ascontiguousarray(per_input[k][s]), g, v, f"{path} sample {s}")
+             for k, v in enumerate(ins)] for s in range(counts.pop())]
+
+
+def _load(f: Path) -> np.ndarray:
+    try:
+        return np.load(f, allow_pickle=False)
+    except ValueError as e:
+        raise EdgeccError(f"{f}: not a numpy array file ({e})") from None
+
+
+def compare(got: list[list[bytes]], ref: list[list[np.ndarray]]) -> dict:
+    """Per-output metrics over all samples, and which samples are bit-exact."""
+    exact = [all(g == np.ascontiguousarray(r).tobytes() for g, r in zip(gs, rs))
+             for gs, rs in zip(got, ref)]
+    outputs = []
+    for i in range(len(ref[0]) if ref else 0):
+        dt = ref[0][i].dtype
+        a = np.stack([np.frombuffer(gs[i], dtype=dt) for gs in got]).astype(np.float64)
+        b = np.stack([np.ascontiguousarray(rs[i]).ravel() for rs in ref]).astype(np.float64)
+        row = dict(index=i, dtype=dt.name, max_abs_diff=float(np.max(np.abs(a - b), initial=0)))
+        if dt.kind == "f":
+            row["rmse"] = float(np.sqrt(np.mean((a - b) ** 2))) if a.size else 0.0
+            na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+            cos = np.where(na * nb > 0, np.sum(a * b, axis=1) / np.maximum(na * nb, 1e-300),
+                           (na == nb).astype(np.float64))
+            row["cosine_mean"], row["cosine_min"] = float(np.mean(cos)), float(np.min(cos))
+        outputs.append(row)
+    return dict(samples=len(exact), samples_exact=sum(exact), outputs=outputs,
+                mismatched_samples=[s for s, e in enumerate(exact) if not e][:20])
+
+
+def _chunks(samples: list[list[np.ndarray]], board) -> list[list[list[np.ndarray]]]:
+    limit = CHUNK_BYTES
+    if board is not None and board.bare_metal and board.flash_bytes:
+        limit = min(limit, board.flash_bytes // 2)
+    out, cur, size = [], [], 0
+    for s in samples:
+        b = sum(x.nbytes for x in s)
+        if cur and size + b > limit:
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(s)
+        size += b
+    return out + ([cur] if cur else [])
+
+
+def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None = None,
+                  name: str = "model", keep: Path | None = None, board=None,
+                  io: str = "arena", progress: bool = False):
+    """verify on the samples of `inputs`: a VerifyResult whose extra holds the metrics."""
+    from edgecc.budget import arena_room
+    from edgecc.compiler import compile_model
+    from edgecc.verify import VerifyResult, _build_and_run
+    from edgecc.verify.harness import parse_frames
+    from edgecc.verify.reference import run_reference
+    t0 = time.perf_counter()
+    c = compile_model(model, target, name, io=io,
+                      ram_budget=arena_room(board) if board is not None else None)
+    samples = load_samples(inputs, c.graph)
+    if not samples:
+        raise EdgeccError(f"{inputs}: no samples")
+    n_out = len(c.graph.outputs)
+    ref, oracle = [], ""
+    for s in samples:
+        r, oracle = run_reference(model, s, n_out)
+        ref.append(r)
+    t_ref = time.perf_counter() - t0
+    got: list[list[bytes]] = []
+    chunks = _chunks(samples, board if board is not None else _default_board(target))
+    with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
+        for k, chunk in enumerate(chunks):
+            work = (Path(keep) if keep else Path(tmp)) / f"chunk{k}"
+            work.mkdir(parents=True, exist_ok=True)
+            text = _build_and_run(c, work, None, target, cc, trace=False, board=board,
+                                  frames=chunk, reset_each=True)
+            outs, done = parse_frames(text)
+            if not done or len(outs) != len(chunk) or any(len(o) != n_out for o, _ in outs):
+                raise EdgeccError(f"{Path(model).name}: the program did not finish normally")
+            got += [[o[i] for i in range(n_out)] for o, _ in outs]
+    m = compare(got, ref)
+    bad = sum(sum(a != b for a, b in zip(g, np.ascontiguousarray(r).tobytes()))
+              for gs, rs in zip(got, ref) for g, r in zip(gs, rs))
+    total = sum(np.asarray(r).nbytes for rs in ref for r in rs)
+    m.update(builds=len(chunks), reference_seconds=round(t_ref, 3),
+             seconds=round(time.perf_counter() - t0, 3), inputs=str(inputs))
+    return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
+                        c.plan.lower_bound, c.weights_bytes, None, oracle, extra=m)
+
+
+def _default_board(target):
+    if target.runner == "host":
+        return None
+    from edgecc.boards import default_board
+    return default_board(target.name)
