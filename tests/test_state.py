@@ -55,9 +55,10 @@ def test_state_region_in_plan_and_reset_in_c():
     others = [b for b in c.plan.buffers if not b.name.startswith("state:")]
     assert min(b.offset for b in others) >= end  # nothing planned over the state region
     src = c.files["kw.c"]
-    reset = src[src.index("void kw_reset(uint8_t *arena) {"):src.index("int kw_run(")]
+    reset = src[src.index("void kw_reset(uint8_t *arena) {"):]
+    reset = reset[:reset.index("\n}\n")]
     assert reset.count("memset(arena + ") + reset.count("memcpy(arena + ") == 7
-    run = src[src.index("int kw_run("):]
+    run = src[src.index("int kw_run("):src.index("void kw_reset(uint8_t *arena) {")]
     assert "memset" not in run and "kw_reset" not in run  # name_run never resets
     assert "void kw_reset(uint8_t *arena);" in c.files["kw.h"]
 
@@ -65,6 +66,7 @@ def test_state_region_in_plan_and_reset_in_c():
 def test_stateless_model_reset_is_a_no_op():
     c = compile_model(shared_model("hello_world_int8"), get_target("host"), "hw")
     src = c.files["hw.c"]
-    body = src[src.index("void hw_reset(uint8_t *arena) {"):src.index("int hw_run(")]
+    body = src[src.index("void hw_reset(uint8_t *arena) {"):]
+    body = body[:body.index("\n}\n")]
     assert "(void)arena;" in body and "mem" not in body
     assert c.plan.state == []
