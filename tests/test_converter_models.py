@@ -1,42 +1,39 @@
 """Every model TensorFlow 2.21's converter wrote in ../shared/models/converter/ compiles and is
-bit-exact with its oracle on the host (`edgecc verify`): TFLite Micro, or LiteRT BUILTIN_REF where
-TFLite Micro lacks an op (TILE) or computes on the file's placeholder shapes (cv_conv1d).
+bit-exact with its oracle over 5 consecutive frames after one name_reset (`edgecc verify
+--frames 5`), with an arena no larger than TFLite Micro's (the folder's README figures).
 
-A model that still needs a piece another branch adds is marked xfail(strict=True) naming that
-piece, and raising UnsupportedModel only: an internal error (any other exception) fails the test,
-and the model working (XPASS) fails it too, so the mark is removed when the piece lands.
+The oracle is TFLite Micro, except for the two models whose file holds placeholder shapes
+(frontends/shapes.py): cv_autoenc (also has TILE, which TFLite Micro lacks) and cv_conv1d (TFLite
+Micro computes its dilated Conv1D on the placeholder batch, and leaves the padding of its
+SPACE_TO_BATCH_ND uninitialized): LiteRT BUILTIN_REF there.
 """
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 import pytest
-import tflite
 
 from conftest import SHARED
-from edgecc.errors import UnsupportedModel
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
+from edgecc.verify.reference import LITERT_REF, TFLM
 
 CONVERTER = SHARED / "models" / "converter"
+FRAMES = 5
 
-PER_CHANNEL_FC = "per-channel FULLY_CONNECTED (branch state12)"
-UINT8_EDGES = "uint8 QUANTIZE at the model's edges (branch state12)"
-FLOAT_ELU = "float32 ELU between DEQUANTIZE and QUANTIZE (branch ops12)"
-
-# model -> the pieces it still needs from other branches ([] = works now)
-MODELS: dict[str, list[str]] = {
-    "cv_autoenc": [],
-    "cv_conv1d": [PER_CHANNEL_FC],
-    "cv_dscnn": [PER_CHANNEL_FC],
-    "cv_dscnn_int16": [PER_CHANNEL_FC],
-    "cv_gru_unrolled": [PER_CHANNEL_FC],
-    "cv_mlp_u8in": [UINT8_EDGES, PER_CHANNEL_FC, FLOAT_ELU],
-    "cv_resnet8_float_io": [PER_CHANNEL_FC],
-    "cv_resnet8_u8io": [UINT8_EDGES, PER_CHANNEL_FC],
-    "cv_se_mbv2": [PER_CHANNEL_FC],
+# model -> TFLite Micro's arena in bytes (../shared/models/README.md; None: TFLM cannot run it)
+TFLM_ARENA: dict[str, int | None] = {
+    "cv_autoenc": None,
+    "cv_conv1d": 10016,
+    "cv_dscnn": 12944,
+    "cv_dscnn_int16": 23024,
+    "cv_gru_unrolled": 60704,
+    "cv_mlp_u8in": 4032,
+    "cv_resnet8_float_io": 56704,
+    "cv_resnet8_u8io": 56768,
+    "cv_se_mbv2": 126992,
 }
+PLACEHOLDER_SHAPES = {"cv_autoenc", "cv_conv1d"}
 
 
 def converter_model(name: str) -> Path:
@@ -49,50 +46,31 @@ def converter_model(name: str) -> Path:
 def test_every_converter_model_is_listed():
     if not CONVERTER.is_dir():
         pytest.fail(f"{CONVERTER} is missing: the shared models must sit beside the checkout")
-    assert sorted(p.stem for p in CONVERTER.glob("*.tflite")) == sorted(MODELS)
+    assert sorted(p.stem for p in CONVERTER.glob("*.tflite")) == sorted(TFLM_ARENA)
 
 
-def _param(name: str):
-    needs = MODELS[name]
-    if not needs:
-        return name
-    return pytest.param(name, marks=pytest.mark.xfail(
-        strict=True, raises=UnsupportedModel, reason="needs " + "; ".join(needs)))
+def _check(name: str, target: str, cc: str | None = None, seed: int = 0) -> None:
+    r = verify_model(converter_model(name), get_target(target), cc=cc, seed=seed, frames=FRAMES)
+    assert r.bit_exact, (r.oracle, r.mismatched_bytes, r.first_bad_layer, r.extra)
+    assert r.oracle == (LITERT_REF if name in PLACEHOLDER_SHAPES else TFLM)
+    if TFLM_ARENA[name] is not None:
+        assert r.arena_bytes <= TFLM_ARENA[name], (r.arena_bytes, TFLM_ARENA[name])
 
 
-@pytest.mark.parametrize("name", [_param(n) for n in MODELS])
-def test_converter_model_bit_exact_on_host(name):
-    r = verify_model(converter_model(name), get_target("host"), cc="gcc", seed=0)
-    assert r.bit_exact, (r.oracle, r.mismatched_bytes, r.first_bad_layer)
+@pytest.mark.parametrize("name", sorted(TFLM_ARENA))
+def test_converter_model_exact_on_host(name):
+    _check(name, "host", cc="gcc")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(TFLM_ARENA))
+def test_converter_model_exact_on_host_clang(name):
+    _check(name, "host", cc="clang", seed=1)
 
 
 @pytest.mark.slow
 @pytest.mark.qemu
 @pytest.mark.parametrize("target", ["x86-avx2", "aarch64", "cortex-m4", "cortex-m55"])
-@pytest.mark.parametrize("name", [n for n, needs in MODELS.items() if not needs])
-def test_converter_model_bit_exact_on_targets(name, target):
-    r = verify_model(converter_model(name), get_target(target), seed=1)
-    assert r.bit_exact, (r.oracle, r.mismatched_bytes, r.first_bad_layer)
-
-
-def truncated(path: Path, n_ops: int, output: int) -> bytes:
-    """The model's first n_ops operators with tensor `output` as its one output: the flatbuffer's
-    operator vector shortened in place (its length prefix) and its output index replaced."""
-    raw = bytearray(path.read_bytes())
-    sg = tflite.Model.GetRootAsModel(raw, 0).Subgraphs(0)
-    ops, outs = sg._tab.Vector(sg._tab.Offset(10)), sg._tab.Vector(sg._tab.Offset(8))
-    assert struct.unpack_from("<I", raw, outs - 4)[0] == 1 and sg.OperatorsLength() >= n_ops
-    struct.pack_into("<I", raw, ops - 4, n_ops)
-    struct.pack_into("<i", raw, outs, output)
-    return bytes(raw)
-
-
-def test_cv_conv1d_up_to_its_dense_layer(tmp_path):
-    """cv_conv1d without its per-channel Dense layer (ops 0-14, output REDUCE_MAX t30): the 3-D
-    SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND of the dilated Conv1D on the placeholder batch the
-    converter wrote (really 2), swish, global max pool: bit-exact with LiteRT BUILTIN_REF."""
-    p = tmp_path / "cv_conv1d_body.tflite"
-    p.write_bytes(truncated(converter_model("cv_conv1d"), 15, 30))
-    for seed, cc in ((0, "gcc"), (1, "clang")):
-        r = verify_model(p, get_target("host"), cc=cc, seed=seed)
-        assert r.bit_exact and r.oracle == "litert-builtin-ref", (r.oracle, r.mismatched_bytes)
+@pytest.mark.parametrize("name", sorted(TFLM_ARENA))
+def test_converter_model_exact_on_targets(name, target):
+    _check(name, target, seed=2)

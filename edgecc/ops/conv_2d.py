@@ -144,7 +144,8 @@ def _lower_mve(win: Window, x: TensorType, w: np.ndarray, rq, direct: bool) -> K
         offs = np.zeros(flat, np.int64)
         offs[:len(offsets)] = offsets
         offs = offs.astype(np.uint8)
-    elif run % 16 == 0 and win.dil_w == 1:
+    elif run % 16 == 0 and win.dil_w == 1 and (run == 16 or kh * run > 64):
+        # (a field of at most 64 B is assembled from rows of at most 16 B: ec_mve_interior)
         mode, rowp, how = 1, run, "fields read in place, one run per filter row"
     elif run <= 16 and kh <= 4 and win.dil_w == 1:
         mode, rowp, how = 1, 16, "filter rows padded to 16 bytes, read in place"

@@ -81,6 +81,10 @@ MVE_CASES = DSP_CASES + [
     dict(n=2, h=5, w=4, ic=16, oc=5, kh=3, kw=3, padding=0, act=0),
     dict(h=7, w=7, ic=80, oc=6, kh=1, kw=1, stride=(2, 2), padding=1, act=1),
     dict(h=9, w=8, ic=32, oc=12, kh=3, kw=3, stride=(2, 2), padding=0, act=3),
+    # one field of at most 64 B whose filter rows are longer than 16 B (a Conv1D, k 3, 16
+    # channels, as cv_conv1d's dilated layer; 2 rows of 32 B): copied, not assembled by rows
+    dict(n=2, h=1, w=12, ic=16, oc=6, kh=1, kw=3, padding=1, act=0),
+    dict(h=4, w=5, ic=16, oc=4, kh=2, kw=2, padding=0, act=1),
 ]
 
 
