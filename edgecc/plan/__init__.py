@@ -59,6 +59,7 @@ class Plan:
     # streaming pairs placed overlapping: (output, input, shift = offset(out) - offset(in), d_max)
     streaming: list[tuple[str, str, int, int]] = field(default_factory=list)
     state: list[str] = field(default_factory=list)  # variable tensors in the state region
+    state_bytes: int = 0  # the state region's size (at the arena's start, in every bound)
 
 
 def check_plan(bufs: list[Buffer], arena: int) -> None:
