@@ -160,7 +160,8 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
         if tiled is not None:
             untiled = plan.arena
             g, lowered, plan, tp = tiled
-            plan.graph_lower_bound = model_lower_bound(g0)  # of the graph before tiling
+            # of the graph before tiling (+ the state region, as in every bound)
+            plan.graph_lower_bound = model_lower_bound(g0) + plan.state_bytes
             plan.techniques.append(tp.describe())
             stats["tiling"] = dict(tp.as_json(), arena=plan.arena, untiled_arena=untiled)
         swapped = sum("cannot stream" in lw.kernel.reason for lw in lowered)

@@ -375,8 +375,13 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_units(
     }
 }
 
-EC_DSP_SHARED void ec_dsp_fc(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
-                             const int32_t *w, const int32_t *bias, uint8_t *scratch) {
+/* ec_dsp_fc's rows. qmn == 0 (a constant at each call site): per-tensor constants from the
+ * geometry, requantized as the last chunk's sums come out. Else per-channel weights: every
+ * chunk's sums go to the partial sums in scratch (up int32 after the chunk and tail, however
+ * shallow the row), then each unit requantizes with its own (m, n) pair in qmn and shift in qe. */
+static inline __attribute__((always_inline)) void ec_dsp_fc_rows(
+        const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
+        const int32_t *bias, const int32_t *qmn, const int32_t *qe, uint8_t *scratch) {
     int32_t *xs = (int32_t *)(void *)scratch;
     int8_t *tail = (int8_t *)(scratch + 2 * g->cp);
     int32_t *part = (int32_t *)(void *)(scratch + 2 * g->cp + 8);
@@ -397,10 +402,28 @@ EC_DSP_SHARED void ec_dsp_fc(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y
             for (; i < c1; i += 4) {
                 ec_dsp_ext2(ec_ld32(tail + (i - d4)), xs + (i - c0) / 2, xs + (i - c0) / 2 + 1);
             }
-            if (c1 == dp) ec_dsp_fc_units(g, xs, cl, w + c0, dp - cl, src, part, yb, 1);
+            if (c1 == dp && qmn == 0) ec_dsp_fc_units(g, xs, cl, w + c0, dp - cl, src, part, yb, 1);
             else ec_dsp_fc_units(g, xs, cl, w + c0, dp - cl, src, part, yb, 0);
         }
+        if (qmn != 0) {
+            for (i = 0; i < g->units; ++i) {
+                yb[i] = ec_dsp_clamp8(ec_dsp_rq(part[i], qmn[2 * i], qmn[2 * i + 1], qe[i]),
+                                      g->lo, g->hi);
+            }
+        }
     }
+}
+
+EC_DSP_SHARED void ec_dsp_fc(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
+                             const int32_t *w, const int32_t *bias, uint8_t *scratch) {
+    ec_dsp_fc_rows(g, x, y, w, bias, 0, 0, scratch);
+}
+
+/* FULLY_CONNECTED with per-channel weights (one scale per unit): the per-unit epilogue. */
+EC_DSP_SHARED void ec_dsp_fc_pc(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
+                                const int32_t *w, const int32_t *bias, const int32_t *qmn,
+                                const int32_t *qe, uint8_t *scratch) {
+    ec_dsp_fc_rows(g, x, y, w, bias, qmn, qe, scratch);
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -94,6 +94,12 @@ def test_cli_rejects_zero_frames(capsys):
     assert rc == 2 and "--frames must be at least 1" in capsys.readouterr().err
 
 
+def test_cli_rejects_profile_with_frames(capsys):
+    rc = main(["verify", str(shared_model("hello_world_int8")), "--target", "cortex-m4",
+               "--frames", "2", "--profile"])
+    assert rc == 2 and "without --frames" in capsys.readouterr().err
+
+
 def test_parse_frames_splits_at_markers():
     text = "F 0\nO 0 2 0102\nF 1\nT 5 1 ff\nO 0 2 0304\nD done\n"
     frames, done = parse_frames(text)

@@ -110,7 +110,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended a chunk
     at a time (_fc_chunk); 4 units at a time, their weights interleaved 8 inputs at a time.
     """
-    if in_type(g, n, 1).q.per_channel:
+    per_channel = in_type(g, n, 1).q.per_channel
+    if per_channel and (_vec.isa_of(target) or _simd.has_isa(target, "mve")):
         return None, "per-channel weights: portable kernel"
     if _vec.isa_of(target) == "avx2":  # x86: edgecc/ops/_vec_fc.py, else edgecc/ops/_vec.py
         k, _why = _vec_fc.lower_fc(g, n, target)
@@ -123,12 +124,14 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     batches, units, depth = _dims(g, n)
     w = const(g, n, 1).astype(np.int64)
     in_zp = int(in_type(g, n).q.zero_point[0])
-    m, s = fc_multiplier(g, n)
+    mults, shifts = fc_unit_multipliers(g, n, units)
     lo, hi = act_range(g, n)
-    rq = _simd.conv_requant(w, bias_or_zeros(g, n, units), in_zp, np.full(units, m), np.full(units, s),
+    rq = _simd.conv_requant(w, bias_or_zeros(g, n, units), in_zp, mults, shifts,
                             int(out_type(g, n).q.zero_point[0]), lo, hi)
     if rq.fr is None:
         return None, f"no exact fast requantization ({rq.why})"
+    if per_channel:
+        return _lower_dsp_per_channel(w, rq, batches, depth, units), ""
     if not rq.fr.uniform:
         return None, "units need different requantization constants: portable kernel"
     fr = rq.fr
@@ -141,11 +144,7 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                       scratch=0 if depth == mb.kp else mb.kp, variant="mve-fc-4u",
                       reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, vector "
                              "requantization"), ""
-    dp, up = _simd.round_up(depth, 8), _simd.round_up(units, 4)
-    wpad = np.zeros((up, dp), np.int64)
-    wpad[:units, :depth] = w
-    bias = np.zeros(up, np.int64)
-    bias[:units] = rq.folded
+    dp, up, wpad, bias = _dsp_padded(w, rq.folded, depth, units)
     cp, scratch = _fc_chunk(dp, up)
     geom = [batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi,
             cp]
@@ -165,6 +164,33 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                   scratch=scratch, variant="dsp-fc-4u",
                   reason="Cortex-M DSP: 4 units per pass, input sign-extended once, weights "
                          "interleaved by 8 inputs"), ""
+
+
+def _dsp_padded(w: np.ndarray, folded: np.ndarray, depth: int, units: int):
+    """(dp, up, weights, bias) for the DSP FC kernels: depth padded to a multiple of 8, units to
+    a multiple of 4, with zero weights and biases."""
+    dp, up = _simd.round_up(depth, 8), _simd.round_up(units, 4)
+    wpad = np.zeros((up, dp), np.int64)
+    wpad[:units, :depth] = w
+    bias = np.zeros(up, np.int64)
+    bias[:units] = folded
+    return dp, up, wpad, bias
+
+
+def _lower_dsp_per_channel(w: np.ndarray, rq, batches: int, depth: int, units: int) -> Kernel:
+    """ec_dsp_fc_pc: ec_dsp_fc's passes with each unit's own fast-requantization constants
+    (qmn, qe as the DSP convolution takes them); the sums always wait in the scratch's partial
+    sums, so the scratch is the chunk, the tail and up int32 however shallow the row."""
+    fr = rq.fr
+    dp, up, wpad, bias = _dsp_padded(w, rq.folded, depth, units)
+    cp, _ = _fc_chunk(dp, up)
+    geom = [batches, depth, dp, units, up, 0, 0, 0, fr.lo, fr.hi, cp]  # m, n, e: per unit
+    return Kernel("fully_connected_dsp_pc.c.j2", params=dict(geom=geom),
+                  consts=dict(w=_simd.pack_words(_simd.interleave_rows(wpad, 4, 8)),
+                              bias=_simd.doubled(bias), qmn=fr.qmn(), qe=fr.e.astype(np.int32)),
+                  scratch=2 * cp + 8 + 4 * up, variant="dsp-fc-4u-pc",
+                  reason="Cortex-M DSP: 4 units per pass, per-channel weights: each unit's own "
+                         "requantization constants")
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:

@@ -62,6 +62,7 @@ class Plan:
     state: list[str] = field(default_factory=list)  # variable tensors in the state region
     # --io external: value -> ("in" | "out", index) of the caller buffer that holds its bytes
     external: dict[str, tuple[str, int]] = field(default_factory=dict)
+    state_bytes: int = 0  # the state region's size (at the arena's start, in every bound)
 
 
 def check_plan(bufs: list[Buffer], arena: int) -> None:

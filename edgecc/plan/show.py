@@ -76,7 +76,8 @@ def format_table(rep: dict) -> str:
     return "\n".join(lines)
 
 
-_COLORS = {"input": "#4e79a7", "output": "#59a14f", "activation": "#f28e2b", "scratch": "#9c9c9c"}
+_COLORS = {"input": "#4e79a7", "output": "#59a14f", "activation": "#f28e2b", "scratch": "#9c9c9c",
+           "state": "#b07aa1"}
 
 
 def plan_svg(g: Graph, plan: Plan, title: str = "", width: int = 900, height: int = 480) -> str:

@@ -38,6 +38,7 @@ def add_state_region(g: Graph, plan, align: int = 16) -> None:
         plan.state.append(v)
         offset += _aligned(size, align)
     plan.arena += total
+    plan.state_bytes = total
     plan.lower_bound += total
     plan.graph_lower_bound += total
     plan.model_lower_bound += total

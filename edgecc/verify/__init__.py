@@ -112,6 +112,8 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     if frames < 1:
         raise EdgeccError(f"--frames must be at least 1 (got {frames})")
+    if profile and frames > 1:
+        raise EdgeccError("--profile counts the layers of one run: use it without --frames")
     info: dict = {}
     from edgecc.budget import arena_room
     c = compile_model(model, target, name,

@@ -58,7 +58,7 @@ def test_fc_per_channel_int16(case):
     check_model(_random(case, "int16"), compilers=("gcc",))
 
 
-@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55", "aarch64", "x86-avx2"])
+@pytest.mark.parametrize("target", ["cortex-m55", "aarch64", "x86-avx2"])
 def test_simd_kernels_refuse_per_channel_weights(target):
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "m.tflite"
@@ -69,13 +69,24 @@ def test_simd_kernels_refuse_per_channel_weights(target):
     assert lw.kernel.reason == "per-channel weights: portable kernel"
 
 
+# (batches, depth, units, act): chunked deep rows (depth > FC_CHUNK), units not a multiple of 4,
+# more than 16 units, fused activations (a clamp inside int8)
+DSP_CASES = [(1, 40, 8, 0), (2, 1200, 5, 1), (3, 33, 21, 3), (1, 7, 2, 0), (1, 520, 18, 2)]
+
+
 @pytest.mark.qemu
-def test_fc_per_channel_on_cortex_m4():
+@pytest.mark.parametrize("case", range(len(DSP_CASES)))
+def test_fc_per_channel_dsp_kernel_on_cortex_m4(case):
+    batches, depth, units, act = DSP_CASES[case]
+    data = fc_pc_model(np.random.default_rng(4300 + case), batches, depth, units, act)
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "m.tflite"
-        p.write_bytes(_random(1, "int8"))
-        r = verify_model(p, get_target("cortex-m4"))
-    assert r.bit_exact, r.first_bad_layer
+        p.write_bytes(data)
+        (lw,) = compile_model(p, get_target("cortex-m4"), "m").lowered
+        assert lw.template_path == "dsp/fully_connected_dsp_pc.c.j2", lw.kernel.reason
+        for seed in (0, 1):
+            r = verify_model(p, get_target("cortex-m4"), seed=seed)
+            assert r.bit_exact, (seed, r.first_bad_layer)
 
 
 @pytest.mark.parametrize("model", ["cv_dscnn", "cv_dscnn_int16", "cv_gru_unrolled",
