@@ -12,11 +12,15 @@
  *          odd series to s^13, + e ln2 (split into a high part exact in float and a low part).
  *   sqrt:  the integer square root of the 48-bit scaled mantissa, rounded to nearest.
  * Build with -ffp-contract=off so that no multiply-add is fused (as TFLite Micro's build).
+ * Also TFLite's fixed-point 1/sqrt (GetInvSqrtQuantizedMultiplierExp), C twin of
+ * inv_sqrt_multiplier_exp in edgecc/ops/rsqrt.py, for the int8 L2_NORMALIZATION.
  */
 #ifndef EDGECC_MATH_H
 #define EDGECC_MATH_H
 
 #include <stdint.h>
+#include "edgecc_rt.h"
+#include "edgecc_fixedpoint.h"
 
 static inline float ec_f32_bits(uint32_t u) {
     union { uint32_t u; float f; } v;
@@ -144,6 +148,28 @@ static inline float ec_roundf_even(float x) {
     const float f = ec_floorf(x), diff = x - f;
     if (diff < 0.5f || (diff == 0.5f && ((int32_t)f) % 2 == 0)) return f;
     return f + 1.0f;
+}
+
+/* GetInvSqrtQuantizedMultiplierExp(x, reverse_shift -1): 1/sqrt(x) = *mult * 2^*shift / 2^31,
+ * by five Newton-Raphson steps in Q3.28 (gemmlowp FixedPoint<int32, 3>). */
+static inline void ec_inv_sqrt_mult_exp(int32_t x, int32_t *mult, int *shift) {
+    int s = 11, pairs, i;
+    int32_t half, r = (int32_t)1 << 28;
+    const int32_t half_three = ((int32_t)1 << 28) + ((int32_t)1 << 27);
+    if (x <= 1) { *mult = INT32_MAX; *shift = 0; return; }
+    while (x >= ((int32_t)1 << 29)) { x /= 4; ++s; }
+    pairs = (ec_clz32((uint32_t)x) - 1) / 2 - 1;
+    s -= pairs;
+    x = (int32_t)((uint32_t)x << (2 * pairs));
+    half = ec_rdbpot(x >> 1, 1);
+    for (i = 0; i < 5; ++i) {
+        const int32_t r3 = ec_sat_shl(ec_srdhm(ec_srdhm(r, r), r), 6);   /* Rescale<3> from Q9 */
+        r = ec_sat_shl(ec_wsub(ec_srdhm(half_three, r), ec_srdhm(half, r3)), 3);  /* from Q6 */
+    }
+    r = ec_srdhm(r, 1518500250);                                        /* * sqrt(2)/2 */
+    if (s < 0) { r = (int32_t)((uint32_t)r << -s); s = 0; }
+    *mult = r;
+    *shift = -s;
 }
 
 #endif /* EDGECC_MATH_H */

@@ -39,14 +39,15 @@ def test_fill_runtime_value(dtype):
     check_model(mb.finish([v], [y]))
 
 
-@pytest.mark.parametrize("dtype,k", [("float32", 3), ("int32", 2)])
+@pytest.mark.parametrize("dtype,k", [("float32", 3), ("int32", 2), ("int8", 2), ("int8", 5)])
 def test_add_n(dtype, k):
     mb = ModelBuilder()
-    xs = [mb.tensor(f"x{i}", (4, 7), dtype) for i in range(k)]
-    y = mb.tensor("y", (4, 7), dtype)
+    q = dict(scale=0.07, zero_point=-9) if dtype == "int8" else {}
+    xs = [mb.tensor(f"x{i}", (4, 7), dtype, **q) for i in range(k)]
+    y = mb.tensor("y", (4, 7), dtype, **(dict(scale=0.2, zero_point=4) if q else {}))
     mb.op("ADD_N", xs, [y])
     # TFLite Micro's ADD_N has no int32 kernel: LiteRT's reference kernels there
-    (check_model if dtype == "float32" else check_model_litert)(mb.finish(xs, [y]))
+    (check_model if dtype != "int32" else check_model_litert)(mb.finish(xs, [y]))
 
 
 @pytest.mark.parametrize("shape", [(3, 17), (2, 3, 4, 5), (1, 1)])
@@ -54,6 +55,17 @@ def test_l2_normalization_float(shape):
     mb = ModelBuilder()
     x = mb.tensor("x", shape, "float32")
     y = mb.tensor("y", shape, "float32")
+    mb.op("L2_NORMALIZATION", [x], [y])
+    check_model(mb.finish([x], [y]))
+
+
+@pytest.mark.parametrize("shape", [(3, 17), (2, 3, 4, 5), (1, 1), (2, 300)])
+def test_l2_normalization_int8(shape):
+    rng = np.random.default_rng(1550)
+    mb = ModelBuilder()
+    x = mb.tensor("x", shape, "int8", scale=float(rng.uniform(0.01, 0.5)),
+                  zero_point=int(rng.integers(-30, 30)))
+    y = mb.tensor("y", shape, "int8", scale=1 / 128, zero_point=0)
     mb.op("L2_NORMALIZATION", [x], [y])
     check_model(mb.finish([x], [y]))
 
@@ -93,11 +105,13 @@ def test_gather_nd(dtype, k):
 
 @pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, False), (False, True),
                                                (True, True)])
-def test_cumsum_float(exclusive, reverse):
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_cumsum(dtype, exclusive, reverse):
     mb = ModelBuilder()
-    x = mb.tensor("x", (3, 6, 4), "float32")
+    q = dict(scale=0.05, zero_point=11) if dtype == "int8" else {}
+    x = mb.tensor("x", (3, 6, 4), dtype, **q)
     a = mb.const("a", np.array(1, np.int32))
-    y = mb.tensor("y", (3, 6, 4), "float32")
+    y = mb.tensor("y", (3, 6, 4), dtype, **(dict(scale=0.3, zero_point=-7) if q else {}))
     mb.op("CUMSUM", [x, a], [y], {"exclusive": exclusive, "reverse": reverse})
     check_model(mb.finish([x], [y]))
 
