@@ -124,3 +124,58 @@ def test_cumsum_int32_vs_litert():
     y = mb.tensor("y", (2, 5, 3), "int32")
     mb.op("CUMSUM", [x, a], [y], {"exclusive": True})
     check_model_litert(mb.finish([x], [y]))
+
+
+@pytest.mark.parametrize("kind", ["float32", "int8", "hybrid"])
+def test_embedding_lookup(kind):
+    rng = np.random.default_rng(1700)
+    mb = ModelBuilder()
+    ids = mb.const("ids", np.array([3, 0, 2, 2, 5], np.int32))
+    if kind == "float32":
+        v = mb.const("v", rng.standard_normal((6, 2, 3)).astype(np.float32))
+    else:
+        q = dict(scale=0.3, zero_point=0 if kind != "int8" else 4)
+        v = mb.const("v", rng.integers(-128, 128, (6, 2, 3)).astype(np.int8), **q)
+    out = "int8" if kind == "int8" else "float32"
+    y = mb.tensor("y", (5, 2, 3), out, **(dict(scale=0.3, zero_point=4) if kind == "int8" else {}))
+    # the lookup of a constant table by constant ids folds at compile time; a run-time table:
+    x = mb.tensor("x", (6, 2, 3), "float32" if kind == "float32" else "int8",
+                  **({} if kind == "float32" else {k: val for k, val in q.items()}))
+    t = mb.tensor("t", (6, 2, 3), "float32" if kind == "float32" else "int8",
+                  **({} if kind == "float32" else {k: val for k, val in q.items()}))
+    mb.op("ADD" if kind == "float32" else "MAXIMUM", [x, v], [t])
+    mb.op("EMBEDDING_LOOKUP", [ids, t], [y])
+    check_model(mb.finish([x], [y]))
+
+
+def test_broadcast_args_runtime():
+    """Run-time shape vectors kept broadcastable (TFLite Micro crashes on others): s0 in
+    [1, c0] per element, s1 all ones (seeded int32 inputs clamped by MINIMUM then MAXIMUM)."""
+    mb = ModelBuilder()
+    one = mb.const("one", np.array([1], np.int32))
+
+    def vector(name, cap):
+        x = mb.tensor(name, (len(cap),), "int32")
+        lo = mb.tensor(name + "_lo", (len(cap),), "int32")
+        s = mb.tensor(name + "_s", (len(cap),), "int32")
+        mb.op("MINIMUM", [x, mb.const(name + "_cap", np.array(cap, np.int32))], [lo])
+        mb.op("MAXIMUM", [lo, one], [s])
+        return x, s
+    x0, s0 = vector("x0", [1, 5, 1, 3])
+    x1, s1 = vector("x1", [1, 1])
+    y = mb.tensor("y", (4,), "int32")
+    mb.op("BROADCAST_ARGS", [s0, s1], [y])
+    check_model(mb.finish([x0, x1], [y]), seeds=(0, 1, 2))
+
+
+def test_broadcast_args_constant_folds():
+    """Constant vectors: [2, 1, 3] and [4, 1] broadcast to [2, 4, 3], folded at compile time and
+    added to a run-time vector so the model keeps an input."""
+    mb = ModelBuilder()
+    s = mb.tensor("s", (3,), "int32")
+    mb.op("BROADCAST_ARGS", [mb.const("a", np.array([2, 1, 3], np.int32)),
+                             mb.const("b", np.array([4, 1], np.int32))], [s])
+    x = mb.tensor("x", (3,), "int32")
+    y = mb.tensor("y", (3,), "int32")
+    mb.op("MINIMUM", [x, s], [y])
+    check_model(mb.finish([x], [y]))
