@@ -92,7 +92,8 @@ def as_markdown() -> str:
         f"edgecc compiles {len(rows)} TFLite builtin ops. Every listed constraint is checked when a "
         "model is loaded; a node that breaks one is reported (op, index, tensor, message) and "
         "`edgecc compile` exits 2. Numerics are bit-exact with the reference oracle named for each "
-        "op (TFLite Micro unless stated).",
+        "op (TFLite Micro unless stated); float32 paths that call exp, log or tanh "
+        "(runtime_c/edgecc_math.h, no libm) are within 1e-5 relative of it.",
         "",
         "| op | types | constraints | reference oracle |",
         "|---|---|---|---|",
@@ -113,7 +114,8 @@ def readme_block() -> str:
     rows = op_rows()
     names = ", ".join(f"`{r.op}`" for r in rows)
     return textwrap.fill(f"{len(rows)} TFLite ops, each bit-exact with TFLite Micro (or LiteRT's reference "
-            f"kernels where TFLite Micro lacks the op): {names}. Element types, constraints and "
+            f"kernels where TFLite Micro lacks the op; float32 exp/log/tanh within 1e-5 relative): "
+            f"{names}. Element types, constraints and "
             "oracles per op: [SUPPORTED_OPS.md](SUPPORTED_OPS.md) (also `edgecc ops`). "
             "`edgecc compile` on a model with anything else reports each unsupported op (name, "
             "version, op index) and exits 2.", width=100, break_on_hyphens=False)

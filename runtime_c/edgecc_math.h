@@ -11,12 +11,17 @@
  *   log:   x = 2^e m with m in [sqrt(1/2), sqrt(2)), s = (m-1)/(m+1), log m = 2 atanh(s) by its
  *          odd series to s^13, + e ln2 (split into a high part exact in float and a low part).
  *   sqrt:  the integer square root of the 48-bit scaled mantissa, rounded to nearest.
+ *   fmod:  exact (below).
  * Build with -ffp-contract=off so that no multiply-add is fused (as TFLite Micro's build).
+ * Also TFLite's fixed-point 1/sqrt (GetInvSqrtQuantizedMultiplierExp), C twin of
+ * inv_sqrt_multiplier_exp in edgecc/ops/rsqrt.py, for the int8 L2_NORMALIZATION.
  */
 #ifndef EDGECC_MATH_H
 #define EDGECC_MATH_H
 
 #include <stdint.h>
+#include "edgecc_rt.h"
+#include "edgecc_fixedpoint.h"
 
 static inline float ec_f32_bits(uint32_t u) {
     union { uint32_t u; float f; } v;
@@ -144,6 +149,62 @@ static inline float ec_roundf_even(float x) {
     const float f = ec_floorf(x), diff = x - f;
     if (diff < 0.5f || (diff == 0.5f && ((int32_t)f) % 2 == 0)) return f;
     return f + 1.0f;
+}
+
+/* std::fmod: the exact remainder x - n*y with n = trunc(x/y), sign of x. The mantissas are
+ * reduced by shift-and-subtract (long division, one quotient bit per exponent step). */
+static inline float ec_fmodf(float x, float y) {
+    uint32_t ux = ec_bits_f32(x), uy = ec_bits_f32(y), mx, my;
+    const uint32_t sx = ux & 0x80000000u;
+    int ex, ey;
+    ux &= 0x7fffffffu;
+    uy &= 0x7fffffffu;
+    if (uy == 0 || ux >= 0x7f800000u || uy > 0x7f800000u) return EC_NANF;
+    if (ux < uy) return x;
+    if (ux == uy) return ec_f32_bits(sx);
+    ex = (int)(ux >> 23);
+    ey = (int)(uy >> 23);
+    mx = ux & 0x007fffffu;
+    my = uy & 0x007fffffu;
+    if (ex == 0) { ex = 1; while (!(mx & 0x00800000u)) { mx <<= 1; --ex; } } else mx |= 0x00800000u;
+    if (ey == 0) { ey = 1; while (!(my & 0x00800000u)) { my <<= 1; --ey; } } else my |= 0x00800000u;
+    for (; ex > ey; --ex) {                         /* mx < 2 my throughout */
+        if (mx >= my) mx -= my;
+        mx <<= 1;
+    }
+    if (mx >= my) mx -= my;
+    if (mx == 0) return ec_f32_bits(sx);
+    while (!(mx & 0x00800000u)) { mx <<= 1; --ey; }
+    if (ey > 0) return ec_f32_bits(sx | ((uint32_t)ey << 23) | (mx & 0x007fffffu));
+    return ec_f32_bits(sx | (mx >> (1 - ey)));      /* subnormal: exact */
+}
+
+/* TFLite's FloorMod on floats: the fmod remainder moved into the divisor's sign */
+static inline float ec_floor_modf(float x, float y) {
+    const float t = ec_fmodf(x, y);
+    return (t != 0.0f && ((y < 0.0f) != (t < 0.0f))) ? t + y : t;
+}
+
+/* GetInvSqrtQuantizedMultiplierExp(x, reverse_shift -1): 1/sqrt(x) = *mult * 2^*shift / 2^31,
+ * by five Newton-Raphson steps in Q3.28 (gemmlowp FixedPoint<int32, 3>). */
+static inline void ec_inv_sqrt_mult_exp(int32_t x, int32_t *mult, int *shift) {
+    int s = 11, pairs, i;
+    int32_t half, r = (int32_t)1 << 28;
+    const int32_t half_three = ((int32_t)1 << 28) + ((int32_t)1 << 27);
+    if (x <= 1) { *mult = INT32_MAX; *shift = 0; return; }
+    while (x >= ((int32_t)1 << 29)) { x /= 4; ++s; }
+    pairs = (ec_clz32((uint32_t)x) - 1) / 2 - 1;
+    s -= pairs;
+    x = (int32_t)((uint32_t)x << (2 * pairs));
+    half = ec_rdbpot(x >> 1, 1);
+    for (i = 0; i < 5; ++i) {
+        const int32_t r3 = ec_sat_shl(ec_srdhm(ec_srdhm(r, r), r), 6);   /* Rescale<3> from Q9 */
+        r = ec_sat_shl(ec_wsub(ec_srdhm(half_three, r), ec_srdhm(half, r3)), 3);  /* from Q6 */
+    }
+    r = ec_srdhm(r, 1518500250);                                        /* * sqrt(2)/2 */
+    if (s < 0) { r = (int32_t)((uint32_t)r << -s); s = 0; }
+    *mult = r;
+    *shift = -s;
 }
 
 #endif /* EDGECC_MATH_H */

@@ -64,13 +64,14 @@ def _only(c, path: FloatPath):
 
 def twin(op: OpDef, path: FloatPath, keep=()) -> OpDef:
     """op with `path` taking its float32 nodes: the op's constraints then apply to the other
-    nodes only (except those in `keep`: geometry and options, checked on every node), the
-    path's to the float32 nodes only."""
+    nodes only, the path's to the float32 nodes only; those in `keep` (geometry and options)
+    or in both lists are checked on every node, once."""
     ref, low = op.reference, op.lower
     op.reference = lambda g, n, ins: (path.reference if path.applies(g, n) else ref)(g, n, ins)
     op.lower = lambda g, n, t: (path.lower if path.applies(g, n) else low)(g, n, t)
-    op.constraints = ([c if c in keep else _unless(c, path) for c in op.constraints]
-                      + [_only(c, path) for c in path.constraints])
+    shared = [c for c in op.constraints if c in keep or c in path.constraints]
+    op.constraints = ([c if c in shared else _unless(c, path) for c in op.constraints]
+                      + [_only(c, path) for c in path.constraints if c not in shared])
     op.dtypes = f"{op.dtypes}; {path.dtypes}"
     return op
 

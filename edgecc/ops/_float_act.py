@@ -11,7 +11,8 @@ TFLite's reference float arithmetic, which the numpy references reproduce bit fo
   HARD_SWISH:  x * min(6, max(0, x + 3)) / 6 (std::min/max, left to right).
   ADD, DIV:    a + b, a / b with numpy broadcasting, then the fused activation's clamp
                (NONE clamps to the finite float range, as CalculateActivationRange<float>).
-  FLOOR_DIV:   floor(a / b), no clamp.
+  FLOOR_DIV:   floor(a / b), no clamp.   FLOOR_MOD: t = fmod(a, b); t != 0 and sign(t) != sign(b)
+               ? t + b : t, no clamp.
 """
 from __future__ import annotations
 
@@ -135,3 +136,11 @@ def binary(fn, expr: str, clamp: bool = True) -> FloatPath:
 ADD = binary(np.add, "va + vb")
 DIV = binary(np.divide, "va / vb")
 FLOOR_DIV = binary(lambda a, b: np.floor(np.divide(a, b)), "ec_floorf(va / vb)", clamp=False)
+
+
+def _floor_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    t = np.fmod(a, b).astype(F32)  # exact, as std::fmod
+    return np.where((t != 0) & ((b < 0) != (t < 0)), (t + b).astype(F32), t)
+
+
+FLOOR_MOD = binary(_floor_mod, "ec_floor_modf(va, vb)", clamp=False)

@@ -15,7 +15,9 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops import _float_resize
 from edgecc.ops._copy import const_ints
+from edgecc.ops._float import twin
 
 
 def _tdiv(a: int, b: int) -> int:
@@ -109,4 +111,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 OP = register(OpDef("RESIZE_BILINEAR", infer, reference, lower,
                     [int_nhwc_constant_size, not_both_modes, indices_inside], dtypes="int8, int16",
-                    reference_oracle="TFLite Micro (int8); LiteRT BUILTIN_REF (int16)"))
+                    reference_oracle="TFLite Micro (int8, float32); LiteRT BUILTIN_REF (int16)"))
+twin(OP, _float_resize.RESIZE_BILINEAR, keep=(not_both_modes,))  # edgecc/ops/_float_resize.py

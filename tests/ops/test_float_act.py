@@ -57,3 +57,26 @@ def test_float_add_div_broadcast(op, case):
     act = int(rng.choice([0, 1, 2, 3]))
     check_model(binary_model(rng, op, "float32", ins, out,
                              options=dict(fused_activation_function=act)))
+
+
+@pytest.mark.parametrize("case", cases(4, 2))
+def test_div_int8_constant_divisor(case):
+    """int8 DIV against a constant divisor without zero (TFLite leaves b == zp undefined)."""
+    rng = np.random.default_rng(1240 + case)
+    out, ins = broadcast_shapes(rng, max_rank=4)
+    mb = ModelBuilder()
+    q = [dict(scale=float(rng.uniform(0.01, 0.2)), zero_point=int(rng.integers(-20, 20)))
+         for _ in range(3)]
+    x = mb.tensor("x", ins[0], "int8", **q[0])
+    d = rng.integers(-128, 128, ins[1])
+    d = np.where(d == q[1]["zero_point"], q[1]["zero_point"] + 1, d).astype(np.int8)
+    c = mb.const("d", d, **q[1])
+    y = mb.tensor("y", out, "int8", **q[2])
+    mb.op("DIV", [x, c], [y], {"fused_activation_function": int(rng.choice([0, 1]))})
+    check_model(mb.finish([x], [y]))
+
+
+def test_div_int32_broadcast():
+    rng = np.random.default_rng(1250)
+    out, ins = broadcast_shapes(rng, max_rank=3)
+    check_model(binary_model(rng, "DIV", "int32", ins, out))

@@ -1,4 +1,4 @@
-"""LOGICAL_AND / OR / NOT (bool) and float32 FLOOR_DIV against TFLite Micro."""
+"""LOGICAL_AND / OR / NOT (bool) and float32 FLOOR_DIV, FLOOR_MOD against TFLite Micro."""
 import numpy as np
 import pytest
 
@@ -22,3 +22,9 @@ def test_floor_div_float_broadcast():
     rng = np.random.default_rng(1420)
     out, ins = broadcast_shapes(rng, max_rank=4)
     check_model(binary_model(rng, "FLOOR_DIV", "float32", ins, out))
+
+
+def test_floor_mod_float_broadcast():
+    rng = np.random.default_rng(1430)
+    out, ins = broadcast_shapes(rng, max_rank=4)
+    check_model(binary_model(rng, "FLOOR_MOD", "float32", ins, out))

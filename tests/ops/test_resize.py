@@ -42,3 +42,11 @@ def test_resize_bilinear_random(case):
         check_model_litert(resize_model("RESIZE_BILINEAR", shape, size, "int16", align, half, 4))
     else:
         check_model(resize_model("RESIZE_BILINEAR", shape, size, "int8", align, half, 4))
+
+
+@pytest.mark.parametrize("case", cases(6, 3))
+def test_resize_bilinear_float32(case):
+    """TFLite's float ResizeBilinear (edgecc/ops/_float_resize.py): bit-exact, each mode."""
+    rng = np.random.default_rng(1340 + case)
+    shape, size, align, half = _case(rng, case)
+    check_model(resize_model("RESIZE_BILINEAR", shape, size, "float32", align, half, 4))
