@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -102,7 +103,14 @@ def _baseline(model: Path, tmp: Path) -> str:
 
 
 def _assert_clean(counts, bad, label):
+    """Assert no bad outcome; the counts go to stdout and, when $EDGECC_FUZZ_COUNTS names a
+    folder, to LABEL.json there (the long run's tally across xdist workers)."""
     print(f"{label}: {dict(counts)}")
+    folder = os.environ.get("EDGECC_FUZZ_COUNTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / f"{label.replace(' ', '_')}.json").write_text(
+            json.dumps(dict(counts=dict(counts), bad=bad)))
     assert not bad, f"{len(bad)} bad outcomes:\n" + "\n".join(bad[:20])
 
 
