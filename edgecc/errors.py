@@ -1,4 +1,5 @@
-"""User-facing errors: one line saying what is wrong and where; the CLI turns them into exit 2."""
+"""User-facing errors: one line saying what is wrong and where; the CLI turns them into exit 2.
+InternalError (and any other exception) is a bug in edgecc: exit 3 (edgecc/diagnostics.py)."""
 
 
 class EdgeccError(Exception):

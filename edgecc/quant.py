@@ -18,8 +18,15 @@ INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 
 
+ROUND_LIMIT = 1 << 62  # tflite_round of an infinite value (a bound beyond every integer type)
+
+
 def tflite_round(x: float) -> int:
-    """std::round: half away from zero."""
+    """std::round: half away from zero. An infinite x (a float32 quotient that overflowed, from
+    an extreme scale) gives +-ROUND_LIMIT, which every caller's clamp to its dtype absorbs; NaN
+    gives 0 (the validator refuses NaN scales, so only derived quotients can get here)."""
+    if not math.isfinite(x):
+        return 0 if math.isnan(x) else (ROUND_LIMIT if x > 0 else -ROUND_LIMIT)
     return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
 
 
@@ -152,7 +159,8 @@ def mbqm64_pre(x, m_pre, r_pre, k) -> np.ndarray:
 def activation_range(act: int, dtype_min: int, dtype_max: int, scale: float, zp: int) -> tuple[int, int]:
     """CalculateActivationRangeQuantized: clamp bounds of a fused activation in the output's domain."""
     def q(v: float) -> int:  # TFLite divides in float32, then std::round
-        return zp + tflite_round(float(np.float32(v) / np.float32(scale)))
+        with np.errstate(over="ignore"):
+            return zp + tflite_round(float(np.float32(v) / np.float32(scale)))
 
     if act == 0:  # NONE
         return dtype_min, dtype_max

@@ -40,7 +40,7 @@ def test_mbqm_helpers_are_ub_free_for_any_shift(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
 
 
-EXTREME = [(b, m) for b in ("fc", "conv", "relu", "logistic", "tanh", "softmax", "svdf")
+EXTREME = [(b, m) for b in ("fc", "conv", "relu", "relu6", "logistic", "tanh", "softmax", "svdf")
            for m in ("scale_3e38", "scale_1e30", "scale_1e-30", "scale_1e-45", "out_scale_3e38",
                      "out_scale_1e-45", "w_scale_1e30", "bias_scale_3e38")] + \
     [("conv", "opt_dilation_h_factor_2147483647"), ("dwconv", "opt_dilation_w_factor_0"),

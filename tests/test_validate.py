@@ -83,3 +83,20 @@ def test_real_models_pass_the_validator(folder):
     for m in models:
         g = read_tflite(m)
         assert validate_graph(g) is g
+
+
+@pytest.mark.parametrize("axis", [3, -4, 100])
+def test_expand_dims_axis_out_of_range_is_refused(axis, tmp_path, capsys):
+    import numpy as np
+    from edgecc.tflite_writer import ModelBuilder
+    mb = ModelBuilder()
+    x = mb.tensor("x", (2, 4), "int8", scale=0.05, zero_point=0)
+    a = mb.const("axis", np.array([axis], dtype=np.int32))
+    e = mb.tensor("e", (2, 4, 1), "int8", scale=0.05, zero_point=0)
+    mb.op("EXPAND_DIMS", [x, a], [e])
+    y = mb.tensor("y", (2, 4, 1), "int8", scale=0.05, zero_point=0)
+    mb.op("RELU", [e], [y])
+    model = tmp_path / "e.tflite"
+    model.write_bytes(mb.finish([x], [y]))
+    code, out, err = run_cli(["compile", model, "-o", tmp_path / "out"], capsys)
+    assert code == 2 and f"EXPAND_DIMS at op 0: the axis must be a constant inside" in err, err

@@ -63,6 +63,13 @@ def _check(ctx: Ctx, m: Match) -> str | None:
     shared = [v for v in n.inputs if v in state]
     if shared:
         return f"{shared[0]} is recurrent state that a stateful op updates during the run"
+    try:  # bound the work before it allocates: what the op says it makes, not what it claims
+        big = [t for t in get_op(n.op).infer(ctx.g, n) if t is not None
+               and t.numel * t.dtype.size > MAX_FOLDED_BYTES]
+    except Exception:  # noqa: BLE001 - an op that cannot infer here is judged by its reference
+        big = []
+    if big:
+        return f"folding it would create {big[0].nbytes} bytes of constants"
     try:
         results = _evaluate(ctx, n)
     except Exception as e:  # a reference that cannot run here is a reason, not a crash

@@ -1,0 +1,178 @@
+"""The fuzzer (issue 13): hostile inputs never give a traceback, a hang, an internal error, C that
+fails the strict build, or C that misbehaves under ASan/UBSan.
+
+Cases: seeded byte mutations of the shared models (tests/fuzz/mutate.py: truncation, bit flips,
+4-byte boundary values, chunks duplicated/removed, targeted overwrites of shapes, indices,
+scales, zero points, options) and structure-aware hostile models written with edgecc's own
+writer (tests/fuzz/hostile.py). Each is compiled in-process under a 30 s alarm
+(fuzz/harness.py): exit 2 with one line, or exit 0 and then -- for every hostile model, and for
+byte mutants whose generated code differs from the unmutated model's (plus a fixed sample of the
+rest) -- the C builds under -std=c99 -Wall -Wextra -Werror -pedantic with
+-fsanitize=address,undefined and runs 3 random inputs clean with guard bytes intact past the
+arena. A few cases also run as real subprocesses.
+
+The default run holds a fast slice; `-m slow` the long one (2,000+ byte mutants of every shared
+TFLite model and the full hostile set), chunked so `-n 2` spreads it over both cores.
+"""
+from __future__ import annotations
+
+import collections
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED
+from fuzz import hostile
+from fuzz.harness import BAD, compile_case, run_c
+from fuzz.mutate import mutants
+
+REPO = Path(__file__).resolve().parent.parent
+SMALL = ["hello_world_int8", "micro_speech_quantized", "trained_lstm_int8"]
+C_SAMPLE_EVERY = 25       # byte mutants whose code equals the baseline's: C-run one in this many
+C_MAX_MODEL_BYTES = 60_000  # and only for models this small (sanitizer builds of big ones are slow)
+SLOW_MUTANTS_PER_MODEL = 110
+SLOW_HOSTILE_CHUNKS = 6
+
+
+def _shared_tflite() -> list[Path]:
+    out = []
+    for folder in ("tflite", "converter"):
+        d = SHARED / "models" / folder
+        if not d.is_dir():
+            pytest.fail(f"{d} is missing: the shared models must sit beside the checkout")
+        out += sorted(d.glob("*.tflite"))
+    return out
+
+
+def _code_key(out: Path) -> str:
+    """Hash of the generated code without the weights: equal for weight-only mutants."""
+    return hashlib.sha256((out / "m.c").read_bytes()).hexdigest()
+
+
+def run_cases(cases, tmp: Path, c_policy) -> tuple[collections.Counter, list[str]]:
+    """Compile each (name, bytes); C-run the compiled ones c_policy(name, out) selects."""
+    counts: collections.Counter = collections.Counter()
+    bad = []
+    for name, data in cases:
+        model, out = tmp / "case.tflite", tmp / "out"
+        shutil.rmtree(out, ignore_errors=True)
+        model.write_bytes(data)
+        outcome, code, err = compile_case(model, out)
+        if outcome == "compiled" and c_policy(name, out):
+            outcome, err = run_c(out)
+        counts[outcome] += 1
+        if outcome in BAD:
+            keep = tmp / "bad"
+            keep.mkdir(exist_ok=True)
+            (keep / f"{len(bad)}.tflite").write_bytes(data)
+            bad.append(f"{name}: {outcome}: {err.strip()[:400]}")
+    return counts, bad
+
+
+def byte_cases(model: Path, seed: int, count: int):
+    data = model.read_bytes()
+    for i, (kind, d) in enumerate(mutants(data, seed, count)):
+        yield f"{model.stem}#{i}:{kind}", d
+
+
+def _byte_policy(baseline: str, small: bool, limit: int | None = None):
+    """C-run a compiled mutant when its code differs from the baseline's, or one in
+    C_SAMPLE_EVERY of the others; only for small models; at most `limit` runs."""
+    seen = {"n": 0, "runs": 0}
+
+    def policy(name: str, out: Path) -> bool:
+        seen["n"] += 1
+        pick = small and (_code_key(out) != baseline or seen["n"] % C_SAMPLE_EVERY == 0)
+        if pick and (limit is None or seen["runs"] < limit):
+            seen["runs"] += 1
+            return True
+        return False
+    return policy
+
+
+def _baseline(model: Path, tmp: Path) -> str:
+    out = tmp / "baseline"
+    outcome, code, err = compile_case(model, out)
+    return _code_key(out) if outcome == "compiled" else ""
+
+
+def _assert_clean(counts, bad, label):
+    """Assert no bad outcome; the counts go to stdout and, when $EDGECC_FUZZ_COUNTS names a
+    folder, to LABEL.json there (the long run's tally across xdist workers)."""
+    print(f"{label}: {dict(counts)}")
+    folder = os.environ.get("EDGECC_FUZZ_COUNTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / f"{label.replace(' ', '_')}.json").write_text(
+            json.dumps(dict(counts=dict(counts), bad=bad)))
+    assert not bad, f"{len(bad)} bad outcomes:\n" + "\n".join(bad[:20])
+
+
+# ---- the fast slice (default run) -----------------------------------------------------------
+
+def test_fuzz_fast_hostile_models(tmp_path):
+    every = sorted(hostile.cases().items())
+    sample = every[::8]  # ~160 of the full set, every mutation kind across the bases
+    counts, bad = run_cases(sample, tmp_path, lambda name, out: name.split("-")[1] in
+                            ("valid", "const_data_input", "output_is_input", "scale_1e-30",
+                             "names_control", "opt_dilation_h_factor_2147483647"))
+    _assert_clean(counts, bad, "hostile (fast)")
+    assert counts["refused"] > 50 and counts["compiled"] + counts["ok"] > 10
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_fuzz_fast_byte_mutants(name, tmp_path):
+    model = SHARED / "models" / "tflite" / f"{name}.tflite"
+    if not model.is_file():
+        pytest.fail(f"shared model missing: {model}")
+    base = _baseline(model, tmp_path)
+    counts, bad = run_cases(byte_cases(model, 7, 60), tmp_path, _byte_policy(base, True, 3))
+    _assert_clean(counts, bad, f"bytes {name} (fast)")
+    assert counts["refused"] > 10
+
+
+@pytest.mark.parametrize("case", ["relu-zp_128", "softmax-names_control", "fc-dim_-5",
+                                  "reshape_const-valid"])
+def test_fuzz_subprocess_sample(case, tmp_path):
+    """The same outcomes through a real `python -m edgecc` process (stdin closed, timeout)."""
+    base, mutation = case.split("-", 1)
+    data = hostile.build(next(b for b in hostile.BASES if b.__name__ == base),
+                         hostile.MUTATIONS[mutation])
+    model = tmp_path / "m.tflite"
+    model.write_bytes(data)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    r = subprocess.run([sys.executable, "-m", "edgecc", "compile", str(model), "-o",
+                        str(tmp_path / "o")], capture_output=True, text=True, timeout=120,
+                       env=env, stdin=subprocess.DEVNULL)
+    assert "Traceback" not in r.stderr and r.returncode in (0, 2), r.stderr
+    if r.returncode == 2:
+        assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith("edgecc: error: ")
+        assert "\x1b" not in r.stderr and "\x07" not in r.stderr
+    else:
+        assert r.stderr == ""
+
+
+# ---- the long run (-m slow) -----------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(SLOW_HOSTILE_CHUNKS))
+def test_fuzz_slow_hostile_models(chunk, tmp_path):
+    every = sorted(hostile.cases().items())
+    counts, bad = run_cases(every[chunk::SLOW_HOSTILE_CHUNKS], tmp_path, lambda n, out: True)
+    _assert_clean(counts, bad, f"hostile chunk {chunk}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", [p.name for p in _shared_tflite()] if SHARED.is_dir() else [])
+def test_fuzz_slow_byte_mutants(model, tmp_path):
+    path = next(p for p in _shared_tflite() if p.name == model)
+    base = _baseline(path, tmp_path)
+    counts, bad = run_cases(byte_cases(path, 1000 + len(model), SLOW_MUTANTS_PER_MODEL), tmp_path,
+                            _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES))
+    _assert_clean(counts, bad, f"bytes {model}")
