@@ -150,7 +150,7 @@ def test_quantize_onnx_rounds_half_to_even(tmp_path):
 
 
 E2E = ["tfl_ad01_int8_qdq", "tfl_kws_ref_model_qdq", "tfl_pretrainedResnet_quant_qdq",
-       "ox_dscnn_qop_u8", "ox_se_mbv2_qop_u8"]
+       "ox_dscnn_qop_u8", "ox_se_mbv2_qop_u8", "ox_conv1d_qop_s8"]
 
 
 @pytest.mark.parametrize("name", E2E)
@@ -162,7 +162,7 @@ def test_shared_onnx_models_exact_on_host(name, cc):
 
 
 @pytest.mark.parametrize("name", ["ox_dscnn_qdq_s8", "ox_dscnn_qop_u8", "ox_se_mbv2_qdq_u8",
-                                  "ox_se_mbv2_qop_s8"])
+                                  "ox_se_mbv2_qop_s8", "ox_conv1d_qdq_u8", "ox_conv1d_qop_s8"])
 def test_inspect_ox_conv_models_run_no_transpose(tmp_path, name):
     import json
     r = edgecc("inspect", onnx_model(name), "--json", cwd=tmp_path)
