@@ -125,7 +125,9 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
                  for v in g.outputs])
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
                   arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
-                  runtime=RUNTIME_FILES, **ios)
+                  runtime=RUNTIME_FILES, **ios,
+                  # onnxruntime's float requantization must not be contracted into FMAs
+                  fp_contract_off=any(lw.node.attrs.get("numerics") == "onnx" for lw in lowered))
     files = {
         f"{ident.lower()}.h": env.get_template("model/model.h.j2").render(**common),
         f"{ident.lower()}.c": env.get_template("model/model.c.j2").render(**common),

@@ -185,3 +185,19 @@ def test_ox_dscnn_qdq_softmax_within_one_step():
 def test_onnx_models_exact_under_qemu(name, target):
     r = verify_model(onnx_model(name), get_target(target))
     assert r.bit_exact, r.as_json()
+
+
+def test_every_verb_takes_onnx(tmp_path):
+    import json
+    m = onnx_model("tfl_ad01_int8_qdq")
+    r = edgecc("compile", m, "--target", "host", "--name", "ad", "-o", tmp_path / "out",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "-ffp-contract=off" in (tmp_path / "out" / "ad.h").read_text()
+    for args in (("plan", m, "--json"), ("budget", m, "--board", "nrf52840-dk", "--json"),
+                 ("inspect", m, "--json")):
+        r = edgecc(*args, cwd=tmp_path)
+        assert r.returncode == 0, (args, r.stderr)
+        json.loads(r.stdout)
+    r = edgecc("report", m, "-o", tmp_path / "r.html", cwd=tmp_path)
+    assert r.returncode == 0 and (tmp_path / "r.html").stat().st_size > 1000, r.stderr
