@@ -201,3 +201,37 @@ def test_every_verb_takes_onnx(tmp_path):
         json.loads(r.stdout)
     r = edgecc("report", m, "-o", tmp_path / "r.html", cwd=tmp_path)
     assert r.returncode == 0 and (tmp_path / "r.html").stat().st_size > 1000, r.stderr
+
+
+def test_mutated_models_fail_in_one_line(tmp_path):
+    """Seeded mutations of a QOperator model (dropped or rewired inputs, changed op types,
+    dropped attributes, retyped initializers, flipped bytes) end in an EdgeccError (exit 2),
+    never in another exception."""
+    import random
+    rng = random.Random(0)
+    src = onnx.load(str(onnx_model("ox_dscnn_qop_u8")))
+    p = tmp_path / "m.onnx"
+    for it in range(150):
+        m = onnx.ModelProto()
+        m.CopyFrom(src)
+        g = m.graph
+        n = g.node[rng.randrange(len(g.node))]
+        k = it % 6
+        if k == 0 and n.input:
+            del n.input[rng.randrange(len(n.input))]
+        elif k == 1 and n.input:
+            n.input[rng.randrange(len(n.input))] = g.node[rng.randrange(len(g.node))].output[0]
+        elif k == 2:
+            n.op_type = rng.choice(["QLinearConv", "Conv", "Add", "QGemm", "Reshape", "Squeeze"])
+        elif k == 3 and n.attribute:
+            del n.attribute[rng.randrange(len(n.attribute))]
+        elif k == 4:
+            g.initializer[rng.randrange(len(g.initializer))].data_type = rng.choice([1, 2, 3, 6])
+        raw = bytearray(m.SerializeToString())
+        if k == 5:
+            raw[rng.randrange(len(raw))] = rng.randrange(256)
+        p.write_bytes(bytes(raw))
+        try:
+            load_onnx(p)
+        except EdgeccError:
+            pass

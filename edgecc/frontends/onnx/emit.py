@@ -66,6 +66,8 @@ def _bias(b: Builder, info: dict, xq: QParams, wq: QParams, channels: int) -> st
 
 
 def _weights(b: Builder, r: Rec) -> tuple[np.ndarray, QParams]:
+    if r.kind != "qconst" or r.data.dtype != np.int8:
+        raise b.unsupported("the weights must be a constant int8 or uint8 tensor")
     if any(z != 0 for z in r.q.zero_point):
         raise b.unsupported("weights with a non-zero zero point are not supported yet")
     return np.asarray(r.data), r.q

@@ -54,13 +54,20 @@ def dq_rec(b: Builder, x: str, s: str, zp: str, axis: int = 1) -> Rec:
     if r.kind != "act":
         raise b.unsupported(f"DequantizeLinear of a {r.kind} value")
     v = b.values[r.value]
+    if zpv is not None:
+        zpv = to_int8(np.zeros(0, zpv.dtype), zpv)[1]  # uint8 zero points as int8 ones
     q = b.qparams_of(scale, zpv, 0)
     if q.per_channel:
         raise b.unsupported("per-channel DequantizeLinear of an activation")
     if v.type.dtype == DType.UINT8:  # only graph inputs can be uint8 here
         raise b.unsupported("uint8 graph inputs are not supported yet")
+    if v.type.dtype != DType.INT8:
+        raise b.unsupported(f"DequantizeLinear of a {v.type.dtype.value[0]} activation")
     if v.type.q is None:  # an int8 graph input: its quantization is the DQ's
         b.values[r.value] = Value(v.name, replace(v.type, q=q), label=v.label)
+    elif (v.type.q.scale, v.type.q.zero_point) != (q.scale, q.zero_point):
+        raise b.unsupported("DequantizeLinear with other parameters than the QuantizeLinear "
+                            "that made its input")
     return Rec("dq", value=r.value, perm=r.perm)
 
 

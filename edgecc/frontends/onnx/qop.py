@@ -30,7 +30,9 @@ def _bias(b: Builder, n, i: int) -> Rec | None:
     if len(n.input) <= i or not n.input[i]:
         return None
     data = nd._need_const(b, n.input[i], "the bias")
-    return Rec("qconst", data=np.asarray(data, np.int32), q=None)
+    if data.dtype != np.int32:
+        raise b.unsupported("the bias must be int32")
+    return Rec("qconst", data=data, q=None)
 
 
 def qlinear_conv(b: Builder, n, a) -> list[Rec]:
