@@ -29,8 +29,8 @@ def int8_constant_weights(g: Graph, n: Node) -> bool:
 
 
 def per_tensor_weights(g: Graph, n: Node) -> bool:
-    """weights must be quantized per tensor (one scale; per unit with ONNX numerics)"""
-    return is_onnx(n) or not in_type(g, n, 1).q.per_channel
+    """weights must be quantized per tensor (one scale)"""
+    return is_onnx(n) or not in_type(g, n, 1).q.per_channel  # ONNX numerics: scale per unit
 
 
 def bias_int32_const(g: Graph, n: Node) -> bool:
