@@ -190,7 +190,9 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
                   arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
                   runtime=RUNTIME_FILES, state=_state_resets(g, plan, ident, consts),
-                  io_external=external, io_params=IO_PARAMS if external else "", **ios)
+                  io_external=external, io_params=IO_PARAMS if external else "", **ios,
+                  # onnxruntime's float requantization must not be contracted into FMAs
+                  fp_contract_off=any(lw.node.attrs.get("numerics") == "onnx" for lw in lowered))
     files = {
         f"{ident.lower()}.h": env.get_template("model/model.h.j2").render(**common),
         f"{ident.lower()}.c": env.get_template("model/model.c.j2").render(**common),

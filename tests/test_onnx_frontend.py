@@ -150,7 +150,7 @@ def test_quantize_onnx_rounds_half_to_even(tmp_path):
 
 
 E2E = ["tfl_ad01_int8_qdq", "tfl_kws_ref_model_qdq", "tfl_pretrainedResnet_quant_qdq",
-       "ox_dscnn_qop_u8", "ox_se_mbv2_qop_u8"]
+       "ox_dscnn_qop_u8", "ox_se_mbv2_qop_u8", "ox_conv1d_qop_s8"]
 
 
 @pytest.mark.parametrize("name", E2E)
@@ -162,7 +162,7 @@ def test_shared_onnx_models_exact_on_host(name, cc):
 
 
 @pytest.mark.parametrize("name", ["ox_dscnn_qdq_s8", "ox_dscnn_qop_u8", "ox_se_mbv2_qdq_u8",
-                                  "ox_se_mbv2_qop_s8"])
+                                  "ox_se_mbv2_qop_s8", "ox_conv1d_qdq_u8", "ox_conv1d_qop_s8"])
 def test_inspect_ox_conv_models_run_no_transpose(tmp_path, name):
     import json
     r = edgecc("inspect", onnx_model(name), "--json", cwd=tmp_path)
@@ -185,3 +185,53 @@ def test_ox_dscnn_qdq_softmax_within_one_step():
 def test_onnx_models_exact_under_qemu(name, target):
     r = verify_model(onnx_model(name), get_target(target))
     assert r.bit_exact, r.as_json()
+
+
+def test_every_verb_takes_onnx(tmp_path):
+    import json
+    m = onnx_model("tfl_ad01_int8_qdq")
+    r = edgecc("compile", m, "--target", "host", "--name", "ad", "-o", tmp_path / "out",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "-ffp-contract=off" in (tmp_path / "out" / "ad.h").read_text()
+    for args in (("plan", m, "--json"), ("budget", m, "--board", "nrf52840-dk", "--json"),
+                 ("inspect", m, "--json")):
+        r = edgecc(*args, cwd=tmp_path)
+        assert r.returncode == 0, (args, r.stderr)
+        json.loads(r.stdout)
+    r = edgecc("report", m, "-o", tmp_path / "r.html", cwd=tmp_path)
+    assert r.returncode == 0 and (tmp_path / "r.html").stat().st_size > 1000, r.stderr
+
+
+def test_mutated_models_fail_in_one_line(tmp_path):
+    """Seeded mutations of a QOperator model (dropped or rewired inputs, changed op types,
+    dropped attributes, retyped initializers, flipped bytes) end in an EdgeccError (exit 2),
+    never in another exception."""
+    import random
+    rng = random.Random(0)
+    src = onnx.load(str(onnx_model("ox_dscnn_qop_u8")))
+    p = tmp_path / "m.onnx"
+    for it in range(150):
+        m = onnx.ModelProto()
+        m.CopyFrom(src)
+        g = m.graph
+        n = g.node[rng.randrange(len(g.node))]
+        k = it % 6
+        if k == 0 and n.input:
+            del n.input[rng.randrange(len(n.input))]
+        elif k == 1 and n.input:
+            n.input[rng.randrange(len(n.input))] = g.node[rng.randrange(len(g.node))].output[0]
+        elif k == 2:
+            n.op_type = rng.choice(["QLinearConv", "Conv", "Add", "QGemm", "Reshape", "Squeeze"])
+        elif k == 3 and n.attribute:
+            del n.attribute[rng.randrange(len(n.attribute))]
+        elif k == 4:
+            g.initializer[rng.randrange(len(g.initializer))].data_type = rng.choice([1, 2, 3, 6])
+        raw = bytearray(m.SerializeToString())
+        if k == 5:
+            raw[rng.randrange(len(raw))] = rng.randrange(256)
+        p.write_bytes(bytes(raw))
+        try:
+            load_onnx(p)
+        except EdgeccError:
+            pass

@@ -48,3 +48,20 @@ def rq_array(m: np.ndarray) -> np.ndarray:
     numerics, int32 multipliers otherwise."""
     m = np.asarray(m)
     return m.astype(np.float32) if m.dtype.kind == "f" else m.astype(np.int32)
+
+
+def dequant_fn_quant_table(g: Graph, n: Node, fn=None) -> np.ndarray:
+    """The int8 -> int8 table of y = QuantizeLinear(fn(DequantizeLinear(x))) as onnxruntime
+    computes it in float32 (QLinearLookupBase / an unfused DQ -> op -> Q): (x - zp) * scale,
+    fn, / y_scale, round half to even, + y_zp, saturate. fn None: a plain requantization."""
+    x, y = in_type(g, n), out_type(g, n)
+    q = np.arange(-128, 128, dtype=np.int64)
+    v = (q - int(x.q.zero_point[0])).astype(np.float32) * np.float32(x.q.scale[0])
+    if fn is not None:
+        v = np.asarray(fn(v.astype(np.float64))).astype(np.float32)
+    r = np.clip((v / np.float32(y.q.scale[0])).astype(np.float32), -32768.0, 32767.0)
+    return np.clip(np.rint(r).astype(np.int64) + int(y.q.zero_point[0]), -128, 127).astype(np.int8)
+
+
+def sigmoid(v: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-v))

@@ -37,7 +37,13 @@ def gemmlowp_logistic(x: np.ndarray) -> np.ndarray:
 
 def output_zero_point_min(g: Graph, n: Node) -> bool:
     """int8 output must have zero point -128 (scale 1/256)"""
-    return _act16.is_int16(g, n) or ew.zp(out_type(g, n)) == -128
+    return _act16.is_int16(g, n) or ew.zp(out_type(g, n)) == -128 or _onnx(n)
+
+
+def _onnx(n: Node) -> bool:
+    """ONNX numerics: onnxruntime's float sigmoid between DequantizeLinear and QuantizeLinear,
+    tabulated (edgecc/ops/_onnx_rq.py); within one step of onnxruntime's MLAS approximation."""
+    return n.attrs.get("numerics") == "onnx"
 
 
 def int8(g: Graph, n: Node, q: np.ndarray) -> np.ndarray:
@@ -45,10 +51,17 @@ def int8(g: Graph, n: Node, q: np.ndarray) -> np.ndarray:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if _onnx(n):
+        from edgecc.ops._onnx_rq import dequant_fn_quant_table, sigmoid
+        return [dequant_fn_quant_table(g, n, sigmoid)[ins[0].astype(np.int64) + 128]]
     return _sigmoid8.reference(g, n, ins, int8)
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if _onnx(n):
+        from edgecc.ops._lut import table_kernel
+        from edgecc.ops._onnx_rq import dequant_fn_quant_table, sigmoid
+        return table_kernel("table_onnx.c.j2", g, n, dequant_fn_quant_table(g, n, sigmoid))
     return _sigmoid8.lower(g, n, target, "logistic.c.j2", int8)
 
 

@@ -86,6 +86,9 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         r = np.minimum(r, FLOAT_CLAMP).astype(np.float64)
         q = (np.sign(r) * np.floor(np.abs(r) + 0.5)).astype(np.int64)  # std::round on a float
         y = q + zp
+    elif n.attrs.get("numerics") == "onnx":  # DequantizeLinear -> QuantizeLinear in float32
+        from edgecc.ops._onnx_rq import dequant_fn_quant_table
+        return [dequant_fn_quant_table(g, n)[x.astype(np.int64) + 128]]
     else:
         m, s = quantize_multiplier(_ratio(g, n))
         in_zp = int(in_type(g, n).q.zero_point[0])
@@ -113,6 +116,10 @@ def lower(g: Graph, n: Node, target) -> Kernel:
             params["clamp"] = c_float_literal(ONNX_CLAMP)
             return Kernel("quantize_float_onnx.c.j2", params=params)
         return Kernel("quantize_float.c.j2", params=params)
+    if n.attrs.get("numerics") == "onnx":  # int8 -> int8 through a 256-entry table
+        from edgecc.ops._lut import table_kernel
+        from edgecc.ops._onnx_rq import dequant_fn_quant_table
+        return table_kernel("table_onnx.c.j2", g, n, dequant_fn_quant_table(g, n))
     m, s = quantize_multiplier(_ratio(g, n))
     params.update(in_ctype=in_type(g, n).dtype.c, in_zp=int(in_type(g, n).q.zero_point[0]),
                   mult=m, shift=s)

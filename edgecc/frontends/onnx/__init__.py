@@ -25,7 +25,8 @@ HANDLERS = {
     "Conv": nd.conv, "MatMul": nd.matmul, "Gemm": nd.matmul,
     "Add": nd.add_mul, "Mul": nd.add_mul, "Relu": nd.relu_clip, "Clip": nd.relu_clip,
     "AveragePool": nd.pool, "GlobalAveragePool": nd.pool, "MaxPool": nd.pool,
-    "Softmax": nd.softmax,
+    "Softmax": nd.softmax, "Sigmoid": nd.sigmoid, "GlobalMaxPool": nd.pool,
+    "QLinearSigmoid": qop.qlinear_sigmoid,
     "QLinearConv": qop.qlinear_conv, "QGemm": qop.qgemm, "QLinearMatMul": qop.qlinear_matmul,
     "QLinearAdd": qop.qlinear_binary, "QLinearMul": qop.qlinear_binary,
     "QLinearAveragePool": qop.qlinear_pool, "QLinearGlobalAveragePool": qop.qlinear_pool,
@@ -94,7 +95,12 @@ def load_onnx(path: str | Path) -> Graph:
         inputs.append(v)
     for i, n in enumerate(m.graph.node):
         b.index, b.where = i, where(i, n)
-        outs = HANDLERS[n.op_type](b, n, nd.attrs_of(n))
+        try:
+            outs = HANDLERS[n.op_type](b, n, nd.attrs_of(n))
+        except (IndexError, ValueError, TypeError) as e:  # inputs or attributes the op lacks
+            # (onnx.checker does not check contrib ops' arity), or values of the wrong kind
+            raise ModelFormatError(f"{path}: {b.where}: malformed node ({type(e).__name__}: "
+                                   f"{' '.join(str(e).split())[:200]})") from None
         for name, r in zip(n.output, outs):
             b.recs[name] = r
             if r.kind == "act" and r.value not in b.trace:

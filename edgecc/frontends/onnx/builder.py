@@ -142,6 +142,8 @@ class Builder:
 
     def qparams_of(self, scale: np.ndarray, zp: np.ndarray | None, axis: int = 0) -> QParams:
         s = np.asarray(scale, np.float32).ravel()
+        if s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
+            raise self.unsupported("quantization scales must be finite and positive")
         z = np.zeros(s.shape, np.int64) if zp is None else np.asarray(zp, np.int64).ravel()
         if z.size == 1 and s.size > 1:
             z = np.repeat(z, s.size)

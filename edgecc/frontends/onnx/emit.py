@@ -66,6 +66,8 @@ def _bias(b: Builder, info: dict, xq: QParams, wq: QParams, channels: int) -> st
 
 
 def _weights(b: Builder, r: Rec) -> tuple[np.ndarray, QParams]:
+    if r.kind != "qconst" or r.data.dtype != np.int8:
+        raise b.unsupported("the weights must be a constant int8 or uint8 tensor")
     if any(z != 0 for z in r.q.zero_point):
         raise b.unsupported("weights with a non-zero zero point are not supported yet")
     return np.asarray(r.data), r.q
@@ -167,13 +169,16 @@ def binary(b: Builder, info: dict, yq: QParams) -> Rec:
 
 
 def pool(b: Builder, info: dict, yq: QParams) -> Rec:
+    if info["kind"] in ("global", "gmax"):  # over the spatial axes, in whatever layout x has
+        x = info["x"]
+        axes = [x.perm.index(a) for a in range(2, len(x.perm))]
+        ax = b.const(np.array(axes), DType.INT32)
+        op = "MEAN" if info["kind"] == "global" else "REDUCE_MAX"
+        y = b.add_inferred(op, [x.value, ax], DType.INT8, yq, dict(keep_dims=True))
+        return Rec("act", y, perm=x.perm)
     x = b.with_perm(info["x"], NHWC)
     attrs = info["attrs"]
     xq = b.type(x.value).q
-    if info["kind"] == "global":
-        ax = b.const(np.array([1, 2]), DType.INT32)
-        y = b.add_inferred("MEAN", [x.value, ax], DType.INT8, yq, dict(keep_dims=True))
-        return Rec("act", y, perm=NHWC)
     n_, h, w, c = b.type(x.value).shape
     k = [int(v) for v in attrs["kernel_shape"]]
     s = [int(v) for v in attrs.get("strides", [1, 1])]
@@ -191,6 +196,14 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
         raise b.unsupported("MaxPool whose QuantizeLinear changes the quantization")
     y = b.add_inferred(op, [x.value], DType.INT8, yq, a)
     return Rec("act", y, perm=NHWC)
+
+
+def lookup(b: Builder, info: dict, yq: QParams) -> Rec:
+    """An elementwise float function between DequantizeLinear and QuantizeLinear (Sigmoid):
+    the IR op with ONNX numerics tabulates it over the 256 int8 inputs."""
+    x: Rec = info["x"]
+    y = b.add_inferred(info["ir_op"], [x.value], DType.INT8, yq, dict(numerics=ONNX))
+    return Rec("act", y, perm=x.perm)
 
 
 def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
@@ -212,7 +225,8 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     return Rec("act", y, perm=x.perm)
 
 
-EMIT = {"conv": conv, "fc": fully_connected, "binary": binary, "pool": pool, "softmax": softmax}
+EMIT = {"conv": conv, "fc": fully_connected, "binary": binary, "pool": pool, "softmax": softmax,
+        "lookup": lookup}
 
 
 def finish(b: Builder, pend: Rec, yq: QParams) -> Rec:

@@ -54,13 +54,20 @@ def dq_rec(b: Builder, x: str, s: str, zp: str, axis: int = 1) -> Rec:
     if r.kind != "act":
         raise b.unsupported(f"DequantizeLinear of a {r.kind} value")
     v = b.values[r.value]
+    if zpv is not None:
+        zpv = to_int8(np.zeros(0, zpv.dtype), zpv)[1]  # uint8 zero points as int8 ones
     q = b.qparams_of(scale, zpv, 0)
     if q.per_channel:
         raise b.unsupported("per-channel DequantizeLinear of an activation")
     if v.type.dtype == DType.UINT8:  # only graph inputs can be uint8 here
         raise b.unsupported("uint8 graph inputs are not supported yet")
+    if v.type.dtype != DType.INT8:
+        raise b.unsupported(f"DequantizeLinear of a {v.type.dtype.value[0]} activation")
     if v.type.q is None:  # an int8 graph input: its quantization is the DQ's
         b.values[r.value] = Value(v.name, replace(v.type, q=q), label=v.label)
+    elif (v.type.q.scale, v.type.q.zero_point) != (q.scale, q.zero_point):
+        raise b.unsupported("DequantizeLinear with other parameters than the QuantizeLinear "
+                            "that made its input")
     return Rec("dq", value=r.value, perm=r.perm)
 
 
@@ -93,7 +100,9 @@ def quantize(b: Builder, n, a) -> list[Rec]:
         xq = b.type(r.value).q
         if (xq.scale, xq.zero_point) == (yq.scale, yq.zero_point):
             return [Rec("act", r.value, r.perm)]
-        raise b.unsupported("QuantizeLinear re-quantizing a dequantized value")
+        y = b.add("QUANTIZE", [r.value], TensorType(b.type(r.value).shape, DType.INT8, yq),
+                  dict(numerics=emit.ONNX))  # in float32, as onnxruntime: a table
+        return [Rec("act", y, r.perm)]
     if r.kind == "act" and b.type(r.value).dtype == DType.FLOAT32:
         y = b.add("QUANTIZE", [r.value], TensorType(b.type(r.value).shape, DType.INT8, yq),
                   dict(numerics=emit.ONNX))
@@ -169,12 +178,20 @@ def relu_clip(b: Builder, n, a) -> list[Rec]:
 
 def pool(b: Builder, n, a) -> list[Rec]:
     r = b.rec(n.input[0])
-    kind = {"GlobalAveragePool": "global", "AveragePool": "avg", "MaxPool": "max"}[n.op_type]
+    kind = {"GlobalAveragePool": "global", "AveragePool": "avg", "MaxPool": "max",
+            "GlobalMaxPool": "gmax"}[n.op_type]
     if len(n.output) > 1 and n.output[1]:
         raise b.unsupported("MaxPool's Indices output is not supported")
-    if kind == "max" and r.kind == "act":  # on quantized values (QOperator models)
-        return [emit.pool(b, dict(x=r, attrs=a, kind=kind), b.type(r.value).q)]
+    if kind in ("max", "gmax") and r.kind in ("act", "dq"):
+        # max commutes with (de)quantization: pooled on the int8 values, same quantization
+        out = emit.pool(b, dict(x=r, attrs=a, kind=kind), b.type(r.value).q)
+        return [replace(out, kind=r.kind)]
     return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind))]
+
+
+def sigmoid(b: Builder, n, a) -> list[Rec]:
+    return [Rec("pend", op="lookup", info=dict(x=_dq_act(b, b.rec(n.input[0])),
+                                               ir_op="LOGISTIC"))]
 
 
 def softmax(b: Builder, n, a) -> list[Rec]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from edgecc.frontends.onnx import emit
 from edgecc.frontends.onnx import nodes as nd
-from edgecc.frontends.onnx.builder import Builder, Rec, inverse
+from edgecc.frontends.onnx.builder import NHWC, Builder, Rec, inverse, is_identity
 
 
 def _q(b: Builder, n, s: int, zp: int):
@@ -30,7 +30,9 @@ def _bias(b: Builder, n, i: int) -> Rec | None:
     if len(n.input) <= i or not n.input[i]:
         return None
     data = nd._need_const(b, n.input[i], "the bias")
-    return Rec("qconst", data=np.asarray(data, np.int32), q=None)
+    if data.dtype != np.int32:
+        raise b.unsupported("the bias must be int32")
+    return Rec("qconst", data=data, q=None)
 
 
 def qlinear_conv(b: Builder, n, a) -> list[Rec]:
@@ -71,6 +73,11 @@ def qlinear_pool(b: Builder, n, a) -> list[Rec]:
     kind = "global" if n.op_type == "QLinearGlobalAveragePool" else "avg"
     info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, kind=kind)
     return [emit.pool(b, info, _q(b, n, 3, 4))]
+
+
+def qlinear_sigmoid(b: Builder, n, a) -> list[Rec]:
+    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), ir_op="LOGISTIC")
+    return [emit.lookup(b, info, _q(b, n, 3, 4))]
 
 
 def qlinear_softmax(b: Builder, n, a) -> list[Rec]:
@@ -124,10 +131,49 @@ def reshape_like(b: Builder, n, a) -> list[Rec]:
         return [Rec("const", data=r.data.reshape(_new_shape(b, n, a, r.data.shape)))]
     if r.kind not in ("act", "dq"):
         raise b.unsupported(f"{n.op_type} of a {r.kind} value")
+    if n.op_type in ("Squeeze", "Unsqueeze") and not is_identity(r.perm):
+        return [_squeeze_in_layout(b, n, a, r)]
     p = b.plain(r)
     shape = _new_shape(b, n, a, b.type(p.value).shape)
     y = b.reshape(p.value, shape)
     return [replace(p, value=y, perm=tuple(range(len(shape))))]
+
+
+def _squeeze_in_layout(b: Builder, n, a, r: Rec) -> Rec:
+    """Squeeze / Unsqueeze of a permuted activation without moving bytes: size-1 axes leave or
+    join the IR shape, the other axes keep their IR order (NHWC when the result is 4-D and
+    that order allows it)."""
+    old = b.onnx_shape(r)
+    new = _new_shape(b, n, a, old)
+    if n.op_type == "Squeeze":
+        dropped = _dropped(old, b, n, a)
+        kept = [i for i in range(len(old)) if i not in dropped]
+        renum = {o: k for k, o in enumerate(kept)}
+        perm = tuple(renum[p] for p in r.perm if p in renum)
+    else:
+        added = sorted({int(x) % len(new) for x in _axes(b, n, a)})
+        src = [i for i in range(len(new)) if i not in added]  # new axis of each old axis
+        mapped = [src[p] for p in r.perm]
+        perm = None
+        if len(new) == 4 and [p for p in NHWC if p not in added] == mapped:
+            perm = NHWC
+        perm = perm or tuple(mapped + added)
+    y = b.reshape(r.value, tuple(new[p] for p in perm))
+    return replace(r, value=y, perm=perm)
+
+
+def _axes(b: Builder, n, a) -> list[int]:
+    axes = a.get("axes")
+    if axes is None and len(n.input) > 1 and n.input[1]:
+        axes = nd._need_const(b, n.input[1], "axes").tolist()
+    return list(axes or [])
+
+
+def _dropped(old: tuple[int, ...], b: Builder, n, a) -> set[int]:
+    axes = _axes(b, n, a)
+    if axes:
+        return {int(x) % len(old) for x in axes}
+    return {i for i, d in enumerate(old) if d == 1}
 
 
 def identity(b: Builder, n, a) -> list[Rec]:

@@ -33,6 +33,14 @@ class OnnxModel:
     dtypes: dict[str, int] = field(default_factory=dict)
 
 
+def type_name(code: int) -> str:
+    """An ONNX element type's name (FLOAT, COMPLEX64 ...), or its number when it has none."""
+    try:
+        return onnx.TensorProto.DataType.Name(code)
+    except ValueError:
+        return f"element type {code}"
+
+
 def where(i: int, node: onnx.NodeProto) -> str:
     """How an error names a node: its index, type and (when it has one) name."""
     return f"node {i} ({node.op_type}" + (f" '{node.name}')" if node.name else ")")
@@ -117,8 +125,12 @@ def read_model(path: str | Path) -> OnnxModel:
     for t in g.initializer:
         if t.data_type not in ELEM_TYPES:
             raise UnsupportedModel(f"{path}: initializer '{t.name}' has element type "
-                                   f"{onnx.TensorProto.DataType.Name(t.data_type)}")
-        out.consts[t.name] = numpy_helper.to_array(t).copy()
+                                   f"{type_name(t.data_type)}")
+        try:
+            out.consts[t.name] = numpy_helper.to_array(t).copy()
+        except Exception as e:  # data that does not fit the declared shape or type
+            raise ModelFormatError(f"{path}: initializer '{t.name}' is malformed "
+                                   f"({' '.join(str(e).split())[:120]})") from None
     for vi in [*g.input, *g.value_info, *g.output]:
         d = _dims(vi.type)
         if d is not None:
@@ -130,12 +142,16 @@ def read_model(path: str | Path) -> OnnxModel:
             a = n.attribute[0] if n.attribute else None
             if a is None or a.name != "value":
                 raise UnsupportedModel(f"{path}: {where(i, n)}: only Constant 'value' is supported")
-            out.consts[n.output[0]] = numpy_helper.to_array(a.t).copy()
+            try:
+                out.consts[n.output[0]] = numpy_helper.to_array(a.t).copy()
+            except Exception as e:
+                raise ModelFormatError(f"{path}: {where(i, n)}: malformed value "
+                                       f"({' '.join(str(e).split())[:120]})") from None
     for vi in g.input:
         if vi.name in out.consts:
             continue
         et = vi.type.tensor_type.elem_type
         if et not in ELEM_TYPES:
             raise ModelFormatError(f"{path}: graph input '{vi.name}' has element type "
-                                   f"{onnx.TensorProto.DataType.Name(et)}, which edgecc cannot take")
+                                   f"{type_name(et)}, which edgecc cannot take")
     return out
