@@ -30,6 +30,12 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     _add_tiling(p)
 
 
+def _add_weights_section(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--weights-section", metavar="NAME",
+                   help="put every constant array of the model in this linker section (external "
+                        "flash, XIP, QSPI); a board's placement.weights names its region")
+
+
 def _add_io(p: argparse.ArgumentParser) -> None:
     p.add_argument("--io", choices=["arena", "external"], default="arena",
                    help="where the model's inputs and outputs live: in the arena (default), or "
@@ -61,11 +67,12 @@ def cmd_compile(args) -> int:
     from edgecc.budget import arena_room
     target, board = _resolve_target(args)
     c = compile_model(args.model, target, args.name,
-                      ram_budget=arena_room(board) if board is not None else None, io=args.io)
+                      ram_budget=arena_room(board) if board is not None else None, io=args.io,
+                      weights_section=args.weights_section)
     from edgecc.api import output_files
     opts = dict(scratch=os.environ.get("EDGECC_SCRATCH", "any"),
                 tiling=os.environ.get("EDGECC_TILING") or None, io=args.io,
-                emit=sorted(set(args.emit or [])))
+                emit=sorted(set(args.emit or [])), weights_section=args.weights_section)
     files = output_files(c, args.model, target, board, args.emit or [], opts)
     paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
@@ -87,7 +94,8 @@ def cmd_verify(args) -> int:
     if args.inputs:
         return _verify_inputs(args, target, board)
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
-                     board=board, profile=args.profile, io=args.io)
+                     board=board, profile=args.profile, io=args.io,
+                     weights_section=args.weights_section)
     if args.json:
         print(json.dumps(r.as_json()))
     else:
@@ -106,7 +114,7 @@ def _verify_inputs(args, target, board) -> int:
     """verify --inputs: the user's samples, one build (and one QEMU boot) for all of them."""
     from edgecc.verify.dataset import verify_inputs
     r = verify_inputs(args.model, target, args.inputs, cc=args.cc, keep=args.keep, board=board,
-                      io=args.io)
+                      io=args.io, weights_section=args.weights_section)
     x = r.extra
     if args.json:
         print(json.dumps(r.as_json()))
@@ -140,7 +148,8 @@ def cmd_budget(args) -> int:
     from edgecc.boards import load_board
     from edgecc.budget import budget_model
     rep = budget_model(args.model, load_board(args.board), ram_limit=args.ram_limit,
-                       flash_limit=args.flash_limit, keep=args.keep)
+                       flash_limit=args.flash_limit, keep=args.keep,
+                       weights_section=args.weights_section)
     print(json.dumps(rep.as_json()) if args.json else rep.table())
     return 1 if rep.over else 0
 
@@ -181,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--output", required=True, help="output folder")
     c.add_argument("--json", action="store_true")
     _add_io(c)
+    _add_weights_section(c)
     c.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
                    help="also write build files: a CMake library (+ toolchain file, startup code "
                         "and linker script for a bare-metal board), a Make fragment, a Zephyr "
@@ -198,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--profile", action="store_true",
                    help="instructions per layer (QEMU targets and boards)")
     _add_io(v)
+    _add_weights_section(v)
     v.add_argument("--inputs", type=Path, metavar="FILE",
                    help="the samples to compare on (instead of seeded random ones): a .npy "
                         "([N, *input shape]), a .npz (one array per input) or a folder of .npy")
@@ -211,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true")
     b.add_argument("--keep", type=Path, help="keep the build folder here")
     _add_tiling(b)
+    _add_weights_section(b)
     b.set_defaults(fn=cmd_budget)
 
     i = sub.add_parser("inspect", help="the graph before and after each pass")

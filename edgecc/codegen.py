@@ -87,7 +87,8 @@ def value_address(plan: Plan, v: str) -> str:
     return f"((uint8_t *)(uintptr_t)ec_{ext[0]}[{ext[1]}])"
 
 
-def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str, str]:
+def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
+           weights_section: str | None = None) -> dict[str, str]:
     env = _env()
     external = bool(plan.external)
     ident = c_ident(name)
@@ -143,7 +144,9 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
                   arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
                   runtime=RUNTIME_FILES, io_external=external,
-                  io_params=IO_PARAMS if external else "", **ios)
+                  io_params=IO_PARAMS if external else "",
+                  section_attr=(f'__attribute__((section("{weights_section}"))) '
+                                if weights_section else ""), **ios)
     files = {
         f"{ident.lower()}.h": env.get_template("model/model.h.j2").render(**common),
         f"{ident.lower()}.c": env.get_template("model/model.c.j2").render(**common),

@@ -78,13 +78,15 @@ def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndar
 
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
                  name: str = "model", keep: Path | None = None, board=None,
-                 profile: bool = False, io: str = "arena") -> VerifyResult:
+                 profile: bool = False, io: str = "arena",
+                 weights_section: str | None = None) -> VerifyResult:
     if profile and target.runner == "host":
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     info: dict = {}
     from edgecc.budget import arena_room
     c = compile_model(model, target, name,
-                      ram_budget=arena_room(board) if board is not None else None, io=io)
+                      ram_budget=arena_room(board) if board is not None else None, io=io,
+                      weights_section=weights_section)
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     inputs = seeded_inputs(c.graph, seed)
