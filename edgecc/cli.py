@@ -93,6 +93,8 @@ def cmd_verify(args) -> int:
     target, board = _resolve_target(args)
     if args.inputs:
         return _verify_inputs(args, target, board)
+    if args.more_models:
+        return _verify_many(args, target, board)
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
                      board=board, profile=args.profile, io=args.io,
                      weights_section=args.weights_section)
@@ -110,11 +112,39 @@ def cmd_verify(args) -> int:
     return 0 if r.bit_exact else 1
 
 
+def _verify_many(args, target, board) -> int:
+    """verify MODEL MODEL...: one line (or JSON object) per model, a progress bar on a terminal;
+    a model that cannot be verified is reported and the others still run."""
+    from edgecc.progress import progress, say
+    from edgecc.verify import verify_model
+    rows, worst = [], 0
+    for m in progress([args.model, *args.more_models], desc="verify", unit="model",
+                      json_mode=args.json):
+        try:
+            r = verify_model(m, target, cc=args.cc, seed=args.seed, board=board, io=args.io,
+                             weights_section=args.weights_section)
+        except EdgeccError as e:
+            rows.append(dict(model=str(m), error=" ".join(str(e).split())))
+            worst = 2
+            if not args.json:
+                say(f"{Path(m).name}: error: {rows[-1]['error']}", file=sys.stdout)
+            continue
+        rows.append(r.as_json())
+        worst = max(worst, 0 if r.bit_exact else 1)
+        if not args.json:
+            status = "bit-exact" if r.bit_exact else f"MISMATCH in {r.mismatched_bytes} bytes"
+            say(f"{Path(m).name} on {r.target}: {status} ({r.total_bytes} output bytes) vs "
+                f"{r.oracle}, arena {r.arena_bytes} B", file=sys.stdout)
+    if args.json:
+        print(json.dumps(dict(models=rows, bit_exact=worst == 0)))
+    return worst
+
+
 def _verify_inputs(args, target, board) -> int:
     """verify --inputs: the user's samples, one build (and one QEMU boot) for all of them."""
     from edgecc.verify.dataset import verify_inputs
     r = verify_inputs(args.model, target, args.inputs, cc=args.cc, keep=args.keep, board=board,
-                      io=args.io, weights_section=args.weights_section)
+                      io=args.io, weights_section=args.weights_section, progress=not args.json)
     x = r.extra
     if args.json:
         print(json.dumps(r.as_json()))
@@ -200,6 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="build, run and compare with TFLite Micro byte for byte "
                        "(LiteRT BUILTIN_REF for ops TFLite Micro lacks)")
     v.add_argument("model")
+    v.add_argument("more_models", nargs="*", metavar="MODEL",
+                   help="more models to verify in one run (a progress bar on a terminal)")
     _add_target(v)
     v.add_argument("--cc", choices=["gcc", "clang"], help="C compiler (default gcc)")
     v.add_argument("--seed", type=int, default=0)

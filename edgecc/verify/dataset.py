@@ -148,8 +148,9 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     if not samples:
         raise EdgeccError(f"{inputs}: no samples")
     n_out = len(c.graph.outputs)
+    from edgecc.progress import progress as bar
     ref, oracle = [], ""
-    for s in samples:
+    for s in bar(samples, desc="reference", unit="sample", json_mode=not progress):
         r, oracle = run_reference(model, s, n_out)
         ref.append(r)
     t_ref = time.perf_counter() - t0
