@@ -158,7 +158,8 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
     if latency and any(t.name in HOST_TARGETS for t in targets):
         floor = SHARED / "models" / "tflite" / "hello_world_int8.tflite"
         extra["litert_floor_us"] = time_litert(floor, 0.2) if floor.is_file() else None
-    for model in models:
+    from edgecc.progress import progress
+    for model in progress(models, desc="benchmarks", unit="model"):
         name = model.stem
         base: dict = dict(model=name)
         try:
@@ -212,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="measure nothing: rewrite -o (and --readme) from a saved --json file")
     args = p.parse_args(argv)
     from benchmarks.x86 import LATENCY_CFLAGS
+    from edgecc.progress import say
     if args.render:
         saved = json.loads(args.render.read_text())
         _write(args, saved["meta"], saved["results"])
@@ -223,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             get_target(t)
         meta = machine_meta(argv, LATENCY_CFLAGS)
         extra, results = run(models, args.targets, not args.no_latency, args.budget,
-                             log=lambda s: print(s, file=sys.stderr, flush=True))
+                             log=say)
     except EdgeccError as e:
         print(f"benchmarks: error: {e}", file=sys.stderr)
         return 2

@@ -31,7 +31,8 @@ def _resolve(target: str | None, board: str | None):
 
 def compile(model: str | Path, target: str | None = None, board: str | None = None,
             name: str = "model", output: str | Path | None = None, emit: tuple[str, ...] = (),
-            io: str = "arena", scratch: str | None = None, tiling: str | None = None):
+            io: str = "arena", scratch: str | None = None, tiling: str | None = None,
+            weights_section: str | None = None):
     """Compile `model` (as `edgecc compile`); with `output`, write the folder (the C, the build
     files of `emit`, the manifest). Returns the edgecc.compiler.Compiled record (.files: the C,
     .plan.arena, .lowered, ...)."""
@@ -40,15 +41,17 @@ def compile(model: str | Path, target: str | None = None, board: str | None = No
     t, b = _resolve(target, board)
     data = Path(model).read_bytes() if Path(model).is_file() else b""
     key = (hashlib.sha256(data).hexdigest(), str(Path(model).resolve()), t.name, repr(b), name,
-           io, scratch, tiling)
+           io, scratch, tiling, weights_section)
     c = _COMPILED.get(key)
     if c is None:
         c = compile_model(model, t, name, scratch=scratch, tiling=tiling, io=io,
-                          ram_budget=arena_room(b) if b is not None else None)
+                          ram_budget=arena_room(b) if b is not None else None,
+                          weights_section=weights_section)
         _COMPILED[key] = c
     if output is not None:
         from edgecc.codegen import write_files
-        opts = dict(scratch=scratch or "any", tiling=tiling, io=io, emit=sorted(set(emit)))
+        opts = dict(scratch=scratch or "any", tiling=tiling, io=io, emit=sorted(set(emit)),
+                    weights_section=weights_section)
         write_files(output_files(c, model, t, b, emit, opts), Path(output))
     return c
 
@@ -60,7 +63,8 @@ def output_files(c, model, target, board, emit, options: dict) -> dict[str, str]
     if emit:
         from edgecc.firmware import board_for, emit_files
         files.update(emit_files(c.files, c.name, c.graph.name, list(emit),
-                                board_for(target.name, board), c.plan.arena))
+                                board_for(target.name, board), c.plan.arena,
+                                c.weights_section))
     fname, text = manifest_file(c, model, target.name, board.name if board else None, options)
     files[fname] = text
     return files

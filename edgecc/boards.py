@@ -98,6 +98,7 @@ class Board:
     heap_size: int = 4096
     description: str = ""
     path: Path | None = field(default=None, compare=False)
+    weights_region: str = ""               # flash region of `--weights-section` (default: code)
 
     @property
     def bare_metal(self) -> bool:
@@ -249,7 +250,7 @@ def board_from_dict(d: dict, path: Path) -> Board:
     pl = d.get("placement", {})
     if not isinstance(pl, dict):
         raise EdgeccError(f"{where}: [placement] must be a table")
-    code = data = ""
+    code = data = weights = ""
     arena: tuple[str, ...] = ()
     if regions:
         flash = [r.name for r in regions if r.kind == "flash"]
@@ -266,6 +267,9 @@ def board_from_dict(d: dict, path: Path) -> Board:
             raise EdgeccError(f"{where}: placement.arena must be a region name or a list of them")
         arena = tuple(arena_v)
         names = {r.name: r for r in regions}
+        weights = _str(pl, "weights", f"{where}: [placement]", code)
+        if weights not in names or names[weights].kind != "flash":
+            raise EdgeccError(f"{where}: placement.weights must name a flash region: {weights!r}")
         for what, n in [("code", code), ("data", data)] + [("arena", a) for a in arena]:
             if n not in names:
                 raise EdgeccError(f"{where}: placement.{what} names no region: {n!r}")
@@ -279,7 +283,8 @@ def board_from_dict(d: dict, path: Path) -> Board:
                  code_region=code, data_region=data, arena_regions=arena,
                  stack_size=_size(d.get("stack_size", 8192), f"{where}: stack_size"),
                  heap_size=_size(d.get("heap_size", 4096), f"{where}: heap_size"),
-                 description=str(d.get("description", "")), path=path)
+                 description=str(d.get("description", "")), path=path,
+                 weights_region=weights)
 
 
 def default_board(target: str) -> Board:

@@ -43,6 +43,7 @@ class Footprint:
     arena_region: str | None = None
     program_flash: int | None = None
     program_ram: int | None = None
+    regions: list = field(default_factory=list)  # edgecc.regions.region_use of the program
 
     @property
     def flash(self) -> int:
@@ -183,7 +184,9 @@ def measure(prog, arena_bytes: int, run_symbol: str, gen_dir: Path | None = None
         if obj not in model or not alloc.get(osect, (False,))[0]:
             continue
         writable, contents = alloc[osect][1], alloc[osect][2]
-        if isect.startswith(".rodata") or (not writable and isect.startswith(".srodata")):
+        if Path(obj).stem.endswith("_weights") and not writable:  # any section (--weights-section)
+            fp.weights += size
+        elif isect.startswith(".rodata") or (not writable and isect.startswith(".srodata")):
             if Path(obj).stem.endswith("_weights"):
                 fp.weights += size
             else:
@@ -235,7 +238,7 @@ class BudgetReport:
                     stack_method=fp.stack_method, program_flash_bytes=fp.program_flash,
                     program_ram_bytes=fp.program_ram, fits=not self.over,
                     over=[dict(what=o.what, needed=o.needed, limit=o.limit, by=o.by)
-                          for o in self.over])
+                          for o in self.over], regions=fp.regions)
 
     def table(self) -> str:
         fp = self.footprint
@@ -262,7 +265,9 @@ class BudgetReport:
                f"limits: flash {fl or '-'}, RAM {rl or '-'}"]
         verdict = [f"OVER: {o.what} needs {o.needed:,} B, limit {o.limit:,} B: over by "
                    f"{o.by:,} bytes" for o in self.over] or ["fits"]
-        return "\n".join([head, *body, *lim, *verdict])
+        regions = [f"region {r['name']} ({r['kind']}): {r['used']:,} of {r['size']:,} B used by "
+                   f"the test program ({100.0 * r['used'] / r['size']:.1f}%)" for r in fp.regions]
+        return "\n".join([head, *body, *lim, *regions, *verdict])
 
 
 def check(fp: Footprint, board: Board, flash_limit: int | None,
@@ -295,7 +300,7 @@ def arena_room(board: Board, ram_limit: int | None = None) -> int | None:
 
 def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
                  flash_limit: int | None = None, name: str = "model",
-                 keep: Path | None = None) -> BudgetReport:
+                 keep: Path | None = None, weights_section: str | None = None) -> BudgetReport:
     from edgecc.codegen import write_files
     from edgecc.compiler import compile_model
     from edgecc.names import c_ident
@@ -304,7 +309,7 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
     if ram_limit is not None and ram_limit <= 0 or flash_limit is not None and flash_limit <= 0:
         raise EdgeccError("--ram-limit and --flash-limit must be positive byte counts")
     c = compile_model(model, get_target(board.target), name,
-                      ram_budget=arena_room(board, ram_limit))
+                      ram_budget=arena_room(board, ram_limit), weights_section=weights_section)
     ident = c_ident(name)
     with tempfile.TemporaryDirectory(prefix="edgecc-budget-") as tmp:
         work = Path(keep) if keep else Path(tmp)
@@ -315,12 +320,16 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
             name=ident.lower(), NAME=ident.upper()))
         # Measure on an unbounded copy of the memory map so an oversize model still links ...
         prog = build_program(gen, [app], work / "measure.elf", board, "gcc", c.plan.arena,
-                             unbounded=board.bare_metal)
+                             unbounded=board.bare_metal, weights_section=weights_section)
         fp = measure(prog, c.plan.arena, f"{ident.lower()}_run")
+        if board.bare_metal:
+            from edgecc.regions import region_use
+            fp.regions = region_use(prog.elf, board, unbounded=True)
         over = check(fp, board, flash_limit or board.flash_bytes, ram_limit or board.ram_bytes)
         # ... and, when it fits, link for the board itself: the device's link must succeed too.
         if not over and board.bare_metal:
-            link(prog.objects, work / "board.elf", board, c.plan.arena)
+            link(prog.objects, work / "board.elf", board, c.plan.arena,
+                 weights_section=weights_section)
     return BudgetReport(str(model), board, fp, flash_limit or board.flash_bytes,
                         ram_limit or board.ram_bytes, over)
 

@@ -66,6 +66,12 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     _add_tiling(p)
 
 
+def _add_weights_section(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--weights-section", metavar="NAME",
+                   help="put every constant array of the model in this linker section (external "
+                        "flash, XIP, QSPI); a board's placement.weights names its region")
+
+
 def _add_io(p: argparse.ArgumentParser) -> None:
     p.add_argument("--io", choices=["arena", "external"], default="arena",
                    help="where the model's inputs and outputs live: in the arena (default), or "
@@ -97,11 +103,12 @@ def cmd_compile(args) -> int:
     from edgecc.budget import arena_room
     target, board = _resolve_target(args)
     c = compile_model(args.model, target, args.name,
-                      ram_budget=arena_room(board) if board is not None else None, io=args.io)
+                      ram_budget=arena_room(board) if board is not None else None, io=args.io,
+                      weights_section=args.weights_section)
     from edgecc.api import output_files
     opts = dict(scratch=os.environ.get("EDGECC_SCRATCH", "any"),
                 tiling=os.environ.get("EDGECC_TILING") or None, io=args.io,
-                emit=sorted(set(args.emit or [])))
+                emit=sorted(set(args.emit or [])), weights_section=args.weights_section)
     files = output_files(c, args.model, target, board, args.emit or [], opts)
     paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
@@ -122,8 +129,11 @@ def cmd_verify(args) -> int:
     target, board = _resolve_target(args)
     if args.inputs:
         return _verify_inputs(args, target, board)
+    if args.more_models:
+        return _verify_many(args, target, board)
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
-                     board=board, profile=args.profile, frames=args.frames, io=args.io)
+                     board=board, profile=args.profile, frames=args.frames, io=args.io,
+                     weights_section=args.weights_section)
     if args.json:
         print(json.dumps(r.as_json()))
     else:
@@ -141,11 +151,39 @@ def cmd_verify(args) -> int:
     return 0 if r.bit_exact else 1
 
 
+def _verify_many(args, target, board) -> int:
+    """verify MODEL MODEL...: one line (or JSON object) per model, a progress bar on a terminal;
+    a model that cannot be verified is reported and the others still run."""
+    from edgecc.progress import progress, say
+    from edgecc.verify import verify_model
+    rows, worst = [], 0
+    for m in progress([args.model, *args.more_models], desc="verify", unit="model",
+                      json_mode=args.json):
+        try:
+            r = verify_model(m, target, cc=args.cc, seed=args.seed, board=board, io=args.io,
+                             weights_section=args.weights_section)
+        except EdgeccError as e:
+            rows.append(dict(model=str(m), error=" ".join(str(e).split())))
+            worst = 2
+            if not args.json:
+                say(f"{Path(m).name}: error: {rows[-1]['error']}", file=sys.stdout)
+            continue
+        rows.append(r.as_json())
+        worst = max(worst, 0 if r.bit_exact else 1)
+        if not args.json:
+            status = "bit-exact" if r.bit_exact else f"MISMATCH in {r.mismatched_bytes} bytes"
+            say(f"{Path(m).name} on {r.target}: {status} ({r.total_bytes} output bytes) vs "
+                f"{r.oracle}, arena {r.arena_bytes} B", file=sys.stdout)
+    if args.json:
+        print(json.dumps(dict(models=rows, bit_exact=worst == 0)))
+    return worst
+
+
 def _verify_inputs(args, target, board) -> int:
     """verify --inputs: the user's samples, one build (and one QEMU boot) for all of them."""
     from edgecc.verify.dataset import verify_inputs
     r = verify_inputs(args.model, target, args.inputs, cc=args.cc, keep=args.keep, board=board,
-                      io=args.io)
+                      io=args.io, weights_section=args.weights_section, progress=not args.json)
     x = r.extra
     if args.json:
         print(json.dumps(r.as_json()))
@@ -179,7 +217,8 @@ def cmd_budget(args) -> int:
     from edgecc.boards import load_board
     from edgecc.budget import budget_model
     rep = budget_model(args.model, load_board(args.board), ram_limit=args.ram_limit,
-                       flash_limit=args.flash_limit, keep=args.keep)
+                       flash_limit=args.flash_limit, keep=args.keep,
+                       weights_section=args.weights_section)
     print(json.dumps(rep.as_json()) if args.json else rep.table())
     return 1 if rep.over else 0
 
@@ -221,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--output", required=True, type=_nonempty("-o"), help="output folder")
     c.add_argument("--json", action="store_true")
     _add_io(c)
+    _add_weights_section(c)
     c.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
                    help="also write build files: a CMake library (+ toolchain file, startup code "
                         "and linker script for a bare-metal board), a Make fragment, a Zephyr "
@@ -230,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="build, run and compare with TFLite Micro byte for byte "
                        "(LiteRT BUILTIN_REF for ops TFLite Micro lacks)")
     v.add_argument("model")
+    v.add_argument("more_models", nargs="*", metavar="MODEL",
+                   help="more models to verify in one run (a progress bar on a terminal)")
     _add_target(v)
     v.add_argument("--cc", choices=["gcc", "clang"], help="C compiler (default gcc)")
     v.add_argument("--seed", type=_seed, default=0, help="input seed, 0 <= S < 2^32")
@@ -241,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="N consecutive seeded frames on one arena after one name_reset (state "
                         "carried), each compared with the reference that keeps its state too")
     _add_io(v)
+    _add_weights_section(v)
     v.add_argument("--inputs", type=Path, metavar="FILE",
                    help="the samples to compare on (instead of seeded random ones): a .npy "
                         "([N, *input shape]), a .npz (one array per input) or a folder of .npy")
@@ -255,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true")
     b.add_argument("--keep", type=Path, help="keep the build folder here")
     _add_tiling(b)
+    _add_weights_section(b)
     b.set_defaults(fn=cmd_budget)
 
     i = sub.add_parser("inspect", help="the graph before and after each pass")

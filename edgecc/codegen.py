@@ -132,7 +132,8 @@ def value_address(plan: Plan, v: str) -> str:
     return f"((uint8_t *)(uintptr_t)ec_{ext[0]}[{ext[1]}])"
 
 
-def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str, str]:
+def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
+           weights_section: str | None = None) -> dict[str, str]:
     env = _env()
     external = bool(plan.external)
     ident = c_ident(name)
@@ -190,7 +191,9 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str) -> dict[str,
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
                   arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
                   runtime=RUNTIME_FILES, state=_state_resets(g, plan, ident, consts),
-                  io_external=external, io_params=IO_PARAMS if external else "", **ios,
+                  io_external=external, io_params=IO_PARAMS if external else "",
+                  section_attr=(f'__attribute__((section("{weights_section}"))) '
+                                if weights_section else ""), **ios,
                   # onnxruntime's float requantization must not be contracted into FMAs
                   fp_contract_off=any(lw.node.attrs.get("numerics") == "onnx" for lw in lowered))
     files = {

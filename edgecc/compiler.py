@@ -6,6 +6,7 @@ in its own module (frontends/, passes/, lower/, plan/, codegen.py).
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ class Compiled:
     name: str
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)
+    weights_section: str | None = None  # linker section of every constant array (--weights-section)
 
     @property
     def weights_bytes(self) -> int:
@@ -69,6 +71,7 @@ def scratch_budget(g: Graph) -> dict[int, int]:
 SCRATCH_POLICIES = ("fit", "any")
 TILING_POLICIES = ("off", "auto")
 IO_MODES = ("arena", "external")  # where the graph's inputs and outputs live
+SECTION_NAME = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]{0,63}")
 
 
 MEMORY_FIRST_GAIN = 0.05  # portable streaming kernels must shrink the arena by 5% (or fit)
@@ -129,7 +132,7 @@ def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch:
 
 def compile_model(path: str | Path, target: Target, name: str, scratch: str | None = None,
                   tiling: str | None = None, ram_budget: int | None = None,
-                  io: str = "arena") -> Compiled:
+                  io: str = "arena", weights_section: str | None = None) -> Compiled:
     """scratch="fit": optimized kernels only where their scratch fits in bytes dead at their step
     (the arena stays at the activations' peak); "any": always the fastest kernel, arena may grow.
     tiling="auto": patch-based execution of the memory-heavy first stage where it pays
@@ -146,6 +149,9 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
     if io not in IO_MODES:
         raise EdgeccError(f"unknown io mode {io!r} (known: {', '.join(IO_MODES)})")
     ext = io == "external"
+    if weights_section is not None and not SECTION_NAME.fullmatch(weights_section):
+        raise EdgeccError(f"--weights-section {weights_section!r}: not a linker section name "
+                          f"(letters, digits, '.', '_', '$'; not starting with a digit)")
     imported = load_model(path)
     g0, results = optimize(imported)
     g, lowered, plan = _lower_and_plan(g0, target, scratch, imported, external_io=ext)
@@ -170,6 +176,7 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
     if plan.arena > MAX_ARENA_BYTES:  # activations were checked; kernel scratch can add more
         raise UnsupportedModel(f"{imported.name}: the arena would be {plan.arena:,} bytes, over "
                                f"edgecc's limit of {MAX_ARENA_BYTES:,} (int32 offsets)")
-    files = render(g, lowered, plan, name)
+    files = render(g, lowered, plan, name, weights_section)
     return Compiled(imported, g, results, lowered, plan, files, name,
-                    seconds=time.perf_counter() - t0, stats=stats)
+                    seconds=time.perf_counter() - t0, stats=stats,
+                    weights_section=weights_section)

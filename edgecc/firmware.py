@@ -31,7 +31,8 @@ def board_for(target_name: str, board: Board | None) -> Board | None:
     return board if board.bare_metal else None
 
 
-def board_files(board: Board, arena_bytes: int) -> dict[str, str]:
+def board_files(board: Board, arena_bytes: int,
+                weights_section: str | None = None) -> dict[str, str]:
     """Toolchain file, startup code and linker script of a bare-metal board."""
     from edgecc.verify.cross import linker_script
     tool = _env().get_template("firmware/toolchain.cmake.j2").render(
@@ -39,11 +40,13 @@ def board_files(board: Board, arena_bytes: int) -> dict[str, str]:
         qemu_machine=board.qemu_machine)
     startup = (data_dir("templates") / "baremetal" / "startup.c").read_text()
     return {TOOLCHAIN_FILE: tool, "board/startup.c": startup,
-            f"board/{board.name}.ld": linker_script(board, arena_bytes)}
+            f"board/{board.name}.ld": linker_script(board, arena_bytes,
+                                                    weights_section=weights_section)}
 
 
 def emit_files(files: dict[str, str], name: str, model: str, kinds: list[str],
-               board: Board | None, arena_bytes: int) -> dict[str, str]:
+               board: Board | None, arena_bytes: int,
+               weights_section: str | None = None) -> dict[str, str]:
     """The build files for `kinds` (any of EMIT_KINDS) around the generated `files`."""
     unknown = sorted(set(kinds) - set(EMIT_KINDS))
     if unknown:
@@ -58,7 +61,7 @@ def emit_files(files: dict[str, str], name: str, model: str, kinds: list[str],
     if "cmake" in kinds:
         out["CMakeLists.txt"] = env.get_template("firmware/CMakeLists.txt.j2").render(**ctx)
         if board is not None:
-            out.update(board_files(board, arena_bytes))
+            out.update(board_files(board, arena_bytes, weights_section))
     if "make" in kinds:
         out[f"{ident}.mk"] = env.get_template("firmware/model.mk.j2").render(**ctx)
     if "zephyr" in kinds:

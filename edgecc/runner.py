@@ -118,7 +118,7 @@ def build_runner(c, target, board, cc: str | None = None) -> Path:
             from edgecc.verify.cross import build_program
             b = board or default_board(target.name)
             built = build_program(tmp / "gen", [src], tmp / "prog.elf", b, cc, c.plan.arena,
-                                  callgraph=False)
+                                  callgraph=False, weights_section=c.weights_section)
             os.replace(built.elf, tmp / "prog")
         try:
             os.replace(tmp, final)  # atomic; a parallel build may have won: keep theirs

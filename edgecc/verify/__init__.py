@@ -107,7 +107,8 @@ def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | Non
 
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
                  name: str = "model", keep: Path | None = None, board=None,
-                 profile: bool = False, frames: int = 1, io: str = "arena") -> VerifyResult:
+                 profile: bool = False, frames: int = 1, io: str = "arena",
+                 weights_section: str | None = None) -> VerifyResult:
     if profile and target.runner == "host":
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     if frames < 1:
@@ -117,7 +118,8 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     info: dict = {}
     from edgecc.budget import arena_room
     c = compile_model(model, target, name,
-                      ram_budget=arena_room(board) if board is not None else None, io=io)
+                      ram_budget=arena_room(board) if board is not None else None, io=io,
+                      weights_section=weights_section)
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     ins = seeded_frames(c.graph, seed, frames)

@@ -139,9 +139,11 @@ def arena_placement(board: Board, arena_bytes: int) -> Region:
     return r
 
 
-def linker_script(board: Board, arena_bytes: int, unbounded: bool = False) -> str:
+def linker_script(board: Board, arena_bytes: int, unbounded: bool = False,
+                  weights_section: str | None = None) -> str:
     """The board's linker script. `unbounded` gives every region 1 GiB at its own address, for
-    measuring a program that may not fit (edgecc budget); such an image is never run."""
+    measuring a program that may not fit (edgecc budget); such an image is never run.
+    `weights_section`: the model's constants' section, placed in the board's weights region."""
     arena = arena_placement(board, arena_bytes)
     regions = []
     for i, r in enumerate(board.regions):
@@ -152,20 +154,21 @@ def linker_script(board: Board, arena_bytes: int, unbounded: bool = False) -> st
     return _env().get_template("baremetal/link.ld.j2").render(
         board=board.name, core=board.target, where=where, regions=regions,
         code=board.code_region, data=board.data_region, arena=arena.name,
-        stack_size=board.stack_size, heap_size=board.heap_size)
+        stack_size=board.stack_size, heap_size=board.heap_size, weights_section=weights_section,
+        weights_region=board.weights_region or board.code_region)
 
 
 _OVERFLOW = re.compile(r"region [`'](\w+)' overflowed by (\d+) bytes")
 
 
 def link(objects: list[Path], elf: Path, board: Board, arena_bytes: int,
-         unbounded: bool = False) -> Path:
+         unbounded: bool = False, weights_section: str | None = None) -> Path:
     """Link for the board; returns the map file. A program that does not fit the board's
     memory fails here with one line naming the region and the overshoot."""
     mapf = elf.with_suffix(".map")
     if _bare(board):
         ld = elf.with_suffix(".ld")
-        ld.write_text(linker_script(board, arena_bytes, unbounded))
+        ld.write_text(linker_script(board, arena_bytes, unbounded, weights_section))
         cmd = ["arm-none-eabi-gcc", *board.cflags, "-nostartfiles", "--specs=nano.specs",
                "--specs=rdimon.specs", "-T", str(ld)]
     else:
@@ -198,7 +201,7 @@ def runtime_sources(work: Path, board: Board) -> list[Path]:
 def build_program(gen_dir: Path, extra: list[Path], out: Path, board: Board, cc: str | None,
                   arena_bytes: int, gen_flags: list[str] = (), extra_flags: list[str] = (),
                   reuse: Program | None = None, callgraph: bool = True,
-                  unbounded: bool = False) -> Program:
+                  unbounded: bool = False, weights_section: str | None = None) -> Program:
     """Generated C (strict C99 warnings) + extra sources (harness or app main, same flags) +
     startup, linked into `out` (an .elf path). Objects of the generated C are reused when
     `reuse` (a Program built from the same gen_dir and flags) already holds them: verify builds
@@ -217,7 +220,7 @@ def build_program(gen_dir: Path, extra: list[Path], out: Path, board: Board, cc:
     if rt:
         objs += compile_sources(rt, xdir, board, cc, ["-std=gnu99", "-Wall", "-Wextra", "-Werror"])
     objs = gen_objs + objs
-    mapf = link(objs, out, board, arena_bytes, unbounded)
+    mapf = link(objs, out, board, arena_bytes, unbounded, weights_section)
     cgs = [p for p in (o.with_suffix(".ci") for o in gen_objs) if p.is_file()]
     region = arena_placement(board, arena_bytes) if _bare(board) else None
     return Program(out, mapf, board, objs, gen_objs, cgs, region)

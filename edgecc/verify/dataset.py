@@ -133,7 +133,8 @@ def _chunks(samples: list[list[np.ndarray]], board) -> list[list[list[np.ndarray
 
 def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None = None,
                   name: str = "model", keep: Path | None = None, board=None,
-                  io: str = "arena", progress: bool = False):
+                  io: str = "arena", progress: bool = False,
+                  weights_section: str | None = None):
     """verify on the samples of `inputs`: a VerifyResult whose extra holds the metrics."""
     from edgecc.budget import arena_room
     from edgecc.compiler import compile_model
@@ -141,14 +142,15 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     from edgecc.verify.harness import parse_frames
     from edgecc.verify.reference import run_reference
     t0 = time.perf_counter()
-    c = compile_model(model, target, name, io=io,
+    c = compile_model(model, target, name, io=io, weights_section=weights_section,
                       ram_budget=arena_room(board) if board is not None else None)
     samples = load_samples(inputs, c.graph)
     if not samples:
         raise EdgeccError(f"{inputs}: no samples")
     n_out = len(c.graph.outputs)
+    from edgecc.progress import progress as bar
     ref, oracle = [], ""
-    for s in samples:
+    for s in bar(samples, desc="reference", unit="sample", json_mode=not progress):
         r, oracle = run_reference(model, s, n_out)
         ref.append(r)
     t_ref = time.perf_counter() - t0

@@ -213,15 +213,17 @@ def run_on_qemu(c, gen_dir: Path, harness: Path, work: Path, board: Board | None
     arena = c.plan.arena
     if trace:
         prog = build_program(gen_dir, [harness], work / "trace.elf", board, cc, arena,
-                             gen_flags=[TRACE_DEFINE], callgraph=False)
+                             gen_flags=[TRACE_DEFINE], callgraph=False,
+                             weights_section=c.weights_section)
         return run_program(prog, board, timeout).stdout
     one = build_program(gen_dir, [harness], work / "runs1.elf", board, cc, arena,
-                        extra_flags=["-DEDGECC_RUNS=1"])
+                        extra_flags=["-DEDGECC_RUNS=1"], weights_section=c.weights_section)
     r1 = run_program(one, board, timeout, count=True)
     if info is None:
         return r1.stdout
     two = build_program(gen_dir, [harness], work / "runs2.elf", board, cc, arena,
-                        reuse=one, extra_flags=["-DEDGECC_RUNS=2"])
+                        reuse=one, extra_flags=["-DEDGECC_RUNS=2"],
+                        weights_section=c.weights_section)
     r2 = run_program(two, board, timeout, count=True)
     run_fn = f"{c_ident(c.name).lower()}_run" + ("_io" if c.plan.external else "")
     fp = measure(one, arena, run_fn, gen_dir=gen_dir)
@@ -243,7 +245,7 @@ def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc
     hook = data_dir("templates") / "baremetal" / "profile_hook.c"
     prog = build_program(gen_dir, [harness, hook], work / "profile.elf", board, cc,
                          c.plan.arena, gen_flags=["-DEDGECC_TRACE=edgecc_profile_hook"],
-                         callgraph=False)
+                         callgraph=False, weights_section=c.weights_section)
     run_fn = f"{c_ident(c.name).lower()}_run" + ("_io" if c.plan.external else "")
     a_run = symbol_address(prog.elf, run_fn)
     a_hook = symbol_address(prog.elf, "edgecc_profile_hook")
