@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from edgecc.ir import Graph, Node, TensorType
+from edgecc.ir import Graph, Node, TensorType, set_op_lookup
 
 Constraint = Callable[[Graph, Node], bool]
 
@@ -84,6 +84,9 @@ def get_op(name: str) -> OpDef:
     if name not in REGISTRY:
         raise KeyError(name)
     return REGISTRY[name]
+
+
+set_op_lookup(get_op)  # ir.verify re-infers types through the registry
 
 
 def all_ops() -> dict[str, OpDef]:

@@ -150,6 +150,16 @@ def fits_int32(a: np.ndarray) -> bool:
     return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
 
 
+def conv_groups(g: Graph, n: Node) -> int:
+    """TFLite's grouped convolution: input channels / filter input channels."""
+    return in_type(g, n).shape[3] // in_type(g, n, 1).shape[3]
+
+
+def supported_activation(g: Graph, n: Node) -> bool:
+    """fused activation must be NONE, RELU, RELU_N1_TO_1 or RELU6"""
+    return int(n.attrs.get("fused_activation_function", 0)) in (0, 1, 2, 3)
+
+
 def conv_window(g: Graph, n: Node) -> "Window":
     """The window geometry of a CONV_2D / DEPTHWISE_CONV_2D node (weights are [*, kh, kw, *])."""
     x, w = in_type(g, n), in_type(g, n, 1)
