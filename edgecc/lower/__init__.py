@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from edgecc.errors import EdgeccError
 from edgecc.ir import Graph, Node
+from edgecc.lower.headers import headers_for
 from edgecc.ops import Kernel, get_op
 from edgecc.resources import data_dir
 from edgecc.targets import Target
@@ -40,6 +41,8 @@ def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
     except Exception as e:  # a bug, but the user still gets one line naming the layer
         raise EdgeccError(f"internal error lowering op {n.index} ({n.op}) for {target.name}: "
                           f"{type(e).__name__}: {e}") from e
+    if not k.headers:
+        k = replace(k, headers=headers_for(path))
     return Lowered(n, k, path)
 
 
