@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from edgecc.errors import EdgeccError
 from edgecc.ir import Graph, Node
 from edgecc.lower.choose import choose
+from edgecc.lower.headers import headers_for
 from edgecc.ops import Kernel, get_op
 from edgecc.plan.liveness import buffers_for, lower_bound
 from edgecc.plan.stream import STREAM_OPS
@@ -47,6 +48,8 @@ def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
     except Exception as e:  # a bug, but the user still gets one line naming the layer
         raise EdgeccError(f"internal error lowering op {n.index} ({n.op}) for {target.name}: "
                           f"{type(e).__name__}: {e}") from e
+    if not k.headers:
+        k = replace(k, headers=headers_for(path))
     return Lowered(n, k, path, choice.refused)
 
 
