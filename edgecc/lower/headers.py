@@ -48,6 +48,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "avx2/depthwise_conv_2d_avx2.c.j2": ("edgecc_avx2_dw.h",),
     "avx2/fully_connected_avx2.c.j2": ("edgecc_avx2.h",),
     "avx2/fully_connected_fc_avx2.c.j2": ("edgecc_avx2_fc.h",),
+    "neon/add_exact.c.j2": ("neon/add.h",),
 }
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
