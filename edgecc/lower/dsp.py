@@ -16,6 +16,7 @@ from edgecc.ir import DType, Graph, Node
 from edgecc.lower import fastrq
 from edgecc.lower.layout import (doubled, fits_int32, interleave_rows, offset_bytes, pack_words,
                                  pad_cols, round_up)
+from edgecc.lower.geom import DspAddGeom, DspConvGeom, DspDwGeom, DspFcGeom, PoolGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multipliers, conv_groups,
@@ -67,9 +68,9 @@ def _conv_kernel(win, x, rows: np.ndarray, rq, ic: int, direct: bool, variant: s
     activations, so it accumulates 2 * acc from 2 * bias."""
     oc = rows.shape[0]
     kp = round_up(rows.shape[1], 8)
-    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
+    geom = DspConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
             oc, win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t,
-            win.pad_l, kp, int(direct), int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi]
+            win.pad_l, kp, int(direct), int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
     consts = dict(w=pack_words(pad_cols(rows, kp)), bias=doubled(rq.folded), qmn=rq.fr.qmn(),
                   qe=rq.fr.e)
     return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
@@ -177,9 +178,9 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     if not fits_int32(recs):
         raise Refused("scaled bias overflows int32: portable kernel")
     wp = round_up(max(need, win.pad_l + win.in_w) + 1, 2)
-    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
+    geom = DspDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
             win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, wpr, kind,
-            int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi]
+            int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
     return Kernel("depthwise_conv_2d_dsp.c.j2", params=dict(geom=geom),
                   consts=dict(recs=recs.ravel().astype(np.int32)),
                   scratch=kh * ic * wp * 2, variant=variant,
@@ -240,8 +241,8 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
     bias = np.zeros(up, np.int64)
     bias[:units] = rq.folded
     cp, scratch = fc_chunk(dp, up)
-    geom = [batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi,
-            cp]
+    geom = DspFcGeom(batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi,
+            cp)
     lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
         # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
@@ -284,7 +285,7 @@ def add_tables(g: Graph, n: Node) -> tuple[list[int], np.ndarray, np.ndarray]:
                                   q["out_zp"], q["act_min"], q["act_max"])
     if fr is None or fr.L != 1:
         raise Refused(f"no exact fast requantization ({why or 'left shift'})")
-    geom = [in_type(g, n, 0).numel, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi]
+    geom = DspAddGeom(in_type(g, n, 0).numel, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi)
     return geom, doubled(ta), doubled(tb)
 
 
@@ -316,8 +317,8 @@ def pool_kernel(g: Graph, n: Node, isa: str) -> Kernel:
     average = n.op == "AVERAGE_POOL_2D"
     lo, hi = act_range(g, n)
     kind = "avgpool" if average else "maxpool"
-    geom = [d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
-            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi]
+    geom = PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
+            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi)
     how = ("int16 sums of 16 channels per vector" if isa == "mve" else
            "SXTAB16 int16 sums, 8 channels at a time") if average else \
         ("VMAX.S8 on 16 channels" if isa == "mve" else "SSUB8 + SEL on 4 channels")

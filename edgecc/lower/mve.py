@@ -16,6 +16,7 @@ from edgecc.ir import Graph, Node
 from edgecc.lower import dsp
 from edgecc.lower.fastrq import FastRequant
 from edgecc.lower.layout import interleave_rows, pad_to, round_up
+from edgecc.lower.geom import MveConvGeom, MveDwGeom, MveFcGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import conv_window
@@ -95,10 +96,10 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
         # long fields: three pixels per weight pass, blocks of 2 channels
         # (runtime_c/edgecc_mve.h, ec_mve_conv23)
         b2 = mve_blocks2(rows.reshape(oc, -1), rq.folded, rq.fr)
-        geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
+        geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
                 win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
                 win.pad_t, win.pad_l, b2.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo,
-                rq.fr.hi, y0, y1, x0, x1]
+                rq.fr.hi, y0, y1, x0, x1)
         return Kernel("conv_2d_mve3.c.j2", params=dict(geom=geom),
                       consts=dict(w=b2.w, rq=b2.rq, offs=offs if len(offs) else
                                   np.zeros(16, np.uint8)), scratch=3 * (b2.kp + 64),
@@ -107,9 +108,9 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
                              f"output channels (6 VMLADAVA sums) over {b2.kp} taps, {how}; "
                              "per-channel requantization of 3 pixels")
     mb = mve_blocks(rows.reshape(oc, -1), rq.folded, rq.fr)
-    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
+    geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
             oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1]
+            mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1)
     return Kernel("conv_2d_mve.c.j2", params=dict(geom=geom),
                   consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq, offs=offs if len(offs) else
                               np.zeros(16, np.uint8)),
@@ -172,9 +173,9 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     # per 4 channels: [bias x4][m x4][N x4][-e x4], one pointer for the kernel's 4 loads
     rqs = np.concatenate([pad_to(rq.folded, ocp).reshape(-1, 4),
                           mve_records(rq.fr, ocp).reshape(-1, 12)], axis=1)
-    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh,
+    geom = MveDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh,
             win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, int(x.q.zero_point[0]),
-            rq.fr.lo, rq.fr.hi]
+            rq.fr.lo, rq.fr.hi)
     return Kernel("depthwise_conv_2d_mve.c.j2", params=dict(geom=geom),
                   consts=dict(w16=w16.ravel().astype(np.int8), rq=rqs.ravel().astype(np.int32),
                               offs=offs.ravel().astype(np.uint8)),
@@ -190,7 +191,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
     rq = dsp.fc_rq(g, n)
     fr = rq.fr
     mb = mve_blocks(const(g, n, 1).astype(np.int64), rq.folded, fr)
-    geom = [batches, depth, mb.kp, units, fr.lo, fr.hi]
+    geom = MveFcGeom(batches, depth, mb.kp, units, fr.lo, fr.hi)
     rec = mb.rq[:12]  # per-tensor: one requantization record for every block
     return Kernel("fully_connected_mve.c.j2", params=dict(geom=geom),
                   consts=dict(w=mb.w, bias=mb.bias, rq=rec),

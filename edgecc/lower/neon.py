@@ -7,10 +7,9 @@ templates/neon/.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from edgecc.ir import Graph, Node
 from edgecc.lower import vec, vec_dw
+from edgecc.lower.geom import record
 from edgecc.lower.table import Candidate
 from edgecc.lower.x86_elt import add_applies
 from edgecc.ops import Kernel, in_type
@@ -22,22 +21,8 @@ CONV = [vec.conv_entry(ISA)]
 
 
 
-class AddGeom(NamedTuple):
-    """runtime_c/neon/add.h's ec_neon_add_geom, field for field."""
-
-    n: int
-    left: int
-    off1: int
-    m1: int
-    e1: int
-    off2: int
-    m2: int
-    e2: int
-    mo: int
-    eo: int
-    zp: int
-    lo: int
-    hi: int
+# runtime_c/neon/add.h's struct, field for field
+AddGeom = record("ec_neon_add_geom", "n left off1 m1 e1 off2 m2 e2 mo eo zp lo hi")
 
 
 def lower_add(g: Graph, n: Node, target) -> Kernel:

@@ -33,6 +33,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node
 from edgecc.lower import fastrq
 from edgecc.lower.layout import int32_array, pack_quads, pack_quads16, round_up
+from edgecc.lower.geom import VecConvGeom, X512Band
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import (act_range, channel_multipliers, conv_groups, conv_window,
@@ -51,10 +52,11 @@ ARRAY_PAD = 16
 # ZMM convolution (runtime_c/edgecc_avx2.h: ec_x512_conv): the input rows a row of output pixels
 # reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
 X512_MAX_BAND = 16384
+NO_BAND = X512Band(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
 
 
 def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int, mode: int,
-              pixels: int) -> list[int]:
+              pixels: int) -> X512Band:
     """ec_x512_band of a layer: [P, NC, linear chunk, band row bytes, band columns, slide], or P = 0
     when the band does not fit (the 256-bit kernel runs then). P output pixels x NC blocks of 16
     channels per tile (16 accumulators): few channels take more pixels at a time."""
@@ -66,14 +68,14 @@ def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int,
         if p <= chunk < pixels:  # whole tiles in every chunk but the last
             chunk = chunk // p * p
         row = (max(chunk, p) * ic + slack + 63) // 64 * 64
-        return [p, nc, chunk, row, 0, 0] if row <= X512_MAX_BAND else [0, 0, 0, 0, 0, 0]
+        return X512Band(p, nc, chunk, row, 0, 0) if row <= X512_MAX_BAND else NO_BAND
     cols = (max(win.out_w, p) - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
     row = (cols * ic + slack + 63) // 64 * 64
     if kh * row > X512_MAX_BAND:
-        return [0, 0, 0, 0, 0, 0]
+        return NO_BAND
     # a filter row's 3 taps are the next pixels' first: each input quad feeds 3 pixels
     slide = int(win.stride_w == 1 and win.dil_w == 1 and kw == 3 and ic % 4 == 0 and p in (16, 8))
-    return [p, nc, 0, row, cols, slide]
+    return X512Band(p, nc, 0, row, cols, slide)
 
 
 def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
@@ -214,9 +216,9 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
         raise Refused(f"{kp} taps per pixel (above {MAX_KP}): portable kernel")
     mode = pixel_mode(win, kh, kw, ic, seg_p, x.shape[0])
     pixels = x.shape[0] * win.out_h * win.out_w
-    geom = [pixels, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
+    geom = VecConvGeom(pixels, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
             kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], mode]
+            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], mode)
     band = x512_band(win, kh, kw, ic, oc, seg_p, seg_len, mode, pixels) if isa == "avx2" else []
     consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     zmm = ""

@@ -13,6 +13,7 @@ import numpy as np
 
 from edgecc.ir import Graph, Node, QParams, TensorType, Value
 from edgecc.lower.layout import int32_array, round_up
+from edgecc.lower.geom import Avx2Dw3Geom, Avx2DwGeom, NeonDwGeom
 from edgecc.lower.table import Candidate, Refused, try_candidates
 from edgecc.lower.vec import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_arrays, rq_params,
                               vec_kernel)
@@ -117,10 +118,12 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
         wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel().astype(np.int16)  # [pair][c][2]
     else:
         wl = tp.ravel().astype(np.int8)  # [tap][channel]
-    geom = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
-            win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
+    fields = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
+              win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
     if isa == "neon":  # two int8 products share an int16 sum unless a weight is -128
-        geom.append(int(bool((taps > -128).all())))
+        geom = NeonDwGeom(*fields, int(bool((taps > -128).all())))
+    else:
+        geom = Avx2DwGeom(*fields)
     consts = dict(w=wl, bias=int32_array(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
     if dw3_kernel is not None:  # both kernels (see above): ec_avx2_dw's arrays suffixed _p
@@ -150,8 +153,8 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
               if ox * win.stride_w - win.pad_l >= 0
               and ox * win.stride_w - win.pad_l + 2 + d4 < win.in_w]
     x_lo, x_hi = (inside[0], inside[-1] + 1) if inside else (win.out_w, win.out_w)
-    geom = [batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
-            win.pad_t, win.pad_l, d4, x_lo, x_hi]
+    geom = Avx2Dw3Geom(batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
+            win.pad_t, win.pad_l, d4, x_lo, x_hi)
     if "c64" in rq:  # ec_avx2_dw3 reads c64 in channel order (its blocks start anywhere)
         rq = dict(rq, c64=rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel())
     # 16 zero pairs after the weights: the ZMM paths of 8 or 16 channels read 16 pairs of a tap

@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
+from edgecc.lower.geom import Avx2AddExactGeom, Avx2AddLinGeom, Avx2PoolGeom
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range
@@ -182,8 +183,8 @@ def lower_add_lin(g: Graph, n: Node, target) -> Kernel:
         raise Refused(why)
     A, B, C, k, D = lin
     return Kernel("add_avx2.c.j2",
-                  params=dict(kind="lin", geom=[in_type(g, n, 0).numel, A, B, C, k, D,
-                                                q["act_min"], q["act_max"]]),
+                  params=dict(kind="lin", geom=Avx2AddLinGeom(in_type(g, n, 0).numel, A, B, C, k, D,
+                                                q["act_min"], q["act_max"])),
                   variant="avx2-add-lin",
                   reason=f"TFLite's ADD proven equal to ((a*{A} + b*{B} + C) >> {k}) + {D} "
                          f"on all 65536 input pairs: 32 (YMM) / 64 (ZMM) per step")
@@ -192,8 +193,8 @@ def lower_add_lin(g: Graph, n: Node, target) -> Kernel:
 def lower_add_exact(g: Graph, n: Node, target) -> Kernel:
     """ec_avx2_add_exact: TFLite's three roundings in vector form."""
     q = add_quant(g, n)
-    geom = [in_type(g, n, 0).numel, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"],
-            -q["s2"], q["mo"], -q["so"], q["out_zp"], q["act_min"], q["act_max"]]
+    geom = Avx2AddExactGeom(in_type(g, n, 0).numel, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"],
+            -q["s2"], q["mo"], -q["so"], q["out_zp"], q["act_min"], q["act_max"])
     why = _linear(q)[1]
     return Kernel("add_avx2.c.j2", params=dict(kind="exact", geom=geom),
                   variant="avx2-add-exact",
@@ -241,8 +242,8 @@ def lower_avgpool(g: Graph, n: Node, target) -> Kernel:
     """The x86 AVERAGE_POOL_2D kernel (ec_avx2_avgpool)."""
     d = pool_geometry(g, n)
     lo, hi = act_range(g, n)
-    geom = [d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
-            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi]
+    geom = Avx2PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
+            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi)
     # The kernel finishes output pixel p (raster order) before p+1, reading only p's window
     # before writing p: the portable kernel's order, so the planner may stream it (streams).
     return Kernel("average_pool_2d_avx2.c.j2", params=dict(geom=geom), variant="avx2-avgpool",

@@ -23,6 +23,7 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.lower.layout import round_up
+from edgecc.lower.geom import X86FirstGeom
 from edgecc.lower.table import Refused
 from edgecc.lower.vec import (bias_of, conv_applies, folded_biases, out_act, requant_arrays,
                               rq_params)
@@ -102,9 +103,9 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
     if rq is None:
         raise Refused(why)
     nb16, tail8 = channel_blocks(oc)
-    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, kh, kw, win.stride_h,
+    geom = X86FirstGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, kh, kw, win.stride_h,
             win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, seg, kpp, nb16, tail8,
-            row_cols, row_b, band, in_zp]
+            row_cols, row_b, band, in_zp)
     consts = dict(wq=wq, w16=w16, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     blocks = " + ".join(([f"{nb16} x 16"] if nb16 else []) + (["8"] if tail8 else []))
     return Kernel("conv_2d_first_avx2.c.j2", params=dict(geom=geom, **rq_params(g, n), **rqp),
