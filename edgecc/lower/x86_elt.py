@@ -182,8 +182,8 @@ def lower_add_lin(g: Graph, n: Node, target) -> Kernel:
     if lin is None:
         raise Refused(why)
     A, B, C, k, D = lin
-    return Kernel("add_avx2.c.j2",
-                  params=dict(kind="lin", geom=Avx2AddLinGeom(in_type(g, n, 0).numel, A, B, C, k, D,
+    return Kernel("add_lin.c.j2",
+                  params=dict(geom=Avx2AddLinGeom(in_type(g, n, 0).numel, A, B, C, k, D,
                                                 q["act_min"], q["act_max"])),
                   variant="avx2-add-lin",
                   reason=f"TFLite's ADD proven equal to ((a*{A} + b*{B} + C) >> {k}) + {D} "
@@ -196,7 +196,7 @@ def lower_add_exact(g: Graph, n: Node, target) -> Kernel:
     geom = Avx2AddExactGeom(in_type(g, n, 0).numel, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"],
             -q["s2"], q["mo"], -q["so"], q["out_zp"], q["act_min"], q["act_max"])
     why = _linear(q)[1]
-    return Kernel("add_avx2.c.j2", params=dict(kind="exact", geom=geom),
+    return Kernel("add_exact.c.j2", params=dict(geom=geom),
                   variant="avx2-add-exact",
                   reason=f"{why}: TFLite's three roundings in vector form, 8 per step")
 
