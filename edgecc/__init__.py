@@ -1,5 +1,5 @@
 """edgecc: an ahead-of-time compiler from quantized neural networks to plain C."""
-__version__ = "0.1.0"
+from edgecc.version import __version__  # noqa: F401
 
 
 def compile(model, **options):  # noqa: A001 (edgecc.compile, as the API is spelled)

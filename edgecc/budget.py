@@ -13,7 +13,7 @@ What is counted, and how:
   generates none) + the stack NAME_run needs. The stack is a static bound from the call graph
   gcc writes with -fcallgraph-info=su: the deepest path of frame sizes from NAME_run, each call
   that leaves the model's sources (memcpy, memset) counted as EXTERNAL_CALL_BYTES. Tests check the
-  bound against a painted-stack measurement under QEMU (`painted_stack`).
+  bound against a painted-stack measurement under QEMU (edgecc/verify/qemu.py `painted_stack`).
 The test application's own startup and C library are reported (program_*) but not counted: a
 firmware brings its own.
 """
@@ -332,34 +332,6 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
                  weights_section=weights_section)
     return BudgetReport(str(model), board, fp, flash_limit or board.flash_bytes,
                         ram_limit or board.ram_bytes, over)
-
-
-def painted_stack(model: str | Path, board: Board, name: str = "model",
-                  cc: str | None = None) -> int:
-    """The stack NAME_run really uses under QEMU (bytes): the application paints the free stack,
-    runs the model once and reports the lowest address written. A measurement for one input, not
-    a bound; generated code has no data-dependent calls, so it is the same for every input."""
-    from edgecc.codegen import write_files
-    from edgecc.compiler import compile_model
-    from edgecc.names import c_ident
-    from edgecc.targets import get_target
-    from edgecc.verify.cross import _env, build_program
-    from edgecc.verify.qemu import run_program
-    c = compile_model(model, get_target(board.target), name)
-    ident = c_ident(name)
-    with tempfile.TemporaryDirectory(prefix="edgecc-stack-") as tmp:
-        work = Path(tmp)
-        write_files(c.files, work / "gen")
-        app = work / "app_main.c"
-        app.write_text(_env().get_template("baremetal/app_main.c.j2").render(
-            name=ident.lower(), NAME=ident.upper()))
-        prog = build_program(work / "gen", [app], work / "paint.elf", board, cc, c.plan.arena,
-                             extra_flags=["-DEDGECC_PAINT_STACK"], callgraph=False)
-        out = run_program(prog, board).stdout
-    m = re.search(r"^S (\d+)$", out, re.M)
-    if not m:
-        raise EdgeccError(f"painted-stack run printed no result: {out.strip()[:100]!r}")
-    return int(m.group(1))
 
 
 def footprint_json(fp: Footprint) -> dict:

@@ -1,7 +1,9 @@
-"""Rendering the generated C: NAME.h, NAME.c, NAME_weights.c and the runtime header.
+"""Rendering the generated C: NAME.h, NAME.c, NAME_weights.c and the runtime headers they use.
 
 Owns: the Jinja2 environment (StrictUndefined, no autoescape), the C spelling of every number and
-array, symbol naming (always through edgecc.names), and the file set. Constant arrays with
+array, symbol naming (always through edgecc.names), and the file set: only the runtime_c/ headers
+the chosen kernels name (Kernel.headers) and what those include (edgecc/lower/headers.py), in
+their runtime_c/ sub-folders. Constant arrays with
 identical contents are emitted once (later layers use the first symbol). Templates only loop over
 what this module prepared; every number is computed in Python. Output is deterministic: the same
 model and options give byte-identical files.
@@ -18,16 +20,10 @@ import numpy as np
 
 from edgecc.ir import Graph
 from edgecc.lower import Lowered
+from edgecc.lower.headers import closure, model_headers
 from edgecc.names import c_comment, c_ident
 from edgecc.plan import Plan
 from edgecc.resources import data_dir
-
-RUNTIME_FILES = ("edgecc_rt.h", "edgecc_fixedpoint.h", "edgecc_lstm.h", "edgecc_dsp.h",
-                 "edgecc_mve.h", "edgecc_vec.h", "edgecc_avx2.h", "edgecc_avx2_dw.h",
-                 "edgecc_avx2_first.h",
-                 "edgecc_avx2_elt.h",
-                 "edgecc_avx2_fc.h",
-                 "edgecc_neon.h", "edgecc_log.h", "edgecc_math.h")
 
 
 def _env() -> jinja2.Environment:
@@ -190,7 +186,8 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
                       desc=describe_value(g, v), api=describe_io(g, v)) for v in g.outputs])
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
                   arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
-                  runtime=RUNTIME_FILES, state=_state_resets(g, plan, ident, consts),
+                  runtime=model_headers(h for lw in lowered for h in lw.kernel.headers),
+                  state=_state_resets(g, plan, ident, consts),
                   io_external=external, io_params=IO_PARAMS if external else "",
                   section_attr=(f'__attribute__((section("{weights_section}"))) '
                                 if weights_section else ""), **ios,
@@ -202,7 +199,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
         f"{ident.lower()}_weights.c": env.get_template("model/weights.c.j2").render(**common),
     }
     rt = data_dir("runtime_c")
-    for f in RUNTIME_FILES:
+    for f in closure(common["runtime"]):  # the headers NAME.c names and what they include
         files[f] = (rt / f).read_text()
     return files
 
@@ -213,8 +210,8 @@ def write_files(files: dict[str, str], out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for fname, text in sorted(files.items()):
-        p = out / fname
-        parent = p.parent  # build files may sit in subfolders (zephyr/module.yml)
+        p = out / fname  # runtime headers keep their runtime_c/ sub-folder ("dsp/conv_2d.h")
+        parent = p.parent  # subfolders: zephyr/module.yml, dsp/conv_2d.h
         if parent != out:
             if parent.is_symlink():
                 parent.unlink()

@@ -95,12 +95,12 @@ def _lower_and_plan(g: Graph, target: Target, scratch: str, imported: Graph,
                     memory_first: bool = False, budget: int | None = None,
                     external_io: bool = False) -> tuple[Graph, list[Lowered], Plan]:
     """Kernels and plan of g. memory_first: also try portable kernels where their streaming is
-    what lowers the peak (plan/stream.py prefer_streaming), kept when they shrink the arena by
+    what lowers the peak (edgecc/lower prefer_streaming), kept when they shrink the arena by
     MEMORY_FIRST_GAIN or make it fit `budget` (they are slower than the optimized ones)."""
     lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
     best = _plan(g, lowered, imported, external_io)
     if memory_first:
-        from edgecc.plan.stream import prefer_streaming
+        from edgecc.lower import prefer_streaming
         swapped = prefer_streaming(g, lowered, target, alias_ops())
         if any(a is not b for a, b in zip(swapped, lowered)):
             alt = _plan(g, swapped, imported, external_io)

@@ -13,7 +13,7 @@ the op-count tables, the --json object, and --dump-ir (one text file per stage).
   passes      [{name, changed, removed, added, applied, refused, nodes_after, seconds}],
   seconds     time spent in the passes,
   target, board  the target the kernels are for (--target / --board; default host), board or null,
-  kernels     [{op, index, name, template, variant, reason, scratch}] per executing node in the
+  kernels     [{op, index, name, template, variant, reason, scratch, refused: [{kernel, why}]}] per executing node in the
               emitted order (compiler.compile_model): index = the op's index in the model, template
               = the template path resolved along the target's ISA path, scratch in bytes,
   kernels_error  null, or the one-line message when lowering the model for the target failed
@@ -133,14 +133,17 @@ def kernel_rows(c: Compiled) -> list[dict]:
     """The kernel of every executing node, in the order the generated code runs them."""
     return [dict(op=lw.node.op, index=lw.node.index, name=lw.node.name,
                  template=lw.template_path, variant=lw.kernel.variant, reason=lw.kernel.reason,
-                 scratch=int(lw.kernel.scratch)) for lw in c.lowered]
+                 scratch=int(lw.kernel.scratch),
+                 refused=[dict(kernel=k, why=why) for k, why in lw.refused])
+            for lw in c.lowered]
 
 
 def kernel_text(row: dict) -> str:
     """`CONV_2D op 3 -> dsp/conv_2d_dsp.c.j2 (dsp-conv-4px: Cortex-M DSP: ...)`."""
     why = f"{row['variant']}: {row['reason']}" if row["reason"] else row["variant"]
     scratch = f", scratch {row['scratch']} B" if row["scratch"] else ""
-    return f"{row['op']} op {row['index']} -> {row['template']} ({why}){scratch}"
+    refused = "".join(f"\n      refused {r['kernel']}: {r['why']}" for r in row.get("refused", ()))
+    return f"{row['op']} op {row['index']} -> {row['template']} ({why}){scratch}{refused}"
 
 
 def _kernels(model: str | Path, target: Target) -> tuple[list[dict] | None, str | None]:

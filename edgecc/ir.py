@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -174,9 +174,21 @@ class Graph:
         return list(seen)
 
 
+# The op registry (edgecc/ops/__init__.py) installs its lookup here when it is imported, so that
+# verify can re-infer types without ir importing ops (which imports ir).
+_op_lookup: Callable[[str], Any] | None = None
+
+
+def set_op_lookup(lookup: Callable[[str], Any]) -> None:
+    global _op_lookup
+    _op_lookup = lookup
+
+
 def verify(g: Graph) -> None:
     """Check the graph's invariants; raise IRError naming the first broken one."""
-    from edgecc.ops import get_op  # local: ops import ir
+    if _op_lookup is None:
+        raise IRError("no op registry: import edgecc.ops before verifying a graph")
+    get_op = _op_lookup
 
     defined = set(g.inputs) | {k for k, v in g.values.items() if v.is_const}
     producers: set[str] = set()

@@ -11,7 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from edgecc import __version__
+from edgecc.version import __version__
 from edgecc.metrics import node_macs
 from edgecc.names import c_ident
 

@@ -68,8 +68,12 @@ def quantize_multiplier_smaller_than_one_exp(m: float) -> tuple[int, int]:
     return q, shift
 
 
-def _wrap32(x: np.ndarray) -> np.ndarray:
+def wrap32(x: np.ndarray) -> np.ndarray:
+    """int64 values modulo 2^32 as signed int32 values (in int64): C's int32 wrap-around."""
     return ((np.asarray(x, dtype=np.int64) + (1 << 31)) % (1 << 32)) - (1 << 31)
+
+
+_wrap32 = wrap32  # the older private name, still used by some op modules
 
 
 def _trunc_div_pow2(x: np.ndarray, bits: int) -> np.ndarray:

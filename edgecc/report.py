@@ -20,7 +20,7 @@ import shutil
 from html import escape
 from pathlib import Path
 
-from edgecc import __version__
+from edgecc.version import __version__
 from edgecc.boards import Board
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
@@ -155,8 +155,10 @@ def _layers(c: Compiled) -> tuple[str, int]:
             kernel = '<span class="dim">alias: no code, shares its input&rsquo;s bytes</span>'
         else:
             why = _e(k["reason"]) if k["reason"] else "portable C kernel"
+            refused = "".join(f'<div class="why">refused {_e(r["kernel"])}: {_e(r["why"])}</div>'
+                              for r in k.get("refused", ()))
             kernel = (f'<code>{_e(k["template"])}</code> <b>{_e(k["variant"])}</b>'
-                      f'<div class="why">{why}</div>')
+                      f'<div class="why">{why}</div>{refused}')
         macs = node_macs(g, n)
         total += macs or 0
         scratch = k["scratch"] if k else 0

@@ -11,7 +11,8 @@ import pytest
 
 from conftest import shared_model
 from edgecc.boards import load_board
-from edgecc.budget import budget_model, map_contributions, painted_stack, stack_bound
+from edgecc.budget import budget_model, map_contributions, stack_bound
+from edgecc.verify.qemu import painted_stack
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
 from edgecc.targets import get_target

@@ -150,12 +150,29 @@ def test_inspect_json_kernels_follow_board(tmp_path, capsys):
     d = json.loads(out)
     assert (d["target"], d["board"], d["kernels_error"]) == ("cortex-m55", "mps3-an547", None)
     [k] = d["kernels"]  # CONV_2D with its RELU6 fused: one kernel
-    assert set(k) == {"op", "index", "name", "template", "variant", "reason", "scratch"}
-    assert (k["op"], k["index"]) == ("CONV_2D", 0)
+    assert set(k) == {"op", "index", "name", "template", "variant", "reason", "scratch",
+                      "refused"}
+    assert (k["op"], k["index"]) == ("CONV_2D", 0) and k["refused"] == []
     assert k["template"].startswith("mve/") and k["variant"].startswith("mve-") and k["reason"]
     assert isinstance(k["scratch"], int) and k["scratch"] >= 0
     code, out, _ = run_cli(capsys, "inspect", str(p), "--json")
     assert json.loads(out)["kernels"][0]["template"] == "c/conv_2d.c.j2"
+
+
+def test_inspect_shows_refused_kernels(tmp_path, capsys):
+    """Every kernel table entry the chooser tried and refused is listed with its reason
+    (edgecc/lower/choose.py): x86's few-input-channel kernel refuses 8 channels, and on the host
+    no table is tried."""
+    p = tmp_path / "conv.tflite"
+    p.write_bytes(conv_model(in_shape=(1, 9, 9, 8), act="RELU6"))
+    code, out, _ = run_cli(capsys, "inspect", str(p), "--json", "--target", "x86-avx2")
+    [k] = json.loads(out)["kernels"]
+    assert k["variant"] == "avx2-conv-4px"
+    assert k["refused"] == [{"kernel": "avx2-conv-first", "why": "8 input channels (above 4)"}]
+    code, out, _ = run_cli(capsys, "inspect", str(p), "--verbose", "--target", "x86-avx2")
+    assert "      refused avx2-conv-first: 8 input channels (above 4)" in out
+    code, out, _ = run_cli(capsys, "inspect", str(p), "--json")
+    assert json.loads(out)["kernels"][0]["refused"] == []
 
 
 def test_inspect_target_conflicting_with_board_is_one_line(tmp_path, capsys):

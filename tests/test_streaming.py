@@ -267,7 +267,7 @@ def test_memory_first_swaps_only_the_steps_that_set_the_peak():
     from edgecc.compiler import _lower_and_plan, load_model
     from edgecc.lower import lower_graph
     from edgecc.passes import optimize
-    from edgecc.plan.stream import prefer_streaming
+    from edgecc.lower import prefer_streaming
     imported = load_model(_critical_chain())
     g, _ = optimize(imported)
     m4 = get_target("cortex-m4")

@@ -1,16 +1,24 @@
 """Lowering: pick a kernel for every node that executes, for one target.
 
-Owns: calling each op's `lower`, resolving its template along the target's ISA search path
-(e.g. mve -> dsp -> c, so a missing optimized kernel falls back to the portable one), and recording
-which variant was chosen and why. Alias ops (reshape-like) produce no kernel.
+Owns: asking the chooser (edgecc/lower/choose.py: the per-ISA kernel tables x86.py, neon.py,
+dsp.py, mve.py in the target's order, then the op's portable kernel) for each node's kernel,
+resolving its template along the target's ISA search path, recording which variant was chosen,
+why, and why every other candidate was refused; the `--scratch fit` fallback to the
+portable kernel, and memory first (`prefer_streaming`): portable streaming kernels where
+they lower the peak. Alias ops (reshape-like) produce no kernel.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from edgecc.errors import EdgeccError, InternalError
 from edgecc.ir import Graph, Node
+from edgecc.lower.choose import choose
+from edgecc.lower.headers import headers_for
 from edgecc.ops import Kernel, get_op
+from edgecc.lower.table import ONNX_PORTABLE  # noqa: F401 (the reason inspect shows)
+from edgecc.plan.liveness import buffers_for, lower_bound
+from edgecc.plan.stream import STREAM_OPS
 from edgecc.quant import ScaleRangeError
 from edgecc.resources import data_dir
 from edgecc.targets import Target
@@ -21,6 +29,7 @@ class Lowered:
     node: Node
     kernel: Kernel
     template_path: str  # relative to templates/, e.g. "c/fully_connected.c.j2"
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (candidate, why not)
 
 
 def resolve_template(target: Target, template: str) -> str:
@@ -31,18 +40,10 @@ def resolve_template(target: Target, template: str) -> str:
     raise FileNotFoundError(f"no template {template} for target {target.name}")
 
 
-ONNX_PORTABLE = ("ONNX numerics (onnxruntime's float32 requantization): portable kernel; the "
-                 "SIMD kernels implement TFLite's epilogue only")
-
-
 def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
-    op = get_op(n.op)
-    if n.attrs.get("numerics") == "onnx" and target.isa_path != ("c",):  # SIMD refuses it
-        lw = lower_node(g, n, replace(target, isa_path=("c",), features=frozenset()))
-        lw.kernel.reason = lw.kernel.reason or ONNX_PORTABLE
-        return lw
     try:
-        k = op.lower(g, n, target)
+        choice = choose(g, n, target)
+        k = choice.kernel
         path = resolve_template(target, k.template)
     except ScaleRangeError as e:
         raise ScaleRangeError(f"{e} at op {n.index} ({n.op})") from None
@@ -51,7 +52,9 @@ def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
     except Exception as e:  # a bug, but the user still gets one line naming the layer
         raise InternalError(f"lowering for {target.name}: {type(e).__name__}: {e}",
                             n.index, n.op) from e
-    return Lowered(n, k, path)
+    if not k.headers:
+        k = replace(k, headers=headers_for(path, k.params))
+    return Lowered(n, k, path, choice.refused)
 
 
 def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None = None
@@ -71,6 +74,7 @@ def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None 
             if alt.kernel.scratch < lw.kernel.scratch:
                 alt.kernel.reason = (f"{lw.kernel.variant} needs {lw.kernel.scratch} B scratch, "
                                      f"{free} B are dead at this step: portable kernel")
+                alt.refused = lw.refused + [(lw.kernel.variant, alt.kernel.reason)]
                 lw = alt
         out.append(lw)
     return out
@@ -79,3 +83,35 @@ def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None 
 def alias_ops() -> set[str]:
     from edgecc.ops import all_ops
     return {name for name, op in all_ops().items() if op.alias}
+
+
+def prefer_streaming(g: Graph, lowered: list, target, alias_ops: set[str]) -> list:
+    """Memory first: where an optimized window kernel cannot stream but the portable kernel of
+    the same node can, and its step holds more bytes than the peak every such node reaches when
+    streaming (so this step would set the arena), take the portable kernel. `lowered` (one
+    edgecc.lower.Lowered per executing node, in g's order) is returned with those swapped."""
+    portable = replace(target, isa_path=("c",), features=frozenset())
+    pos = {id(n): i for i, n in enumerate(g.nodes)}
+    alts = {}
+    for k, lw in enumerate(lowered):
+        if lw.kernel.streams or lw.node.op not in STREAM_OPS or lw.template_path.startswith("c/"):
+            continue
+        alt = lower_node(g, lw.node, portable)
+        if alt.kernel.streams:
+            alts[k] = alt
+    if not alts:
+        return lowered
+    best = [alts.get(k, lw) for k, lw in enumerate(lowered)]
+    sizes = {pos[id(lw.node)]: lw.kernel.scratch for lw in best if lw.kernel.scratch}
+    streams = {pos[id(lw.node)]: lw.kernel.streams for lw in best if lw.kernel.streams}
+    peak = lower_bound(buffers_for(g, sizes, alias_ops, streams=streams))
+    plain = buffers_for(g, {}, alias_ops)
+    out = list(lowered)
+    for k, alt in alts.items():
+        step = pos[id(lowered[k].node)]
+        live = sum(b.size for b in plain if b.first <= step <= b.last) + lowered[k].kernel.scratch
+        if live > peak:
+            alt.kernel.reason = (f"{lowered[k].kernel.variant} cannot stream; the portable kernel "
+                                 f"writes over its input, {live} B -> peak {peak} B at this step")
+            out[k] = alt
+    return out

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from edgecc.ir import Graph, Node, TensorType
+from edgecc.ir import Graph, Node, TensorType, set_op_lookup
 
 Constraint = Callable[[Graph, Node], bool]
 
@@ -33,6 +33,9 @@ class Kernel:
               filter windows; (rows,) = whole rows per pass. The planner then may start the
               output below the end of the input it consumes. Set it ONLY after deriving the
               template's access order, with a bit-exact test of the overlapped plan.
+    headers:  runtime_c/ headers the template's C calls into (paths relative to runtime_c/, e.g.
+              "dsp/conv_2d.h"); empty = looked up by template in edgecc/lower/headers.py. Codegen
+              adds what those headers `#include "..."` and copies exactly that set into OUT.
     """
 
     template: str
@@ -42,6 +45,7 @@ class Kernel:
     variant: str = "portable"
     reason: str = ""
     streams: tuple[int, ...] | None = None
+    headers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -88,6 +92,9 @@ def get_op(name: str) -> OpDef:
     if name not in REGISTRY:
         raise KeyError(name)
     return REGISTRY[name]
+
+
+set_op_lookup(get_op)  # ir.verify re-infers types through the registry
 
 
 def all_ops() -> dict[str, OpDef]:

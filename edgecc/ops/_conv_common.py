@@ -173,6 +173,16 @@ def fits_int32(a: np.ndarray) -> bool:
     return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
 
 
+def conv_groups(g: Graph, n: Node) -> int:
+    """TFLite's grouped convolution: input channels / filter input channels."""
+    return in_type(g, n).shape[3] // in_type(g, n, 1).shape[3]
+
+
+def supported_activation(g: Graph, n: Node) -> bool:
+    """fused activation must be NONE, RELU, RELU_N1_TO_1 or RELU6"""
+    return int(n.attrs.get("fused_activation_function", 0)) in (0, 1, 2, 3)
+
+
 def conv_window(g: Graph, n: Node) -> "Window":
     """The window geometry of a CONV_2D / DEPTHWISE_CONV_2D node (weights are [*, kh, kw, *])."""
     x, w = in_type(g, n), in_type(g, n, 1)
@@ -204,3 +214,25 @@ def folded_bias(win: "Window", bias: np.ndarray, w_rows: np.ndarray, in_zp: int
     if not fits_int32(folded):
         interior = (0, 0, 0, 0)
     return folded, interior
+
+
+def pool_geometry(g: Graph, n: Node) -> dict:
+    """AVERAGE/MAX/L2_POOL_2D window geometry (explicit padding from passes/fuse.py, else the
+    padding mode's), shared by the integer and float pools and the pool kernels."""
+    batches, in_h, in_w, depth = in_type(g, n).shape
+    a = n.attrs
+    pad_mode = int(a.get("padding", 0))
+    fh, fw = int(a["filter_height"]), int(a["filter_width"])
+    sh, sw = int(a["stride_h"]), int(a["stride_w"])
+    explicit = a.get("explicit_padding")  # (top, bottom, left, right), set by passes/fuse.py
+    if explicit is not None:
+        t, b, l, r = (int(v) for v in explicit)
+        return dict(batches=batches, in_h=in_h, in_w=in_w, depth=depth, fh=fh, fw=fw, stride_h=sh,
+                    stride_w=sw, out_h=(in_h + t + b - fh) // sh + 1,
+                    out_w=(in_w + l + r - fw) // sw + 1, pad_h=t, pad_w=l)
+    out_h = conv_out_size(pad_mode, in_h, fh, sh, 1)
+    out_w = conv_out_size(pad_mode, in_w, fw, sw, 1)
+    return dict(batches=batches, in_h=in_h, in_w=in_w, depth=depth, fh=fh, fw=fw, stride_h=sh,
+                stride_w=sw, out_h=out_h, out_w=out_w,
+                pad_h=conv_pad(pad_mode, in_h, fh, sh, 1, out_h),
+                pad_w=conv_pad(pad_mode, in_w, fw, sw, 1, out_w))

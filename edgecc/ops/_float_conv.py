@@ -22,7 +22,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._arith import c_float
-from edgecc.ops._conv_common import conv_window
+from edgecc.ops._conv_common import conv_window, pool_geometry
 from edgecc.ops._float import F32, LOWEST, FloatPath, act_params, activate, seq_sum
 
 
@@ -160,8 +160,7 @@ def _windows(d: dict):
 
 def pool_reference(g: Graph, n: Node, ins: list, kind: str) -> list[np.ndarray]:
     """kind: "avg", "max" or "l2" (sqrt of the mean of the squares)."""
-    from edgecc.ops.pool_2d import _geometry
-    d = _geometry(g, n)
+    d = pool_geometry(g, n)
     x = np.asarray(ins[0], F32)
     out = np.empty((d["batches"], d["out_h"], d["out_w"], d["depth"]), F32)
     for oy, ox, ys, xs in _windows(d):
@@ -178,9 +177,8 @@ def pool_reference(g: Graph, n: Node, ins: list, kind: str) -> list[np.ndarray]:
 
 
 def pool_lower(g: Graph, n: Node, target, kind: str) -> Kernel:
-    from edgecc.ops.pool_2d import _geometry
     return Kernel("pool_2d_float.c.j2",
-                  params=dict(_geometry(g, n), kind=kind, lowest=c_float(LOWEST),
+                  params=dict(pool_geometry(g, n), kind=kind, lowest=c_float(LOWEST),
                               **act_params(n)), variant="float32")
 
 

@@ -18,8 +18,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops import _simd, _vec_elt
-from edgecc.ops._conv_common import act_range
+from edgecc.ops._conv_common import act_range, supported_activation
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
 from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier
@@ -65,11 +64,6 @@ def multipliers_in_range(g: Graph, n: Node) -> bool:
     return 0.0 < real_out < 1.0
 
 
-def supported_activation(g: Graph, n: Node) -> bool:
-    """fused activation must be NONE, RELU, RELU_N1_TO_1 or RELU6"""
-    return int(n.attrs.get("fused_activation_function", 0)) in (0, 1, 2, 3)
-
-
 def _real_multipliers(g: Graph, n: Node) -> tuple[float, float, float]:
     s1 = np.float32(in_type(g, n, 0).q.scale[0])
     s2 = np.float32(in_type(g, n, 1).q.scale[0])
@@ -79,7 +73,7 @@ def _real_multipliers(g: Graph, n: Node) -> tuple[float, float, float]:
             twice_max / (float(1 << _left_shift(g, n)) * so))
 
 
-def _quant(g: Graph, n: Node) -> dict:
+def add_quant(g: Graph, n: Node) -> dict:
     r1, r2, ro = _real_multipliers(g, n)
     (m1, sh1), (m2, sh2), (mo, sho) = (quantize_multiplier(r) for r in (r1, r2, ro))
     lo, hi = act_range(g, n)
@@ -98,7 +92,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     if n.attrs.get("numerics") == "onnx":  # onnxruntime's QLinearAdd: edgecc/ops/_onnx_elt.py
         from edgecc.ops._onnx_elt import reference_add
         return reference_add(g, n, ins)
-    q = _quant(g, n)
+    q = add_quant(g, n)
     a, b = (np.asarray(x).astype(np.int64) for x in ins[:2])
     a, b = np.broadcast_arrays(a + q["in1_off"], b + q["in2_off"])
     ra = mbqm_smaller_than_one(a * q["left_mult"], q["m1"], q["s1"])
@@ -137,56 +131,14 @@ def _loops(g: Graph, n: Node) -> tuple[list[int], list[int], list[int]]:
     return [m[0] for m in merged], [m[1] for m in merged], [m[2] for m in merged]
 
 
-def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
-
-    x86 AVX2 / AVX-512: a linear form proven exact on all input pairs, or TFLite's arithmetic
-    in vector form (edgecc/ops/_vec_elt.py, runtime_c/edgecc_avx2_elt.h).
-    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_add): each input's rescaling is a function of
-    its 256 possible values, tabulated (doubled) at compile time; the kernel adds two table
-    entries and requantizes the sum with constants proven exact over the range of sums.
-    """
-    if _simd.has_isa(target, "avx2"):  # x86: edgecc/ops/_vec_elt.py
-        return _vec_elt.lower_add(g, n, _quant(g, n))
-    if not _simd.has_isa(target, "dsp"):
-        return None, ""
-    if out_type(g, n).dtype != DType.INT8:
-        return None, "int16: portable kernel"
-    if in_type(g, n, 0).shape != in_type(g, n, 1).shape or \
-            any(const(g, n, i) is not None for i in (0, 1)):
-        return None, "broadcast or constant input: portable kernel"
-    q = _quant(g, n)
-    xs = np.arange(-128, 128, dtype=np.int64)
-    ta = mbqm_smaller_than_one((xs + q["in1_off"]) * q["left_mult"], q["m1"], q["s1"])
-    tb = mbqm_smaller_than_one((xs + q["in2_off"]) * q["left_mult"], q["m2"], q["s2"])
-    lo, hi = np.array([ta.min() + tb.min()]), np.array([ta.max() + tb.max()])
-    fr, why = _simd.fast_requant(lo, hi, np.array([q["mo"]]), np.array([q["so"]]),
-                                 q["out_zp"], q["act_min"], q["act_max"])
-    if fr is None or fr.L != 1:
-        return None, f"no exact fast requantization ({why or 'left shift'})"
-    geom = [in_type(g, n, 0).numel, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi]
-    if _simd.has_isa(target, "mve"):  # Helium: the same tables, read by word gathers
-        return Kernel("add_mve.c.j2", params=dict(geom=geom),
-                      consts=dict(ta=_simd.doubled(ta), tb=_simd.doubled(tb)),
-                      variant="mve-add-lut",
-                      reason="Helium: inputs rescaled through 256-entry tables read by word "
-                             "gathers, 4 elements per vector"), ""
-    return Kernel("add_dsp.c.j2", params=dict(geom=geom),
-                  consts=dict(ta=_simd.doubled(ta), tb=_simd.doubled(tb)), variant="dsp-add-lut",
-                  reason="Cortex-M DSP: inputs rescaled through 256-entry tables, fast "
-                         "requantization of the sum"), ""
-
-
 def lower(g: Graph, n: Node, target) -> Kernel:
+    """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
     if n.attrs.get("numerics") == "onnx":
         from edgecc.ops._onnx_elt import lower_add
         return lower_add(g, n, target)
-    simd, why = _lower_simd(g, n, target)
-    if simd is not None:
-        return simd
     ext, st_a, st_b = _loops(g, n)
     pad = MAX_DIMS - len(ext)
-    params = dict(_quant(g, n), ext=[1] * pad + ext, sa=[0] * pad + st_a, sb=[0] * pad + st_b,
+    params = dict(add_quant(g, n), ext=[1] * pad + ext, sa=[0] * pad + st_a, sb=[0] * pad + st_b,
                   ctype=out_type(g, n).dtype.c, left_shift=_left_shift(g, n))
     consts = {}
     for key, i in (("a", 0), ("b", 1)):
@@ -194,7 +146,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         params[f"{key}_const"] = data is not None
         if data is not None:  # e.g. a constant bias added to an activation
             consts[key] = np.ascontiguousarray(data).astype(out_type(g, n).dtype.np)
-    return Kernel("add.c.j2", params=params, consts=consts, reason=why)
+    return Kernel("add.c.j2", params=params, consts=consts)
 
 
 OP = register(OpDef(

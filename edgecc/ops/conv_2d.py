@@ -16,10 +16,10 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops import _simd, _vec
-from edgecc.ops._conv_common import (Window, act_range, bias_or_zeros, channel_multipliers,
+from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multipliers, conv_groups,
                                      conv_window, folded_bias, mbqm_function,
-                                     output_shape_matches, requantize, valid_window_options)
+                                     output_shape_matches, requantize, supported_activation,
+                                     valid_window_options)
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin
@@ -72,20 +72,10 @@ def bias_int32_const(g: Graph, n: Node) -> bool:
             and b.type.numel == in_type(g, n, 1).shape[0])
 
 
-def supported_activation(g: Graph, n: Node) -> bool:
-    """fused activation must be NONE, RELU, RELU_N1_TO_1 or RELU6"""
-    return int(n.attrs.get("fused_activation_function", 0)) in (0, 1, 2, 3)
-
-
 def infer(g: Graph, n: Node) -> list[TensorType | None]:
     win = conv_window(g, n)
     shape = (in_type(g, n).shape[0], win.out_h, win.out_w, in_type(g, n, 1).shape[0])
     return [TensorType(shape, out_type(g, n).dtype)]
-
-
-def _groups(g: Graph, n: Node) -> int:
-    """TFLite's grouped convolution: input channels / filter input channels."""
-    return in_type(g, n).shape[3] // in_type(g, n, 1).shape[3]
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
@@ -94,7 +84,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     win = conv_window(g, n)
     w = const(g, n, 1).astype(np.float64)  # [oc, kh, kw, fic]
     oc, fic = w.shape[0], w.shape[3]
-    groups = _groups(g, n)
+    groups = conv_groups(g, n)
     per_group = oc // groups
     xz = ins[0].astype(np.float64) - in_type(g, n).q.zero_point[0]
     # float64 sums of int8 products are exact far beyond any int32 accumulator.
@@ -127,122 +117,16 @@ def pack_weights(w: np.ndarray, groups: int = 1, block: int = OC_BLOCK) -> np.nd
     return np.concatenate(out)
 
 
-def _lower_mve(win: Window, x: TensorType, w: np.ndarray, rq, direct: bool) -> Kernel:
-    """Helium (runtime_c/edgecc_mve.h, ec_mve_conv): 4 output channels per pass, VMLADAVA on
-    16-byte chunks of the receptive field. How interior pixels read their field (in place as
-    one run, as one run per filter row, or by byte gathers) decides the weights' input order."""
-    oc, kh, kw, ic = w.shape
-    run = kw * ic
-    flat = _simd.round_up(kh * run, 16)
-    offsets = [fy * win.dil_h * win.in_w * ic + fx * win.dil_w * ic + c
-               for fy in range(kh) for fx in range(kw) for c in range(ic)]
-    offs = np.zeros(0, np.uint8)
-    if direct:
-        mode, rowp, how = 0, run, "pixels read in place"
-    elif flat <= 64 and max(offsets) < 256 and not kh * _simd.round_up(run, 16) <= flat:
-        mode, rowp, how = 2, run, "fields by byte gathers"
-        offs = np.zeros(flat, np.int64)
-        offs[:len(offsets)] = offsets
-        offs = offs.astype(np.uint8)
-    elif run % 16 == 0 and win.dil_w == 1 and (run == 16 or kh * run > 64):
-        # (a field of at most 64 B is assembled from rows of at most 16 B: ec_mve_interior)
-        mode, rowp, how = 1, run, "fields read in place, one run per filter row"
-    elif run <= 16 and kh <= 4 and win.dil_w == 1:
-        mode, rowp, how = 1, 16, "filter rows padded to 16 bytes, read in place"
-    else:
-        mode, rowp, how = 3, run, "fields copied with zero-point padding"
-    rows = np.zeros((oc, kh, rowp), np.int64)
-    rows[:, :, :run] = w.reshape(oc, kh, run)
-    y0, y1, x0, x1 = win.interior()
-    kp = _simd.round_up(kh * rowp, 16)
-    if kp > 64:
-        # long fields: three pixels per weight pass, blocks of 2 channels
-        # (runtime_c/edgecc_mve.h, ec_mve_conv23)
-        b2 = _simd.mve_blocks2(rows.reshape(oc, -1), rq.folded, rq.fr)
-        geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
-                win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
-                win.pad_t, win.pad_l, b2.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo,
-                rq.fr.hi, y0, y1, x0, x1]
-        return Kernel("conv_2d_mve3.c.j2", params=dict(geom=geom),
-                      consts=dict(w=b2.w, rq=b2.rq, offs=offs if len(offs) else
-                                  np.zeros(16, np.uint8)), scratch=3 * (b2.kp + 64),
-                      variant=f"mve-conv-2ch3px-m{mode}",
-                      reason=f"Helium: three pixels per pass over the weights, blocks of 2 "
-                             f"output channels (6 VMLADAVA sums) over {b2.kp} taps, {how}; "
-                             "per-channel requantization of 3 pixels")
-    mb = _simd.mve_blocks(rows.reshape(oc, -1), rq.folded, rq.fr)
-    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
-            oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1]
-    return Kernel("conv_2d_mve.c.j2", params=dict(geom=geom),
-                  consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq, offs=offs if len(offs) else
-                              np.zeros(16, np.uint8)),
-                  scratch=mb.kp + 64, variant=f"mve-conv-4ch-m{mode}",
-                  reason=f"Helium: 4 output channels per pass, VMLADAVA over {mb.kp} taps in "
-                         f"16-byte chunks, {how}; vector requantization")
-
-
-def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
-
-    Cortex-M DSP: every output pixel's receptive field is sign-extended once into a block of 4
-    pixels, and each output channel's weights (zero-padded to a multiple of 8 taps, packed in
-    words) are read once per block: 4 pixels x 1 channel of SMLADs (runtime_c/edgecc_dsp.h).
-    A 1x1 unpadded layer reads its fields in place; others gather them (zero-point padded).
-    Helium: the same fields against 4 output channels at a time, VMLADAVA on 16-byte chunks
-    (runtime_c/edgecc_mve.h).
-    """
-    if _vec.isa_of(target) == "avx2":  # few input channels: edgecc/ops/_vec_first.py
-        from edgecc.ops._vec_first import lower_conv_2d_first
-        first, _ = lower_conv_2d_first(g, n, target)
-        if first is not None:
-            return first, ""
-    if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
-        return _vec.lower_conv_2d(g, n, target)
-    if not _simd.has_isa(target, "dsp"):
-        return None, ""
-    if _groups(g, n) != 1:
-        return None, "grouped convolution: portable kernel"
-    win = conv_window(g, n)
-    x = in_type(g, n)
-    w = const(g, n, 1).astype(np.int64)
-    oc, kh, kw, ic = w.shape
-    in_zp = int(x.q.zero_point[0])
-    m, s = channel_multipliers(g, n, oc)
-    lo, hi = act_range(g, n)
-    rq = _simd.conv_requant(w.reshape(oc, -1), bias_or_zeros(g, n, oc), in_zp, m, s,
-                            int(out_type(g, n).q.zero_point[0]), lo, hi)
-    if rq.fr is None:
-        return None, f"no exact fast requantization ({rq.why})"
-    direct = kh == 1 and kw == 1 and win.pad_t == 0 and win.pad_l == 0
-    how = "fields read in place" if direct else "fields gathered with zero-point padding"
-    if _simd.has_isa(target, "mve"):
-        return _lower_mve(win, x, w, rq, direct), ""
-    kp = _simd.round_up(kh * kw * ic, 8)
-    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
-            oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            kp, int(direct), in_zp, rq.fr.lo, rq.fr.hi]
-    # The kernel doubles the extended activations, so it accumulates 2 * acc from 2 * bias.
-    consts = dict(w=_simd.pack_words(_simd.pad_cols(w.reshape(oc, -1), kp)),
-                  bias=_simd.doubled(rq.folded), qmn=rq.fr.qmn(), qe=rq.fr.e)
-    return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
-                  scratch=9 * kp + 4 * oc, variant="dsp-conv-4px",
-                  reason=f"Cortex-M DSP: 4 pixels x 1 channel SMLAD blocks over {kp} taps, "
-                         f"{how}"), ""
-
-
 def lower(g: Graph, n: Node, target) -> Kernel:
+    """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
         return _conv16.lower_conv_2d(g, n, target)
-    simd, why = _lower_simd(g, n, target)
-    if simd is not None:
-        return simd
     win = conv_window(g, n)
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)
     oc, kh, kw, fic = w.shape
     ic = x.shape[3]
-    groups = _groups(g, n)
+    groups = conv_groups(g, n)
     per_group = oc // groups
     in_zp = int(x.q.zero_point[0])
     bias = bias_or_zeros(g, n, oc)
@@ -278,7 +162,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         mbqm=mbqm_function(m))
     # conv_2d.c.j2 finishes output pixel p (raster order) before pixel p+1 and reads only p's
     # window meanwhile: the planner may stream the output over the input (plan/stream.py).
-    return Kernel("conv_2d.c.j2", params=params, consts=consts, reason=why, streams=(1, 1))
+    return Kernel("conv_2d.c.j2", params=params, consts=consts, streams=(1, 1))
 
 
 OP = register(OpDef(

@@ -15,15 +15,12 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops import _simd, _vec, _vec_dw
-from edgecc.ops._conv_common import (Window, act_range, bias_or_zeros, channel_multipliers,
-                                     conv_window, folded_bias, mbqm_function,
-                                     output_shape_matches, requantize, valid_window_options)
+from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multipliers, conv_window,
+                                     folded_bias, mbqm_function, output_shape_matches,
+                                     requantize, supported_activation, valid_window_options)
 from edgecc.ops import _conv16
 from edgecc.ops._onnx_rq import rq_array
-from edgecc.ops.conv_2d import (int8_activations, nhwc_rank4, quantized_activations,
-                                supported_activation)
-from edgecc.ops.conv_2d import _lower_mve as conv_lower_mve
+from edgecc.ops.conv_2d import int8_activations, nhwc_rank4, quantized_activations
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin
 
@@ -85,147 +82,10 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     return [requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)]
 
 
-def _pair16(a, b) -> int:
-    """Two int16 taps in one int32 word, a in the bottom half (SMLAD's first pair)."""
-    return int(np.int32(np.uint32((int(a) & 0xFFFF) | ((int(b) & 0xFFFF) << 16))))
-
-
-def _lower_mve(g: Graph, n: Node, win: Window, rq, w: np.ndarray, x) -> Kernel | None:
-    """Helium (runtime_c/edgecc_mve.h, ec_mve_dw): filters of at most 16 taps, or None (the DSP
-    kernel runs: bigger filters, or planes too wide for byte gather offsets)."""
-    kh, kw, oc = w.shape
-    ic = x.shape[3]
-    if kh * kw > 16:
-        return None
-    # plane row: input columns at pad_l.., wide enough for the last output's window
-    need = max(win.pad_l + win.in_w, (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1)
-    wp = _simd.round_up(need, 16)
-    offs = np.zeros((kh, 16), np.int64)
-    for ph in range(kh):
-        for fy in range(kh):
-            for fx in range(kw):
-                offs[ph, fy * kw + fx] = ((ph + fy * win.dil_h) % kh) * wp + fx * win.dil_w
-    if win.dil_h != 1 and kh > 1 or offs.max() > 255:
-        return None  # (dilated rows would need more ring slots than filter rows)
-    ocp = _simd.round_up(oc, 4)
-    w16 = np.zeros((ocp, 16), np.int64)
-    w16[:oc, :kh * kw] = w.transpose(2, 0, 1).reshape(oc, -1)
-
-    # per 4 channels: [bias x4][m x4][N x4][-e x4], one pointer for the kernel's 4 loads
-    rqs = np.concatenate([_simd.pad_to(rq.folded, ocp).reshape(-1, 4),
-                          _simd.mve_records(rq.fr, ocp).reshape(-1, 12)], axis=1)
-    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh,
-            win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, int(x.q.zero_point[0]),
-            rq.fr.lo, rq.fr.hi]
-    return Kernel("depthwise_conv_2d_mve.c.j2", params=dict(geom=geom),
-                  consts=dict(w16=w16.ravel().astype(np.int8), rq=rqs.ravel().astype(np.int32),
-                              offs=offs.ravel().astype(np.uint8)),
-                  scratch=ic * kh * wp, variant="mve-dw-gather",
-                  reason=f"Helium: {kh}x{kw} window of a channel as one byte gather over int8 "
-                         "channel planes, one VMLADAVA per output, 4 channels per requantization")
-
-
-def _lower_dsp_as_conv(win: Window, x: TensorType, rows: np.ndarray,
-                       rq) -> tuple[Kernel | None, str]:
-    """One input channel (micro_speech's first layer: 10x8 filter, depth multiplier 8): the
-    layer IS a CONV_2D with in_c = 1 and out_c = depth multiplier, whose filter [oc, kh*kw] is
-    `rows`; the DSP convolution kernel (edgecc_dsp.h, ec_dsp_conv) runs it with its im2col
-    blocks of 4 pixels, which handles any filter height."""
-    if rq.fr.L != 1:  # conv_requant already refuses this; the conv kernel hard-wires it
-        return None, "requantization left shift is not 1: portable kernel"
-    oc, taps = rows.shape
-    kp = _simd.round_up(taps, 8)
-    kh, kw = win.k_h, win.k_w
-    geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, 1, win.out_h, win.out_w,
-            oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            kp, 0, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi]
-    consts = dict(w=_simd.pack_words(_simd.pad_cols(rows, kp)),
-                  bias=_simd.doubled(rq.folded), qmn=rq.fr.qmn(), qe=rq.fr.e)
-    return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
-                  scratch=9 * kp + 4 * oc, variant="dsp-dw-as-conv",
-                  reason=f"Cortex-M DSP: one input channel, run as a convolution: 4 pixels x 1 "
-                         f"channel SMLAD blocks over {kp} taps"), ""
-
-
-def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
-
-    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_dw): input rows transposed once into int16
-    channel planes, so a filter row's taps are adjacent halfwords and SMLAD takes two at a time;
-    3x3 stride 1 and stride 2 get kernels that compute two outputs per pass and share loads.
-    """
-    if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec_dw.py
-        return _vec_dw.lower_depthwise(g, n, target)
-    if not _simd.has_isa(target, "dsp"):
-        return None, ""
-    win = conv_window(g, n)
-    if win.dil_h != 1 or win.dil_w != 1:
-        return None, "dilated depthwise: portable kernel"
-    x = in_type(g, n)
-    if win.k_h > 8 and x.shape[3] != 1:
-        return None, "filter taller than 8 rows: portable kernel"
-    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
-    kh, kw, oc = w.shape
-    ic = x.shape[3]
-    rows = np.ascontiguousarray(w.transpose(2, 0, 1)).reshape(oc, -1)  # [oc, kh*kw]
-    in_zp = int(x.q.zero_point[0])
-    m, s = channel_multipliers(g, n, oc)
-    lo, hi = act_range(g, n)
-    rq = _simd.conv_requant(rows, bias_or_zeros(g, n, oc), in_zp, m, s,
-                            int(out_type(g, n).q.zero_point[0]), lo, hi)
-    if rq.fr is None:
-        return None, f"no exact fast requantization ({rq.why})"
-    if _simd.has_isa(target, "mve"):
-        k = _lower_mve(g, n, win, rq, w, x)
-        if k is not None:
-            return k, ""
-    if ic == 1 and kh > 8:  # one input channel: a CONV_2D with out_c = depth multiplier
-        if _simd.has_isa(target, "mve"):
-            return conv_lower_mve(win, x, rows.reshape(oc, kh, kw, 1), rq, False), ""
-        return _lower_dsp_as_conv(win, x, rows, rq)
-    L = rq.fr.L
-    if L > 8:  # the weights are pre-scaled by 2^L and must stay int16
-        return None, "requantization left shift above 8: portable kernel"
-    taps = w.transpose(2, 0, 1) << L  # [oc, kh, kw], scaled so the kernel needs no shift
-    if kh == 3 and kw == 3 and win.stride_h == win.stride_w and win.stride_w in (1, 2):
-        kind, wpr = win.stride_w, 2
-        words = [[v for r in taps[c] for v in (_pair16(r[0], r[1]), _pair16(r[1], r[2]))]
-                 for c in range(oc)]
-        need = (win.out_w + 3) if kind == 1 else (2 * win.out_w + 4)
-        variant = f"dsp-dw3x3-s{kind}"
-        how = f"3x3 stride {kind}: two outputs per pass over int16 channel planes"
-    else:
-        kind, wpr = 0, (kw + 1) // 2
-        padded = np.zeros((oc, kh, 2 * wpr), np.int64)
-        padded[:, :, :kw] = taps
-        words = [[_pair16(r[2 * t], r[2 * t + 1]) for r in padded[c] for t in range(wpr)]
-                 for c in range(oc)]
-        need = (win.out_w - 1) * win.stride_w + 2 * wpr
-        variant = "dsp-dw-general"
-        how = f"{kh}x{kw}: tap pairs per SMLAD over int16 channel planes"
-    # One record per output channel: weight words, bias * 2^L, m, N, e.
-    recs = np.concatenate([np.array(words, np.int64),
-                           (rq.folded.astype(np.int64) << L)[:, None],
-                           rq.fr.m.astype(np.int64)[:, None], rq.fr.n.astype(np.int64)[:, None],
-                           rq.fr.e.astype(np.int64)[:, None]], axis=1)
-    if not _simd.fits_int32(recs):
-        return None, "scaled bias overflows int32: portable kernel"
-    wp = _simd.round_up(max(need, win.pad_l + win.in_w) + 1, 2)
-    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
-            win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, wpr, kind, in_zp,
-            rq.fr.lo, rq.fr.hi]
-    return Kernel("depthwise_conv_2d_dsp.c.j2", params=dict(geom=geom),
-                  consts=dict(recs=recs.ravel().astype(np.int32)),
-                  scratch=kh * ic * wp * 2, variant=variant,
-                  reason=f"Cortex-M DSP: {how}"), ""
-
-
 def lower(g: Graph, n: Node, target) -> Kernel:
+    """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
         return _conv16.lower_depthwise_conv_2d(g, n, target)
-    simd, why = _lower_simd(g, n, target)
-    if simd is not None:
-        return simd
     win = conv_window(g, n)
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
@@ -260,8 +120,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         mbqm=mbqm_function(m))
     # depthwise_conv_2d.c.j2 finishes output pixel p (raster order) before pixel p+1 and reads
     # only p's window meanwhile: the planner may stream the output over the input.
-    return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts, reason=why,
-                  streams=(1, 1))
+    return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts, streams=(1, 1))
 
 
 OP = register(OpDef(

@@ -13,9 +13,8 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, quantized_io, register
-from edgecc.ops import _simd, _vec, _vec_fc
 from edgecc.ops._conv_common import (act_range, bias_or_zeros, fc_multiplier,
-                                     fc_unit_multipliers, requantize)
+                                     fc_unit_multipliers, requantize, supported_activation)
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin
@@ -49,19 +48,14 @@ def bias_int32_const(g: Graph, n: Node) -> bool:
     return b.is_const and b.type.dtype == _conv16.bias_dtype(g, n)
 
 
-def supported_activation(g: Graph, n: Node) -> bool:
-    """fused activation must be NONE, RELU, RELU_N1_TO_1 or RELU6"""
-    return int(n.attrs.get("fused_activation_function", 0)) in (0, 1, 2, 3)
-
-
-def _dims(g: Graph, n: Node) -> tuple[int, int, int]:
+def fc_dims(g: Graph, n: Node) -> tuple[int, int, int]:
     units, depth = in_type(g, n, 1).shape
     batches = in_type(g, n).numel // depth
     return batches, units, depth
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:
-    batches, units, _ = _dims(g, n)
+    batches, units, _ = fc_dims(g, n)
     x = in_type(g, n)
     if n.attrs.get("keep_num_dims"):
         shape = (*x.shape[:-1], units)
@@ -73,7 +67,7 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
         return _conv16.reference_fully_connected(g, n, ins)
-    batches, units, depth = _dims(g, n)
+    batches, units, depth = fc_dims(g, n)
     x = ins[0].reshape(batches, depth).astype(np.int64) - in_type(g, n).q.zero_point[0]
     w = const(g, n, 1).astype(np.int64)
     acc = x @ w.T + bias_or_zeros(g, n, units)
@@ -87,119 +81,11 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     return [out.reshape(out_type(g, n).shape)]
 
 
-# Inputs the DSP FC kernels sign-extend at a time: deep rows (micro_speech's 4000) go in
-# chunks so the scratch stays ~1 KiB; the partial sums cost ~15 instructions per chunk and
-# 4-unit block (against ~2400 of MACs). A multiple of 16: only the last chunk may hold an odd
-# number of 8-input steps.
-FC_CHUNK = 512
-
-
-def _fc_chunk(dp: int, up: int) -> tuple[int, int]:
-    """(inputs per chunk, scratch bytes) for ec_dsp_fc / ec_dsp_fc_ub: the extended chunk
-    (2 bytes per input), the 8-byte row tail, and with several chunks up int32 partial sums."""
-    whole = 2 * dp + 8
-    chunked = 2 * FC_CHUNK + 8 + 4 * up
-    if dp <= FC_CHUNK or chunked >= whole:
-        return dp, whole
-    return FC_CHUNK, chunked
-
-
-def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
-
-    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended a chunk
-    at a time (_fc_chunk); 4 units at a time, their weights interleaved 8 inputs at a time.
-    """
-    per_channel = in_type(g, n, 1).q.per_channel
-    if per_channel and (_vec.isa_of(target) or _simd.has_isa(target, "mve")):
-        return None, "per-channel weights: portable kernel"
-    if _vec.isa_of(target) == "avx2":  # x86: edgecc/ops/_vec_fc.py, else edgecc/ops/_vec.py
-        k, _why = _vec_fc.lower_fc(g, n, target)
-        if k is not None:
-            return k, ""
-    if _vec.isa_of(target):  # x86 AVX2 / AArch64 NEON: edgecc/ops/_vec.py
-        return _vec.lower_fc(g, n, target)
-    if not _simd.has_isa(target, "dsp"):
-        return None, ""
-    batches, units, depth = _dims(g, n)
-    w = const(g, n, 1).astype(np.int64)
-    in_zp = int(in_type(g, n).q.zero_point[0])
-    mults, shifts = fc_unit_multipliers(g, n, units)
-    lo, hi = act_range(g, n)
-    rq = _simd.conv_requant(w, bias_or_zeros(g, n, units), in_zp, mults, shifts,
-                            int(out_type(g, n).q.zero_point[0]), lo, hi)
-    if rq.fr is None:
-        return None, f"no exact fast requantization ({rq.why})"
-    if per_channel:
-        return _lower_dsp_per_channel(w, rq, batches, depth, units), ""
-    if not rq.fr.uniform:
-        return None, "units need different requantization constants: portable kernel"
-    fr = rq.fr
-    if _simd.has_isa(target, "mve"):
-        mb = _simd.mve_blocks(w, rq.folded, fr)
-        geom = [batches, depth, mb.kp, units, fr.lo, fr.hi]
-        rec = mb.rq[:12]  # per-tensor: one requantization record for every block
-        return Kernel("fully_connected_mve.c.j2", params=dict(geom=geom),
-                      consts=dict(w=mb.w, bias=mb.bias, rq=rec),
-                      scratch=0 if depth == mb.kp else mb.kp, variant="mve-fc-4u",
-                      reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, vector "
-                             "requantization"), ""
-    dp, up, wpad, bias = _dsp_padded(w, rq.folded, depth, units)
-    cp, scratch = _fc_chunk(dp, up)
-    geom = [batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi,
-            cp]
-    lo_acc, hi_acc = _simd.acc_range(w, bias_or_zeros(g, n, units), in_zp)
-    if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
-        # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
-        wb, b256 = _simd.offset_bytes(wpad, bias)
-        return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc_ub"),
-                      consts=dict(w=_simd.pack_words(_simd.interleave_rows(wb, 4, 8)),
-                                  bias=b256),
-                      scratch=scratch, variant="dsp-fc-4u-ub",
-                      reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
-                             "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)"), ""
-    return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc"),
-                  consts=dict(w=_simd.pack_words(_simd.interleave_rows(wpad, 4, 8)),
-                              bias=_simd.doubled(bias)),  # the kernel doubles the activations
-                  scratch=scratch, variant="dsp-fc-4u",
-                  reason="Cortex-M DSP: 4 units per pass, input sign-extended once, weights "
-                         "interleaved by 8 inputs"), ""
-
-
-def _dsp_padded(w: np.ndarray, folded: np.ndarray, depth: int, units: int):
-    """(dp, up, weights, bias) for the DSP FC kernels: depth padded to a multiple of 8, units to
-    a multiple of 4, with zero weights and biases."""
-    dp, up = _simd.round_up(depth, 8), _simd.round_up(units, 4)
-    wpad = np.zeros((up, dp), np.int64)
-    wpad[:units, :depth] = w
-    bias = np.zeros(up, np.int64)
-    bias[:units] = folded
-    return dp, up, wpad, bias
-
-
-def _lower_dsp_per_channel(w: np.ndarray, rq, batches: int, depth: int, units: int) -> Kernel:
-    """ec_dsp_fc_pc: ec_dsp_fc's passes with each unit's own fast-requantization constants
-    (qmn, qe as the DSP convolution takes them); the sums always wait in the scratch's partial
-    sums, so the scratch is the chunk, the tail and up int32 however shallow the row."""
-    fr = rq.fr
-    dp, up, wpad, bias = _dsp_padded(w, rq.folded, depth, units)
-    cp, _ = _fc_chunk(dp, up)
-    geom = [batches, depth, dp, units, up, 0, 0, 0, fr.lo, fr.hi, cp]  # m, n, e: per unit
-    return Kernel("fully_connected_dsp_pc.c.j2", params=dict(geom=geom),
-                  consts=dict(w=_simd.pack_words(_simd.interleave_rows(wpad, 4, 8)),
-                              bias=_simd.doubled(bias), qmn=fr.qmn(), qe=fr.e.astype(np.int32)),
-                  scratch=2 * cp + 8 + 4 * up, variant="dsp-fc-4u-pc",
-                  reason="Cortex-M DSP: 4 units per pass, per-channel weights: each unit's own "
-                         "requantization constants")
-
-
 def lower(g: Graph, n: Node, target) -> Kernel:
+    """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
         return _conv16.lower_fully_connected(g, n, target)
-    simd, why = _lower_simd(g, n, target)
-    if simd is not None:
-        return simd
-    batches, units, depth = _dims(g, n)
+    batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
     in_zp = in_type(g, n).q.zero_point[0]
     # Fold the input zero point into the bias: sum((x - zp) * w) = sum(x*w) - zp*sum(w).
@@ -210,7 +96,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                       params=dict(batches=batches, units=units, depth=depth,
                                   out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),
                       consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32),
-                                  scale=onnx_scales(g, n, units)), reason=why)
+                                  scale=onnx_scales(g, n, units)))
     if in_type(g, n, 1).q.per_channel:
         mults, shifts = fc_unit_multipliers(g, n, units)
         return Kernel("fully_connected_pc.c.j2",
@@ -218,12 +104,12 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                                   out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),
                       consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32),
                                   mult=mults.astype(np.int32), shift=shifts.astype(np.int32)),
-                      variant="portable-per-channel", reason=why)
+                      variant="portable-per-channel")
     m, s = fc_multiplier(g, n)
     return Kernel("fully_connected.c.j2",
                   params=dict(batches=batches, units=units, depth=depth, mult=m, shift=s,
                               out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),
-                  consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32)), reason=why)
+                  consts=dict(w=w.astype(np.int8), bias=bias.astype(np.int32)))
 
 
 OP = register(OpDef(

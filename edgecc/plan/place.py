@@ -31,11 +31,11 @@ bytes of unplaced buffers alive at one step", and identical buffers are tried on
 """
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 from typing import Callable
 
 from edgecc.plan.liveness import Buffer, aligned_lower_bound
+from edgecc.plan.search import arena_of as _arena, local_search as _local_search
 from edgecc.plan.stream import aligned, saving
 
 EXACT_MAX_BUFFERS = 18
@@ -174,10 +174,6 @@ def _drift_back(bufs: list[Buffer], order: list[int],
         floor = max([offs[k] - d for k, d in outs.get(b.name, []) if offs[k] >= 0], default=0)
         offs[i] = _lowest(b, _occupied(offs, conf[i]), _up(max(floor, 0), b.align))
     return offs
-
-
-def _arena(bufs: list[Buffer], offs: list[int]) -> int:
-    return max((o + b.size for o, b in zip(offs, bufs)), default=0)
 
 
 def _orders(bufs: list[Buffer], conf: list[list[int]]) -> dict[str, list[int]]:
@@ -376,31 +372,3 @@ def _place(bufs: list[Buffer], exact: bool, seed: int) -> tuple[int, str]:
     for b, o in zip(bufs, offs):
         b.offset = o
     return arena, name
-
-
-def _local_search(bufs: list[Buffer], fit: Callable[[list[int]], list[int]], order: list[int],
-                  arena: int, name: str, offs: list[int], target: int,
-                  seed: int) -> tuple[int, str, list[int]]:
-    """Swap two buffers of the winning order, keep the swap when the winning fit gets no worse.
-    Seeded and bounded by a count (never by time): the same model always gets the same plan."""
-    n = len(bufs)
-    if n < 3:
-        return arena, name, offs
-    rng = random.Random(seed)
-    iters = max(50, min(2000, 2_000_000 // (n * n)))
-    cur, cur_arena, improved = list(order), arena, False
-    for _ in range(iters):
-        i, j = rng.randrange(n), rng.randrange(n)
-        if i == j:
-            continue
-        cand = list(cur)
-        cand[i], cand[j] = cand[j], cand[i]
-        o = fit(cand)
-        a = _arena(bufs, o)
-        if a <= cur_arena:
-            if a < arena:
-                arena, offs, improved = a, o, True
-            cur, cur_arena = cand, a
-            if a <= target:
-                break
-    return arena, (name + " + local search" if improved else name), offs

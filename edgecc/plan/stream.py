@@ -84,8 +84,8 @@ def geometry(g: Graph, n: Node) -> Geometry | None:
                        y.shape[3], win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h,
                        win.dil_w, win.pad_t, win.pad_l, x.dtype.size, y.dtype.size)
     else:
-        from edgecc.ops.pool_2d import _geometry
-        d = _geometry(g, n)
+        from edgecc.ops.pool_2d import pool_geometry
+        d = pool_geometry(g, n)
         geo = Geometry(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"],
                        d["depth"], d["fh"], d["fw"], d["stride_h"], d["stride_w"], 1, 1,
                        d["pad_h"], d["pad_w"], x.dtype.size, y.dtype.size)
@@ -151,39 +151,3 @@ def stream_pair(g: Graph, n: Node, streams) -> tuple[str, str, int] | None:
     if geo is None or g.value(n.inputs[0]).is_const:
         return None
     return n.outputs[0], n.inputs[0], d_max(geo, streams)
-
-
-def prefer_streaming(g: Graph, lowered: list, target, alias_ops: set[str]) -> list:
-    """Memory first: where an optimized window kernel cannot stream but the portable kernel of
-    the same node can, and its step holds more bytes than the peak every such node reaches when
-    streaming (so this step would set the arena), take the portable kernel. `lowered` (one
-    edgecc.lower.Lowered per executing node, in g's order) is returned with those swapped."""
-    from dataclasses import replace as _replace
-
-    from edgecc.lower import lower_node
-    from edgecc.plan.liveness import buffers_for, lower_bound
-    portable = _replace(target, isa_path=("c",), features=frozenset())
-    pos = {id(n): i for i, n in enumerate(g.nodes)}
-    alts = {}
-    for k, lw in enumerate(lowered):
-        if lw.kernel.streams or lw.node.op not in STREAM_OPS or lw.template_path.startswith("c/"):
-            continue
-        alt = lower_node(g, lw.node, portable)
-        if alt.kernel.streams:
-            alts[k] = alt
-    if not alts:
-        return lowered
-    best = [alts.get(k, lw) for k, lw in enumerate(lowered)]
-    sizes = {pos[id(lw.node)]: lw.kernel.scratch for lw in best if lw.kernel.scratch}
-    streams = {pos[id(lw.node)]: lw.kernel.streams for lw in best if lw.kernel.streams}
-    peak = lower_bound(buffers_for(g, sizes, alias_ops, streams=streams))
-    plain = buffers_for(g, {}, alias_ops)
-    out = list(lowered)
-    for k, alt in alts.items():
-        step = pos[id(lowered[k].node)]
-        live = sum(b.size for b in plain if b.first <= step <= b.last) + lowered[k].kernel.scratch
-        if live > peak:
-            alt.kernel.reason = (f"{lowered[k].kernel.variant} cannot stream; the portable kernel "
-                                 f"writes over its input, {live} B -> peak {peak} B at this step")
-            out[k] = alt
-    return out

@@ -269,3 +269,30 @@ def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc
                          instructions=hooks[k - 1] - prev))
         prev = hooks[k - 1]
     return rows
+
+
+def painted_stack(model: str | Path, board: Board, name: str = "model",
+                  cc: str | None = None) -> int:
+    """The stack NAME_run really uses under QEMU (bytes): the application paints the free stack,
+    runs the model once and reports the lowest address written. A measurement for one input, not
+    a bound; generated code has no data-dependent calls, so it is the same for every input."""
+    from edgecc.codegen import write_files
+    from edgecc.compiler import compile_model
+    from edgecc.names import c_ident
+    from edgecc.targets import get_target
+    from edgecc.verify.cross import _env
+    c = compile_model(model, get_target(board.target), name)
+    ident = c_ident(name)
+    with tempfile.TemporaryDirectory(prefix="edgecc-stack-") as tmp:
+        work = Path(tmp)
+        write_files(c.files, work / "gen")
+        app = work / "app_main.c"
+        app.write_text(_env().get_template("baremetal/app_main.c.j2").render(
+            name=ident.lower(), NAME=ident.upper()))
+        prog = build_program(work / "gen", [app], work / "paint.elf", board, cc, c.plan.arena,
+                             extra_flags=["-DEDGECC_PAINT_STACK"], callgraph=False)
+        out = run_program(prog, board).stdout
+    m = re.search(r"^S (\d+)$", out, re.M)
+    if not m:
+        raise EdgeccError(f"painted-stack run printed no result: {out.strip()[:100]!r}")
+    return int(m.group(1))

@@ -1,4 +1,4 @@
-"""x86 AVX2 kernels (runtime_c/edgecc_avx2.h, edgecc/ops/_vec.py): CONV_2D, DEPTHWISE_CONV_2D and
+"""x86 AVX2 kernels (runtime_c/edgecc_avx2.h, edgecc/lower/vec.py): CONV_2D, DEPTHWISE_CONV_2D and
 FULLY_CONNECTED on random shapes and on every shared model, bit-exact with TFLite Micro on the
 host, built with gcc and clang.
 
@@ -167,7 +167,7 @@ def test_avx2_depthwise_any_channel_count(case):
 
 
 # One input channel with a depth multiplier (micro_speech's first layer) runs as the CONV_2D it
-# equals (edgecc/ops/_vec_dw.py: as_conv): per-channel and per-tensor filters, SAME and VALID,
+# equals (edgecc/lower/vec_dw.py: as_conv): per-channel and per-tensor filters, SAME and VALID,
 # multipliers that leave partial channel blocks.
 DW_AS_CONV_CASES = [
     dict(h=13, w=9, ic=1, mult=8, kh=10, kw=8, stride=(2, 2), padding=0, act=1),

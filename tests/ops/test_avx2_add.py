@@ -1,5 +1,5 @@
 """x86 AVX2 / AVX-512 int8 ADD and AVERAGE_POOL_2D (runtime_c/edgecc_avx2_elt.h,
-edgecc/ops/_vec_elt.py).
+edgecc/lower/x86_elt.py).
 
 Three levels: the kernels themselves on all 65,536 input pairs on every x86 path this CPU has
 (gcc and clang), including partial last blocks; ADD models on random shapes, zero points, scales
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edgecc.ops import _vec_elt
+from edgecc.lower import x86_elt
 from edgecc.quant import quantize_multiplier
 from edgecc.tflite_writer import ModelBuilder
 from test_avx2 import _compile, _paths, check_avx2
@@ -51,7 +51,7 @@ def _q(s1, z1, s2, z2, so, zo, act=(-128, 127)) -> dict:
 def _run_kernel(q: dict, n: int, flags: tuple, cc: str) -> tuple[np.ndarray, str]:
     """The kernel the compiler picks for q, run by a C harness on pairs i -> (i / 256, i % 256)
     for i < n; returns its outputs and the variant."""
-    lin, _ = _vec_elt.find_linear(tuple(sorted(q.items())))
+    lin, _ = x86_elt.find_linear(tuple(sorted(q.items())))
     if lin is not None:
         A, B, C, k, D = lin
         st, fn, geom = "ec_avx2_add_lin_geom", "ec_avx2_add_lin", \
@@ -89,7 +89,7 @@ def test_avx2_add_kernel_all_pairs(case):
     TFLite's arithmetic; the bytes past n are left alone (a partial last block)."""
     act = [(-128, 127), (-128, 127), (-100, 90), (0, 127), (-128, 127)][case]
     q = _q(*SCALES[case], act=act)
-    want = _vec_elt.add_grid(q).ravel()
+    want = x86_elt.add_grid(q).ravel()
     n = 65536 - 37
     kinds = set()
     for name, target in _paths():
@@ -106,11 +106,11 @@ def test_avx2_add_proof_rejects_a_near_miss():
     """The brute-force check is what makes the linear form exact: moving C by one step of the
     output (or A by a few units) breaks some pair and is rejected."""
     q = _q(*SCALES[0])
-    y = _vec_elt.add_grid(q)
-    (A, B, C, k, D), _ = _vec_elt.find_linear(tuple(sorted(q.items())))
-    assert np.array_equal(_vec_elt.emulate_lin(A, B, C, k, D, -128, 127), y)
-    assert not np.array_equal(_vec_elt.emulate_lin(A, B, C + (1 << k), k, D, -128, 127), y)
-    assert not np.array_equal(_vec_elt.emulate_lin(A + (1 << k) // 64, B, C, k, D, -128, 127), y)
+    y = x86_elt.add_grid(q)
+    (A, B, C, k, D), _ = x86_elt.find_linear(tuple(sorted(q.items())))
+    assert np.array_equal(x86_elt.emulate_lin(A, B, C, k, D, -128, 127), y)
+    assert not np.array_equal(x86_elt.emulate_lin(A, B, C + (1 << k), k, D, -128, 127), y)
+    assert not np.array_equal(x86_elt.emulate_lin(A + (1 << k) // 64, B, C, k, D, -128, 127), y)
 
 
 def _add_model(shape, s1, z1, s2, z2, so, zo, act: int, shape_b=None, const_b=False,
@@ -202,8 +202,8 @@ def test_avx2_average_pool_falls_back_with_reason(shape, why):
 def test_avx2_pool_division_proof():
     """The multiply-shift division is exact for every count a 256-tap window can have, and the
     check does reject counts where 24 bits are too few."""
-    assert all(_vec_elt.division_exact(c) for c in range(1, 257))
-    assert not _vec_elt.division_exact(400)
+    assert all(x86_elt.division_exact(c) for c in range(1, 257))
+    assert not x86_elt.division_exact(400)
     d = dict(out_h=3, stride_h=2, pad_h=1, fh=3, in_h=5, out_w=1, stride_w=1, pad_w=0, fw=4,
              in_w=4)
-    assert _vec_elt.window_counts(d) == {2 * 4, 3 * 4}
+    assert x86_elt.window_counts(d) == {2 * 4, 3 * 4}

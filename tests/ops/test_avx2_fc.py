@@ -1,18 +1,18 @@
-"""x86 int8 FULLY_CONNECTED kernel ec_x86_fc (runtime_c/edgecc_avx2_fc.h, edgecc/ops/_vec_fc.py).
+"""x86 int8 FULLY_CONNECTED kernel ec_x86_fc (runtime_c/edgecc_avx2_fc.h, edgecc/lower/x86_fc.py).
 
 The packing against a direct numpy statement of the layout; FULLY_CONNECTED models on random
 shapes bit-exact with TFLite Micro on every x86 path this CPU has (check_avx2: plain AVX2 with
 gcc and clang, AVX-VNNI, AVX512-VNNI on YMM, the x86-avx512 target's ZMM path): unit counts
 covering every pass size (8, 4, 2, 1 blocks of 16) and partial last blocks, depths that are not
 multiples of 4 or 64, batches 1-3, every fused activation; the exact-requantization path (fast
-path refused); and the fallback to _vec.lower_fc for rows deeper than the kernel's stack row.
+path refused); and the fallback to vec.lower_fc for rows deeper than the kernel's stack row.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from edgecc.ops import _vec_fc
+from edgecc.lower import x86_fc
 from edgecc.tflite_writer import ModelBuilder
 from test_avx2 import _compile, _fc_model, check_avx2
 
@@ -20,7 +20,7 @@ from test_avx2 import _compile, _fc_model, check_avx2
 @pytest.mark.parametrize("blocks,passes", [(1, [1]), (7, [4, 2, 1]), (8, [8]), (13, [8, 4, 1]),
                                            (44, [8, 8, 8, 8, 8, 4])])
 def test_fc_passes(blocks, passes):
-    assert _vec_fc.fc_passes(blocks) == passes
+    assert x86_fc.fc_passes(blocks) == passes
 
 
 @pytest.mark.parametrize("units,half", [(37, True), (45, False), (8, True), (16, False),
@@ -31,14 +31,14 @@ def test_pack_fc_blocks_layout(units, half):
     rng = np.random.default_rng(units)
     depth = 10
     w = rng.integers(-128, 128, (units, depth)).astype(np.int8)
-    packed, up, kp = _vec_fc.pack_fc_blocks(w)
-    assert _vec_fc.half_block(units) == half
+    packed, up, kp = x86_fc.pack_fc_blocks(w)
+    assert x86_fc.half_block(units) == half
     assert (up, kp) == (-(-units // 16) * 16, 12)
     assert packed.size == (up - 8 * half) * kp
     wp = np.zeros((up, kp), np.int8)
     wp[:units, :depth] = w
     off, b = 0, 0
-    passes = _vec_fc.fc_passes(up // 16)
+    passes = x86_fc.fc_passes(up // 16)
     for i, p in enumerate(passes):
         n = 8 if half and i == len(passes) - 1 else 16
         for k in range(kp // 4):
@@ -90,9 +90,9 @@ def test_x86_fc_exact_requantization():
 
 
 def test_x86_fc_deep_row_falls_back():
-    """A row deeper than EC_X86_FC_MAX_KP keeps edgecc/ops/_vec.py's kernel."""
+    """A row deeper than EC_X86_FC_MAX_KP keeps edgecc/lower/vec.py's kernel."""
     rng = np.random.default_rng(7300)
-    data = _fc_model(rng, batches=1, depth=_vec_fc.MAX_KP + 1, units=3, act=0, bias=True)
+    data = _fc_model(rng, batches=1, depth=x86_fc.MAX_KP + 1, units=3, act=0, bias=True)
     k, = [lw.kernel for lw in _compile(data).lowered]
     assert k.variant == "avx2-fc"
 

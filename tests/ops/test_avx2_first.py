@@ -1,5 +1,5 @@
 """x86 kernel for CONV_2D with few input channels (runtime_c/edgecc_avx2_first.h,
-edgecc/ops/_vec_first.py): random shapes bit-exact with TFLite Micro on every x86 path this CPU
+edgecc/lower/x86_first.py): random shapes bit-exact with TFLite Micro on every x86 path this CPU
 has (plain AVX2, AVX-VNNI, 256-bit AVX512-VNNI, the x86-avx512 target's 512-bit paths), gcc and
 clang, and the layers it must (and must not) take."""
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """CONV_2D SIMD kernels (Cortex-M DSP; Helium MVE) on their own cores under QEMU, bit-exact with
-TFLite Micro, and the fast requantization they rely on (edgecc/ops/_simd.py) against TFLite's."""
+TFLite Micro, and the fast requantization they rely on (edgecc/lower/fastrq.py) against TFLite's."""
 import numpy as np
 import pytest
 
-from edgecc.ops import _simd
+from edgecc.lower import fastrq
 from edgecc.quant import mbqm, quantize_multiplier
 from simdcheck import check_on_target
 from test_conv_2d import conv_model
@@ -29,24 +29,24 @@ def test_fast_requant_equals_tflite_on_the_whole_range(seed):
     w, bias, in_zp, m, s = _random_layer(rng)
     out_zp = int(rng.integers(-128, 128))
     act = [(-128, 127), (out_zp, 127), (max(-128, out_zp - 3), min(127, out_zp + 60))][seed % 3]
-    lo, hi = _simd.acc_range(w, bias, in_zp)
-    fr, why = _simd.fast_requant(lo, hi, m, s, out_zp, *act)
+    lo, hi = fastrq.acc_range(w, bias, in_zp)
+    fr, why = fastrq.fast_requant(lo, hi, m, s, out_zp, *act)
     assert fr is not None, why
     # every channel: its range ends, zero, and many random accumulators in between
     acc = rng.integers(lo, hi + 1, (4000, len(lo)))
     acc[:3] = np.stack([lo, hi, np.clip(0, lo, hi)])
     want = np.clip(mbqm(acc, m, s) + out_zp, *act)
-    assert (_simd.emulate_fast(acc, fr) == want).all()
-    assert (_simd.emulate_fast(acc, fr, helium=True) == want).all()
+    assert (fastrq.emulate_fast(acc, fr) == want).all()
+    assert (fastrq.emulate_fast(acc, fr, helium=True) == want).all()
 
 
 def test_fast_requant_refuses_what_it_cannot_prove():
     lo, hi = np.array([-(1 << 29)]), np.array([1 << 29])
     m, s = quantize_multiplier(0.75)
-    fr, why = _simd.fast_requant(lo, hi, np.array([m]), np.array([s]), 0, -128, 127)
+    fr, why = fastrq.fast_requant(lo, hi, np.array([m]), np.array([s]), 0, -128, 127)
     assert fr is None and "right shift" in why
     m, s = quantize_multiplier(0.01)
-    fr, why = _simd.fast_requant(lo * 4, hi * 4, np.array([m]), np.array([s]), 0, -128, 127)
+    fr, why = fastrq.fast_requant(lo * 4, hi * 4, np.array([m]), np.array([s]), 0, -128, 127)
     assert fr is None and "too wide" in why
 
 

@@ -22,10 +22,14 @@ from functools import lru_cache
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
+from edgecc.lower.geom import Avx2AddExactGeom, Avx2AddLinGeom, Avx2PoolGeom
+from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.quant import mbqm_smaller_than_one
+from edgecc.ops._conv_common import act_range
+from edgecc.ops.add import add_quant
+from edgecc.ops.pool_2d import pool_geometry
+from edgecc.quant import INT32_MAX, INT32_MIN, mbqm_smaller_than_one
 
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 K_MIN, K_MAX = 6, 24  # scales tried for the linear form
 XS = np.arange(-128, 128, dtype=np.int64)
 
@@ -153,31 +157,48 @@ def find_linear(qkey: tuple) -> tuple[tuple[int, int, int, int, int] | None, str
     return None, f"no linear form proven exact for k <= {K_MAX}"
 
 
-def lower_add(g: Graph, n: Node, q: dict) -> tuple[Kernel | None, str]:
-    """The AVX2 kernel of an int8 ADD with two same-shape activation inputs, or (None, why the
-    portable kernel runs). q: edgecc/ops/add.py's _quant of the layer."""
+def add_applies(g: Graph, n: Node, target) -> str | None:
+    """Why the x86 ADD kernels cannot run n (None when they can): int8, two same-shape
+    activation inputs, non-degenerate multipliers."""
     if out_type(g, n).dtype != DType.INT8:
-        return None, "int16: portable kernel"
+        return "int16: portable kernel"
     if in_type(g, n, 0).shape != in_type(g, n, 1).shape or \
             any(const(g, n, i) is not None for i in (0, 1)):
-        return None, "broadcast or constant input: portable kernel"
+        return "broadcast or constant input: portable kernel"
+    q = add_quant(g, n)
     if 0 in (q["m1"], q["m2"], q["mo"]) or min(q["s1"], q["s2"], q["so"]) < -31:
-        return None, "degenerate multiplier: portable kernel"
-    count = in_type(g, n, 0).numel
-    lin, why = find_linear(tuple(sorted(q.items())))
-    if lin is not None:
-        A, B, C, k, D = lin
-        return Kernel("add_avx2.c.j2",
-                      params=dict(kind="lin", geom=[count, A, B, C, k, D, q["act_min"],
-                                                    q["act_max"]]),
-                      variant="avx2-add-lin",
-                      reason=f"TFLite's ADD proven equal to ((a*{A} + b*{B} + C) >> {k}) + {D} "
-                             f"on all 65536 input pairs: 32 (YMM) / 64 (ZMM) per step"), ""
-    geom = [count, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"], -q["s2"],
-            q["mo"], -q["so"], q["out_zp"], q["act_min"], q["act_max"]]
-    return Kernel("add_avx2.c.j2", params=dict(kind="exact", geom=geom),
+        return "degenerate multiplier: portable kernel"
+    return None
+
+
+def _linear(q: dict) -> tuple[tuple[int, int, int, int, int] | None, str]:
+    return find_linear(tuple(sorted(q.items())))
+
+
+def lower_add_lin(g: Graph, n: Node, target) -> Kernel:
+    """ec_avx2_add_lin: a linear form proven equal to TFLite's ADD, or Refused."""
+    q = add_quant(g, n)
+    lin, why = _linear(q)
+    if lin is None:
+        raise Refused(why)
+    A, B, C, k, D = lin
+    return Kernel("add_lin.c.j2",
+                  params=dict(geom=Avx2AddLinGeom(in_type(g, n, 0).numel, A, B, C, k, D,
+                                                q["act_min"], q["act_max"])),
+                  variant="avx2-add-lin",
+                  reason=f"TFLite's ADD proven equal to ((a*{A} + b*{B} + C) >> {k}) + {D} "
+                         f"on all 65536 input pairs: 32 (YMM) / 64 (ZMM) per step")
+
+
+def lower_add_exact(g: Graph, n: Node, target) -> Kernel:
+    """ec_avx2_add_exact: TFLite's three roundings in vector form."""
+    q = add_quant(g, n)
+    geom = Avx2AddExactGeom(in_type(g, n, 0).numel, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"],
+            -q["s2"], q["mo"], -q["so"], q["out_zp"], q["act_min"], q["act_max"])
+    why = _linear(q)[1]
+    return Kernel("add_exact.c.j2", params=dict(geom=geom),
                   variant="avx2-add-exact",
-                  reason=f"{why}: TFLite's three roundings in vector form, 8 per step"), ""
+                  reason=f"{why}: TFLite's three roundings in vector form, 8 per step")
 
 
 # ------------------------------------------------------------------------ AVERAGE_POOL_2D
@@ -187,7 +208,7 @@ POOL_MAX_TAPS = 256  # int16 sums of int8 taps cannot overflow
 
 
 def window_counts(d: dict) -> set[int]:
-    """Every tap count of a clipped pooling window (edgecc/ops/pool_2d.py's geometry)."""
+    """Every tap count of a clipped pooling window (edgecc/ops/pool_2d.py's pool_geometry)."""
     def spans(out: int, stride: int, pad: int, k: int, size: int) -> set[int]:
         return {min(k, size - (o * stride - pad)) - max(0, pad - o * stride) for o in range(out)}
     return {h * w for h in spans(d["out_h"], d["stride_h"], d["pad_h"], d["fh"], d["in_h"])
@@ -202,21 +223,29 @@ def division_exact(count: int) -> bool:
     return bool(np.array_equal(((v * m) % (1 << 32)) >> 24, v // count))
 
 
-def lower_avgpool(d: dict, dtype: DType, lo: int, hi: int) -> tuple[Kernel | None, str]:
-    """The AVX2 AVERAGE_POOL_2D kernel for geometry d, or (None, why the portable one runs)."""
-    if dtype != DType.INT8:
-        return None, "int16: portable kernel"
+def avgpool_applies(g: Graph, n: Node, target) -> str | None:
+    """Why the x86 AVERAGE_POOL_2D kernel cannot run n (None when it can)."""
+    d = pool_geometry(g, n)
+    if in_type(g, n).dtype != DType.INT8:
+        return "int16: portable kernel"
     if d["fh"] * d["fw"] > POOL_MAX_TAPS:
-        return None, f"windows over {POOL_MAX_TAPS} taps: portable kernel"
+        return f"windows over {POOL_MAX_TAPS} taps: portable kernel"
     if d["depth"] % 16 or d["depth"] > POOL_MAX_C:
-        return None, f"channels not a multiple of 16 or over {POOL_MAX_C}: portable kernel"
+        return f"channels not a multiple of 16 or over {POOL_MAX_C}: portable kernel"
     bad = [c for c in sorted(window_counts(d)) if not division_exact(c)]
     if bad:
-        return None, f"division by {bad[0]} not proven exact: portable kernel"
-    geom = [d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
-            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi]
+        return f"division by {bad[0]} not proven exact: portable kernel"
+    return None
+
+
+def lower_avgpool(g: Graph, n: Node, target) -> Kernel:
+    """The x86 AVERAGE_POOL_2D kernel (ec_avx2_avgpool)."""
+    d = pool_geometry(g, n)
+    lo, hi = act_range(g, n)
+    geom = Avx2PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
+            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi)
     # The kernel finishes output pixel p (raster order) before p+1, reading only p's window
     # before writing p: the portable kernel's order, so the planner may stream it (streams).
     return Kernel("average_pool_2d_avx2.c.j2", params=dict(geom=geom), variant="avx2-avgpool",
                   reason="int16 sums of 64/16 channels per pixel, division by a proven "
-                         "multiply-shift", streams=(1, 1)), ""
+                         "multiply-shift", streams=(1, 1))

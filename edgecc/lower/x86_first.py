@@ -1,9 +1,8 @@
 """Lowering of int8 CONV_2D layers with few input channels (in_c <= 4, typically a model's first
 layer) to the x86 kernel ec_avx2_conv_first (runtime_c/edgecc_avx2_first.h).
 
-Owns: when that kernel applies (and why not: then edgecc/ops/_vec.py's ec_avx2_conv runs), its
-geometry record, and its two weight layouts. conv_2d.py's `_lower_simd` tries this first on
-AVX2 targets.
+Owns: when that kernel applies (and why not: then edgecc/lower/vec.py's ec_avx2_conv runs), its
+geometry record, and its two weight layouts. edgecc/lower/x86.py's table tries it first.
 
 The kernel copies output rows' patches (k_h * k_w * in_c taps per pixel, in the filter's own
 (fy, fx, c) order, padded with zero weights to kpp, a multiple of 4, or of 8 when there is a
@@ -16,17 +15,20 @@ one a block of 8 when out_c % 16 is 1..8. Layouts, per block of B channels (16 o
   quads a channel, against one 8-byte broadcast of the pixel's taps);
 - w16 (VPMADDWD, plain AVX2): [kpp/2][B][2] int16: each step of 2 taps, the B channels' pairs.
 Biases (bias_u / bias_x, the input offset folded in) and the requantization constants are
-edgecc/ops/_vec.py's, so the kernel shares ec_avx2_conv's arithmetic exactly.
+edgecc/lower/vec.py's, so the kernel shares ec_avx2_conv's arithmetic exactly.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from edgecc.ir import Graph, Node
+from edgecc.lower.layout import round_up
+from edgecc.lower.geom import X86FirstGeom
+from edgecc.lower.table import Refused
+from edgecc.lower.vec import (bias_of, conv_applies, folded_biases, out_act, requant_arrays,
+                              rq_params)
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_window
-from edgecc.ops._vec import (_bias, _int8_layer, _out_act, _rq_params, folded_biases, isa_of,
-                             requant_arrays, round_up)
 
 MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs per filter row
 MAX_COL = 6144      # runtime_c/edgecc_avx2_first.h EC_FIRST_MAX_COL: (band * out_w + 8) * kpp
@@ -61,23 +63,24 @@ def pack_first(rows: np.ndarray, kpp: int) -> tuple[np.ndarray, np.ndarray, int]
     return (np.concatenate(wq).astype(np.int8), np.concatenate(w16).astype(np.int16), ocp)
 
 
-def lower_conv_2d_first(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """CONV_2D with in_c <= 4 on AVX2: (Kernel, "") or (None, why not) -- the caller then takes
-    edgecc/ops/_vec.py's general kernel."""
-    from edgecc.ops.conv_2d import _groups
-    isa = isa_of(target)
-    if isa != "avx2":
-        return None, "not an x86 target"
-    why = _int8_layer(g, n)
+def first_applies(g: Graph, n: Node, target) -> str | None:
+    """Why ec_avx2_conv_first cannot run n (None when it can)."""
+    why = conv_applies(g, n, target)
     if why:
-        return None, why
-    if _groups(g, n) != 1:
-        return None, "grouped convolution"
+        return why
+    ic = in_type(g, n, 1).shape[3]
+    if ic > MAX_IN_C:
+        return f"{ic} input channels (above {MAX_IN_C})"
+    return None
+
+
+def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
+    """CONV_2D with in_c <= 4 on AVX2, or Refused -- the table then takes edgecc/lower/vec.py's
+    general kernel."""
+    isa = "avx2"
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)
     oc, kh, kw, ic = w.shape
-    if ic > MAX_IN_C:
-        return None, f"{ic} input channels (above {MAX_IN_C})"
     win = conv_window(g, n)
     k = kh * kw * ic
     kpp = round_up(k, 8 if channel_blocks(oc)[1] else 4)
@@ -89,24 +92,24 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     while band and ((band - 1) * win.stride_h + (kh - 1) * win.dil_h + 1) * row_b > MAX_ROWS:
         band -= 1
     if band == 0:
-        return None, (f"an output row's {win.out_w} x {kpp} patch bytes or its {kh} padded input "
+        raise Refused(f"an output row's {win.out_w} x {kpp} patch bytes or its {kh} padded input "
                       f"rows of {row_b} bytes exceed the stack buffers")
     rows = w.reshape(oc, k)
     m, s = channel_multipliers(g, n, oc)
     in_zp = int(x.q.zero_point[0])
-    b = _bias(g, n, oc)
+    b = bias_of(g, n, oc)
     wq, w16, ocp = pack_first(rows, kpp)
-    rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *_out_act(g, n))
+    rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *out_act(g, n))
     if rq is None:
-        return None, why
+        raise Refused(why)
     nb16, tail8 = channel_blocks(oc)
-    geom = [x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, kh, kw, win.stride_h,
+    geom = X86FirstGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, kh, kw, win.stride_h,
             win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, seg, kpp, nb16, tail8,
-            row_cols, row_b, band, in_zp]
+            row_cols, row_b, band, in_zp)
     consts = dict(wq=wq, w16=w16, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     blocks = " + ".join(([f"{nb16} x 16"] if nb16 else []) + (["8"] if tail8 else []))
-    return Kernel("conv_2d_first_avx2.c.j2", params=dict(geom=geom, **_rq_params(g, n), **rqp),
+    return Kernel("conv_2d_first_avx2.c.j2", params=dict(geom=geom, **rq_params(g, n), **rqp),
                   consts=consts, scratch=0, variant="avx2-conv-first",
                   reason=f"AVX2, {ic} input channel(s): each output row's patches "
                          f"({k} taps padded to {kpp}) copied once, zero-point padded, to the "
-                         f"stack, then a dense product over channel blocks of {blocks}"), ""
+                         f"stack, then a dense product over channel blocks of {blocks}")

@@ -1,11 +1,10 @@
-"""Compile-time helpers shared by the SIMD (Cortex-M DSP, Helium MVE) kernels of the conv-like ops.
+"""The fast requantization shared by the SIMD kernels (Cortex-M DSP, Helium MVE, x86 AVX2/AVX-512).
 
 Owns: the accumulator range analysis of a layer, the "fast requantization" constants that let
 the kernels requantize with a handful of instructions while staying bit-exact with TFLite Micro,
-a numpy model of exactly what that C computes (for tests), the weight re-layouts (K padded,
-channel blocks interleaved, bytes packed into aligned int32 words) and the pick of a kernel per
-target. The op modules call these from their `lower`; the kernels themselves live in
-runtime_c/edgecc_dsp.h and runtime_c/edgecc_mve.h.
+a numpy model of exactly what that C computes (for tests), and `conv_requant`, the first step of
+every conv-like SIMD lowering. Weight layouts are in edgecc/lower/layout.py; the kernel tables
+that use both are edgecc/lower/{dsp,mve,x86,neon}.py.
 
 Fast requantization. TFLite's MultiplyByQuantizedMultiplier(acc, m, shift) is
     r = SRDHM(acc << left, m);  out = RDBPOT(r, e) + zp;  clamp        (left/e = +/- shift)
@@ -28,9 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgecc.quant import mbqm
-
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+from edgecc.ops._conv_common import fits_int32
+from edgecc.quant import INT32_MAX, INT32_MIN, mbqm, wrap32
 
 
 # ------------------------------------------------------------------------- accumulator ranges
@@ -81,10 +79,6 @@ class FastRequant:
         return np.stack([self.m, self.n], axis=1).ravel().astype(np.int32)
 
 
-def _wrap32(x) -> np.ndarray:
-    return ((np.asarray(x, dtype=np.int64) + (1 << 31)) % (1 << 32)) - (1 << 31)
-
-
 def _srdhm_floor(a: np.ndarray, m: np.ndarray) -> np.ndarray:
     return (np.asarray(a, np.int64) * np.asarray(m, np.int64) + (1 << 30)) >> 31
 
@@ -114,7 +108,7 @@ def fast_requant(lo: np.ndarray, hi: np.ndarray, mult: np.ndarray, shift: np.nda
         if const[c]:
             # The kernel computes t = N + (a >> 31) and prints t >> 1: pick N for the constant.
             o = int(np.clip(mbqm(np.array([lo[c]]), mult[c], shift[c])[0] + out_zp, act_lo, act_hi))
-            s = -1 if _wrap32(lo[c] << L) < 0 else 0
+            s = -1 if wrap32(lo[c] << L) < 0 else 0
             n_out[c] = 2 * o - s
             n_raw[c] = 2 * o - (-1 if lo[c] < 0 else 0)
             continue
@@ -155,120 +149,13 @@ def emulate_fast(acc: np.ndarray, fr: FastRequant, channel_axis: int = -1,
         prod = acc * m
         sat = (acc == INT32_MIN) & (m == INT32_MIN)
         q = np.where(sat, INT32_MAX, (2 * prod + (1 << 31)) >> 32)  # VQRDMULH
-        t = _wrap32(_wrap32(q + n) + (acc >> 31))
+        t = wrap32(wrap32(q + n) + (acc >> 31))
     else:
         n = fr.n.astype(np.int64).reshape(shape)
-        a = _wrap32(acc << fr.L)
-        t = _wrap32(n + ((a * m + (1 << 31)) >> 32))
-        t = _wrap32(t + (a >> 31))
+        a = wrap32(acc << fr.L)
+        t = wrap32(n + ((a * m + (1 << 31)) >> 32))
+        t = wrap32(t + (a >> 31))
     return np.clip(t >> e, fr.lo, fr.hi)
-
-
-# ---------------------------------------------------------------------------------- layouts
-
-def round_up(x: int, m: int) -> int:
-    return -(-x // m) * m
-
-
-def pad_cols(w_rows: np.ndarray, k_to: int) -> np.ndarray:
-    """[rows, K] -> [rows, k_to] with zero columns appended."""
-    w = np.asarray(w_rows)
-    out = np.zeros((w.shape[0], k_to), dtype=w.dtype)
-    out[:, :w.shape[1]] = w
-    return out
-
-
-def pack_words(b: np.ndarray) -> np.ndarray:
-    """int8 bytes -> little-endian int32 words (zero-padded to a whole word), so the C array is
-    word aligned for LDR/LDRD and the byte order in memory is unchanged."""
-    raw = np.asarray(b, dtype=np.int8).ravel().tobytes()
-    raw += b"\0" * (-len(raw) % 4)
-    return np.frombuffer(raw, dtype="<i4").astype(np.int32)
-
-
-def interleave_rows(w_rows: np.ndarray, group: int, chunk: int) -> np.ndarray:
-    """[rows, K] (rows % group == 0, K % chunk == 0) -> for each block of `group` rows, for each
-    chunk of K: the rows' chunks one after another. A kernel computing `group` rows together
-    then walks one pointer: chunk j of row i of the block is at ((j * group) + i) * chunk."""
-    w = np.asarray(w_rows)
-    rows, k = w.shape
-    return (w.reshape(rows // group, group, k // chunk, chunk)
-             .transpose(0, 2, 1, 3).reshape(-1))
-
-
-def fits_int32(a) -> bool:
-    a = np.asarray(a, dtype=np.int64)
-    return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
-
-
-def offset_bytes(w_rows: np.ndarray, bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weights and bias for the offset-byte FULLY_CONNECTED kernel (edgecc_dsp.h, ec_dsp_fc_ub):
-    even-index weights stored + 128 (as unsigned bytes), and the bias scaled to the kernel's
-    256 * acc with the weights' share of the input offsets folded in:
-    256 * bias + 256 * 127 * (sum of odd-index weights), wrapped to int32 like the C sum."""
-    w = np.asarray(w_rows, np.int64)
-    stored = w.copy()
-    stored[:, 0::2] += 128
-    stored = np.where(stored > 127, stored - 256, stored)  # the same bytes, as int8
-    b = 256 * np.asarray(bias, np.int64) + 256 * 127 * w[:, 1::2].sum(axis=1)
-    return stored.astype(np.int8), _wrap32(b).astype(np.int32)
-
-
-def doubled(bias: np.ndarray) -> np.ndarray:
-    """2 * bias: the SIMD kernels accumulate 2 * acc (the requantization's 2^L with L = 1). It
-    fits: the folded bias is itself a reachable accumulator (x = 0 everywhere), and
-    fast_requant proved 2 * acc fits int32 for all of them."""
-    return (np.asarray(bias, np.int64) * 2).astype(np.int32)
-
-
-@dataclass
-class MveBlocks:
-    """Weights, biases and requantization records in the layout of edgecc_mve.h's ec_mve_row."""
-
-    kp: int
-    w: np.ndarray      # int8 [ocp/4][kp/16][4][16]
-    bias: np.ndarray   # int32 [ocp]
-    rq: np.ndarray     # int32 per 4 channels: [m x4][N x4][-e x4]
-
-
-def pad_to(a, n: int) -> np.ndarray:
-    out = np.zeros(n, np.int64)
-    out[:len(a)] = np.asarray(a, np.int64)
-    return out
-
-
-def mve_records(fr: FastRequant, ocp: int) -> np.ndarray:
-    """Per 4 channels [m x4][N x4][-e x4] (the MVE sign convention, N_raw); padded channels
-    get zeros."""
-    parts = [pad_to(a, ocp).reshape(-1, 4) for a in (fr.m, fr.n_raw, -fr.e.astype(np.int64))]
-    return np.concatenate(parts, axis=1).ravel().astype(np.int32)
-
-
-def mve_blocks(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
-    """[oc, K] weights -> 4-channel blocks of 16-input chunks (K padded to 16, oc to 4)."""
-    oc, k = np.asarray(w_rows).shape
-    kp, ocp = round_up(max(k, 1), 16), round_up(oc, 4)
-    w = np.zeros((ocp, kp), np.int64)
-    w[:oc, :k] = w_rows
-    return MveBlocks(kp, interleave_rows(w, 4, 16).astype(np.int8),
-                     pad_to(folded, ocp).astype(np.int32), mve_records(fr, ocp))
-
-
-def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
-    """[oc, K] -> blocks of 2 channels of 16-input chunks (edgecc_mve.h, ec_mve_conv23):
-    weights [blocks][K/16][2][16]; per channel the record [bias, m, N_raw, -e]."""
-    oc, k = np.asarray(w_rows).shape
-    kp, ocp = round_up(max(k, 1), 16), round_up(oc, 2)
-    w = np.zeros((ocp, kp), np.int64)
-    w[:oc, :k] = w_rows
-    recs = np.stack([pad_to(a, ocp) for a in (folded, fr.m, fr.n_raw, -fr.e.astype(np.int64))],
-                    axis=1)
-    return MveBlocks(kp, interleave_rows(w, 2, 16).astype(np.int8), np.zeros(0, np.int32),
-                     recs.ravel().astype(np.int32))
-
-
-def has_isa(target, isa: str) -> bool:
-    return isa in getattr(target, "features", frozenset())
 
 
 @dataclass

@@ -1,19 +1,22 @@
 """Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fc (runtime_c/edgecc_avx2_fc.h).
 
-Owns: when that kernel applies (else edgecc/ops/_vec.py's lower_fc runs, then the portable
+Owns: when that kernel applies (else edgecc/lower/vec.py's lower_fc runs, then the portable
 kernel), its weight layout (16-unit blocks in passes of 8 / 4 / 2 / 1 blocks, each pass one
 in-order stream: `pack_fc_blocks`), and its parameters. The folded biases and requantization
-arrays are _vec.py's (folded_biases, requant_arrays), padded to the 16-unit blocks.
+arrays are vec.py's (folded_biases, requant_arrays), padded to the 16-unit blocks.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from edgecc.ir import Graph, Node
+from edgecc.lower.layout import round_up
+from edgecc.lower.table import Refused
+from edgecc.lower.vec import (bias_of, folded_biases, int8_layer, out_act, requant_arrays,
+                              rq_params)
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import fc_multiplier
-from edgecc.ops._vec import (_bias, _int8_layer, _out_act, _rq_params, folded_biases,
-                             requant_arrays, round_up)
+from edgecc.ops.fully_connected import fc_dims
 
 # ec_x86_fc keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
 MAX_KP = 8192
@@ -64,33 +67,27 @@ def _uniform(rq: dict[str, np.ndarray], units: int) -> bool:
     return all(bool((a[:units] == a[0]).all()) for a in (rq["mult"], rq["right"], c64))
 
 
-def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """FULLY_CONNECTED on x86 (the "avx2" ISA: every x86 path) with ec_x86_fc, or (None, why
-    not): then the caller tries edgecc/ops/_vec.py's lower_fc."""
-    from edgecc.ops.fully_connected import _dims
-    why = _int8_layer(g, n)
-    if why:
-        return None, why
-    if len(in_type(g, n, 1).q.scale) != 1:
-        return None, "per-channel weights"
-    batches, units, depth = _dims(g, n)
+def lower_fc(g: Graph, n: Node, target) -> Kernel:
+    """FULLY_CONNECTED on x86 (the "avx2" ISA: every x86 path) with ec_x86_fc, or Refused: then
+    the table tries edgecc/lower/vec.py's lower_fc."""
+    batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
     packed, up, kp = pack_fc_blocks(w)
     if kp > MAX_KP:
-        return None, f"depth {depth} above {MAX_KP}"
+        raise Refused(f"depth {depth} above {MAX_KP}")
     m, s = fc_multiplier(g, n)
     in_zp = int(in_type(g, n).q.zero_point[0])
-    b = _bias(g, n, units)
+    b = bias_of(g, n, units)
     rq, rqp, why = requant_arrays("avx2", np.full(units, m), np.full(units, s), up, w, b, in_zp,
-                                  *_out_act(g, n))
+                                  *out_act(g, n))
     if rq is None:
-        return None, why
+        raise Refused(why)
     uni = int(bool(rqp["fast"]) and _uniform(rq, units))
     if uni:  # per-tensor: 16 entries serve every block (less to stream from L2 per layer)
         rq = {k: np.full(BLOCK, v[0], v.dtype) for k, v in rq.items()}
     params = dict(batches=batches, depth=depth, kp=kp, units=units, up=up, uni=uni,
                   half=int(half_block(units)),
-                  **_rq_params(g, n), **rqp)
+                  **rq_params(g, n), **rqp)
     consts = dict(w=packed, **folded_biases("avx2", b, w, in_zp, up), **rq)
     passes = fc_passes(up // BLOCK)
     return Kernel("fully_connected_fc_avx2.c.j2", params=params, consts=consts, scratch=0,
@@ -98,4 +95,4 @@ def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                   reason=f"x86: 16-unit blocks in {len(passes)} pass(es) of {passes} blocks, "
                          f"one in-order weight stream per pass, the row read in place "
                          f"(stack copy when the depth is not a multiple of 4); ZMM VPDPBUSD "
-                         f"where the build has it"), ""
+                         f"where the build has it")

@@ -1,11 +1,10 @@
 """Lowering of CONV_2D and FULLY_CONNECTED to the x86 AVX2 (runtime_c/edgecc_avx2.h) and AArch64
-NEON (runtime_c/edgecc_neon.h) kernels, and the pieces the depthwise lowering (_vec_dw.py) shares.
+NEON (runtime_c/edgecc_neon.h) kernels, and the pieces the depthwise lowering (vec_dw.py) shares.
 
-Owns: when those kernels apply (and why not, as the reason the portable kernel runs), the weight
-layouts they read, the folded biases, the per-channel requantization arrays, and the kernels'
-geometry records. The op modules call `lower_conv_2d` / `lower_depthwise` / `lower_fc` from
-their `_lower_simd` (the selection hook edgecc/ops/_simd.py's kernels use too) when the target
-has the "avx2" or "neon" feature; DEPTHWISE_CONV_2D's is in edgecc/ops/_vec_dw.py.
+Owns: when those kernels apply (and why not, as the reason the portable kernel runs), the
+folded biases, the per-channel requantization arrays, and the kernels' geometry records. The
+tables edgecc/lower/x86.py and edgecc/lower/neon.py name `lower_conv_2d` / `lower_fc` with
+their ISA; DEPTHWISE_CONV_2D's is in edgecc/lower/vec_dw.py, the quads in layout.py.
 
 Layouts:
 - conv / fully connected "quads": output channels padded to a multiple of 8 (`ocp`), taps
@@ -24,7 +23,7 @@ wrap-around, which gives TFLite's exact accumulator whenever TFLite's own int32 
 not overflow.
 
 Requantization: TFLite's MultiplyByQuantizedMultiplier exactly. NEON's SQRDMULH and SRSHL are
-its arithmetic; AVX2 uses edgecc/ops/_simd.py's proven fast form when the proof holds, else the
+its arithmetic; AVX2 uses edgecc/lower/fastrq.py's proven fast form when the proof holds, else the
 two roundings step by step (see runtime_c/edgecc_avx2.h).
 """
 from __future__ import annotations
@@ -32,8 +31,14 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
-from edgecc.ops import Kernel, _simd, const, in_type, out_type
-from edgecc.ops._conv_common import act_range, channel_multipliers, fc_multiplier
+from edgecc.lower import fastrq
+from edgecc.lower.layout import int32_array, pack_quads, pack_quads16, round_up
+from edgecc.lower.geom import VecConvGeom, X512Band
+from edgecc.lower.table import Candidate, Refused
+from edgecc.ops import Kernel, const, in_type, out_type
+from edgecc.ops._conv_common import (act_range, channel_multipliers, conv_groups, conv_window,
+                                     fc_multiplier)
+from edgecc.ops.fully_connected import fc_dims
 from edgecc.quant import INT32_MIN
 
 MAX_SEGMENTS = 64  # ec_avx2_conv / ec_neon_conv keep one offset per tap segment on the stack
@@ -44,54 +49,14 @@ MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
 ARRAY_PAD = 16
 
 
-def round_up(x: int, m: int) -> int:
-    return -(-x // m) * m
-
-
-def wrap32(a) -> np.ndarray:
-    """int64 -> int32 modulo 2^32 (the kernels' accumulators wrap the same way)."""
-    a = np.asarray(a, dtype=np.int64)
-    return (((a + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
-
-
-def isa_of(target) -> str | None:
-    feats = getattr(target, "features", frozenset())
-    return "avx2" if "avx2" in feats else ("neon" if "neon" in feats else None)
-
-
-def pack_quads(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """[oc, K] int8 -> (quads as int8, ocp, kp): see the module docstring."""
-    oc, k = w_rows.shape
-    ocp, kp = round_up(oc, 8), round_up(k, 4)
-    w = np.zeros((ocp, kp), np.int8)
-    w[:oc, :k] = w_rows
-    return (w.reshape(ocp // 8, 8, kp // 4, 4).transpose(0, 2, 1, 3).ravel().astype(np.int8),
-            ocp, kp)
-
-
-def pack_quads16(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """[oc, K] int8 -> (quads as int8, ocp, kp) in the x86 convolution's layout: as pack_quads,
-    but for each block of 16 channels (the last block has 8 when ocp % 16 == 8), for each group
-    of 4 taps, the block's channels' 4 weights: a 64-byte step that fills one ZMM register, or
-    two YMM halves (channels c..c+7 first). Block c starts at byte c * kp either way."""
-    oc, k = w_rows.shape
-    ocp, kp = round_up(oc, 8), round_up(k, 4)
-    w = np.zeros((ocp, kp), np.int8)
-    w[:oc, :k] = w_rows
-    full = ocp // 16 * 16
-    parts = [w[:full].reshape(full // 16, 16, kp // 4, 4).transpose(0, 2, 1, 3).ravel()]
-    if full < ocp:
-        parts.append(w[full:].reshape(1, 8, kp // 4, 4).transpose(0, 2, 1, 3).ravel())
-    return np.concatenate(parts).astype(np.int8), ocp, kp
-
-
 # ZMM convolution (runtime_c/edgecc_avx2.h: ec_x512_conv): the input rows a row of output pixels
 # reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
 X512_MAX_BAND = 16384
+NO_BAND = X512Band(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
 
 
 def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int, mode: int,
-              pixels: int) -> list[int]:
+              pixels: int) -> X512Band:
     """ec_x512_band of a layer: [P, NC, linear chunk, band row bytes, band columns, slide], or P = 0
     when the band does not fit (the 256-bit kernel runs then). P output pixels x NC blocks of 16
     channels per tile (16 accumulators): few channels take more pixels at a time."""
@@ -103,14 +68,14 @@ def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int,
         if p <= chunk < pixels:  # whole tiles in every chunk but the last
             chunk = chunk // p * p
         row = (max(chunk, p) * ic + slack + 63) // 64 * 64
-        return [p, nc, chunk, row, 0, 0] if row <= X512_MAX_BAND else [0, 0, 0, 0, 0, 0]
+        return X512Band(p, nc, chunk, row, 0, 0) if row <= X512_MAX_BAND else NO_BAND
     cols = (max(win.out_w, p) - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
     row = (cols * ic + slack + 63) // 64 * 64
     if kh * row > X512_MAX_BAND:
-        return [0, 0, 0, 0, 0, 0]
+        return NO_BAND
     # a filter row's 3 taps are the next pixels' first: each input quad feeds 3 pixels
     slide = int(win.stride_w == 1 and win.dil_w == 1 and kw == 3 and ic % 4 == 0 and p in (16, 8))
-    return [p, nc, 0, row, cols, slide]
+    return X512Band(p, nc, 0, row, cols, slide)
 
 
 def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
@@ -119,7 +84,7 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
     (None, {}, why not).
 
-    The fast path (runtime_c/edgecc_avx2.h, ec_avx2_rq) is used when edgecc/ops/_simd.py's
+    The fast path (runtime_c/edgecc_avx2.h, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
     fast_requant proves it exact from the exact accumulator range of every channel (rows: the
     weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
     kernels run TFLite's two roundings as they are (mult, left, right)."""
@@ -134,8 +99,8 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     # NEON's SQRDMULH + SRSHL are TFLite's arithmetic itself: no fast path needed there
     fr = None
     if isa == "avx2":
-        lo, hi = _simd.acc_range(rows, bias, in_zp)
-        fr, _ = _simd.fast_requant(lo, hi, mult, shift, out_zp, *act)
+        lo, hi = fastrq.acc_range(rows, bias, in_zp)
+        fr, _ = fastrq.fast_requant(lo, hi, mult, shift, out_zp, *act)
     if fr is not None:
         c64 = pad(np.int64(1 << 31) + fr.n.astype(np.int64) * (1 << 32), np.int64)
         # per block of 8: even channels, then odd (the order of VPMULDQ's products)
@@ -150,12 +115,12 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
             dict(fast=0, L=0), "")
 
 
-def _bias(g: Graph, n: Node, channels: int) -> np.ndarray:
+def bias_of(g: Graph, n: Node, channels: int) -> np.ndarray:
     b = const(g, n, 2) if len(n.inputs) > 2 else None
     return np.zeros(channels, np.int64) if b is None else b.astype(np.int64).ravel()
 
 
-def _rq_params(g: Graph, n: Node) -> dict:
+def rq_params(g: Graph, n: Node) -> dict:
     lo, hi = act_range(g, n)
     return dict(out_zp=int(out_type(g, n).q.zero_point[0]), act_min=lo, act_max=hi)
 
@@ -169,11 +134,11 @@ def folded_biases(isa: str, bias: np.ndarray, rows: np.ndarray, in_zp: int, ocp:
     for key, off in (("bias_x", 0), ("bias_u", 128)) if isa == "avx2" else (("bias_x", 0),):
         b = np.zeros(ocp, np.int64)
         b[:len(bias)] = np.asarray(bias, np.int64) - (in_zp + off) * rows.sum(axis=1)
-        out[key] = wrap32(b)
+        out[key] = int32_array(b)
     return out
 
 
-def _int8_layer(g: Graph, n: Node) -> str:
+def int8_layer(g: Graph, n: Node) -> str:
     """Why this layer cannot take the int8 kernels ("" when it can)."""
     if not (in_type(g, n).dtype == DType.INT8 and out_type(g, n).dtype == DType.INT8
             and in_type(g, n, 1).dtype == DType.INT8):
@@ -181,11 +146,11 @@ def _int8_layer(g: Graph, n: Node) -> str:
     return ""
 
 
-def _out_act(g: Graph, n: Node) -> tuple[int, tuple[int, int]]:
+def out_act(g: Graph, n: Node) -> tuple[int, tuple[int, int]]:
     return int(out_type(g, n).q.zero_point[0]), act_range(g, n)
 
 
-def _kernel(isa: str, op: str, params: dict, consts: dict, scratch: int, variant: str,
+def vec_kernel(isa: str, op: str, params: dict, consts: dict, scratch: int, variant: str,
             reason: str) -> Kernel:
     return Kernel(f"{op}_{isa}.c.j2", params=params, consts=consts, scratch=scratch,
                   variant=f"{isa}-{variant}", reason=reason)
@@ -216,24 +181,26 @@ def pixel_mode(win, kh: int, kw: int, ic: int, seg_p: int, batches: int) -> int:
     return 1 if last + last_seg + seg_p <= batches * win.in_h * win.in_w * ic else 0
 
 
-def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+def conv_applies(g: Graph, n: Node, target) -> str | None:
+    """Why the x86 / NEON convolution kernels cannot run n (None when they can)."""
+    why = int8_layer(g, n)
+    if why:
+        return why
+    if conv_groups(g, n) != 1:
+        return "grouped convolution: portable kernel"
+    return None
+
+
+def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     """CONV_2D on AVX2 / NEON: blocks of 4 output pixels x 16 output channels over the quads;
     each pixel's taps as segments padded to 4 bytes, read in place inside the image."""
-    from edgecc.ops._conv_common import conv_window as _window
-    from edgecc.ops.conv_2d import _groups
-    isa = isa_of(target)
-    why = _int8_layer(g, n)
-    if why:
-        return None, why
-    if _groups(g, n) != 1:
-        return None, "grouped convolution: portable kernel"
-    win = _window(g, n)
+    win = conv_window(g, n)
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)
     oc, kh, kw, ic = w.shape
     segs, seg_len = conv_segments(kh, kw, ic, win.dil_w)
     if segs > MAX_SEGMENTS:
-        return None, f"more than {MAX_SEGMENTS} tap segments: portable kernel"
+        raise Refused(f"more than {MAX_SEGMENTS} tap segments: portable kernel")
     seg_p = round_up(seg_len, 4)
     rows = w.reshape(oc, -1)
     seg_rows = np.zeros((oc, segs, seg_p), np.int64)  # each segment zero-padded to seg_p taps
@@ -241,52 +208,66 @@ def lower_conv_2d(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     m, s = channel_multipliers(g, n, oc)
     quads, ocp, kp = (pack_quads16 if isa == "avx2" else pack_quads)(seg_rows.reshape(oc, -1))
     in_zp = int(x.q.zero_point[0])
-    b = _bias(g, n, oc)
-    rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *_out_act(g, n))
+    b = bias_of(g, n, oc)
+    rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *out_act(g, n))
     if rq is None:
-        return None, why
+        raise Refused(why)
     if kp > MAX_KP:
-        return None, f"{kp} taps per pixel (above {MAX_KP}): portable kernel"
+        raise Refused(f"{kp} taps per pixel (above {MAX_KP}): portable kernel")
     mode = pixel_mode(win, kh, kw, ic, seg_p, x.shape[0])
     pixels = x.shape[0] * win.out_h * win.out_w
-    geom = [pixels, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
+    geom = VecConvGeom(pixels, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
             kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
-            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], mode]
+            segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], mode)
     band = x512_band(win, kh, kw, ic, oc, seg_p, seg_len, mode, pixels) if isa == "avx2" else []
     consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     zmm = ""
     if band and band[0]:
         zmm = (f"; AVX-512 VNNI: tiles of {band[0]} pixels x {16 * band[1]} channels over "
                f"u8-flipped input rows on the stack" + (", 3 pixels a broadcast" if band[5] else ""))
-    return _kernel(isa, "conv_2d", dict(geom=geom, band=band, **_rq_params(g, n), **rqp), consts, 0,
+    return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, **rq_params(g, n), **rqp), consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"
-                   f"{zmm}"), ""
+                   f"{zmm}")
 
 
-def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
+def fc_applies(g: Graph, n: Node, target) -> str | None:
+    """Why the x86 / NEON fully connected kernels cannot run n (None when they can)."""
+    why = int8_layer(g, n)
+    if why:
+        return why
+    if len(in_type(g, n, 1).q.scale) != 1:
+        return "per-channel weights: portable kernel"
+    return None
+
+
+def lower_fc(g: Graph, n: Node, isa: str) -> Kernel:
     """FULLY_CONNECTED on AVX2 / NEON: the batch row once as u8 (AVX2) into scratch, then 32 units
     at a time over the quads."""
-    from edgecc.ops.fully_connected import _dims
-    isa = isa_of(target)
-    why = _int8_layer(g, n)
-    if why:
-        return None, why
-    batches, units, depth = _dims(g, n)
+    batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
-    if len(in_type(g, n, 1).q.scale) != 1:
-        return None, "per-channel weights: portable kernel"
     m, s = fc_multiplier(g, n)
     quads, ocp, kp = pack_quads(w)
     in_zp = int(in_type(g, n).q.zero_point[0])
-    b = _bias(g, n, units)
+    b = bias_of(g, n, units)
     rq, rqp, why = requant_arrays(isa, np.full(units, m), np.full(units, s), ocp, w, b, in_zp,
-                                  *_out_act(g, n))
+                                  *out_act(g, n))
     if rq is None:
-        return None, why
-    params = dict(batches=batches, depth=depth, kp=kp, units=units, ocp=ocp, **_rq_params(g, n),
+        raise Refused(why)
+    params = dict(batches=batches, depth=depth, kp=kp, units=units, ocp=ocp, **rq_params(g, n),
                   **rqp)
     consts = dict(w=quads, **folded_biases(isa, b, w, in_zp, ocp), **rq)
-    return _kernel(isa, "fully_connected", params, consts, 0, "fc",
+    return vec_kernel(isa, "fully_connected", params, consts, 0, "fc",
                    f"{isa.upper()}: {32 if isa == 'avx2' else 16} units at a time over quads of "
-                   f"4 inputs"), ""
+                   f"4 inputs")
+
+
+def conv_entry(isa: str) -> Candidate:
+    """The x86 / NEON convolution kernel as a table entry of `isa`."""
+    return Candidate("CONV_2D", isa, "conv-4px", conv_applies,
+                     lambda g, n, t: lower_conv_2d(g, n, isa))
+
+
+def fc_entry(isa: str) -> Candidate:
+    """The x86 / NEON fully connected kernel as a table entry of `isa`."""
+    return Candidate("FULLY_CONNECTED", isa, "fc", fc_applies, lambda g, n, t: lower_fc(g, n, isa))

@@ -3,18 +3,22 @@
 
 Owns: when those kernels apply (and why not), the depthwise weight layouts (AVX2 "tap pairs": for
 each pair of taps, for each channel, (w_t, w_t+1) as int16 for VPMADDWD; NEON tap by tap, int8),
-the folded bias and the geometry record. Requantization arrays and the other shared pieces come
-from edgecc/ops/_vec.py.
+the folded bias and the geometry record, and the layer over one input channel run as the
+CONV_2D it equals. Requantization arrays and the other shared pieces come from
+edgecc/lower/vec.py; the tables edgecc/lower/x86.py and neon.py name these functions.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from edgecc.ir import Graph, Node, QParams, TensorType, Value
+from edgecc.lower.layout import int32_array, round_up
+from edgecc.lower.geom import Avx2Dw3Geom, Avx2DwGeom, NeonDwGeom
+from edgecc.lower.table import Candidate, Refused, try_candidates
+from edgecc.lower.vec import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_arrays, rq_params,
+                              vec_kernel)
 from edgecc.ops import Kernel, const, in_type
-from edgecc.ops._conv_common import channel_multipliers
-from edgecc.ops._vec import (ARRAY_PAD, _bias, _int8_layer, _kernel, _out_act, _rq_params,
-                             isa_of, requant_arrays, round_up, wrap32)
+from edgecc.ops._conv_common import channel_multipliers, conv_window
 
 MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
 DW_NARROW = 6     # 3x3 layers this many output columns wide or fewer: see lower_depthwise
@@ -40,61 +44,73 @@ def as_conv(g: Graph, n: Node) -> tuple[Graph, Node]:
     return g2, conv
 
 
-def lower_as_conv(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """One input channel, depth multiplier M (micro_speech's first layer): the convolution
-    kernels (AVX2's few-input-channel kernel, or the general one) on the equivalent CONV_2D."""
-    from edgecc.ops.conv_2d import _lower_simd as conv_simd
-    g2, conv = as_conv(g, n)
-    k, why = conv_simd(g2, conv, target)
-    if k is None:
-        return None, f"one input channel run as a convolution, refused: {why}"
-    k.reason = f"one input channel, run as a convolution: {k.reason}"
-    return k, ""
-
-
-def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 8; on AVX2 3x3 undilated
-    layers any count from 8) on AVX2 / NEON."""
-    from edgecc.ops._conv_common import conv_window as _window
-    isa = isa_of(target)
-    why = _int8_layer(g, n)
+def as_conv_applies(g: Graph, n: Node, target) -> str | None:
+    """A depthwise layer runs as a convolution when it is int8 with one input channel and a
+    depth multiplier above 1."""
+    why = int8_layer(g, n)
     if why:
-        return None, why
+        return why
+    if not (in_type(g, n).shape[3] == 1 and in_type(g, n, 1).shape[3] != 1):
+        return "not one input channel with a depth multiplier"
+    return None
+
+
+def lower_as_conv(g: Graph, n: Node, target, conv_entries: list[Candidate]) -> Kernel:
+    """One input channel, depth multiplier M (micro_speech's first layer): the first of the
+    table's CONV_2D entries `conv_entries` that runs the equivalent CONV_2D, or Refused."""
+    g2, conv = as_conv(g, n)
+    refused: list[tuple[str, str]] = []
+    k = try_candidates(conv_entries, g2, conv, target, refused)
+    if k is None:
+        raise Refused(f"one input channel run as a convolution, refused: "
+                      f"{refused[-1][1] if refused else 'no convolution kernel'}")
+    k.reason = f"one input channel, run as a convolution: {k.reason}"
+    return k
+
+
+def dw_applies(g: Graph, n: Node, target) -> str | None:
+    """Why the x86 / NEON depthwise kernels cannot run n (None when they can)."""
+    why = int8_layer(g, n)
+    if why:
+        return why
+    if in_type(g, n, 1).shape[3] != in_type(g, n).shape[3]:
+        return "depth multiplier above 1: portable kernel"
+    return None
+
+
+def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
+    """DEPTHWISE_CONV_2D (depth multiplier 1, channels a multiple of 8; on AVX2 3x3 undilated
+    layers any count from 8) on AVX2 / NEON, or Refused."""
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, C]
     kh, kw, oc = w.shape
-    ic = x.shape[3]
-    if oc != ic:
-        if ic == 1:
-            return lower_as_conv(g, n, target)
-        return None, "depth multiplier above 1: portable kernel"
-    win = _window(g, n)
+    win = conv_window(g, n)
     # 3x3 undilated on AVX2: ec_avx2_dw3, any channel count from 8 (blocks may overlap)
     dw3 = isa == "avx2" and kh == kw == 3 and win.dil_h == win.dil_w == 1
     if oc < 8:
-        return None, "fewer than 8 channels: portable kernel"
+        raise Refused("fewer than 8 channels: portable kernel")
     if oc % 8 and not dw3:
-        return None, "channels not a multiple of 8: portable kernel"
+        raise Refused("channels not a multiple of 8: portable kernel")
     if kh * kw > MAX_DW_TAPS:
-        return None, f"more than {MAX_DW_TAPS} taps: portable kernel"
+        raise Refused(f"more than {MAX_DW_TAPS} taps: portable kernel")
     m, s = channel_multipliers(g, n, oc)
     in_zp = int(x.q.zero_point[0])
     taps = w.reshape(kh * kw, oc)
-    b = _bias(g, n, oc)
-    rq, rqp, why = requant_arrays(isa, m, s, oc, taps.T, b, in_zp, *_out_act(g, n))
+    b = bias_of(g, n, oc)
+    rq, rqp, why = requant_arrays(isa, m, s, oc, taps.T, b, in_zp, *out_act(g, n))
     if rq is None:
-        return None, why
+        raise Refused(why)
     bias = b - in_zp * taps.sum(axis=0)
     bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
     dw3_kernel = None
     if dw3:
-        params = dict(**_rq_params(g, n), **rqp)
+        params = dict(**rq_params(g, n), **rqp)
         dw3_kernel = _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
         # Narrow outputs on 256-bit builds: ec_avx2_dw3's per-row, per-block setup outweighs its
         # sharing, and pixel-by-pixel ec_avx2_dw (all channels per pixel) is faster there; the
         # generated C then carries both and takes ec_avx2_dw3 only where EC_X86_512.
         if not (win.out_w <= DW_NARROW and oc % 8 == 0):
-            return dw3_kernel, ""
+            return dw3_kernel
     pairs = (kh * kw + 1) // 2
     tp = np.zeros((2 * pairs, oc), np.int64)
     tp[:kh * kw] = taps
@@ -102,11 +118,13 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
         wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel().astype(np.int16)  # [pair][c][2]
     else:
         wl = tp.ravel().astype(np.int8)  # [tap][channel]
-    geom = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
-            win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
+    fields = [x.shape[0], win.in_h, win.in_w, oc, win.out_h, win.out_w, kh, kw, win.stride_h,
+              win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, pairs]
     if isa == "neon":  # two int8 products share an int16 sum unless a weight is -128
-        geom.append(int(bool((taps > -128).all())))
-    consts = dict(w=wl, bias=wrap32(bias),
+        geom = NeonDwGeom(*fields, int(bool((taps > -128).all())))
+    else:
+        geom = Avx2DwGeom(*fields)
+    consts = dict(w=wl, bias=int32_array(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
     if dw3_kernel is not None:  # both kernels (see above): ec_avx2_dw's arrays suffixed _p
         return Kernel("depthwise_conv_2d_3x3n_avx2.c.j2",
@@ -114,9 +132,9 @@ def lower_depthwise(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
                       consts=dict(dw3_kernel.consts, w_p=wl,
                                   c64_p=rq.get("c64", np.zeros(1, np.int64))),
                       scratch=0, variant="avx2-dw3n",
-                      reason=dw3_kernel.reason + "; narrow rows: per pixel on 256-bit builds"), ""
-    return _kernel(isa, "depthwise_conv_2d", dict(geom=geom, **_rq_params(g, n), **rqp), consts,
-                   0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step"), ""
+                      reason=dw3_kernel.reason + "; narrow rows: per pixel on 256-bit builds")
+    return vec_kernel(isa, "depthwise_conv_2d", dict(geom=geom, **rq_params(g, n), **rqp), consts,
+                      0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step")
 
 
 def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
@@ -135,8 +153,8 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
               if ox * win.stride_w - win.pad_l >= 0
               and ox * win.stride_w - win.pad_l + 2 + d4 < win.in_w]
     x_lo, x_hi = (inside[0], inside[-1] + 1) if inside else (win.out_w, win.out_w)
-    geom = [batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
-            win.pad_t, win.pad_l, d4, x_lo, x_hi]
+    geom = Avx2Dw3Geom(batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
+            win.pad_t, win.pad_l, d4, x_lo, x_hi)
     if "c64" in rq:  # ec_avx2_dw3 reads c64 in channel order (its blocks start anywhere)
         rq = dict(rq, c64=rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel())
     # 16 zero pairs after the weights: the ZMM paths of 8 or 16 channels read 16 pairs of a tap
@@ -144,7 +162,7 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     # zrow: a whole input row of input_zp bytes (what a row above or below the input reads) and
     # 64 more (the widest read starting inside it)
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
-    consts = dict(w=wl, bias=wrap32(bias), zrow=zrow, **rq,
+    consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq,
                   **_quad_consts(taps, bias[:oc], rq))
     return Kernel("depthwise_conv_2d_3x3_avx2.c.j2", params=dict(geom=geom, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
@@ -171,10 +189,19 @@ def _quad_consts(taps: np.ndarray, bias: np.ndarray, rq: dict) -> dict[str, np.n
         for fy in range(3):
             wq[:, d, :, fy] = taps[3 * fy + d][perm].reshape(nb, 64)
     out = dict(wq=wq.ravel().astype(np.int8),
-               bias_q=wrap32(bias[perm] - 128 * taps.sum(axis=0)[perm]))
+               bias_q=int32_array(bias[perm] - 128 * taps.sum(axis=0)[perm]))
     for k, v in rq.items():
         v = np.asarray(v)[perm]
         if k == "c64":
             v = v.reshape(nb, 4, 8, 2).transpose(0, 1, 3, 2).ravel()
         out[k + "_q"] = v
     return out
+
+
+def dw_entries(isa: str, conv_entries: list[Candidate]) -> list[Candidate]:
+    """The x86 / NEON depthwise entries of `isa`: one input channel run as a convolution on the
+    table's `conv_entries`, then the depthwise kernel."""
+    return [Candidate("DEPTHWISE_CONV_2D", isa, "dw-as-conv", as_conv_applies,
+                      lambda g, n, t: lower_as_conv(g, n, t, conv_entries)),
+            Candidate("DEPTHWISE_CONV_2D", isa, "dw", dw_applies,
+                      lambda g, n, t: lower_depthwise(g, n, isa))]

@@ -1,0 +1,381 @@
+"""The Cortex-M DSP kernel table (Armv7E-M / Armv8-M DSP extension: SMLAD, SXTB16, SSUB8 ...).
+
+Owns: which DSP kernels exist and in which order they are tried, when each applies, and its
+constants: convolution (4 pixels x 1 channel SMLAD blocks over sign-extended fields),
+depthwise (int16 channel planes; 3x3 stride 1 / 2 two outputs a pass), the one-input-channel
+depthwise run as a convolution, fully connected (4 units a pass, offset weight bytes when the
+accumulators stay below 2^23), ADD through 256-entry tables, and the pools. The checks and
+requantization steps the Helium table shares (edgecc/lower/mve.py) are the public functions
+here. The C is runtime_c/edgecc_dsp.h, the calls templates/dsp/.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node
+from edgecc.lower import fastrq
+from edgecc.lower.layout import (doubled, fits_int32, interleave_rows, offset_bytes, pack_words,
+                                 pad_cols, pad_to, round_up)
+from edgecc.lower.geom import DspAddGeom, DspConvGeom, DspDwGeom, DspFcGeom, PoolGeom
+from edgecc.lower.table import Candidate, Refused
+from edgecc.ops import Kernel, const, in_type, out_type
+from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multipliers, conv_groups,
+                                     conv_window, fc_unit_multipliers)
+from edgecc.ops.add import add_quant
+from edgecc.ops.fully_connected import fc_dims
+from edgecc.ops.pool_2d import pool_geometry
+from edgecc.quant import mbqm_smaller_than_one
+
+ISA = "dsp"
+
+
+def _int16(g: Graph, n: Node) -> str | None:
+    return "int16 activations: portable kernel" if in_type(g, n).dtype == DType.INT16 else None
+
+
+# ------------------------------------------------------------------------------- CONV_2D
+
+def conv_applies(g: Graph, n: Node, target) -> str | None:
+    """int8, one group (the DSP and Helium convolutions)."""
+    if _int16(g, n):
+        return _int16(g, n)
+    if conv_groups(g, n) != 1:
+        return "grouped convolution: portable kernel"
+    return None
+
+
+def conv_rq(g: Graph, n: Node, rows: np.ndarray) -> fastrq.ConvRequant:
+    """The folded bias and fast requantization of a conv-like layer whose filter rows are
+    `rows` [oc, taps], or Refused."""
+    oc = rows.shape[0]
+    return _fast_rq(g, n, rows, *channel_multipliers(g, n, oc))
+
+
+def _fast_rq(g: Graph, n: Node, rows: np.ndarray, m: np.ndarray, s: np.ndarray
+             ) -> fastrq.ConvRequant:
+    """fastrq.conv_requant of filter rows [oc, taps] with per-channel (m, s), or Refused."""
+    lo, hi = act_range(g, n)
+    rq = fastrq.conv_requant(rows, bias_or_zeros(g, n, rows.shape[0]),
+                             int(in_type(g, n).q.zero_point[0]), m, s,
+                             int(out_type(g, n).q.zero_point[0]), lo, hi)
+    if rq.fr is None:
+        raise Refused(f"no exact fast requantization ({rq.why})")
+    return rq
+
+
+def direct_fields(win) -> bool:
+    """A 1x1 unpadded layer reads its receptive fields in place."""
+    return win.k_h == 1 and win.k_w == 1 and win.pad_t == 0 and win.pad_l == 0
+
+
+def _conv_kernel(win, x, rows: np.ndarray, rq, ic: int, direct: bool, variant: str,
+                 reason: str) -> Kernel:
+    """ec_dsp_conv over filter rows [oc, kh*kw*ic]. The kernel doubles the extended
+    activations, so it accumulates 2 * acc from 2 * bias."""
+    oc = rows.shape[0]
+    kp = round_up(rows.shape[1], 8)
+    geom = DspConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
+            oc, win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t,
+            win.pad_l, kp, int(direct), int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
+    consts = dict(w=pack_words(pad_cols(rows, kp)), bias=doubled(rq.folded), qmn=rq.fr.qmn(),
+                  qe=rq.fr.e)
+    return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
+                  scratch=9 * kp + 4 * oc, variant=variant, reason=reason.format(kp=kp))
+
+
+def lower_conv(g: Graph, n: Node, target) -> Kernel:
+    """Every output pixel's receptive field sign-extended once into a block of 4 pixels; each
+    output channel's weights (zero-padded to a multiple of 8 taps, packed in words) read once
+    per block: 4 pixels x 1 channel of SMLADs. A 1x1 unpadded layer reads its fields in place;
+    others gather them (zero-point padded)."""
+    win = conv_window(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    oc, kh, kw, ic = w.shape
+    rq = conv_rq(g, n, w.reshape(oc, -1))
+    direct = direct_fields(win)
+    how = "fields read in place" if direct else "fields gathered with zero-point padding"
+    return _conv_kernel(win, in_type(g, n), w.reshape(oc, -1), rq, ic, direct, "dsp-conv-4px",
+                        "Cortex-M DSP: 4 pixels x 1 channel SMLAD blocks over {kp} taps, " + how)
+
+
+# --------------------------------------------------------------------- DEPTHWISE_CONV_2D
+
+def dw_common(g: Graph, n: Node, target) -> str | None:
+    """What every DSP / Helium depthwise kernel needs: int8, undilated, filters of at most 8
+    rows unless the layer has one input channel."""
+    if _int16(g, n):
+        return _int16(g, n)
+    win = conv_window(g, n)
+    if win.dil_h != 1 or win.dil_w != 1:
+        return "dilated depthwise: portable kernel"
+    if win.k_h > 8 and in_type(g, n).shape[3] != 1:
+        return "filter taller than 8 rows: portable kernel"
+    return None
+
+
+def dw_rows(g: Graph, n: Node) -> np.ndarray:
+    """The depthwise filter as rows [oc, kh*kw] (one channel's taps together)."""
+    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
+    return np.ascontiguousarray(w.transpose(2, 0, 1)).reshape(w.shape[2], -1)
+
+
+def dw_as_conv_applies(g: Graph, n: Node, target) -> str | None:
+    """One input channel and a filter over 8 rows: the layer IS a CONV_2D with in_c = 1 and
+    out_c = depth multiplier (micro_speech's first layer)."""
+    why = dw_common(g, n, target)
+    if why:
+        return why
+    if not (in_type(g, n).shape[3] == 1 and conv_window(g, n).k_h > 8):
+        return "not one input channel with a filter over 8 rows"
+    return None
+
+
+def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_conv's im2col blocks of 4 pixels, which handle any filter height."""
+    rows = dw_rows(g, n)
+    rq = conv_rq(g, n, rows)
+    if rq.fr.L != 1:  # conv_requant already refuses this; the conv kernel hard-wires it
+        raise Refused("requantization left shift is not 1: portable kernel")
+    return _conv_kernel(conv_window(g, n), in_type(g, n), rows, rq, 1, False, "dsp-dw-as-conv",
+                        "Cortex-M DSP: one input channel, run as a convolution: 4 pixels x 1 "
+                        "channel SMLAD blocks over {kp} taps")
+
+
+def _pair16(a, b) -> int:
+    """Two int16 taps in one int32 word, a in the bottom half (SMLAD's first pair)."""
+    return int(np.int32(np.uint32((int(a) & 0xFFFF) | ((int(b) & 0xFFFF) << 16))))
+
+
+def lower_dw(g: Graph, n: Node, target) -> Kernel:
+    """Input rows transposed once into int16 channel planes, so a filter row's taps are
+    adjacent halfwords and SMLAD takes two at a time; 3x3 stride 1 and stride 2 get kernels
+    that compute two outputs per pass and share loads."""
+    win = conv_window(g, n)
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
+    kh, kw, oc = w.shape
+    ic = x.shape[3]
+    rq = conv_rq(g, n, dw_rows(g, n))
+    L = rq.fr.L
+    if L > 8:  # the weights are pre-scaled by 2^L and must stay int16
+        raise Refused("requantization left shift above 8: portable kernel")
+    taps = w.transpose(2, 0, 1) << L  # [oc, kh, kw], scaled so the kernel needs no shift
+    if kh == 3 and kw == 3 and win.stride_h == win.stride_w and win.stride_w in (1, 2):
+        kind, wpr = win.stride_w, 2
+        words = [[v for r in taps[c] for v in (_pair16(r[0], r[1]), _pair16(r[1], r[2]))]
+                 for c in range(oc)]
+        need = (win.out_w + 3) if kind == 1 else (2 * win.out_w + 4)
+        variant = f"dsp-dw3x3-s{kind}"
+        how = f"3x3 stride {kind}: two outputs per pass over int16 channel planes"
+    else:
+        kind, wpr = 0, (kw + 1) // 2
+        padded = np.zeros((oc, kh, 2 * wpr), np.int64)
+        padded[:, :, :kw] = taps
+        words = [[_pair16(r[2 * t], r[2 * t + 1]) for r in padded[c] for t in range(wpr)]
+                 for c in range(oc)]
+        need = (win.out_w - 1) * win.stride_w + 2 * wpr
+        variant = "dsp-dw-general"
+        how = f"{kh}x{kw}: tap pairs per SMLAD over int16 channel planes"
+    # One record per output channel: weight words, bias * 2^L, m, N, e.
+    recs = np.concatenate([np.array(words, np.int64),
+                           (rq.folded.astype(np.int64) << L)[:, None],
+                           rq.fr.m.astype(np.int64)[:, None], rq.fr.n.astype(np.int64)[:, None],
+                           rq.fr.e.astype(np.int64)[:, None]], axis=1)
+    if not fits_int32(recs):
+        raise Refused("scaled bias overflows int32: portable kernel")
+    wp = round_up(max(need, win.pad_l + win.in_w) + 1, 2)
+    geom = DspDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
+            win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, wpr, kind,
+            int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
+    return Kernel("depthwise_conv_2d_dsp.c.j2", params=dict(geom=geom),
+                  consts=dict(recs=recs.ravel().astype(np.int32)),
+                  scratch=kh * ic * wp * 2, variant=variant,
+                  reason=f"Cortex-M DSP: {how}")
+
+
+# ----------------------------------------------------------------------- FULLY_CONNECTED
+
+# Inputs the DSP FC kernels sign-extend at a time: deep rows (micro_speech's 4000) go in
+# chunks so the scratch stays ~1 KiB; the partial sums cost ~15 instructions per chunk and
+# 4-unit block (against ~2400 of MACs). A multiple of 16: only the last chunk may hold an odd
+# number of 8-input steps.
+FC_CHUNK = 512
+
+
+def fc_chunk(dp: int, up: int) -> tuple[int, int]:
+    """(inputs per chunk, scratch bytes) for ec_dsp_fc / ec_dsp_fc_ub: the extended chunk
+    (2 bytes per input), the 8-byte row tail, and with several chunks up int32 partial sums."""
+    whole = 2 * dp + 8
+    chunked = 2 * FC_CHUNK + 8 + 4 * up
+    if dp <= FC_CHUNK or chunked >= whole:
+        return dp, whole
+    return FC_CHUNK, chunked
+
+
+def fc_applies(g: Graph, n: Node, target) -> str | None:
+    """int8, per-tensor weights (the DSP and Helium fully connected kernels)."""
+    if _int16(g, n):
+        return _int16(g, n)
+    if in_type(g, n, 1).q.per_channel:
+        return ("per-channel weights: portable kernel" if "mve" in target.isa_path else
+                "per-channel weights: dsp-fc-4u-pc")
+    return None
+
+
+def fc_pc_applies(g: Graph, n: Node, target) -> str | None:
+    """int8, per-channel weights, on a core without Helium (which keeps the portable kernel)."""
+    if _int16(g, n):
+        return _int16(g, n)
+    if not in_type(g, n, 1).q.per_channel:
+        return "per-tensor weights: dsp-fc-4u"
+    if "mve" in target.isa_path:
+        return "per-channel weights: portable kernel"
+    return None
+
+
+def fc_rq(g: Graph, n: Node, uniform: bool = True) -> fastrq.ConvRequant:
+    """The fast requantization of a FULLY_CONNECTED layer (each unit's own multiplier and shift:
+    fc_unit_multipliers), or Refused; with `uniform`, one for every unit."""
+    units = fc_dims(g, n)[1]
+    rq = _fast_rq(g, n, const(g, n, 1).astype(np.int64), *fc_unit_multipliers(g, n, units))
+    if uniform and not rq.fr.uniform:
+        raise Refused("units need different requantization constants: portable kernel")
+    return rq
+
+
+def _fc_padded(g: Graph, n: Node, folded: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """(dp, up, weights, bias) for the DSP FC kernels: depth padded to a multiple of 8, units to
+    a multiple of 4, with zero weights and biases."""
+    _, units, depth = fc_dims(g, n)
+    dp, up = round_up(depth, 8), round_up(units, 4)
+    wpad = np.zeros((up, dp), np.int64)
+    wpad[:units, :depth] = const(g, n, 1).astype(np.int64)
+    return dp, up, wpad, pad_to(folded, up).astype(np.int64)
+
+
+def lower_fc(g: Graph, n: Node, target) -> Kernel:
+    """The input row sign-extended a chunk at a time (fc_chunk); 4 units at a time, their
+    weights interleaved 8 inputs at a time."""
+    batches, units, depth = fc_dims(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    rq = fc_rq(g, n)
+    fr = rq.fr
+    dp, up, wpad, bias = _fc_padded(g, n, rq.folded)
+    cp, scratch = fc_chunk(dp, up)
+    geom = DspFcGeom(batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi,
+            cp)
+    lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, units), in_zp)
+    if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
+        # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
+        wb, b256 = offset_bytes(wpad, bias)
+        return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc_ub"),
+                      consts=dict(w=pack_words(interleave_rows(wb, 4, 8)), bias=b256),
+                      scratch=scratch, variant="dsp-fc-4u-ub",
+                      reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
+                             "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)")
+    return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc"),
+                  consts=dict(w=pack_words(interleave_rows(wpad, 4, 8)),
+                              bias=doubled(bias)),  # the kernel doubles the activations
+                  scratch=scratch, variant="dsp-fc-4u",
+                  reason="Cortex-M DSP: 4 units per pass, input sign-extended once, weights "
+                         "interleaved by 8 inputs")
+
+
+def lower_fc_pc(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_fc_pc: ec_dsp_fc's passes with each unit's own fast-requantization constants
+    (qmn, qe as the DSP convolution takes them); the sums always wait in the scratch's partial
+    sums, so the scratch is the chunk, the tail and up int32 however shallow the row."""
+    batches, units, depth = fc_dims(g, n)
+    rq = fc_rq(g, n, uniform=False)
+    fr = rq.fr
+    dp, up, wpad, bias = _fc_padded(g, n, rq.folded)
+    cp, _ = fc_chunk(dp, up)
+    geom = DspFcGeom(batches, depth, dp, units, up, 0, 0, 0, fr.lo, fr.hi, cp)  # m, n, e: per unit
+    return Kernel("fully_connected_dsp_pc.c.j2", params=dict(geom=geom),
+                  consts=dict(w=pack_words(interleave_rows(wpad, 4, 8)), bias=doubled(bias),
+                              qmn=fr.qmn(), qe=fr.e.astype(np.int32)),
+                  scratch=2 * cp + 8 + 4 * up, variant="dsp-fc-4u-pc",
+                  reason="Cortex-M DSP: 4 units per pass, per-channel weights: each unit's own "
+                         "requantization constants")
+
+
+# ----------------------------------------------------------------------------------- ADD
+
+def add_applies(g: Graph, n: Node, target) -> str | None:
+    """int8, two same-shape activation inputs (the DSP and Helium ADD)."""
+    if out_type(g, n).dtype != DType.INT8:
+        return "int16: portable kernel"
+    if in_type(g, n, 0).shape != in_type(g, n, 1).shape or \
+            any(const(g, n, i) is not None for i in (0, 1)):
+        return "broadcast or constant input: portable kernel"
+    return None
+
+
+def add_tables(g: Graph, n: Node) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """(geom, ta, tb): each input's rescaling as a function of its 256 possible values,
+    tabulated (doubled) at compile time, and the fast requantization of their sum proven exact
+    over the range of sums; or Refused."""
+    q = add_quant(g, n)
+    xs = np.arange(-128, 128, dtype=np.int64)
+    ta = mbqm_smaller_than_one((xs + q["in1_off"]) * q["left_mult"], q["m1"], q["s1"])
+    tb = mbqm_smaller_than_one((xs + q["in2_off"]) * q["left_mult"], q["m2"], q["s2"])
+    lo, hi = np.array([ta.min() + tb.min()]), np.array([ta.max() + tb.max()])
+    fr, why = fastrq.fast_requant(lo, hi, np.array([q["mo"]]), np.array([q["so"]]),
+                                  q["out_zp"], q["act_min"], q["act_max"])
+    if fr is None or fr.L != 1:
+        raise Refused(f"no exact fast requantization ({why or 'left shift'})")
+    geom = DspAddGeom(in_type(g, n, 0).numel, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]), fr.lo, fr.hi)
+    return geom, doubled(ta), doubled(tb)
+
+
+def lower_add(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_add: two table entries added, the sum requantized fast."""
+    geom, ta, tb = add_tables(g, n)
+    return Kernel("add_dsp.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
+                  variant="dsp-add-lut",
+                  reason="Cortex-M DSP: inputs rescaled through 256-entry tables, fast "
+                         "requantization of the sum")
+
+
+# --------------------------------------------------------------------------------- pools
+
+def pool_applies(g: Graph, n: Node, target) -> str | None:
+    """int8; averages over windows of at most 256 taps, whose int16 sums cannot overflow."""
+    if in_type(g, n).dtype != DType.INT8:
+        return "int16: portable kernel"
+    d = pool_geometry(g, n)
+    if n.op == "AVERAGE_POOL_2D" and d["fh"] * d["fw"] > 256:
+        return "windows over 256 taps: portable kernel"
+    return None
+
+
+def pool_kernel(g: Graph, n: Node, isa: str) -> Kernel:
+    """The DSP (SXTAB16 sums of 8 channels / SSUB8+SEL maxima of 4) or Helium (16 channels per
+    vector) pool kernel."""
+    d = pool_geometry(g, n)
+    average = n.op == "AVERAGE_POOL_2D"
+    lo, hi = act_range(g, n)
+    kind = "avgpool" if average else "maxpool"
+    geom = PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
+            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi)
+    how = ("int16 sums of 16 channels per vector" if isa == "mve" else
+           "SXTAB16 int16 sums, 8 channels at a time") if average else \
+        ("VMAX.S8 on 16 channels" if isa == "mve" else "SSUB8 + SEL on 4 channels")
+    return Kernel(f"pool_2d_{isa}.c.j2", params=dict(geom=geom, fn=f"ec_{isa}_{kind}"),
+                  variant=f"{isa}-{kind}",
+                  reason=f"{'Helium' if isa == 'mve' else 'Cortex-M DSP'}: {how}")
+
+
+TABLE: list[Candidate] = [
+    Candidate("CONV_2D", ISA, "conv-4px", conv_applies, lower_conv),
+    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dw_as_conv_applies, lower_dw_as_conv),
+    Candidate("DEPTHWISE_CONV_2D", ISA, "dw", dw_common, lower_dw),
+    Candidate("FULLY_CONNECTED", ISA, "fc-4u", fc_applies, lower_fc),
+    Candidate("FULLY_CONNECTED", ISA, "fc-4u-pc", fc_pc_applies, lower_fc_pc),
+    Candidate("ADD", ISA, "add-lut", add_applies, lower_add),
+    Candidate("AVERAGE_POOL_2D", ISA, "avgpool", pool_applies,
+              lambda g, n, t: pool_kernel(g, n, ISA)),
+    Candidate("MAX_POOL_2D", ISA, "maxpool", pool_applies,
+              lambda g, n, t: pool_kernel(g, n, ISA)),
+]

@@ -1,0 +1,104 @@
+"""Which runtime_c/ headers a kernel's C needs, and the closure codegen copies into OUT.
+
+Owns: the table template -> runtime headers (until each lowering table entry states
+`Kernel.headers` itself), the portable base every output includes, and following the
+`#include "..."` lines of the headers themselves to the full set of files an output needs (the C is
+the one source of truth for what a header depends on). Header names are paths relative to
+runtime_c/ ("dsp/conv_2d.h"); an output keeps the same sub-folders, so the relative includes in the
+headers work unchanged there.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+
+from edgecc.resources import data_dir
+
+# Every output includes the portable requantization helpers (ec_clamp, ec_mbqm, ...).
+BASE = ("edgecc_rt.h",)
+
+# template path (relative to templates/) -> the headers its C calls into, beyond BASE
+TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
+    "c/softmax.c.j2": ("edgecc_fixedpoint.h",),
+    "c/softmax_s16.c.j2": ("edgecc_fixedpoint.h",),
+    "c/log_softmax.c.j2": ("edgecc_fixedpoint.h", "edgecc_log.h"),
+    "c/logistic_s16.c.j2": ("edgecc_lstm.h",),
+    "c/tanh_s16.c.j2": ("edgecc_lstm.h",),
+    "c/unidirectional_sequence_lstm.c.j2": ("edgecc_lstm.h",),
+    "c/svdf.c.j2": ("edgecc_lstm.h",),
+    "c/add_n.c.j2": ("edgecc_fixedpoint.h",),
+    "c/cumsum.c.j2": ("edgecc_fixedpoint.h",),
+    "c/div.c.j2": ("edgecc_fixedpoint.h",),
+    "c/l2_normalization.c.j2": ("edgecc_math.h",),
+    "c/pool_2d_float.c.j2": ("edgecc_math.h",),
+    "c/softmax_float.c.j2": ("edgecc_math.h",),
+    "dsp/add_dsp.c.j2": ("edgecc_dsp.h",),
+    "dsp/conv_2d_dsp.c.j2": ("edgecc_dsp.h",),
+    "dsp/depthwise_conv_2d_dsp.c.j2": ("edgecc_dsp.h",),
+    "dsp/fully_connected_dsp.c.j2": ("edgecc_dsp.h",),
+    "dsp/fully_connected_dsp_pc.c.j2": ("edgecc_dsp.h",),
+    "dsp/pool_2d_dsp.c.j2": ("edgecc_dsp.h",),
+    "mve/add_mve.c.j2": ("edgecc_mve.h",),
+    "mve/conv_2d_mve.c.j2": ("edgecc_mve.h",),
+    "mve/conv_2d_mve3.c.j2": ("edgecc_mve.h",),
+    "mve/depthwise_conv_2d_mve.c.j2": ("edgecc_mve.h",),
+    "mve/fully_connected_mve.c.j2": ("edgecc_mve.h",),
+    "mve/pool_2d_mve.c.j2": ("edgecc_mve.h",),
+    "neon/conv_2d_neon.c.j2": ("edgecc_neon.h",),
+    "neon/depthwise_conv_2d_neon.c.j2": ("edgecc_neon.h",),
+    "neon/fully_connected_neon.c.j2": ("edgecc_neon.h",),
+    "avx2/add_lin.c.j2": ("edgecc_avx2_elt.h",),
+    "avx2/add_exact.c.j2": ("edgecc_avx2_elt.h",),
+    "avx2/average_pool_2d_avx2.c.j2": ("edgecc_avx2_elt.h",),
+    "avx2/conv_2d_avx2.c.j2": ("edgecc_avx2.h",),
+    "avx2/conv_2d_first_avx2.c.j2": ("edgecc_avx2_first.h",),
+    "avx2/depthwise_conv_2d_3x3_avx2.c.j2": ("edgecc_avx2_dw.h",),
+    "avx2/depthwise_conv_2d_3x3n_avx2.c.j2": ("edgecc_avx2_dw.h",),
+    "avx2/depthwise_conv_2d_avx2.c.j2": ("edgecc_avx2_dw.h",),
+    "avx2/fully_connected_avx2.c.j2": ("edgecc_avx2.h",),
+    "avx2/fully_connected_fc_avx2.c.j2": ("edgecc_avx2_fc.h",),
+    "neon/add_exact.c.j2": ("neon/add.h",),
+}
+
+# Templates whose C expression comes from Python (params["expr"], e.g. "ec_expf(v)"): the float
+# functions it may call are edgecc_math.h's, needed only when the expression names one.
+EXPR_TEMPLATES = ("c/float_unary.c.j2", "c/binary_expr.c.j2", "c/cast.c.j2")
+_EC_CALL = re.compile(r"\bec_\w+\s*\(")
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+def headers_for(template_path: str, params: dict | None = None) -> tuple[str, ...]:
+    """The headers the template at `template_path` (e.g. "dsp/conv_2d_dsp.c.j2") names, with
+    `params` its kernel's parameters (an expression template's C expression)."""
+    if template_path in EXPR_TEMPLATES and _EC_CALL.search(str((params or {}).get("expr", ""))):
+        return ("edgecc_math.h",)
+    return TEMPLATE_HEADERS.get(template_path, ())
+
+
+def includes_of(header: str) -> list[str]:
+    """The runtime_c/ headers `header` includes with `#include "..."`, as runtime_c/ paths."""
+    text = (data_dir("runtime_c") / header).read_text()
+    here = posixpath.dirname(header)
+    return [posixpath.normpath(posixpath.join(here, inc)) for inc in _INCLUDE.findall(text)]
+
+
+def closure(headers) -> list[str]:
+    """`headers` plus everything they include, transitively; sorted (deterministic output)."""
+    seen: set[str] = set()
+    todo = list(headers)
+    while todo:
+        h = todo.pop()
+        if h in seen:
+            continue
+        if h.startswith("../") or not (data_dir("runtime_c") / h).is_file():
+            raise FileNotFoundError(f"runtime header {h} not found under runtime_c/")
+        seen.add(h)
+        todo.extend(includes_of(h))
+    return sorted(seen)
+
+
+def model_headers(kernel_headers) -> list[str]:
+    """The headers NAME.c includes: BASE first, then the kernels' own ones in sorted order."""
+    extra = sorted(set(kernel_headers) - set(BASE))
+    return [*BASE, *extra]

@@ -1,0 +1,222 @@
+"""The Helium (MVE, Cortex-M55) kernel table. Tried before the DSP table (edgecc/lower/dsp.py).
+
+Owns: which Helium kernels exist and in which order they are tried, when each applies, and its
+constants: the 4-channel (and 2-channel, 3-pixel) blocks of 16-input chunks the VMLADAVA
+kernels walk with their requantization records, the depthwise byte-gather offsets, and the
+ADD / pool entries (which share the DSP arithmetic: dsp.add_tables, dsp.pool_kernel). The
+C is runtime_c/edgecc_mve.h, the calls templates/mve/.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from edgecc.ir import Graph, Node
+from edgecc.lower import dsp
+from edgecc.lower.fastrq import FastRequant
+from edgecc.lower.layout import interleave_rows, pad_to, round_up
+from edgecc.lower.geom import MveConvGeom, MveDwGeom, MveFcGeom
+from edgecc.lower.table import Candidate, Refused
+from edgecc.ops import Kernel, const, in_type
+from edgecc.ops._conv_common import conv_window
+from edgecc.ops.fully_connected import fc_dims
+
+ISA = "mve"
+
+
+@dataclass
+class MveBlocks:
+    """Weights, biases and requantization records in the layout of edgecc_mve.h's ec_mve_row."""
+
+    kp: int
+    w: np.ndarray      # int8 [ocp/4][kp/16][4][16]
+    bias: np.ndarray   # int32 [ocp]
+    rq: np.ndarray     # int32 per 4 channels: [m x4][N x4][-e x4]
+
+
+def mve_records(fr: FastRequant, ocp: int) -> np.ndarray:
+    """Per 4 channels [m x4][N x4][-e x4] (the MVE sign convention, N_raw); padded channels
+    get zeros."""
+    parts = [pad_to(a, ocp).reshape(-1, 4) for a in (fr.m, fr.n_raw, -fr.e.astype(np.int64))]
+    return np.concatenate(parts, axis=1).ravel().astype(np.int32)
+
+
+def mve_blocks(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
+    """[oc, K] weights -> 4-channel blocks of 16-input chunks (K padded to 16, oc to 4)."""
+    oc, k = np.asarray(w_rows).shape
+    kp, ocp = round_up(max(k, 1), 16), round_up(oc, 4)
+    w = np.zeros((ocp, kp), np.int64)
+    w[:oc, :k] = w_rows
+    return MveBlocks(kp, interleave_rows(w, 4, 16).astype(np.int8),
+                     pad_to(folded, ocp).astype(np.int32), mve_records(fr, ocp))
+
+
+def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
+    """[oc, K] -> blocks of 2 channels of 16-input chunks (edgecc_mve.h, ec_mve_conv23):
+    weights [blocks][K/16][2][16]; per channel the record [bias, m, N_raw, -e]."""
+    oc, k = np.asarray(w_rows).shape
+    kp, ocp = round_up(max(k, 1), 16), round_up(oc, 2)
+    w = np.zeros((ocp, kp), np.int64)
+    w[:oc, :k] = w_rows
+    recs = np.stack([pad_to(a, ocp) for a in (folded, fr.m, fr.n_raw, -fr.e.astype(np.int64))],
+                    axis=1)
+    return MveBlocks(kp, interleave_rows(w, 2, 16).astype(np.int8), np.zeros(0, np.int32),
+                     recs.ravel().astype(np.int32))
+
+
+def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
+    """Helium (runtime_c/edgecc_mve.h, ec_mve_conv): 4 output channels per pass, VMLADAVA on
+    16-byte chunks of the receptive field. How interior pixels read their field (in place as
+    one run, as one run per filter row, or by byte gathers) decides the weights' input order."""
+    oc, kh, kw, ic = w.shape
+    run = kw * ic
+    flat = round_up(kh * run, 16)
+    offsets = [fy * win.dil_h * win.in_w * ic + fx * win.dil_w * ic + c
+               for fy in range(kh) for fx in range(kw) for c in range(ic)]
+    offs = np.zeros(0, np.uint8)
+    if direct:
+        mode, rowp, how = 0, run, "pixels read in place"
+    elif flat <= 64 and max(offsets) < 256 and not kh * round_up(run, 16) <= flat:
+        mode, rowp, how = 2, run, "fields by byte gathers"
+        offs = np.zeros(flat, np.int64)
+        offs[:len(offsets)] = offsets
+        offs = offs.astype(np.uint8)
+    elif run % 16 == 0 and win.dil_w == 1 and (run == 16 or kh * run > 64):
+        # (a field of at most 64 B is assembled from rows of at most 16 B: ec_mve_interior)
+        mode, rowp, how = 1, run, "fields read in place, one run per filter row"
+    elif run <= 16 and kh <= 4 and win.dil_w == 1:
+        mode, rowp, how = 1, 16, "filter rows padded to 16 bytes, read in place"
+    else:
+        mode, rowp, how = 3, run, "fields copied with zero-point padding"
+    rows = np.zeros((oc, kh, rowp), np.int64)
+    rows[:, :, :run] = w.reshape(oc, kh, run)
+    y0, y1, x0, x1 = win.interior()
+    kp = round_up(kh * rowp, 16)
+    if kp > 64:
+        # long fields: three pixels per weight pass, blocks of 2 channels
+        # (runtime_c/edgecc_mve.h, ec_mve_conv23)
+        b2 = mve_blocks2(rows.reshape(oc, -1), rq.folded, rq.fr)
+        geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
+                win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
+                win.pad_t, win.pad_l, b2.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo,
+                rq.fr.hi, y0, y1, x0, x1)
+        return Kernel("conv_2d_mve3.c.j2", params=dict(geom=geom),
+                      consts=dict(w=b2.w, rq=b2.rq, offs=offs if len(offs) else
+                                  np.zeros(16, np.uint8)), scratch=3 * (b2.kp + 64),
+                      variant=f"mve-conv-2ch3px-m{mode}",
+                      reason=f"Helium: three pixels per pass over the weights, blocks of 2 "
+                             f"output channels (6 VMLADAVA sums) over {b2.kp} taps, {how}; "
+                             "per-channel requantization of 3 pixels")
+    mb = mve_blocks(rows.reshape(oc, -1), rq.folded, rq.fr)
+    geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
+            oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
+            mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1)
+    return Kernel("conv_2d_mve.c.j2", params=dict(geom=geom),
+                  consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq, offs=offs if len(offs) else
+                              np.zeros(16, np.uint8)),
+                  scratch=mb.kp + 64, variant=f"mve-conv-4ch-m{mode}",
+                  reason=f"Helium: 4 output channels per pass, VMLADAVA over {mb.kp} taps in "
+                         f"16-byte chunks, {how}; vector requantization")
+
+
+def lower_conv(g: Graph, n: Node, target) -> Kernel:
+    """The receptive fields of the DSP convolution against 4 output channels at a time."""
+    win = conv_window(g, n)
+    w = const(g, n, 1).astype(np.int64)
+    rq = dsp.conv_rq(g, n, w.reshape(w.shape[0], -1))
+    return _conv_kernel(win, in_type(g, n), w, rq, dsp.direct_fields(win))
+
+
+def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
+    """One input channel, a filter over 8 rows: the convolution kernel on filter [oc, kh, kw, 1]."""
+    win = conv_window(g, n)
+    rows = dsp.dw_rows(g, n)
+    rq = dsp.conv_rq(g, n, rows)
+    return _conv_kernel(win, in_type(g, n), rows.reshape(-1, win.k_h, win.k_w, 1), rq, False)
+
+
+def dw_applies(g: Graph, n: Node, target) -> str | None:
+    """ec_mve_dw takes filters of at most 16 taps (bigger ones: the DSP kernel)."""
+    why = dsp.dw_common(g, n, target)
+    if why:
+        return why
+    win = conv_window(g, n)
+    if win.k_h * win.k_w > 16:
+        return "filter over 16 taps"
+    return None
+
+
+def lower_dw(g: Graph, n: Node, target) -> Kernel:
+    """Helium (runtime_c/edgecc_mve.h, ec_mve_dw): a channel's window as one byte gather over
+    int8 channel planes, or Refused (planes too wide for byte gather offsets)."""
+    win = conv_window(g, n)
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
+    kh, kw, oc = w.shape
+    ic = x.shape[3]
+    rq = dsp.conv_rq(g, n, dsp.dw_rows(g, n))
+    # plane row: input columns at pad_l.., wide enough for the last output's window
+    need = max(win.pad_l + win.in_w, (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1)
+    wp = round_up(need, 16)
+    offs = np.zeros((kh, 16), np.int64)
+    for ph in range(kh):
+        for fy in range(kh):
+            for fx in range(kw):
+                offs[ph, fy * kw + fx] = ((ph + fy * win.dil_h) % kh) * wp + fx * win.dil_w
+    if win.dil_h != 1 and kh > 1 or offs.max() > 255:
+        # (dilated rows would need more ring slots than filter rows)
+        raise Refused("dilated rows or planes too wide for byte gather offsets")
+    ocp = round_up(oc, 4)
+    w16 = np.zeros((ocp, 16), np.int64)
+    w16[:oc, :kh * kw] = w.transpose(2, 0, 1).reshape(oc, -1)
+
+    # per 4 channels: [bias x4][m x4][N x4][-e x4], one pointer for the kernel's 4 loads
+    rqs = np.concatenate([pad_to(rq.folded, ocp).reshape(-1, 4),
+                          mve_records(rq.fr, ocp).reshape(-1, 12)], axis=1)
+    geom = MveDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh,
+            win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, int(x.q.zero_point[0]),
+            rq.fr.lo, rq.fr.hi)
+    return Kernel("depthwise_conv_2d_mve.c.j2", params=dict(geom=geom),
+                  consts=dict(w16=w16.ravel().astype(np.int8), rq=rqs.ravel().astype(np.int32),
+                              offs=offs.ravel().astype(np.uint8)),
+                  scratch=ic * kh * wp, variant="mve-dw-gather",
+                  reason=f"Helium: {kh}x{kw} window of a channel as one byte gather over int8 "
+                         "channel planes, one VMLADAVA per output, 4 channels per requantization")
+
+
+def lower_fc(g: Graph, n: Node, target) -> Kernel:
+    """4 units per pass, VMLADAVA on 16-byte chunks, one requantization record for every block
+    (per-tensor)."""
+    batches, units, depth = fc_dims(g, n)
+    rq = dsp.fc_rq(g, n)
+    fr = rq.fr
+    mb = mve_blocks(const(g, n, 1).astype(np.int64), rq.folded, fr)
+    geom = MveFcGeom(batches, depth, mb.kp, units, fr.lo, fr.hi)
+    rec = mb.rq[:12]  # per-tensor: one requantization record for every block
+    return Kernel("fully_connected_mve.c.j2", params=dict(geom=geom),
+                  consts=dict(w=mb.w, bias=mb.bias, rq=rec),
+                  scratch=0 if depth == mb.kp else mb.kp, variant="mve-fc-4u",
+                  reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, vector "
+                         "requantization")
+
+
+def lower_add(g: Graph, n: Node, target) -> Kernel:
+    """The DSP ADD's tables (edgecc/lower/dsp.py add_tables), read by word gathers."""
+    geom, ta, tb = dsp.add_tables(g, n)
+    return Kernel("add_mve.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
+                  variant="mve-add-lut",
+                  reason="Helium: inputs rescaled through 256-entry tables read by word "
+                         "gathers, 4 elements per vector")
+
+TABLE: list[Candidate] = [
+    Candidate("CONV_2D", ISA, "conv", dsp.conv_applies, lower_conv),
+    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-gather", dw_applies, lower_dw),
+    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dsp.dw_as_conv_applies, lower_dw_as_conv),
+    Candidate("FULLY_CONNECTED", ISA, "fc-4u", dsp.fc_applies, lower_fc),
+    Candidate("ADD", ISA, "add-lut", dsp.add_applies, lower_add),
+    Candidate("AVERAGE_POOL_2D", ISA, "avgpool", dsp.pool_applies,
+              lambda g, n, t: dsp.pool_kernel(g, n, ISA)),
+    Candidate("MAX_POOL_2D", ISA, "maxpool", dsp.pool_applies,
+              lambda g, n, t: dsp.pool_kernel(g, n, ISA)),
+]

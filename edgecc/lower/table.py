@@ -1,0 +1,87 @@
+"""Kernel table entries: the `Candidate` record and how a list of them is tried.
+
+Owns: `Candidate` (one optimized kernel of one op on one ISA family: applies -> None or why
+not, build -> Kernel), the `Refused` signal a build raises when a proof it needs fails, and
+`try_candidates`, which keeps every refusal's reason. The tables are
+edgecc/lower/{x86,neon,dsp,mve}.py, one per ISA family, as TFLite Micro keeps
+kernels/cmsis_nn/<op>.cc beside kernels/<op>.cc; edgecc/lower/choose.py tries them in the
+target's order with the portable kernel last.
+
+Adding an ISA kernel: one `Candidate` in its family's table, one header under runtime_c/<isa>/,
+one template under templates/<isa>/, one test (see docs/architecture.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from edgecc.ir import Graph, Node
+from edgecc.ops import Kernel
+from edgecc.ops._float import is_float
+
+Applies = Callable[[Graph, Node, object], "str | None"]
+Build = Callable[[Graph, Node, object], Kernel]
+
+
+ONNX_PORTABLE = ("ONNX numerics (onnxruntime's float32 requantization): portable kernel; the "
+                 "SIMD kernels implement TFLite's epilogue only")
+FLOAT_PORTABLE = "float32: portable kernel (the SIMD kernels are integer only)"
+
+
+def refused_by_all(g: Graph, n: Node) -> str | None:
+    """Why no table entry can run n whatever its op, or None: ONNX numerics (attr numerics ==
+    "onnx": onnxruntime's epilogue, edgecc/ops/_onnx_rq.py) and float32 nodes (edgecc/ops/_float.py)
+    take the portable kernels; every entry was written for TFLite's integer arithmetic."""
+    if n.attrs.get("numerics") == "onnx":
+        return ONNX_PORTABLE
+    if is_float(g, n):  # the twin's test (edgecc/ops/_float.py): the node takes its float path
+        return FLOAT_PORTABLE
+    return None
+
+
+class Refused(Exception):
+    """Raised by a candidate's build when the layer turns out not to fit the kernel (a proof
+    that needs the packed weights failed, a stack buffer would overflow): the message says why,
+    and the chooser goes on with the next candidate."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One optimized kernel of one op. `applies` returns None when the kernel can run the node,
+    else why not (one line); `build` returns the Kernel (template, constants, scratch, streaming
+    declaration) or raises Refused."""
+
+    op: str
+    isa: str       # the ISA family: "avx2" (every x86 path), "neon", "dsp", "mve"
+    variant: str   # the kernel family within the op; the Kernel's own variant refines it
+    applies: Applies
+    build: Build
+
+    @property
+    def name(self) -> str:
+        return f"{self.isa}-{self.variant}"
+
+
+@dataclass
+class Choice:
+    kernel: Kernel
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (candidate name, why not)
+
+
+def try_candidates(cands: list[Candidate], g: Graph, n: Node, target,
+                   refused: list[tuple[str, str]]) -> Kernel | None:
+    """The first of `cands` (in order) that applies to n and builds; the others' reasons are
+    appended to `refused`."""
+    common = refused_by_all(g, n)
+    for c in cands:
+        if c.op != n.op:
+            continue
+        why = common or c.applies(g, n, target)
+        if why:
+            refused.append((c.name, why))
+            continue
+        try:
+            return c.build(g, n, target)
+        except Refused as e:
+            refused.append((c.name, str(e)))
+    return None

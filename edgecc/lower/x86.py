@@ -1,0 +1,28 @@
+"""The x86 kernel table (AVX2, with AVX-VNNI / AVX-512 paths chosen in the C at build or run time).
+
+Owns: which x86 kernels exist, for which op, in which order they are tried. Each entry's
+`applies` / `build` live with the kernel's lowering: vec.py (the convolution and fully connected
+kernels x86 shares with NEON), vec_dw.py (depthwise), x86_first.py (few input channels),
+x86_fc.py (16-unit fully connected blocks), x86_elt.py (ADD, AVERAGE_POOL_2D). The C is
+runtime_c/edgecc_avx2*.h, the calls templates/avx2/.
+"""
+from __future__ import annotations
+
+from edgecc.lower import vec, vec_dw, x86_elt, x86_fc, x86_first
+from edgecc.lower.table import Candidate
+
+ISA = "avx2"
+
+CONV = [
+    Candidate("CONV_2D", ISA, "conv-first", x86_first.first_applies,
+              x86_first.lower_conv_2d_first),
+    vec.conv_entry(ISA),
+]
+
+TABLE: list[Candidate] = CONV + vec_dw.dw_entries(ISA, CONV) + [
+    Candidate("FULLY_CONNECTED", ISA, "fc16", vec.fc_applies, x86_fc.lower_fc),
+    vec.fc_entry(ISA),
+    Candidate("ADD", ISA, "add-lin", x86_elt.add_applies, x86_elt.lower_add_lin),
+    Candidate("ADD", ISA, "add-exact", x86_elt.add_applies, x86_elt.lower_add_exact),
+    Candidate("AVERAGE_POOL_2D", ISA, "avgpool", x86_elt.avgpool_applies, x86_elt.lower_avgpool),
+]
