@@ -5,7 +5,7 @@ the kernels requantize with a handful of instructions while staying bit-exact wi
 a numpy model of exactly what that C computes (for tests), the weight re-layouts (K padded,
 channel blocks interleaved, bytes packed into aligned int32 words) and the pick of a kernel per
 target. The op modules call these from their `lower`; the kernels themselves live in
-runtime_c/edgecc_dsp.h and runtime_c/edgecc_mve.h.
+runtime_c/dsp/ and runtime_c/mve/.
 
 Fast requantization. TFLite's MultiplyByQuantizedMultiplier(acc, m, shift) is
     r = SRDHM(acc << left, m);  out = RDBPOT(r, e) + zp;  clamp        (left/e = +/- shift)
@@ -202,7 +202,7 @@ def fits_int32(a) -> bool:
 
 
 def offset_bytes(w_rows: np.ndarray, bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weights and bias for the offset-byte FULLY_CONNECTED kernel (edgecc_dsp.h, ec_dsp_fc_ub):
+    """Weights and bias for the offset-byte FULLY_CONNECTED kernel (dsp/fully_connected.h):
     even-index weights stored + 128 (as unsigned bytes), and the bias scaled to the kernel's
     256 * acc with the weights' share of the input offsets folded in:
     256 * bias + 256 * 127 * (sum of odd-index weights), wrapped to int32 like the C sum."""
@@ -223,7 +223,7 @@ def doubled(bias: np.ndarray) -> np.ndarray:
 
 @dataclass
 class MveBlocks:
-    """Weights, biases and requantization records in the layout of edgecc_mve.h's ec_mve_row."""
+    """Weights, biases and requantization records in the layout of mve/common.h's ec_mve_row."""
 
     kp: int
     w: np.ndarray      # int8 [ocp/4][kp/16][4][16]
@@ -255,7 +255,7 @@ def mve_blocks(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBl
 
 
 def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
-    """[oc, K] -> blocks of 2 channels of 16-input chunks (edgecc_mve.h, ec_mve_conv23):
+    """[oc, K] -> blocks of 2 channels of 16-input chunks (mve/conv_2d.h, ..._2ch3px_s8):
     weights [blocks][K/16][2][16]; per channel the record [bias, m, N_raw, -e]."""
     oc, k = np.asarray(w_rows).shape
     kp, ocp = round_up(max(k, 1), 16), round_up(oc, 2)

@@ -1,5 +1,5 @@
-"""Lowering of CONV_2D and FULLY_CONNECTED to the x86 AVX2 (runtime_c/edgecc_avx2.h) and AArch64
-NEON (runtime_c/edgecc_neon.h) kernels, and the pieces the depthwise lowering (_vec_dw.py) shares.
+"""Lowering of CONV_2D and FULLY_CONNECTED to the x86 AVX2 (runtime_c/x86/) and AArch64
+NEON (runtime_c/neon/) kernels, and the pieces the depthwise lowering (_vec_dw.py) shares.
 
 Owns: when those kernels apply (and why not, as the reason the portable kernel runs), the weight
 layouts they read, the folded biases, the per-channel requantization arrays, and the kernels'
@@ -25,7 +25,7 @@ not overflow.
 
 Requantization: TFLite's MultiplyByQuantizedMultiplier exactly. NEON's SQRDMULH and SRSHL are
 its arithmetic; AVX2 uses edgecc/ops/_simd.py's proven fast form when the proof holds, else the
-two roundings step by step (see runtime_c/edgecc_avx2.h).
+two roundings step by step (see runtime_c/x86/common.h).
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from edgecc.ops import Kernel, _simd, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, channel_multipliers, fc_multiplier
 from edgecc.quant import INT32_MIN
 
-MAX_SEGMENTS = 64  # ec_avx2_conv / ec_neon_conv keep one offset per tap segment on the stack
+MAX_SEGMENTS = 64  # ec_x86_conv_2d_avx2 / ec_neon_conv_2d_4px_s8 keep one offset per tap segment on the stack
 MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
 # Per-channel arrays (bias, requantization) are padded to a multiple of 16 channels: a kernel's
 # 16-channel code may then be specialised by the C compiler for any layer without reading
@@ -85,7 +85,7 @@ def pack_quads16(w_rows: np.ndarray) -> tuple[np.ndarray, int, int]:
     return np.concatenate(parts).astype(np.int8), ocp, kp
 
 
-# ZMM convolution (runtime_c/edgecc_avx2.h: ec_x512_conv): the input rows a row of output pixels
+# ZMM convolution (runtime_c/x86/conv_2d_x512.h): the input rows a row of output pixels
 # reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
 X512_MAX_BAND = 16384
 
@@ -119,7 +119,7 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
     (None, {}, why not).
 
-    The fast path (runtime_c/edgecc_avx2.h, ec_avx2_rq) is used when edgecc/ops/_simd.py's
+    The fast path (runtime_c/x86/common.h, ec_avx2_rq) is used when edgecc/ops/_simd.py's
     fast_requant proves it exact from the exact accumulator range of every channel (rows: the
     weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
     kernels run TFLite's two roundings as they are (mult, left, right)."""
@@ -193,12 +193,12 @@ def _kernel(isa: str, op: str, params: dict, consts: dict, scratch: int, variant
 
 def conv_segments(kh: int, kw: int, ic: int, dil_w: int) -> tuple[int, int]:
     """(segments, bytes per segment) of one pixel's taps: a filter row's k_w * in_c contiguous
-    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/edgecc_avx2.h)."""
+    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/x86/conv_2d.h)."""
     return (kh, kw * ic) if dil_w == 1 else (kh * kw, ic)
 
 
 def pixel_mode(win, kh: int, kw: int, ic: int, seg_p: int, batches: int) -> int:
-    """runtime_c/edgecc_vec.h's EC_VEC_*: 2 (LINEAR) for a 1x1 stride-1 unpadded layer whose
+    """runtime_c/vec/common.h's EC_VEC_*: 2 (LINEAR) for a 1x1 stride-1 unpadded layer whose
     segments need no padding bytes, 1 (IN_PLACE) when every pixel's window lies inside the input
     and the last pixel's padded last segment still ends inside the input tensor, else 0."""
     inside = (win.pad_t == 0 and win.pad_l == 0

@@ -1,4 +1,5 @@
-"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fc (runtime_c/edgecc_avx2_fc.h).
+"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fully_connected_stream_s8
+(runtime_c/x86/fully_connected_stream.h).
 
 Owns: when that kernel applies (else edgecc/ops/_vec.py's lower_fc runs, then the portable
 kernel), its weight layout (16-unit blocks in passes of 8 / 4 / 2 / 1 blocks, each pass one
@@ -15,7 +16,7 @@ from edgecc.ops._conv_common import fc_multiplier
 from edgecc.ops._vec import (_bias, _int8_layer, _out_act, _rq_params, folded_biases,
                              requant_arrays, round_up)
 
-# ec_x86_fc keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
+# ec_x86_fully_connected_stream_s8 keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
 MAX_KP = 8192
 BLOCK = 16  # units per block: one ZMM of int32 accumulators
 PASS = 8    # blocks per full pass (128 units)
@@ -65,7 +66,7 @@ def _uniform(rq: dict[str, np.ndarray], units: int) -> bool:
 
 
 def lower_fc(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
-    """FULLY_CONNECTED on x86 (the "avx2" ISA: every x86 path) with ec_x86_fc, or (None, why
+    """FULLY_CONNECTED on x86 (the "avx2" ISA: every x86 path) with ec_x86_fully_connected_stream_s8, or (None, why
     not): then the caller tries edgecc/ops/_vec.py's lower_fc."""
     from edgecc.ops.fully_connected import _dims
     why = _int8_layer(g, n)

@@ -136,8 +136,8 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
 
     x86 AVX2 / AVX-512: a linear form proven exact on all input pairs, or TFLite's arithmetic
-    in vector form (edgecc/ops/_vec_elt.py, runtime_c/edgecc_avx2_elt.h).
-    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_add): each input's rescaling is a function of
+    in vector form (edgecc/ops/_vec_elt.py, runtime_c/x86/add.h).
+    Cortex-M DSP (runtime_c/dsp/add.h): each input's rescaling is a function of
     its 256 possible values, tabulated (doubled) at compile time; the kernel adds two table
     entries and requantizes the sum with constants proven exact over the range of sums.
     """

@@ -125,7 +125,7 @@ def pack_weights(w: np.ndarray, groups: int = 1, block: int = OC_BLOCK) -> np.nd
 
 
 def _lower_mve(win: Window, x: TensorType, w: np.ndarray, rq, direct: bool) -> Kernel:
-    """Helium (runtime_c/edgecc_mve.h, ec_mve_conv): 4 output channels per pass, VMLADAVA on
+    """Helium (runtime_c/mve/conv_2d.h): 4 output channels per pass, VMLADAVA on
     16-byte chunks of the receptive field. How interior pixels read their field (in place as
     one run, as one run per filter row, or by byte gathers) decides the weights' input order."""
     oc, kh, kw, ic = w.shape
@@ -153,7 +153,7 @@ def _lower_mve(win: Window, x: TensorType, w: np.ndarray, rq, direct: bool) -> K
     kp = _simd.round_up(kh * rowp, 16)
     if kp > 64:
         # long fields: three pixels per weight pass, blocks of 2 channels
-        # (runtime_c/edgecc_mve.h, ec_mve_conv23)
+        # (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_2ch3px_s8)
         b2 = _simd.mve_blocks2(rows.reshape(oc, -1), rq.folded, rq.fr)
         geom = [x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
                 win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
@@ -183,10 +183,10 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
 
     Cortex-M DSP: every output pixel's receptive field is sign-extended once into a block of 4
     pixels, and each output channel's weights (zero-padded to a multiple of 8 taps, packed in
-    words) are read once per block: 4 pixels x 1 channel of SMLADs (runtime_c/edgecc_dsp.h).
+    words) are read once per block: 4 pixels x 1 channel of SMLADs (runtime_c/dsp/conv_2d.h).
     A 1x1 unpadded layer reads its fields in place; others gather them (zero-point padded).
     Helium: the same fields against 4 output channels at a time, VMLADAVA on 16-byte chunks
-    (runtime_c/edgecc_mve.h).
+    (runtime_c/mve/conv_2d.h).
     """
     if _vec.isa_of(target) == "avx2":  # few input channels: edgecc/ops/_vec_first.py
         from edgecc.ops._vec_first import lower_conv_2d_first

@@ -88,7 +88,7 @@ def _pair16(a, b) -> int:
 
 
 def _lower_mve(g: Graph, n: Node, win: Window, rq, w: np.ndarray, x) -> Kernel | None:
-    """Helium (runtime_c/edgecc_mve.h, ec_mve_dw): filters of at most 16 taps, or None (the DSP
+    """Helium (runtime_c/mve/depthwise_conv_2d.h): filters of at most 16 taps, or None (the DSP
     kernel runs: bigger filters, or planes too wide for byte gather offsets)."""
     kh, kw, oc = w.shape
     ic = x.shape[3]
@@ -126,7 +126,7 @@ def _lower_dsp_as_conv(win: Window, x: TensorType, rows: np.ndarray,
                        rq) -> tuple[Kernel | None, str]:
     """One input channel (micro_speech's first layer: 10x8 filter, depth multiplier 8): the
     layer IS a CONV_2D with in_c = 1 and out_c = depth multiplier, whose filter [oc, kh*kw] is
-    `rows`; the DSP convolution kernel (edgecc_dsp.h, ec_dsp_conv) runs it with its im2col
+    `rows`; the DSP convolution kernel (dsp/conv_2d.h) runs it with its im2col
     blocks of 4 pixels, which handles any filter height."""
     if rq.fr.L != 1:  # conv_requant already refuses this; the conv kernel hard-wires it
         return None, "requantization left shift is not 1: portable kernel"
@@ -147,7 +147,7 @@ def _lower_dsp_as_conv(win: Window, x: TensorType, rows: np.ndarray,
 def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
 
-    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_dw): input rows transposed once into int16
+    Cortex-M DSP (runtime_c/dsp/depthwise_conv_2d.h): input rows transposed once into int16
     channel planes, so a filter row's taps are adjacent halfwords and SMLAD takes two at a time;
     3x3 stride 1 and stride 2 get kernels that compute two outputs per pass and share loads.
     """

@@ -82,7 +82,7 @@ FC_CHUNK = 512
 
 
 def _fc_chunk(dp: int, up: int) -> tuple[int, int]:
-    """(inputs per chunk, scratch bytes) for ec_dsp_fc / ec_dsp_fc_ub: the extended chunk
+    """(inputs per chunk, scratch bytes) for ec_dsp_fully_connected_4u[_ub]_s8: the extended chunk
     (2 bytes per input), the 8-byte row tail, and with several chunks up int32 partial sums."""
     whole = 2 * dp + 8
     chunked = 2 * FC_CHUNK + 8 + 4 * up
@@ -94,7 +94,7 @@ def _fc_chunk(dp: int, up: int) -> tuple[int, int]:
 def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
     """The SIMD kernel for this layer on this target, or (None, why the portable one runs).
 
-    Cortex-M DSP (runtime_c/edgecc_dsp.h, ec_dsp_fc): the input row is sign-extended a chunk
+    Cortex-M DSP (runtime_c/dsp/fully_connected.h): the input row is sign-extended a chunk
     at a time (_fc_chunk); 4 units at a time, their weights interleaved 8 inputs at a time.
     """
     if _vec.isa_of(target) == "avx2":  # x86: edgecc/ops/_vec_fc.py, else edgecc/ops/_vec.py
@@ -136,15 +136,17 @@ def _lower_simd(g: Graph, n: Node, target) -> tuple[Kernel | None, str]:
             cp]
     lo_acc, hi_acc = _simd.acc_range(w, bias_or_zeros(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
-        # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
+        # offset weight bytes (dsp/fully_connected.h, ..._ub_s8): the kernel sums 256 * acc
         wb, b256 = _simd.offset_bytes(wpad, bias)
-        return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc_ub"),
+        return Kernel("fully_connected_dsp.c.j2", params=dict(
+            geom=geom, fn="ec_dsp_fully_connected_4u_ub_s8"),
                       consts=dict(w=_simd.pack_words(_simd.interleave_rows(wb, 4, 8)),
                                   bias=b256),
                       scratch=scratch, variant="dsp-fc-4u-ub",
                       reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
                              "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)"), ""
-    return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc"),
+    return Kernel("fully_connected_dsp.c.j2", params=dict(
+        geom=geom, fn="ec_dsp_fully_connected_4u_s8"),
                   consts=dict(w=_simd.pack_words(_simd.interleave_rows(wpad, 4, 8)),
                               bias=_simd.doubled(bias)),  # the kernel doubles the activations
                   scratch=scratch, variant="dsp-fc-4u",

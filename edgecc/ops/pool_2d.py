@@ -134,8 +134,8 @@ def _kernel(g: Graph, n: Node, template: str, scratch_per_channel: int) -> Kerne
 
 def _lower_simd(g: Graph, n: Node, target, average: bool) -> Kernel | None:
     """The SIMD kernel (int8; averages over windows of at most 256 taps, whose int16 sums cannot
-    overflow), or None for the portable one. Cortex-M DSP (runtime_c/edgecc_dsp.h): SXTAB16
-    sums of 8 channels / SSUB8+SEL maxima of 4; Helium (edgecc_mve.h): 16 channels per vector."""
+    overflow), or None for the portable one. Cortex-M DSP (runtime_c/dsp/pool_2d.h): SXTAB16
+    sums of 8 channels / SSUB8+SEL maxima of 4; Helium (mve/pool_2d.h): 16 channels per vector."""
     if not _simd.has_isa(target, "dsp") or in_type(g, n).dtype != DType.INT8:
         return None
     d = _geometry(g, n)
@@ -149,7 +149,8 @@ def _lower_simd(g: Graph, n: Node, target, average: bool) -> Kernel | None:
     how = ("int16 sums of 16 channels per vector" if isa == "mve" else
            "SXTAB16 int16 sums, 8 channels at a time") if average else \
         ("VMAX.S8 on 16 channels" if isa == "mve" else "SSUB8 + SEL on 4 channels")
-    return Kernel(f"pool_2d_{isa}.c.j2", params=dict(geom=geom, fn=f"ec_{isa}_{kind}"),
+    return Kernel(f"pool_2d_{isa}.c.j2",
+                  params=dict(geom=geom, fn=f"ec_{isa}_pool_2d_{kind[:3]}_s8"),
                   variant=f"{isa}-{kind}",
                   reason=f"{'Helium' if isa == 'mve' else 'Cortex-M DSP'}: {how}")
 
