@@ -36,6 +36,11 @@ ISA_TARGETS = {
     "dsp": ("cortex-m4", "cortex-m55"), "mve": ("cortex-m55",), "neon": ("aarch64",),
     "x86": ("x86-avx2", "x86-avx512"), "vec": ("x86-avx2", "aarch64"),
 }
+# paths no target's flags select: NEON without the dot-product extension, 256-bit AVX-VNNI
+EXTRA_CONFIGS = {
+    "neon": [("aarch64-linux-gnu-gcc", ("-march=armv8-a",))],
+    "x86": [("gcc", ("-mavx2", "-mfma", "-mavxvnni"))],
+}
 
 
 def isa_of(header: str) -> str | None:
@@ -102,7 +107,7 @@ def _configs(header: str):
     isa = isa_of(header)
     if isa is None:
         return [("gcc", ())]
-    return _compilers(ISA_TARGETS[isa])
+    return _compilers(ISA_TARGETS[isa]) + EXTRA_CONFIGS.get(isa, [])
 
 
 @pytest.mark.parametrize("header", all_headers())
