@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,22 +32,21 @@ def _compilers(target_names):
     return [(get_target(t).cc, get_target(t).cflags) for t in target_names]
 
 
-# the runtime_c/ folder (or a top-level header's ISA) -> targets whose flags switch its code on
+# the runtime_c/ folder -> targets whose flags switch its code on
 ISA_TARGETS = {
     "dsp": ("cortex-m4", "cortex-m55"), "mve": ("cortex-m55",), "neon": ("aarch64",),
     "x86": ("x86-avx2", "x86-avx512"), "vec": ("x86-avx2", "aarch64"),
 }
-_FLAT_ISA = {"edgecc_dsp.h": "dsp", "edgecc_mve.h": "mve", "edgecc_neon.h": "neon",
-             "edgecc_vec.h": "vec"}
+# paths no target's flags select: NEON without the dot-product extension, 256-bit AVX-VNNI
+EXTRA_CONFIGS = {
+    "neon": [("aarch64-linux-gnu-gcc", ("-march=armv8-a",))],
+    "x86": [("gcc", ("-mavx2", "-mfma", "-mavxvnni"))],
+}
 
 
 def isa_of(header: str) -> str | None:
     """The ISA a runtime_c/ header belongs to (its folder), None for the portable ones."""
-    if "/" in header:
-        return header.split("/", 1)[0]
-    if header.startswith("edgecc_avx2"):
-        return "x86"
-    return _FLAT_ISA.get(header)
+    return header.split("/", 1)[0] if "/" in header else None
 
 
 def all_headers() -> list[str]:
@@ -108,7 +108,7 @@ def _configs(header: str):
     isa = isa_of(header)
     if isa is None:
         return [("gcc", ())]
-    return _compilers(ISA_TARGETS[isa])
+    return _compilers(ISA_TARGETS[isa]) + EXTRA_CONFIGS.get(isa, [])
 
 
 @pytest.mark.parametrize("header", all_headers())
@@ -150,14 +150,12 @@ def _function_lengths(text: str):
                     name = ""
 
 
-@pytest.mark.xfail(strict=True, reason='ISA headers not split yet')
 def test_headers_are_short():
     long = {h: n for h in all_headers()
             if (n := len((RT / h).read_text().splitlines())) > MAX_HEADER_LINES}
     assert not long, long
 
 
-@pytest.mark.xfail(strict=True, reason='ISA headers not split yet')
 def test_functions_are_short():
     long = {(h, fn): n for h in all_headers() for fn, n in _function_lengths((RT / h).read_text())
             if n > MAX_FUNCTION_LINES}
@@ -168,3 +166,26 @@ def test_function_scan_sees_definitions():
     text = "static int f(int a,\n  int b) {\n  if (a) { return b; }\n  return 0;\n}\n" \
            "#define X(a) { a }\ntypedef struct { int a; } s;\n"
     assert list(_function_lengths(text)) == [("f", 4)]
+
+
+def test_closure_follows_relative_includes():
+    assert closure(["mve/add.h"]) == ["dsp/add.h", "dsp/common.h", "mve/add.h", "mve/common.h"]
+    assert closure(["edgecc_log.h"]) == ["edgecc_fixedpoint.h", "edgecc_log.h", "edgecc_rt.h"]
+    with pytest.raises(FileNotFoundError):
+        closure(["dsp/no_such_op.h"])
+
+
+def test_kernel_headers_win_over_the_table(monkeypatch):
+    """A kernel that names its headers keeps them; one that does not gets the table's."""
+    from types import SimpleNamespace
+
+    from edgecc import lower
+    from edgecc.ops import Kernel
+    chooser = sys.modules["edgecc.lower.choose"]  # (edgecc.lower.choose is also the function)
+
+    named = Kernel("softmax.c.j2", headers=("dsp/add.h",))
+    for kernel, want in ((named, ("dsp/add.h",)), (Kernel("softmax.c.j2"), ("edgecc_fixedpoint.h",))):
+        op = SimpleNamespace(lower=lambda g, n, t, k=kernel: k)
+        monkeypatch.setattr(chooser, "get_op", lambda name, op=op: op)  # the portable kernel
+        lw = lower.lower_node(None, SimpleNamespace(index=0, op="SOFTMAX"), get_target("host"))
+        assert lw.template_path == "c/softmax.c.j2" and lw.kernel.headers == want

@@ -6,7 +6,7 @@ depthwise (int16 channel planes; 3x3 stride 1 / 2 two outputs a pass), the one-i
 depthwise run as a convolution, fully connected (4 units a pass, offset weight bytes when the
 accumulators stay below 2^23), ADD through 256-entry tables, and the pools. The checks and
 requantization steps the Helium table shares (edgecc/lower/mve.py) are the public functions
-here. The C is runtime_c/edgecc_dsp.h, the calls templates/dsp/.
+here. The C is runtime_c/dsp/, the calls templates/dsp/.
 """
 from __future__ import annotations
 
@@ -267,14 +267,16 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
             cp)
     lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
-        # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
+        # offset weight bytes (dsp/fully_connected.h, ..._ub_s8): the kernel sums 256 * acc
         wb, b256 = offset_bytes(wpad, bias)
-        return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc_ub"),
+        return Kernel("fully_connected_dsp.c.j2",
+                      params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_ub_s8"),
                       consts=dict(w=pack_words(interleave_rows(wb, 4, 8)), bias=b256),
                       scratch=scratch, variant="dsp-fc-4u-ub",
                       reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
                              "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)")
-    return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc"),
+    return Kernel("fully_connected_dsp.c.j2",
+                  params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_s8"),
                   consts=dict(w=pack_words(interleave_rows(wpad, 4, 8)),
                               bias=doubled(bias)),  # the kernel doubles the activations
                   scratch=scratch, variant="dsp-fc-4u",
@@ -362,7 +364,8 @@ def pool_kernel(g: Graph, n: Node, isa: str) -> Kernel:
     how = ("int16 sums of 16 channels per vector" if isa == "mve" else
            "SXTAB16 int16 sums, 8 channels at a time") if average else \
         ("VMAX.S8 on 16 channels" if isa == "mve" else "SSUB8 + SEL on 4 channels")
-    return Kernel(f"pool_2d_{isa}.c.j2", params=dict(geom=geom, fn=f"ec_{isa}_{kind}"),
+    return Kernel(f"pool_2d_{isa}.c.j2",
+                  params=dict(geom=geom, fn=f"ec_{isa}_pool_2d_{kind[:3]}_s8"),
                   variant=f"{isa}-{kind}",
                   reason=f"{'Helium' if isa == 'mve' else 'Cortex-M DSP'}: {how}")
 

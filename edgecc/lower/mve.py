@@ -4,7 +4,7 @@ Owns: which Helium kernels exist and in which order they are tried, when each ap
 constants: the 4-channel (and 2-channel, 3-pixel) blocks of 16-input chunks the VMLADAVA
 kernels walk with their requantization records, the depthwise byte-gather offsets, and the
 ADD / pool entries (which share the DSP arithmetic: dsp.add_tables, dsp.pool_kernel). The
-C is runtime_c/edgecc_mve.h, the calls templates/mve/.
+C is runtime_c/mve/, the calls templates/mve/.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ ISA = "mve"
 
 @dataclass
 class MveBlocks:
-    """Weights, biases and requantization records in the layout of edgecc_mve.h's ec_mve_row."""
+    """Weights, biases and requantization records in the layout of mve/common.h's ec_mve_row."""
 
     kp: int
     w: np.ndarray      # int8 [ocp/4][kp/16][4][16]
@@ -53,7 +53,7 @@ def mve_blocks(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBl
 
 
 def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
-    """[oc, K] -> blocks of 2 channels of 16-input chunks (edgecc_mve.h, ec_mve_conv23):
+    """[oc, K] -> blocks of 2 channels of 16-input chunks (mve/conv_2d.h, ec_mve_conv_2d_2ch3px_s8):
     weights [blocks][K/16][2][16]; per channel the record [bias, m, N_raw, -e]."""
     oc, k = np.asarray(w_rows).shape
     kp, ocp = round_up(max(k, 1), 16), round_up(oc, 2)
@@ -66,7 +66,7 @@ def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveB
 
 
 def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
-    """Helium (runtime_c/edgecc_mve.h, ec_mve_conv): 4 output channels per pass, VMLADAVA on
+    """Helium (runtime_c/mve/, ec_mve_conv): 4 output channels per pass, VMLADAVA on
     16-byte chunks of the receptive field. How interior pixels read their field (in place as
     one run, as one run per filter row, or by byte gathers) decides the weights' input order."""
     oc, kh, kw, ic = w.shape
@@ -95,7 +95,7 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     kp = round_up(kh * rowp, 16)
     if kp > 64:
         # long fields: three pixels per weight pass, blocks of 2 channels
-        # (runtime_c/edgecc_mve.h, ec_mve_conv23)
+        # (runtime_c/mve/, ec_mve_conv23)
         b2 = mve_blocks2(rows.reshape(oc, -1), rq.folded, rq.fr)
         geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
                 win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
@@ -148,7 +148,7 @@ def dw_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_dw(g: Graph, n: Node, target) -> Kernel:
-    """Helium (runtime_c/edgecc_mve.h, ec_mve_dw): a channel's window as one byte gather over
+    """Helium (runtime_c/mve/, ec_mve_dw): a channel's window as one byte gather over
     int8 channel planes, or Refused (planes too wide for byte gather offsets)."""
     win = conv_window(g, n)
     x = in_type(g, n)

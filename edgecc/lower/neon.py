@@ -2,7 +2,7 @@
 
 Owns: which NEON kernels exist, for which op, in which order they are tried, and the NEON-only
 lowerings (ADD). The convolution, depthwise and fully connected lowerings are shared with x86
-(vec.py, vec_dw.py). The C is runtime_c/edgecc_neon.h and runtime_c/neon/<op>.h, the calls
+(vec.py, vec_dw.py). The C is runtime_c/neon/ and runtime_c/neon/<op>.h, the calls
 templates/neon/.
 """
 from __future__ import annotations

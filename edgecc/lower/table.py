@@ -72,10 +72,12 @@ def try_candidates(cands: list[Candidate], g: Graph, n: Node, target,
                    refused: list[tuple[str, str]]) -> Kernel | None:
     """The first of `cands` (in order) that applies to n and builds; the others' reasons are
     appended to `refused`."""
-    common = refused_by_all(g, n)
+    common = None
     for c in cands:
         if c.op != n.op:
             continue
+        if common is None:
+            common = refused_by_all(g, n) or ""
         why = common or c.applies(g, n, target)
         if why:
             refused.append((c.name, why))

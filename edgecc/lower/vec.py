@@ -1,5 +1,5 @@
-"""Lowering of CONV_2D and FULLY_CONNECTED to the x86 AVX2 (runtime_c/edgecc_avx2.h) and AArch64
-NEON (runtime_c/edgecc_neon.h) kernels, and the pieces the depthwise lowering (vec_dw.py) shares.
+"""Lowering of CONV_2D and FULLY_CONNECTED to the x86 AVX2 (runtime_c/x86/) and AArch64
+NEON (runtime_c/neon/) kernels, and the pieces the depthwise lowering (vec_dw.py) shares.
 
 Owns: when those kernels apply (and why not, as the reason the portable kernel runs), the
 folded biases, the per-channel requantization arrays, and the kernels' geometry records. The
@@ -24,7 +24,7 @@ not overflow.
 
 Requantization: TFLite's MultiplyByQuantizedMultiplier exactly. NEON's SQRDMULH and SRSHL are
 its arithmetic; AVX2 uses edgecc/lower/fastrq.py's proven fast form when the proof holds, else the
-two roundings step by step (see runtime_c/edgecc_avx2.h).
+two roundings step by step (see runtime_c/x86/).
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
 ARRAY_PAD = 16
 
 
-# ZMM convolution (runtime_c/edgecc_avx2.h: ec_x512_conv): the input rows a row of output pixels
+# ZMM convolution (runtime_c/x86/: ec_x512_conv): the input rows a row of output pixels
 # reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
 X512_MAX_BAND = 16384
 NO_BAND = X512Band(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
@@ -84,7 +84,7 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
     (None, {}, why not).
 
-    The fast path (runtime_c/edgecc_avx2.h, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
+    The fast path (runtime_c/x86/, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
     fast_requant proves it exact from the exact accumulator range of every channel (rows: the
     weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
     kernels run TFLite's two roundings as they are (mult, left, right)."""
@@ -158,12 +158,12 @@ def vec_kernel(isa: str, op: str, params: dict, consts: dict, scratch: int, vari
 
 def conv_segments(kh: int, kw: int, ic: int, dil_w: int) -> tuple[int, int]:
     """(segments, bytes per segment) of one pixel's taps: a filter row's k_w * in_c contiguous
-    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/edgecc_avx2.h)."""
+    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/x86/)."""
     return (kh, kw * ic) if dil_w == 1 else (kh * kw, ic)
 
 
 def pixel_mode(win, kh: int, kw: int, ic: int, seg_p: int, batches: int) -> int:
-    """runtime_c/edgecc_vec.h's EC_VEC_*: 2 (LINEAR) for a 1x1 stride-1 unpadded layer whose
+    """runtime_c/vec/common.h's EC_VEC_*: 2 (LINEAR) for a 1x1 stride-1 unpadded layer whose
     segments need no padding bytes, 1 (IN_PLACE) when every pixel's window lies inside the input
     and the last pixel's padded last segment still ends inside the input tensor, else 0."""
     inside = (win.pad_t == 0 and win.pad_l == 0

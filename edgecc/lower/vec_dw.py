@@ -1,5 +1,5 @@
-"""Lowering of DEPTHWISE_CONV_2D to the x86 AVX2 (runtime_c/edgecc_avx2_dw.h) and AArch64 NEON
-(runtime_c/edgecc_neon.h) kernels.
+"""Lowering of DEPTHWISE_CONV_2D to the x86 AVX2 (runtime_c/x86/depthwise_conv_2d*.h) and AArch64 NEON
+(runtime_c/neon/) kernels.
 
 Owns: when those kernels apply (and why not), the depthwise weight layouts (AVX2 "tap pairs": for
 each pair of taps, for each channel, (w_t, w_t+1) as int16 for VPMADDWD; NEON tap by tap, int8),
@@ -139,7 +139,7 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
 
 def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
                params: dict) -> Kernel:
-    """3x3, dilation 1 on AVX2: runtime_c/edgecc_avx2_dw.h's ec_avx2_dw3 (row by row; input
+    """3x3, dilation 1 on AVX2: runtime_c/x86/depthwise_conv_2d*.h's ec_avx2_dw3 (row by row; input
     pairs shared by neighbouring pixels). Weights: 5 pairs (w0,w3) (w1,w4) (w2,w5) (w6,w7) and
     (w8,0) for stride 2 (d4 = 1: that pair reads columns j+1, j+2) else (0,w8), each [c][2]
     int16; x_lo..x_hi-1 the output columns whose columns j-1..j+1+d4 lie inside the row."""
@@ -171,7 +171,7 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
 
 
 def _quad_consts(taps: np.ndarray, bias: np.ndarray, rq: dict) -> dict[str, np.ndarray]:
-    """ec_avx2_dw3_q (runtime_c/edgecc_avx2_dw.h): for each whole block of 64 channels, in quad
+    """ec_avx2_dw3_q (runtime_c/x86/depthwise_conv_2d*.h): for each whole block of 64 channels, in quad
     lane order (accumulator g, lane i: channel 16 * (i // 4) + 4 * g + i % 4), the weight quads
     (w[0][d], w[1][d], w[2][d], 0) of each filter column d, the bias for u = x + 128 (bias here
     already has -input_zp * sum(w) folded in), and the requantization arrays (c64: per

@@ -1,11 +1,11 @@
 """x86 AVX2 / AVX-512 lowering of int8 element-wise ADD and AVERAGE_POOL_2D
-(runtime_c/edgecc_avx2_elt.h; the pool part is at the end of this module).
+(runtime_c/x86/add.h and pool_2d.h; the pool part is at the end of this module).
 
 Owns: the compile-time proof that a layer's ADD equals a single linear form
     y = clamp(sat8(sat16((a*A + b*B + C) >> k) + D))     (int32 wrap-around, as the C computes)
 on all 256 x 256 input pairs, the search for A, B, C, k, D, a numpy model of exactly what the C
-computes, and the pick between that kernel (ec_avx2_add_lin) and TFLite's own arithmetic in
-vector form (ec_avx2_add_exact) when no linear form is proven.
+computes, and the pick between that kernel (ec_x86_add_lin_s8) and TFLite's own arithmetic in
+vector form (ec_x86_add_exact_s8) when no linear form is proven.
 
 Why a linear form usually exists: TFLite's result is round(a*alpha + b*beta + gamma) up to the
 two inner roundings, which move the sum by about 2^-20 of an output step; a real (A, B, C) that
@@ -49,7 +49,7 @@ def _wrap(x: np.ndarray, bits: int) -> np.ndarray:
 
 
 def emulate_lin(A: int, B: int, C: int, k: int, D: int, lo: int, hi: int) -> np.ndarray:
-    """What ec_avx2_add_lin computes on every pair [a + 128, b + 128]: VPMULLD/VPADDD wrap in
+    """What ec_x86_add_lin_s8 computes on every pair [a + 128, b + 128]: VPMULLD/VPADDD wrap in
     int32, VPSRAD, VPACKSSDW saturates to int16, VPADDW wraps, VPACKSSWB saturates, clamp."""
     a, b = XS[:, None], XS[None, :]
     v = _wrap(_wrap(a * A, 32) + _wrap(_wrap(b * B, 32) + C, 32), 32)
@@ -216,7 +216,7 @@ def window_counts(d: dict) -> set[int]:
 
 
 def division_exact(count: int) -> bool:
-    """ec_avx2_avgpool's ((v * M) mod 2^32) >> 24, M = ceil(2^24 / count), equals v // count for
+    """ec_x86_pool_2d_avg_s8's ((v * M) mod 2^32) >> 24, M = ceil(2^24 / count), equals v // count for
     every v = |sum| + count // 2 a window of `count` int8 taps can reach."""
     m = -(-(1 << 24) // count)
     v = np.arange(0, 128 * count + count // 2 + 1, dtype=np.int64)

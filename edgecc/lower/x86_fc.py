@@ -1,4 +1,4 @@
-"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fc (runtime_c/edgecc_avx2_fc.h).
+"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fc (runtime_c/x86/fully_connected_stream.h).
 
 Owns: when that kernel applies (else edgecc/lower/vec.py's lower_fc runs, then the portable
 kernel), its weight layout (16-unit blocks in passes of 8 / 4 / 2 / 1 blocks, each pass one

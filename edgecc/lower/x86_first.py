@@ -1,5 +1,5 @@
 """Lowering of int8 CONV_2D layers with few input channels (in_c <= 4, typically a model's first
-layer) to the x86 kernel ec_avx2_conv_first (runtime_c/edgecc_avx2_first.h).
+layer) to the x86 kernel ec_avx2_conv_first (runtime_c/x86/conv_2d_first*.h).
 
 Owns: when that kernel applies (and why not: then edgecc/lower/vec.py's ec_avx2_conv runs), its
 geometry record, and its two weight layouts. edgecc/lower/x86.py's table tries it first.
@@ -31,7 +31,7 @@ from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
 MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs per filter row
-MAX_COL = 6144      # runtime_c/edgecc_avx2_first.h EC_FIRST_MAX_COL: (band * out_w + 8) * kpp
+MAX_COL = 6144      # runtime_c/x86/conv_2d_first*.h EC_FIRST_MAX_COL: (band * out_w + 8) * kpp
 MAX_ROWS = 6144     # EC_FIRST_MAX_ROWS: a band's input rows x row_b
 ROW_SLACK = 16      # a padded row's bytes past its last column: 16-byte moves may read them
 

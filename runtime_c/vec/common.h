@@ -1,11 +1,11 @@
 /* edgecc: the ISA-independent half of the x86 AVX2 and AArch64 NEON convolution kernels
- * (runtime_c/edgecc_avx2.h, runtime_c/edgecc_neon.h): a layer's geometry, its taps as
+ * (runtime_c/x86/, runtime_c/neon/): a layer's geometry, its taps as
  * segments, stepping output pixels without divisions, and gathering a border pixel's taps
- * (zero-point padded) into a buffer; for the depthwise kernels (edgecc_avx2_dw.h, ec_neon_dw),
+ * (zero-point padded) into a buffer; for the depthwise kernels (x86/ and neon/depthwise_conv_2d.h),
  * a window's tap pointers. Empty unless the build targets AVX2 or NEON. C99, no state.
  */
-#ifndef EDGECC_VEC_H
-#define EDGECC_VEC_H
+#ifndef EDGECC_VEC_COMMON_H
+#define EDGECC_VEC_COMMON_H
 #if defined(__AVX2__) || defined(__ARM_NEON)
 #include <stddef.h>
 #include <stdint.h>
@@ -207,4 +207,4 @@ static inline void ec_vec_dw_taps(const int8_t *xb, int in_h, int in_w, int C, i
 }
 
 #endif /* __AVX2__ || __ARM_NEON */
-#endif /* EDGECC_VEC_H */
+#endif /* EDGECC_VEC_COMMON_H */

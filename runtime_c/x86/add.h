@@ -1,5 +1,4 @@
-/* edgecc x86 AVX2 / AVX-512 kernels: int8 element-wise ADD (same-shape inputs) and
- * AVERAGE_POOL_2D (at the end of this file).
+/* edgecc x86 AVX2 / AVX-512 kernels: int8 element-wise ADD (same-shape inputs).
  *
  * TFLite Micro's int8 ADD is y = clamp(MBQM(MBQM((a - za) << 20, m1, s1) + MBQM((b - zb) << 20,
  * m2, s2), mo, so) + zo): three multiplications with two roundings each. Only 256 x 256 input
@@ -9,8 +8,8 @@
  * computes. Such a form exists whenever the real function a*alpha + b*beta + gamma separates
  * the output levels with some margin (the two inner roundings move the sum by about 2^-20 of an
  * output step): about 20 bits of A and B. D re-centres the output so the int32 sum of the
- * clamped pairs cannot wrap. ec_avx2_add_lin is that form: 8 x VPMULLD per 32 outputs (YMM) or
- * per 64 (ZMM, EC_X86_512). When no such form is proven, ec_avx2_add_exact runs TFLite's
+ * clamped pairs cannot wrap. ec_x86_add_lin_s8 is that form: 8 x VPMULLD per 32 outputs (YMM) or
+ * per 64 (ZMM, EC_X86_512). When no such form is proven, ec_x86_add_exact_s8 runs TFLite's
  * arithmetic as it is, 8 lanes at a time (SRDHM as floor((x*m + 2^30) / 2^31) with VPMULDQ on
  * even and odd lanes, then RoundingDivideByPOT), three times per element.
  *
@@ -18,12 +17,10 @@
  * writing the same bytes. A partial last block runs on zero-padded copies on the stack. No arena
  * scratch. Only compiled where AVX2 exists. C99, no state, no allocation.
  */
-#ifndef EDGECC_AVX2_ELT_H
-#define EDGECC_AVX2_ELT_H
+#ifndef EDGECC_X86_ADD_H
+#define EDGECC_X86_ADD_H
 #if defined(__AVX2__)
-#include "edgecc_avx2.h"
-
-#define EC_ELT_LD64(p) _mm_loadl_epi64((const __m128i *)(const void *)(p))
+#include "common.h"
 
 /* ------------------------------------------------------------------- ADD, proven linear form */
 
@@ -45,8 +42,8 @@ static inline __m256i ec_avx2_add_lin32(const ec_avx2_add_lin_geom *g, const int
     __m256i r[4];
     int j;
     for (j = 0; j < 4; ++j) {
-        const __m256i x = _mm256_cvtepi8_epi32(EC_ELT_LD64(a + 8 * j));
-        const __m256i z = _mm256_cvtepi8_epi32(EC_ELT_LD64(b + 8 * j));
+        const __m256i x = _mm256_cvtepi8_epi32(EC_LD64(a + 8 * j));
+        const __m256i z = _mm256_cvtepi8_epi32(EC_LD64(b + 8 * j));
         const __m256i v = _mm256_add_epi32(_mm256_mullo_epi32(x, A),
                                            _mm256_add_epi32(_mm256_mullo_epi32(z, B), C));
         r[j] = _mm256_sra_epi32(v, k);
@@ -92,7 +89,7 @@ static inline __m512i ec_avx2_add_lin64(const ec_avx2_add_lin_geom *g, const int
 }
 #endif
 
-EC_AVX2_SHARED void ec_avx2_add_lin(const ec_avx2_add_lin_geom *g, const int8_t *a,
+EC_AVX2_SHARED void ec_x86_add_lin_s8(const ec_avx2_add_lin_geom *g, const int8_t *a,
                                     const int8_t *b, int8_t *y) {
     const int n = g->n;
     int i = 0;
@@ -139,8 +136,8 @@ static inline __m256i ec_avx2_elt_mbqm(__m256i x, int32_t m, int32_t e) {
 
 static inline __m256i ec_avx2_add_exact8(const ec_avx2_add_exact_geom *g, const int8_t *a,
                                          const int8_t *b) {
-    const __m256i x = _mm256_cvtepi8_epi32(EC_ELT_LD64(a));
-    const __m256i z = _mm256_cvtepi8_epi32(EC_ELT_LD64(b));
+    const __m256i x = _mm256_cvtepi8_epi32(EC_LD64(a));
+    const __m256i z = _mm256_cvtepi8_epi32(EC_LD64(b));
     const __m256i va = _mm256_slli_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(g->off1)), 20);
     const __m256i vb = _mm256_slli_epi32(_mm256_add_epi32(z, _mm256_set1_epi32(g->off2)), 20);
     const __m256i s = _mm256_add_epi32(ec_avx2_elt_mbqm(va, g->m1, g->e1),
@@ -151,7 +148,7 @@ static inline __m256i ec_avx2_add_exact8(const ec_avx2_add_exact_geom *g, const 
                             _mm256_set1_epi32(g->hi));
 }
 
-EC_AVX2_SHARED void ec_avx2_add_exact(const ec_avx2_add_exact_geom *g, const int8_t *a,
+EC_AVX2_SHARED void ec_x86_add_exact_s8(const ec_avx2_add_exact_geom *g, const int8_t *a,
                                       const int8_t *b, int8_t *y) {
     const int n = g->n;
     int i;
@@ -175,88 +172,5 @@ EC_AVX2_SHARED void ec_avx2_add_exact(const ec_avx2_add_exact_geom *g, const int
     }
 }
 
-/* ------------------------------------------------------------------------ AVERAGE_POOL_2D */
-
-/* int8 average pooling, windows clipped to the input like TFLite Micro (padding is never
- * averaged in). Per output pixel, 64 or 16 channels at a time: the taps sign-extended and summed
- * in int16 (at most 256 taps: the sums stay in [-32768, 32512]); then TFLite's
- * (sum +- count/2) / count, truncating, as sign(sum) * (((|sum| + count/2) * M) >> 24) with
- * M = ceil(2^24 / count): the product stays below 2^32 (VPMULLD, logical shift), and the
- * compiler checked the quotient exact for every reachable |sum| of every count that occurs.
- * A pixel's outputs are written after all of its window is read (the planner may stream the
- * output over the input). Channels: a multiple of 16 (the compiler checks). */
-typedef struct {
-    int32_t batches, in_h, in_w, c, out_h, out_w, fh, fw, s_h, s_w, pad_h, pad_w, lo, hi;
-} ec_avx2_pool_geom;
-
-#define EC_AVX2_POOL_MAX_C 2048
-
-static inline void ec_avx2_avg16(int8_t *out, __m256i acc, __m256i M, __m256i H, __m128i lo,
-                                 __m128i hi) {
-    __m256i v[2];
-    __m128i p[2];
-    int j;
-    v[0] = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(acc));
-    v[1] = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(acc, 1));
-    for (j = 0; j < 2; ++j) {
-        const __m256i q = _mm256_srli_epi32(
-            _mm256_mullo_epi32(_mm256_add_epi32(_mm256_abs_epi32(v[j]), H), M), 24);
-        const __m256i r = _mm256_sign_epi32(q, v[j]);
-        p[j] = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-    }
-    _mm_storeu_si128((__m128i *)(void *)out,
-                     _mm_min_epi8(_mm_max_epi8(_mm_packs_epi16(p[0], p[1]), lo), hi));
-}
-
-EC_AVX2_SHARED void ec_avx2_avgpool(const ec_avx2_pool_geom *g, const int8_t *x, int8_t *y) {
-    const int C = g->c;
-    const ptrdiff_t row = (ptrdiff_t)g->in_w * C;
-    const __m128i lo = _mm_set1_epi8((char)g->lo), hi = _mm_set1_epi8((char)g->hi);
-    int8_t out[EC_AVX2_POOL_MAX_C];
-    int b, oy, ox;
-    for (b = 0; b < g->batches; ++b) {
-        const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * C;
-        for (oy = 0; oy < g->out_h; ++oy) {
-            for (ox = 0; ox < g->out_w; ++ox, y += C) {
-                const int y0 = oy * g->s_h - g->pad_h, x0 = ox * g->s_w - g->pad_w;
-                const int fy0 = y0 < 0 ? -y0 : 0, fx0 = x0 < 0 ? -x0 : 0;
-                const int fy1 = g->in_h - y0 < g->fh ? g->in_h - y0 : g->fh;
-                const int fx1 = g->in_w - x0 < g->fw ? g->in_w - x0 : g->fw;
-                const int32_t count = (fy1 - fy0) * (fx1 - fx0);
-                const __m256i M = _mm256_set1_epi32(((1 << 24) + count - 1) / count);
-                const __m256i H = _mm256_set1_epi32(count / 2);
-                const int8_t *w0 = xb + (ptrdiff_t)(y0 + fy0) * row + (ptrdiff_t)(x0 + fx0) * C;
-                int c = 0, fy, fx;
-                for (; c + 64 <= C; c += 64) {
-                    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
-                    for (fy = fy0; fy < fy1; ++fy) {
-                        const int8_t *p = w0 + (ptrdiff_t)(fy - fy0) * row + c;
-                        for (fx = fx0; fx < fx1; ++fx, p += C) {
-                            a0 = _mm256_add_epi16(a0, _mm256_cvtepi8_epi16(EC_LD128(p)));
-                            a1 = _mm256_add_epi16(a1, _mm256_cvtepi8_epi16(EC_LD128(p + 16)));
-                            a2 = _mm256_add_epi16(a2, _mm256_cvtepi8_epi16(EC_LD128(p + 32)));
-                            a3 = _mm256_add_epi16(a3, _mm256_cvtepi8_epi16(EC_LD128(p + 48)));
-                        }
-                    }
-                    ec_avx2_avg16(out + c, a0, M, H, lo, hi);
-                    ec_avx2_avg16(out + c + 16, a1, M, H, lo, hi);
-                    ec_avx2_avg16(out + c + 32, a2, M, H, lo, hi);
-                    ec_avx2_avg16(out + c + 48, a3, M, H, lo, hi);
-                }
-                for (; c + 16 <= C; c += 16) {
-                    __m256i a0 = _mm256_setzero_si256();
-                    for (fy = fy0; fy < fy1; ++fy) {
-                        const int8_t *p = w0 + (ptrdiff_t)(fy - fy0) * row + c;
-                        for (fx = fx0; fx < fx1; ++fx, p += C)
-                            a0 = _mm256_add_epi16(a0, _mm256_cvtepi8_epi16(EC_LD128(p)));
-                    }
-                    ec_avx2_avg16(out + c, a0, M, H, lo, hi);
-                }
-                memcpy(y, out, (size_t)C);
-            }
-        }
-    }
-}
-
 #endif /* __AVX2__ */
-#endif /* EDGECC_AVX2_ELT_H */
+#endif /* EDGECC_X86_ADD_H */
