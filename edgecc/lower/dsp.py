@@ -6,7 +6,7 @@ depthwise (int16 channel planes; 3x3 stride 1 / 2 two outputs a pass), the one-i
 depthwise run as a convolution, fully connected (4 units a pass, offset weight bytes when the
 accumulators stay below 2^23), ADD through 256-entry tables, and the pools. The checks and
 requantization steps the Helium table shares (edgecc/lower/mve.py) are the public functions
-here. The C is runtime_c/edgecc_dsp.h, the calls templates/dsp/.
+here. The C is runtime_c/dsp/, the calls templates/dsp/.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def direct_fields(win) -> bool:
 
 def _conv_kernel(win, x, rows: np.ndarray, rq, ic: int, direct: bool, variant: str,
                  reason: str) -> Kernel:
-    """ec_dsp_conv over filter rows [oc, kh*kw*ic]. The kernel doubles the extended
+    """ec_dsp_conv_2d_4px_s8 over filter rows [oc, kh*kw*ic]. The kernel doubles the extended
     activations, so it accumulates 2 * acc from 2 * bias."""
     oc = rows.shape[0]
     kp = round_up(rows.shape[1], 8)
@@ -73,7 +73,7 @@ def _conv_kernel(win, x, rows: np.ndarray, rq, ic: int, direct: bool, variant: s
             win.pad_l, kp, int(direct), int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
     consts = dict(w=pack_words(pad_cols(rows, kp)), bias=doubled(rq.folded), qmn=rq.fr.qmn(),
                   qe=rq.fr.e)
-    return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
+    return Kernel("dsp/conv_2d_4px.c.j2", params=dict(geom=geom), consts=consts,
                   scratch=9 * kp + 4 * oc, variant=variant, reason=reason.format(kp=kp))
 
 
@@ -125,7 +125,7 @@ def dw_as_conv_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_conv's im2col blocks of 4 pixels, which handle any filter height."""
+    """ec_dsp_conv_2d_4px_s8's im2col blocks of 4 pixels, which handle any filter height."""
     rows = dw_rows(g, n)
     rq = conv_rq(g, n, rows)
     if rq.fr.L != 1:  # conv_requant already refuses this; the conv kernel hard-wires it
@@ -181,7 +181,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     geom = DspDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
             win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, wpr, kind,
             int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
-    return Kernel("depthwise_conv_2d_dsp.c.j2", params=dict(geom=geom),
+    return Kernel("dsp/depthwise_conv_2d_planes.c.j2", params=dict(geom=geom),
                   consts=dict(recs=recs.ravel().astype(np.int32)),
                   scratch=kh * ic * wp * 2, variant=variant,
                   reason=f"Cortex-M DSP: {how}")
@@ -197,7 +197,7 @@ FC_CHUNK = 512
 
 
 def fc_chunk(dp: int, up: int) -> tuple[int, int]:
-    """(inputs per chunk, scratch bytes) for ec_dsp_fc / ec_dsp_fc_ub: the extended chunk
+    """(inputs per chunk, scratch bytes) for ec_dsp_fully_connected_4u[_ub]_s8: the extended chunk
     (2 bytes per input), the 8-byte row tail, and with several chunks up int32 partial sums."""
     whole = 2 * dp + 8
     chunked = 2 * FC_CHUNK + 8 + 4 * up
@@ -245,14 +245,16 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
             cp)
     lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
-        # offset weight bytes (edgecc_dsp.h, ec_dsp_fc_ub): the kernel sums 256 * acc
+        # offset weight bytes (dsp/fully_connected.h, ec_dsp_fully_connected_4u_ub_s8): the kernel sums 256 * acc
         wb, b256 = offset_bytes(wpad, bias)
-        return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc_ub"),
+        return Kernel("dsp/fully_connected_4u.c.j2",
+                      params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_ub_s8"),
                       consts=dict(w=pack_words(interleave_rows(wb, 4, 8)), bias=b256),
                       scratch=scratch, variant="dsp-fc-4u-ub",
                       reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
                              "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)")
-    return Kernel("fully_connected_dsp.c.j2", params=dict(geom=geom, fn="ec_dsp_fc"),
+    return Kernel("dsp/fully_connected_4u.c.j2",
+                  params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_s8"),
                   consts=dict(w=pack_words(interleave_rows(wpad, 4, 8)),
                               bias=doubled(bias)),  # the kernel doubles the activations
                   scratch=scratch, variant="dsp-fc-4u",
@@ -290,9 +292,9 @@ def add_tables(g: Graph, n: Node) -> tuple[list[int], np.ndarray, np.ndarray]:
 
 
 def lower_add(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_add: two table entries added, the sum requantized fast."""
+    """ec_dsp_add_lut_s8: two table entries added, the sum requantized fast."""
     geom, ta, tb = add_tables(g, n)
-    return Kernel("add_dsp.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
+    return Kernel("dsp/add_lut.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
                   variant="dsp-add-lut",
                   reason="Cortex-M DSP: inputs rescaled through 256-entry tables, fast "
                          "requantization of the sum")
@@ -322,7 +324,8 @@ def pool_kernel(g: Graph, n: Node, isa: str) -> Kernel:
     how = ("int16 sums of 16 channels per vector" if isa == "mve" else
            "SXTAB16 int16 sums, 8 channels at a time") if average else \
         ("VMAX.S8 on 16 channels" if isa == "mve" else "SSUB8 + SEL on 4 channels")
-    return Kernel(f"pool_2d_{isa}.c.j2", params=dict(geom=geom, fn=f"ec_{isa}_{kind}"),
+    return Kernel(f"{isa}/pool_2d.c.j2",
+                  params=dict(geom=geom, fn=f"ec_{isa}_pool_2d_{kind[:3]}_s8"),
                   variant=f"{isa}-{kind}",
                   reason=f"{'Helium' if isa == 'mve' else 'Cortex-M DSP'}: {how}")
 

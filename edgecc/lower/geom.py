@@ -21,13 +21,12 @@ def record(c_struct: str, fields: str) -> type:
     return cls
 
 
-# C struct: its fields in order. x86 and NEON: runtime_c/edgecc_vec.h, edgecc_avx2*.h,
-# edgecc_neon.h; Cortex-M DSP and Helium: edgecc_dsp.h, edgecc_mve.h.
+# C struct: its fields in order. in runtime_c/x86/, neon/, vec/, dsp/, mve/.
 STRUCTS = """
 ec_vec_conv_geom: pixels in_h in_w in_c out_h out_w out_c k_h k_w stride_h stride_w dil_h dil_w
     pad_t pad_l segs seg_len seg_p kp ocp in_zp batches mode
 ec_x512_band: P NC chunk row cols slide
-ec_first_geom: batches in_h in_w in_c out_h out_w out_c k_h k_w stride_h stride_w dil_h dil_w
+ec_x86_first_geom: batches in_h in_w in_c out_h out_w out_c k_h k_w stride_h stride_w dil_h dil_w
     pad_t pad_l seg kpp nb16 tail8 row_cols row_b band in_zp
 ec_avx2_dw_geom: batches in_h in_w chans out_h out_w k_h k_w stride_h stride_w dil_h dil_w pad_t
     pad_l pairs
@@ -43,7 +42,7 @@ ec_dsp_dw_geom: batches in_h in_w in_c out_h out_w out_c dm k_h k_w s_h s_w pad_
     kind pad_val lo hi
 ec_dsp_fc_geom: batches depth dp units up m n e lo hi cp
 ec_dsp_add_geom: n m nn e lo hi
-ec_pool_geom: batches in_h in_w c out_h out_w fh fw s_h s_w pad_h pad_w lo hi
+ec_dsp_pool_geom: batches in_h in_w c out_h out_w fh fw s_h s_w pad_h pad_w lo hi
 ec_mve_conv_geom: pixels in_h in_w in_c out_h out_w out_c k_h k_w s_h s_w d_h d_w pad_t pad_l kp
     mode rowp pad_val lo hi y0 y1 x0 x1
 ec_mve_dw_geom: batches in_h in_w in_c out_h out_w out_c dm k_h s_h s_w pad_t pad_l wp pad_val

@@ -48,7 +48,7 @@ def interleave_rows(w_rows: np.ndarray, group: int, chunk: int) -> np.ndarray:
 
 
 def offset_bytes(w_rows: np.ndarray, bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weights and bias for the offset-byte FULLY_CONNECTED kernel (edgecc_dsp.h, ec_dsp_fc_ub):
+    """Weights and bias for the offset-byte FULLY_CONNECTED kernel (dsp/fully_connected.h, ec_dsp_fully_connected_4u_ub_s8):
     even-index weights stored + 128 (as unsigned bytes), and the bias scaled to the kernel's
     256 * acc with the weights' share of the input offsets folded in:
     256 * bias + 256 * 127 * (sum of odd-index weights), wrapped to int32 like the C sum."""

@@ -4,7 +4,7 @@ Owns: which Helium kernels exist and in which order they are tried, when each ap
 constants: the 4-channel (and 2-channel, 3-pixel) blocks of 16-input chunks the VMLADAVA
 kernels walk with their requantization records, the depthwise byte-gather offsets, and the
 ADD / pool entries (which share the DSP arithmetic: dsp.add_tables, dsp.pool_kernel). The
-C is runtime_c/edgecc_mve.h, the calls templates/mve/.
+C is runtime_c/mve/, the calls templates/mve/.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ ISA = "mve"
 
 @dataclass
 class MveBlocks:
-    """Weights, biases and requantization records in the layout of edgecc_mve.h's ec_mve_row."""
+    """Weights, biases and requantization records in the layout of mve/common.h's ec_mve_row."""
 
     kp: int
     w: np.ndarray      # int8 [ocp/4][kp/16][4][16]
@@ -53,7 +53,7 @@ def mve_blocks(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBl
 
 
 def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveBlocks:
-    """[oc, K] -> blocks of 2 channels of 16-input chunks (edgecc_mve.h, ec_mve_conv23):
+    """[oc, K] -> blocks of 2 channels of 16-input chunks (mve/conv_2d.h, ec_mve_conv_2d_2ch3px_s8):
     weights [blocks][K/16][2][16]; per channel the record [bias, m, N_raw, -e]."""
     oc, k = np.asarray(w_rows).shape
     kp, ocp = round_up(max(k, 1), 16), round_up(oc, 2)
@@ -66,7 +66,7 @@ def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveB
 
 
 def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
-    """Helium (runtime_c/edgecc_mve.h, ec_mve_conv): 4 output channels per pass, VMLADAVA on
+    """Helium (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_4ch_s8): 4 output channels per pass, VMLADAVA on
     16-byte chunks of the receptive field. How interior pixels read their field (in place as
     one run, as one run per filter row, or by byte gathers) decides the weights' input order."""
     oc, kh, kw, ic = w.shape
@@ -94,13 +94,13 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     kp = round_up(kh * rowp, 16)
     if kp > 64:
         # long fields: three pixels per weight pass, blocks of 2 channels
-        # (runtime_c/edgecc_mve.h, ec_mve_conv23)
+        # (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_2ch3px_s8)
         b2 = mve_blocks2(rows.reshape(oc, -1), rq.folded, rq.fr)
         geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
                 win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
                 win.pad_t, win.pad_l, b2.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo,
                 rq.fr.hi, y0, y1, x0, x1)
-        return Kernel("conv_2d_mve3.c.j2", params=dict(geom=geom),
+        return Kernel("mve/conv_2d_2ch3px.c.j2", params=dict(geom=geom),
                       consts=dict(w=b2.w, rq=b2.rq, offs=offs if len(offs) else
                                   np.zeros(16, np.uint8)), scratch=3 * (b2.kp + 64),
                       variant=f"mve-conv-2ch3px-m{mode}",
@@ -111,7 +111,7 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
             oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
             mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1)
-    return Kernel("conv_2d_mve.c.j2", params=dict(geom=geom),
+    return Kernel("mve/conv_2d_4ch.c.j2", params=dict(geom=geom),
                   consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq, offs=offs if len(offs) else
                               np.zeros(16, np.uint8)),
                   scratch=mb.kp + 64, variant=f"mve-conv-4ch-m{mode}",
@@ -136,7 +136,7 @@ def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
 
 
 def dw_applies(g: Graph, n: Node, target) -> str | None:
-    """ec_mve_dw takes filters of at most 16 taps (bigger ones: the DSP kernel)."""
+    """ec_mve_depthwise_conv_2d_gather_s8 takes filters of at most 16 taps (bigger ones: the DSP kernel)."""
     why = dsp.dw_common(g, n, target)
     if why:
         return why
@@ -147,7 +147,7 @@ def dw_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_dw(g: Graph, n: Node, target) -> Kernel:
-    """Helium (runtime_c/edgecc_mve.h, ec_mve_dw): a channel's window as one byte gather over
+    """Helium (runtime_c/mve/depthwise_conv_2d.h, ec_mve_depthwise_conv_2d_gather_s8): a channel's window as one byte gather over
     int8 channel planes, or Refused (planes too wide for byte gather offsets)."""
     win = conv_window(g, n)
     x = in_type(g, n)
@@ -176,7 +176,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     geom = MveDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh,
             win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, int(x.q.zero_point[0]),
             rq.fr.lo, rq.fr.hi)
-    return Kernel("depthwise_conv_2d_mve.c.j2", params=dict(geom=geom),
+    return Kernel("mve/depthwise_conv_2d_gather.c.j2", params=dict(geom=geom),
                   consts=dict(w16=w16.ravel().astype(np.int8), rq=rqs.ravel().astype(np.int32),
                               offs=offs.ravel().astype(np.uint8)),
                   scratch=ic * kh * wp, variant="mve-dw-gather",
@@ -193,7 +193,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
     mb = mve_blocks(const(g, n, 1).astype(np.int64), rq.folded, fr)
     geom = MveFcGeom(batches, depth, mb.kp, units, fr.lo, fr.hi)
     rec = mb.rq[:12]  # per-tensor: one requantization record for every block
-    return Kernel("fully_connected_mve.c.j2", params=dict(geom=geom),
+    return Kernel("mve/fully_connected_4u.c.j2", params=dict(geom=geom),
                   consts=dict(w=mb.w, bias=mb.bias, rq=rec),
                   scratch=0 if depth == mb.kp else mb.kp, variant="mve-fc-4u",
                   reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, vector "
@@ -203,7 +203,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
 def lower_add(g: Graph, n: Node, target) -> Kernel:
     """The DSP ADD's tables (edgecc/lower/dsp.py add_tables), read by word gathers."""
     geom, ta, tb = dsp.add_tables(g, n)
-    return Kernel("add_mve.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
+    return Kernel("mve/add_lut.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
                   variant="mve-add-lut",
                   reason="Helium: inputs rescaled through 256-entry tables read by word "
                          "gathers, 4 elements per vector")

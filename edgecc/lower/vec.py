@@ -1,5 +1,5 @@
-"""Lowering of CONV_2D and FULLY_CONNECTED to the x86 AVX2 (runtime_c/edgecc_avx2.h) and AArch64
-NEON (runtime_c/edgecc_neon.h) kernels, and the pieces the depthwise lowering (vec_dw.py) shares.
+"""Lowering of CONV_2D and FULLY_CONNECTED to the x86 AVX2 (runtime_c/x86/) and AArch64
+NEON (runtime_c/neon/) kernels, and the pieces the depthwise lowering (vec_dw.py) shares.
 
 Owns: when those kernels apply (and why not, as the reason the portable kernel runs), the
 folded biases, the per-channel requantization arrays, and the kernels' geometry records. The
@@ -24,7 +24,7 @@ not overflow.
 
 Requantization: TFLite's MultiplyByQuantizedMultiplier exactly. NEON's SQRDMULH and SRSHL are
 its arithmetic; AVX2 uses edgecc/lower/fastrq.py's proven fast form when the proof holds, else the
-two roundings step by step (see runtime_c/edgecc_avx2.h).
+two roundings step by step (see runtime_c/x86/common.h).
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from edgecc.ops._conv_common import (act_range, channel_multipliers, conv_groups
 from edgecc.ops.fully_connected import fc_dims
 from edgecc.quant import INT32_MIN
 
-MAX_SEGMENTS = 64  # ec_avx2_conv / ec_neon_conv keep one offset per tap segment on the stack
+MAX_SEGMENTS = 64  # ec_x86_conv_2d_avx2 / ec_neon_conv_2d_4px_s8 keep one offset per tap segment on the stack
 MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
 # Per-channel arrays (bias, requantization) are padded to a multiple of 16 channels: a kernel's
 # 16-channel code may then be specialised by the C compiler for any layer without reading
@@ -49,7 +49,7 @@ MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
 ARRAY_PAD = 16
 
 
-# ZMM convolution (runtime_c/edgecc_avx2.h: ec_x512_conv): the input rows a row of output pixels
+# ZMM convolution (runtime_c/x86/conv_2d_x512.h): the input rows a row of output pixels
 # reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
 X512_MAX_BAND = 16384
 NO_BAND = X512Band(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
@@ -84,7 +84,7 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
     (None, {}, why not).
 
-    The fast path (runtime_c/edgecc_avx2.h, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
+    The fast path (runtime_c/x86/common.h, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
     fast_requant proves it exact from the exact accumulator range of every channel (rows: the
     weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
     kernels run TFLite's two roundings as they are (mult, left, right)."""
@@ -151,19 +151,20 @@ def out_act(g: Graph, n: Node) -> tuple[int, tuple[int, int]]:
 
 
 def vec_kernel(isa: str, op: str, params: dict, consts: dict, scratch: int, variant: str,
-            reason: str) -> Kernel:
-    return Kernel(f"{op}_{isa}.c.j2", params=params, consts=consts, scratch=scratch,
+               reason: str, c_variant: str) -> Kernel:
+    """templates/<isa>/<op>_<c_variant>.c.j2 calls ec_<isa>_<op>_<c_variant>_s8."""
+    return Kernel(f"{isa}/{op}_{c_variant}.c.j2", params=params, consts=consts, scratch=scratch,
                   variant=f"{isa}-{variant}", reason=reason)
 
 
 def conv_segments(kh: int, kw: int, ic: int, dil_w: int) -> tuple[int, int]:
     """(segments, bytes per segment) of one pixel's taps: a filter row's k_w * in_c contiguous
-    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/edgecc_avx2.h)."""
+    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/x86/conv_2d.h)."""
     return (kh, kw * ic) if dil_w == 1 else (kh * kw, ic)
 
 
 def pixel_mode(win, kh: int, kw: int, ic: int, seg_p: int, batches: int) -> int:
-    """runtime_c/edgecc_vec.h's EC_VEC_*: 2 (LINEAR) for a 1x1 stride-1 unpadded layer whose
+    """runtime_c/vec/common.h's EC_VEC_*: 2 (LINEAR) for a 1x1 stride-1 unpadded layer whose
     segments need no padding bytes, 1 (IN_PLACE) when every pixel's window lies inside the input
     and the last pixel's padded last segment still ends inside the input tensor, else 0."""
     inside = (win.pad_t == 0 and win.pad_l == 0
@@ -228,7 +229,7 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, **rq_params(g, n), **rqp), consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"
-                   f"{zmm}")
+                   f"{zmm}", "4px")
 
 
 def fc_applies(g: Graph, n: Node, target) -> str | None:
@@ -259,7 +260,7 @@ def lower_fc(g: Graph, n: Node, isa: str) -> Kernel:
     consts = dict(w=quads, **folded_biases(isa, b, w, in_zp, ocp), **rq)
     return vec_kernel(isa, "fully_connected", params, consts, 0, "fc",
                    f"{isa.upper()}: {32 if isa == 'avx2' else 16} units at a time over quads of "
-                   f"4 inputs")
+                   f"4 inputs", "quads")
 
 
 def conv_entry(isa: str) -> Candidate:

@@ -1,5 +1,5 @@
-"""Lowering of DEPTHWISE_CONV_2D to the x86 AVX2 (runtime_c/edgecc_avx2_dw.h) and AArch64 NEON
-(runtime_c/edgecc_neon.h) kernels.
+"""Lowering of DEPTHWISE_CONV_2D to the x86 AVX2 (runtime_c/x86/) and AArch64 NEON
+(runtime_c/neon/depthwise_conv_2d.h) kernels.
 
 Owns: when those kernels apply (and why not), the depthwise weight layouts (AVX2 "tap pairs": for
 each pair of taps, for each channel, (w_t, w_t+1) as int16 for VPMADDWD; NEON tap by tap, int8),
@@ -20,7 +20,7 @@ from edgecc.lower.vec import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_a
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
-MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
+MAX_DW_TAPS = 64  # ec_x86_depthwise_conv_2d_taps_s8 / ec_neon_depthwise_conv_2d_taps_s8 keep one pointer per tap on the stack
 DW_NARROW = 6     # 3x3 layers this many output columns wide or fewer: see lower_depthwise
 
 
@@ -85,7 +85,7 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, C]
     kh, kw, oc = w.shape
     win = conv_window(g, n)
-    # 3x3 undilated on AVX2: ec_avx2_dw3, any channel count from 8 (blocks may overlap)
+    # 3x3 undilated on AVX2: ec_x86_depthwise_conv_2d_3x3_s8, any channel count from 8 (blocks may overlap)
     dw3 = isa == "avx2" and kh == kw == 3 and win.dil_h == win.dil_w == 1
     if oc < 8:
         raise Refused("fewer than 8 channels: portable kernel")
@@ -106,9 +106,9 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     if dw3:
         params = dict(**rq_params(g, n), **rqp)
         dw3_kernel = _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
-        # Narrow outputs on 256-bit builds: ec_avx2_dw3's per-row, per-block setup outweighs its
-        # sharing, and pixel-by-pixel ec_avx2_dw (all channels per pixel) is faster there; the
-        # generated C then carries both and takes ec_avx2_dw3 only where EC_X86_512.
+        # Narrow outputs on 256-bit builds: ec_x86_depthwise_conv_2d_3x3_s8's per-row, per-block setup outweighs its
+        # sharing, and pixel-by-pixel ec_x86_depthwise_conv_2d_taps_s8 (all channels per pixel) is faster there; the
+        # generated C then carries both and takes ec_x86_depthwise_conv_2d_3x3_s8 only where EC_X86_512.
         if not (win.out_w <= DW_NARROW and oc % 8 == 0):
             return dw3_kernel
     pairs = (kh * kw + 1) // 2
@@ -126,20 +126,20 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
         geom = Avx2DwGeom(*fields)
     consts = dict(w=wl, bias=int32_array(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
-    if dw3_kernel is not None:  # both kernels (see above): ec_avx2_dw's arrays suffixed _p
-        return Kernel("depthwise_conv_2d_3x3n_avx2.c.j2",
+    if dw3_kernel is not None:  # both kernels (see above): ec_x86_depthwise_conv_2d_taps_s8's arrays suffixed _p
+        return Kernel("avx2/depthwise_conv_2d_3x3_taps.c.j2",
                       params=dict(dw3_kernel.params, geom_p=geom),
                       consts=dict(dw3_kernel.consts, w_p=wl,
                                   c64_p=rq.get("c64", np.zeros(1, np.int64))),
                       scratch=0, variant="avx2-dw3n",
                       reason=dw3_kernel.reason + "; narrow rows: per pixel on 256-bit builds")
     return vec_kernel(isa, "depthwise_conv_2d", dict(geom=geom, **rq_params(g, n), **rqp), consts,
-                      0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step")
+                      0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step", "taps")
 
 
 def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
                params: dict) -> Kernel:
-    """3x3, dilation 1 on AVX2: runtime_c/edgecc_avx2_dw.h's ec_avx2_dw3 (row by row; input
+    """3x3, dilation 1 on AVX2: runtime_c/x86/depthwise_conv_2d_3x3.h (row by row; input
     pairs shared by neighbouring pixels). Weights: 5 pairs (w0,w3) (w1,w4) (w2,w5) (w6,w7) and
     (w8,0) for stride 2 (d4 = 1: that pair reads columns j+1, j+2) else (0,w8), each [c][2]
     int16; x_lo..x_hi-1 the output columns whose columns j-1..j+1+d4 lie inside the row."""
@@ -155,7 +155,7 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     x_lo, x_hi = (inside[0], inside[-1] + 1) if inside else (win.out_w, win.out_w)
     geom = Avx2Dw3Geom(batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
             win.pad_t, win.pad_l, d4, x_lo, x_hi)
-    if "c64" in rq:  # ec_avx2_dw3 reads c64 in channel order (its blocks start anywhere)
+    if "c64" in rq:  # ec_x86_depthwise_conv_2d_3x3_s8 reads c64 in channel order (its blocks start anywhere)
         rq = dict(rq, c64=rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel())
     # 16 zero pairs after the weights: the ZMM paths of 8 or 16 channels read 16 pairs of a tap
     wl = np.concatenate([wl, np.zeros(32, np.int16)])
@@ -164,14 +164,14 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
     consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq,
                   **_quad_consts(taps, bias[:oc], rq))
-    return Kernel("depthwise_conv_2d_3x3_avx2.c.j2", params=dict(geom=geom, **params),
+    return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
                   reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
                          "shared by neighbouring pixels")
 
 
 def _quad_consts(taps: np.ndarray, bias: np.ndarray, rq: dict) -> dict[str, np.ndarray]:
-    """ec_avx2_dw3_q (runtime_c/edgecc_avx2_dw.h): for each whole block of 64 channels, in quad
+    """ec_avx2_dw3_q (runtime_c/x86/): for each whole block of 64 channels, in quad
     lane order (accumulator g, lane i: channel 16 * (i // 4) + 4 * g + i % 4), the weight quads
     (w[0][d], w[1][d], w[2][d], 0) of each filter column d, the bias for u = x + 128 (bias here
     already has -input_zp * sum(w) folded in), and the requantization arrays (c64: per

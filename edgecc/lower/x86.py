@@ -4,7 +4,7 @@ Owns: which x86 kernels exist, for which op, in which order they are tried. Each
 `applies` / `build` live with the kernel's lowering: vec.py (the convolution and fully connected
 kernels x86 shares with NEON), vec_dw.py (depthwise), x86_first.py (few input channels),
 x86_fc.py (16-unit fully connected blocks), x86_elt.py (ADD, AVERAGE_POOL_2D). The C is
-runtime_c/edgecc_avx2*.h, the calls templates/avx2/.
+runtime_c/x86/, the calls templates/avx2/.
 """
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """x86 AVX2 / AVX-512 lowering of int8 element-wise ADD and AVERAGE_POOL_2D
-(runtime_c/edgecc_avx2_elt.h; the pool part is at the end of this module).
+(runtime_c/x86/add.h and pool_2d.h; the pool part is at the end of this module).
 
 Owns: the compile-time proof that a layer's ADD equals a single linear form
     y = clamp(sat8(sat16((a*A + b*B + C) >> k) + D))     (int32 wrap-around, as the C computes)
 on all 256 x 256 input pairs, the search for A, B, C, k, D, a numpy model of exactly what the C
-computes, and the pick between that kernel (ec_avx2_add_lin) and TFLite's own arithmetic in
-vector form (ec_avx2_add_exact) when no linear form is proven.
+computes, and the pick between that kernel (ec_x86_add_lin_s8) and TFLite's own arithmetic in
+vector form (ec_x86_add_exact_s8) when no linear form is proven.
 
 Why a linear form usually exists: TFLite's result is round(a*alpha + b*beta + gamma) up to the
 two inner roundings, which move the sum by about 2^-20 of an output step; a real (A, B, C) that
@@ -49,7 +49,7 @@ def _wrap(x: np.ndarray, bits: int) -> np.ndarray:
 
 
 def emulate_lin(A: int, B: int, C: int, k: int, D: int, lo: int, hi: int) -> np.ndarray:
-    """What ec_avx2_add_lin computes on every pair [a + 128, b + 128]: VPMULLD/VPADDD wrap in
+    """What ec_x86_add_lin_s8 computes on every pair [a + 128, b + 128]: VPMULLD/VPADDD wrap in
     int32, VPSRAD, VPACKSSDW saturates to int16, VPADDW wraps, VPACKSSWB saturates, clamp."""
     a, b = XS[:, None], XS[None, :]
     v = _wrap(_wrap(a * A, 32) + _wrap(_wrap(b * B, 32) + C, 32), 32)
@@ -182,7 +182,7 @@ def lower_add_lin(g: Graph, n: Node, target) -> Kernel:
     if lin is None:
         raise Refused(why)
     A, B, C, k, D = lin
-    return Kernel("add_lin.c.j2",
+    return Kernel("avx2/add_lin.c.j2",
                   params=dict(geom=Avx2AddLinGeom(in_type(g, n, 0).numel, A, B, C, k, D,
                                                 q["act_min"], q["act_max"])),
                   variant="avx2-add-lin",
@@ -196,7 +196,7 @@ def lower_add_exact(g: Graph, n: Node, target) -> Kernel:
     geom = Avx2AddExactGeom(in_type(g, n, 0).numel, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"],
             -q["s2"], q["mo"], -q["so"], q["out_zp"], q["act_min"], q["act_max"])
     why = _linear(q)[1]
-    return Kernel("add_exact.c.j2", params=dict(geom=geom),
+    return Kernel("avx2/add_exact.c.j2", params=dict(geom=geom),
                   variant="avx2-add-exact",
                   reason=f"{why}: TFLite's three roundings in vector form, 8 per step")
 
@@ -216,7 +216,7 @@ def window_counts(d: dict) -> set[int]:
 
 
 def division_exact(count: int) -> bool:
-    """ec_avx2_avgpool's ((v * M) mod 2^32) >> 24, M = ceil(2^24 / count), equals v // count for
+    """ec_x86_pool_2d_avg_s8's ((v * M) mod 2^32) >> 24, M = ceil(2^24 / count), equals v // count for
     every v = |sum| + count // 2 a window of `count` int8 taps can reach."""
     m = -(-(1 << 24) // count)
     v = np.arange(0, 128 * count + count // 2 + 1, dtype=np.int64)
@@ -239,13 +239,13 @@ def avgpool_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_avgpool(g: Graph, n: Node, target) -> Kernel:
-    """The x86 AVERAGE_POOL_2D kernel (ec_avx2_avgpool)."""
+    """The x86 AVERAGE_POOL_2D kernel (ec_x86_pool_2d_avg_s8)."""
     d = pool_geometry(g, n)
     lo, hi = act_range(g, n)
     geom = Avx2PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
             d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi)
     # The kernel finishes output pixel p (raster order) before p+1, reading only p's window
     # before writing p: the portable kernel's order, so the planner may stream it (streams).
-    return Kernel("average_pool_2d_avx2.c.j2", params=dict(geom=geom), variant="avx2-avgpool",
+    return Kernel("avx2/pool_2d_avg.c.j2", params=dict(geom=geom), variant="avx2-avgpool",
                   reason="int16 sums of 64/16 channels per pixel, division by a proven "
                          "multiply-shift", streams=(1, 1))

@@ -1,4 +1,5 @@
-"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fc (runtime_c/edgecc_avx2_fc.h).
+"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fully_connected_stream_s8
+(runtime_c/x86/fully_connected_stream.h).
 
 Owns: when that kernel applies (else edgecc/lower/vec.py's lower_fc runs, then the portable
 kernel), its weight layout (16-unit blocks in passes of 8 / 4 / 2 / 1 blocks, each pass one
@@ -18,7 +19,7 @@ from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import fc_multiplier
 from edgecc.ops.fully_connected import fc_dims
 
-# ec_x86_fc keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
+# ec_x86_fully_connected_stream_s8 keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
 MAX_KP = 8192
 BLOCK = 16  # units per block: one ZMM of int32 accumulators
 PASS = 8    # blocks per full pass (128 units)
@@ -90,7 +91,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
                   **rq_params(g, n), **rqp)
     consts = dict(w=packed, **folded_biases("avx2", b, w, in_zp, up), **rq)
     passes = fc_passes(up // BLOCK)
-    return Kernel("fully_connected_fc_avx2.c.j2", params=params, consts=consts, scratch=0,
+    return Kernel("avx2/fully_connected_stream.c.j2", params=params, consts=consts, scratch=0,
                   variant="avx2-fc16",
                   reason=f"x86: 16-unit blocks in {len(passes)} pass(es) of {passes} blocks, "
                          f"one in-order weight stream per pass, the row read in place "

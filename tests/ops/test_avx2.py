@@ -1,4 +1,4 @@
-"""x86 AVX2 kernels (runtime_c/edgecc_avx2.h, edgecc/lower/vec.py): CONV_2D, DEPTHWISE_CONV_2D and
+"""x86 AVX2 kernels (runtime_c/x86/, edgecc/lower/vec.py): CONV_2D, DEPTHWISE_CONV_2D and
 FULLY_CONNECTED on random shapes and on every shared model, bit-exact with TFLite Micro on the
 host, built with gcc and clang.
 
@@ -68,7 +68,7 @@ def check_avx2(data: bytes, seeds=(0,), expect: str | None = "avx2-") -> None:
                     assert r.bit_exact, (name, cc, seed, r.mismatched_bytes, r.first_bad_layer)
 
 
-# Each case covers a path of ec_avx2_conv: 1x1 read in place, a 3-channel first layer (segments
+# Each case covers a path of ec_x86_conv_2d_avx2: 1x1 read in place, a 3-channel first layer (segments
 # of 9 bytes padded to 12), kws's 10x4x1 (segments of 4), channel counts leaving 8-channel and
 # partial blocks, dilation (one segment per tap), batches, no interior pixel at all, pixel
 # counts that leave a partial block of 4, left shifts (effective scale > 1), per-tensor weights,
@@ -86,7 +86,7 @@ CONV_CASES = [
     dict(h=7, w=7, ic=7, oc=17, kh=3, kw=2, stride=(2, 1), dil=(1, 2), padding=0, act=1),
     dict(h=6, w=6, ic=12, oc=8, kh=3, kw=3, padding=0, act=0, in_zp=-128),
     dict(h=6, w=6, ic=12, oc=8, kh=3, kw=3, padding=1, act=0, in_zp=127),
-    # the 512-bit kernel's tiles (ec_x512_conv): 1x1 stride 1 in chunks of pixels (the last one
+    # the 512-bit kernel's tiles (ec_x86_conv_2d_x512): 1x1 stride 1 in chunks of pixels (the last one
     # partial) with 16-channel tiles and an 8-channel block; 4 pixels x 64 channels plus a last
     # 8-channel block at stride 2 with padding; 8 pixels x 32 channels at stride 2; and a band
     # too large for the stack (the 256-bit kernel runs)
@@ -96,7 +96,7 @@ CONV_CASES = [
     dict(h=3, w=30, ic=200, oc=16, kh=3, kw=3, padding=1, act=0),
     # 16 pixels sliding along a 3-wide filter row (stride 1) with an effective scale above 1
     dict(h=6, w=19, ic=8, oc=16, kh=3, kw=3, padding=1, act=3, w_max=1, eff=1.7),
-    # the pixel strides ec_x512_conv takes as constants: 16 (sliding 16 pixels), 32 (sliding
+    # the pixel strides ec_x86_conv_2d_x512 takes as constants: 16 (sliding 16 pixels), 32 (sliding
     # 8 pixels x 32 channels, then an 8-channel block), 64 (4 pixels x 64 channels, 1x1)
     dict(h=5, w=18, ic=16, oc=16, kh=3, kw=3, padding=1, act=1),
     dict(h=4, w=9, ic=32, oc=40, kh=3, kw=3, padding=1, act=0),
@@ -122,7 +122,7 @@ DW_CASES = [
     dict(n=2, h=5, w=4, ic=40, kh=2, kw=2, padding=1, act=3, bias=False),
     dict(h=5, w=5, ic=16, kh=1, kw=1, padding=1, act=0),
     dict(h=3, w=2, ic=8, kh=4, kw=3, stride=(2, 2), padding=0, act=0, in_zp=-128),
-    # ec_avx2_dw3 (3x3 undilated): stride 1 / 2 / 3, SAME and VALID, 8/16/24/32/64+ channels,
+    # ec_x86_depthwise_conv_2d_3x3_s8 (3x3 undilated): stride 1 / 2 / 3, SAME and VALID, 8/16/24/32/64+ channels,
     # batches, 1-pixel-wide images
     dict(h=9, w=11, ic=8, kh=3, kw=3, padding=0, act=1),
     dict(n=2, h=8, w=9, ic=32, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
@@ -139,12 +139,12 @@ DW_CASES = [
     # 16-channel blocks on one ZMM: a 16-channel layer at stride 2, a 32 + 16 layer
     dict(h=7, w=9, ic=16, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
     dict(h=5, w=5, ic=48, kh=3, kw=3, padding=1, act=2),
-    # outputs wider than DW_NARROW (narrower ones run ec_avx2_dw without AVX-512) at stride 2, 3
+    # outputs wider than DW_NARROW (narrower ones run ec_x86_depthwise_conv_2d_taps_s8 without AVX-512) at stride 2, 3
     dict(h=5, w=16, ic=32, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
     dict(h=4, w=22, ic=24, kh=3, kw=3, stride=(3, 3), padding=1, act=1),
 ]
 
-# ec_avx2_dw3 with channel counts that are no multiple of 8 (its last block overlaps the one
+# ec_x86_depthwise_conv_2d_3x3_s8 with channel counts that are no multiple of 8 (its last block overlaps the one
 # before); AVX2 only (NEON's depthwise kernel needs multiples of 8)
 DW3_ODD_CASES = [
     dict(h=6, w=7, ic=17, kh=3, kw=3, padding=0, act=0),

@@ -1,4 +1,4 @@
-"""x86 AVX2 / AVX-512 int8 ADD and AVERAGE_POOL_2D (runtime_c/edgecc_avx2_elt.h,
+"""x86 AVX2 / AVX-512 int8 ADD and AVERAGE_POOL_2D (runtime_c/x86/add.h, pool_2d.h,
 edgecc/lower/x86_elt.py).
 
 Three levels: the kernels themselves on all 65,536 input pairs on every x86 path this CPU has
@@ -54,15 +54,16 @@ def _run_kernel(q: dict, n: int, flags: tuple, cc: str) -> tuple[np.ndarray, str
     lin, _ = x86_elt.find_linear(tuple(sorted(q.items())))
     if lin is not None:
         A, B, C, k, D = lin
-        st, fn, geom = "ec_avx2_add_lin_geom", "ec_avx2_add_lin", \
+        st, fn, geom = "ec_avx2_add_lin_geom", "ec_x86_add_lin_s8", \
             [n, A, B, C, k, D, q["act_min"], q["act_max"]]
     else:
-        st, fn = "ec_avx2_add_exact_geom", "ec_avx2_add_exact"
+        st, fn = "ec_avx2_add_exact_geom", "ec_x86_add_exact_s8"
         geom = [n, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"], -q["s2"], q["mo"],
                 -q["so"], q["out_zp"], q["act_min"], q["act_max"]]
     src = f"""#include <stdio.h>
 #include <stdint.h>
-#include "edgecc_avx2_elt.h"
+#include "x86/add.h"
+#include "x86/pool_2d.h"
 static int8_t a[65536], b[65536], y[65536];
 int main(void) {{
     static const {st} g = {{ {", ".join(map(str, geom))} }};

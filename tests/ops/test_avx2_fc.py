@@ -1,4 +1,5 @@
-"""x86 int8 FULLY_CONNECTED kernel ec_x86_fc (runtime_c/edgecc_avx2_fc.h, edgecc/lower/x86_fc.py).
+"""x86 int8 FULLY_CONNECTED kernel ec_x86_fully_connected_stream_s8
+(runtime_c/x86/fully_connected_stream.h, edgecc/lower/x86_fc.py).
 
 The packing against a direct numpy statement of the layout; FULLY_CONNECTED models on random
 shapes bit-exact with TFLite Micro on every x86 path this CPU has (check_avx2: plain AVX2 with
@@ -71,7 +72,7 @@ def test_x86_fc_models(case):
 
 
 def test_x86_fc_exact_requantization():
-    """A bias near 2^30 defeats the fast requantization proof: ec_x86_fc runs TFLite's two
+    """A bias near 2^30 defeats the fast requantization proof: ec_x86_fully_connected_stream_s8 runs TFLite's two
     roundings (ec_avx2_mbqm8 on both halves of a ZMM), still bit-exact."""
     rng = np.random.default_rng(7200)
     mb = ModelBuilder()

@@ -1,4 +1,4 @@
-"""x86 kernel for CONV_2D with few input channels (runtime_c/edgecc_avx2_first.h,
+"""x86 kernel for CONV_2D with few input channels (runtime_c/x86/conv_2d_first.h,
 edgecc/lower/x86_first.py): random shapes bit-exact with TFLite Micro on every x86 path this CPU
 has (plain AVX2, AVX-VNNI, 256-bit AVX512-VNNI, the x86-avx512 target's 512-bit paths), gcc and
 clang, and the layers it must (and must not) take."""
@@ -45,7 +45,7 @@ def test_avx2_first_conv(case):
 
 
 def test_avx2_first_not_for_many_channels():
-    """Five input channels: the general kernel (ec_avx2_conv) as before."""
+    """Five input channels: the general kernel (ec_x86_conv_2d_avx2) as before."""
     data = conv_model(np.random.default_rng(5650), h=6, w=6, ic=5, oc=8, kh=3, kw=3, padding=1)
     k, = [lw.kernel for lw in _compile(data).lowered]
     assert k.variant == "avx2-conv-4px"

@@ -1,4 +1,4 @@
-"""AArch64 NEON kernels (runtime_c/edgecc_neon.h, edgecc/lower/vec.py): CONV_2D, DEPTHWISE_CONV_2D
+"""AArch64 NEON kernels (runtime_c/neon/, edgecc/lower/vec.py): CONV_2D, DEPTHWISE_CONV_2D
 and FULLY_CONNECTED on random shapes and on the shared models, run under qemu-aarch64, bit-exact
 with TFLite Micro.
 

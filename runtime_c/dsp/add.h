@@ -1,0 +1,35 @@
+/* edgecc Cortex-M DSP kernel: int8 ADD through tables (conventions: dsp/common.h). */
+#ifndef EDGECC_DSP_ADD_H
+#define EDGECC_DSP_ADD_H
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include "common.h"
+
+/* ---------------------------------------------------------------------------------------
+ * ADD of two int8 tensors of the same shape. TFLite rescales each input to a common scale
+ * (x - zp) << 20 -> SRDHM -> RDBPOT; with int8 inputs that is a function of 256 values, so the
+ * compiler tabulates 2 * r(x) for both inputs (exact by construction) and the kernel adds two
+ * table entries and requantizes the doubled sum with the fast requantization (proven exact
+ * over the range of sums).
+ */
+typedef struct {
+    int32_t n;
+    int32_t m, nn, e, lo, hi;
+} ec_dsp_add_geom;
+
+EC_DSP_SHARED void ec_dsp_add_lut_s8(const ec_dsp_add_geom *g, const int8_t *a, const int8_t *b,
+                              int8_t *y, const int32_t *ta, const int32_t *tb) {
+    const int32_t m = g->m, nn = g->nn, e = g->e, lo = g->lo, hi = g->hi;
+    const int32_t *ta0 = ta + 128, *tb0 = tb + 128; /* index by the signed byte */
+    int32_t i = 0, n = g->n;
+    if (lo == -128 && hi == 127) {
+        for (; i + 2 <= n; i += 2) {
+            const int32_t s0 = ta0[a[i]] + tb0[b[i]], s1 = ta0[a[i + 1]] + tb0[b[i + 1]];
+            y[i] = (int8_t)__ssat(ec_dsp_rq(s0, m, nn, e), 8);
+            y[i + 1] = (int8_t)__ssat(ec_dsp_rq(s1, m, nn, e), 8);
+        }
+    }
+    for (; i < n; ++i) y[i] = ec_dsp_clamp8(ec_dsp_rq(ta0[a[i]] + tb0[b[i]], m, nn, e), lo, hi);
+}
+
+#endif /* __ARM_FEATURE_DSP */
+#endif /* EDGECC_DSP_ADD_H */

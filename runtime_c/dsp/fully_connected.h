@@ -1,0 +1,230 @@
+/* edgecc Cortex-M DSP kernel: int8 FULLY_CONNECTED (conventions: dsp/common.h). */
+#ifndef EDGECC_DSP_FULLY_CONNECTED_H
+#define EDGECC_DSP_FULLY_CONNECTED_H
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include "common.h"
+
+/* ---------------------------------------------------------------------------------------
+ * FULLY_CONNECTED: the input row is sign-extended into scratch ((x0,x2),(x1,x3) words) a chunk
+ * of cp inputs at a time (cp a multiple of 8; the depth padded to dp, a multiple of 8); units
+ * go 4 at a time, their weights interleaved [unit block][8 inputs][4 units][8 bytes], so unit
+ * block u's weights for chunk c0 start at word (u / 4) * dp + c0. With several chunks the
+ * units' partial sums wait in scratch between chunks (the scratch stays 2 * cp + 8 + 4 * up
+ * bytes however deep the row). Per-tensor requantization constants. 38 instructions per 32
+ * MACs in the inner loop.
+ * Scratch layout: [0, 2 cp) the extended chunk, [2 cp, 2 cp + 8) the row's zero-padded tail,
+ * then (cp < dp only) up int32 partial sums.
+ */
+typedef struct {
+    int32_t batches, depth, dp, units, up; /* up: units padded to a multiple of 4 */
+    int32_t m, n, e, lo, hi;
+    int32_t cp;                            /* inputs per chunk: a multiple of 8, <= dp */
+} ec_dsp_fc_geom;
+
+/* Up to 16 units' (doubled) accumulators -> output bytes. */
+static inline void ec_dsp_fc_out(const ec_dsp_fc_geom *g, const int32_t *accs, int8_t *yo,
+                                 int32_t nu) {
+    const int32_t m = g->m, n = g->n, e = g->e, lo = g->lo, hi = g->hi, n4 = nu & ~3;
+    int32_t i;
+    if (lo == -128 && hi == 127) {
+        for (i = 0; i < n4; i += 4) {
+            yo[i] = (int8_t)__ssat(ec_dsp_rq(accs[i], m, n, e), 8);
+            yo[i + 1] = (int8_t)__ssat(ec_dsp_rq(accs[i + 1], m, n, e), 8);
+            yo[i + 2] = (int8_t)__ssat(ec_dsp_rq(accs[i + 2], m, n, e), 8);
+            yo[i + 3] = (int8_t)__ssat(ec_dsp_rq(accs[i + 3], m, n, e), 8);
+        }
+        for (; i < nu; ++i) yo[i] = (int8_t)__ssat(ec_dsp_rq(accs[i], m, n, e), 8);
+    } else {
+        for (i = 0; i < nu; ++i) yo[i] = ec_dsp_clamp8(ec_dsp_rq(accs[i], m, n, e), lo, hi);
+    }
+}
+
+/* One chunk's pass over all units: xs holds the chunk's cl extended inputs, wp its weights in
+ * unit block 0 (the next block's are skip words further on), src the sums so far (the doubled
+ * bias for the first chunk). last (a constant at each call site): requantize into y, else store
+ * the partial sums into part. */
+static inline __attribute__((always_inline)) void ec_dsp_fc_units(
+        const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *wp, int32_t skip,
+        const int32_t *src, int32_t *part, int8_t *yb, const int last) {
+    const int32_t *xend = xs + cl / 2;
+    const int odd = (cl / 8) & 1;
+    int32_t accs[16];
+    int32_t u, u0;
+    for (u0 = 0; u0 < g->up; u0 += 16) {
+        /* up to 16 units: their raw sums first, then one tight requantization loop with the
+         * constants in registers */
+        const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
+        int32_t *ap = last ? accs : part + u0;
+        for (u = u0; u < u1; u += 4) {
+            int32_t a0 = src[u], a1 = src[u + 1], a2 = src[u + 2], a3 = src[u + 3];
+            const int32_t *xp = xs;
+            int32_t x0, x1, x2, x3;
+            if (odd) goto second_half; /* an odd number of 8-input steps */
+            do {
+                EC_DSP_V_LDRD_PI(xp, x0, x1);
+                EC_DSP_V_LDRD_PI(xp, x2, x3);
+                EC_DSP_FC_UNIT(a0, wp, x0, x1, x2, x3);
+                EC_DSP_FC_UNIT(a1, wp, x0, x1, x2, x3);
+                EC_DSP_FC_UNIT(a2, wp, x0, x1, x2, x3);
+                EC_DSP_FC_UNIT(a3, wp, x0, x1, x2, x3);
+            second_half:
+                EC_DSP_V_LDRD_PI(xp, x0, x1);
+                EC_DSP_V_LDRD_PI(xp, x2, x3);
+                EC_DSP_FC_UNIT(a0, wp, x0, x1, x2, x3);
+                EC_DSP_FC_UNIT(a1, wp, x0, x1, x2, x3);
+                EC_DSP_FC_UNIT(a2, wp, x0, x1, x2, x3);
+                EC_DSP_FC_UNIT(a3, wp, x0, x1, x2, x3);
+            } while (xp != xend);
+            wp += skip;
+            ap[0] = a0;
+            ap[1] = a1;
+            ap[2] = a2;
+            ap[3] = a3;
+            ap += 4;
+        }
+        if (last) ec_dsp_fc_out(g, accs, yb + u0, (u1 < g->units ? u1 : g->units) - u0);
+    }
+}
+
+EC_DSP_SHARED void ec_dsp_fully_connected_4u_s8(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
+                             const int32_t *w, const int32_t *bias, uint8_t *scratch) {
+    int32_t *xs = (int32_t *)(void *)scratch;
+    int8_t *tail = (int8_t *)(scratch + 2 * g->cp);
+    int32_t *part = (int32_t *)(void *)(scratch + 2 * g->cp + 8);
+    const int32_t d4 = g->depth & ~3, dp = g->dp;
+    int32_t b, i, c0;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->depth;
+        int8_t *yb = y + b * g->units;
+        ec_dsp_fill8(tail, 0, 8);
+        ec_dsp_copy8(tail, xb + d4, g->depth - d4);
+        for (c0 = 0; c0 < dp; c0 += g->cp) {
+            const int32_t cl = dp - c0 < g->cp ? dp - c0 : g->cp;
+            const int32_t c1 = c0 + cl, cf = c1 < d4 ? c1 : d4;
+            const int32_t *src = c0 == 0 ? bias : part;
+            for (i = c0; i < cf; i += 4) {
+                ec_dsp_ext2(ec_dsp_ld32(xb + i), xs + (i - c0) / 2, xs + (i - c0) / 2 + 1);
+            }
+            for (; i < c1; i += 4) {
+                ec_dsp_ext2(ec_dsp_ld32(tail + (i - d4)), xs + (i - c0) / 2, xs + (i - c0) / 2 + 1);
+            }
+            if (c1 == dp) ec_dsp_fc_units(g, xs, cl, w + c0, dp - cl, src, part, yb, 1);
+            else ec_dsp_fc_units(g, xs, cl, w + c0, dp - cl, src, part, yb, 0);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * FULLY_CONNECTED with offset weight bytes: 3 instructions per 4 MACs instead of 4, for layers
+ * whose accumulators stay below 2^23 in magnitude (the compiler checks). Each weight word holds
+ * (w0 + 128, w1, w2 + 128, w3): read as int16 halfwords it is (256 w1 + w0 + 128, ...), and
+ * UXTB16 of it is (w0 + 128, w2 + 128). With the inputs prepared once per row as
+ *     P = (x1 - 127, x3 - 127),  Q = (256 x0 - x1 + 127, 256 x2 - x3 + 127)   (both fit int16)
+ * SMLAD(P, W) + SMLAD(Q, UXTB16(W)) = 256 (x0 w0 + x1 w1 + x2 w2 + x3 w3)
+ *                                     - 256 * 127 (w1 + w3) + 32768 (x0 + x2).
+ * The weight term is folded into the bias at compile time (bias256 = 256 * bias +
+ * 256 * 127 * sum of odd-input weights), the input term (32768 * sum of even inputs) is
+ * subtracted once per row for all units, and the sum is 256 * acc: 2 * acc = sum >> 7.
+ */
+
+/* One unit's 8 MACs in offset-byte form against (P, Q) pairs pa, qa (inputs 0-3), pb, qb. */
+/* The 4-unit inner loop is written in assembly so that no compiler spills a pointer out of the
+ * 13 registers it needs (4 sums, 4 input words, 2 weight words, 3 pointers). One step: 8 inputs
+ * x 4 units = 32 MACs in 30 instructions. */
+#define EC_FCU_ASM_UNIT(a) \
+        "ldrd %[wa], %[wb], [%[wp]], #8\n\t" \
+        "smlad " a ", %[pa], %[wa], " a "\n\t" \
+        "uxtb16 %[wa], %[wa]\n\t" \
+        "smlad " a ", %[qa], %[wa], " a "\n\t" \
+        "smlad " a ", %[pb], %[wb], " a "\n\t" \
+        "uxtb16 %[wb], %[wb]\n\t" \
+        "smlad " a ", %[qb], %[wb], " a "\n\t"
+#define EC_FCU_ASM_STEP \
+        "ldrd %[pa], %[qa], [%[xp]], #8\n\t" \
+        "ldrd %[pb], %[qb], [%[xp]], #8\n\t" \
+        EC_FCU_ASM_UNIT("%[a0]") EC_FCU_ASM_UNIT("%[a1]") \
+        EC_FCU_ASM_UNIT("%[a2]") EC_FCU_ASM_UNIT("%[a3]")
+#define EC_FCU_ASM_OUTS \
+        [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), \
+        [pa] "=&r"(pa), [qa] "=&r"(qa), [pb] "=&r"(pb), [qb] "=&r"(qb), \
+        [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
+
+/* ec_dsp_fc_units for the offset-byte form: c = 32768 * the chunk's even-input sum. */
+static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
+        const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *wp, int32_t skip,
+        const int32_t *src, uint32_t c, int32_t *part, int8_t *yb, const int last) {
+    const int32_t *xend = xs + cl / 2;
+    const int odd = (cl / 8) & 1;
+    int32_t accs[16];
+    int32_t u, u0;
+    for (u0 = 0; u0 < g->up; u0 += 16) {
+        const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
+        int32_t *ap = last ? accs : part + u0;
+        for (u = u0; u < u1; u += 4) {
+            /* partial sums wrap modulo 2^32; the row's final sum fits */
+            int32_t a0 = (int32_t)((uint32_t)src[u] - c);
+            int32_t a1 = (int32_t)((uint32_t)src[u + 1] - c);
+            int32_t a2 = (int32_t)((uint32_t)src[u + 2] - c);
+            int32_t a3 = (int32_t)((uint32_t)src[u + 3] - c);
+            const int32_t *xp = xs;
+            int32_t pa, qa, pb, qb, wa, wb;
+            if (odd) { /* an odd number of 8-input steps: one alone, then pairs */
+                __asm__ volatile(EC_FCU_ASM_STEP : EC_FCU_ASM_OUTS : : "memory");
+            }
+            if (xp != xend) {
+                __asm__ volatile("1:\n\t" EC_FCU_ASM_STEP EC_FCU_ASM_STEP
+                                 "cmp %[xp], %[xe]\n\t"
+                                 "bne 1b\n\t"
+                                 : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory");
+            }
+            wp += skip;
+            if (last) { /* 256 * acc -> 2 * acc, exactly */
+                a0 >>= 7;
+                a1 >>= 7;
+                a2 >>= 7;
+                a3 >>= 7;
+            }
+            ap[0] = a0;
+            ap[1] = a1;
+            ap[2] = a2;
+            ap[3] = a3;
+            ap += 4;
+        }
+        if (last) ec_dsp_fc_out(g, accs, yb + u0, (u1 < g->units ? u1 : g->units) - u0);
+    }
+}
+
+EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
+                                const int32_t *w, const int32_t *bias256, uint8_t *scratch) {
+    int32_t *xs = (int32_t *)(void *)scratch;
+    int8_t *tail = (int8_t *)(scratch + 2 * g->cp);
+    int32_t *part = (int32_t *)(void *)(scratch + 2 * g->cp + 8);
+    const int32_t d4 = g->depth & ~3, dp = g->dp;
+    int32_t b, i, c0;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->depth;
+        int8_t *yb = y + b * g->units;
+        ec_dsp_fill8(tail, 0, 8);
+        ec_dsp_copy8(tail, xb + d4, g->depth - d4);
+        for (c0 = 0; c0 < dp; c0 += g->cp) {
+            const int32_t cl = dp - c0 < g->cp ? dp - c0 : g->cp, c1 = c0 + cl;
+            const int32_t *src = c0 == 0 ? bias256 : part;
+            int32_t e256 = 0; /* 256 * (sum of the chunk's even-index inputs) */
+            uint32_t c;
+            for (i = c0; i < c1; i += 4) {
+                const int32_t v = ec_dsp_ld32(i < d4 ? xb + i : tail + (i - d4));
+                const int32_t pw = __ssub16(ec_dsp_sxtb16_r8(v), 0x007F007F);
+                const int32_t ev = (int32_t)(((uint32_t)v << 8) & 0xFF00FF00u);
+                e256 = __smlad(ev, 0x00010001, e256);
+                xs[(i - c0) / 2] = pw;
+                xs[(i - c0) / 2 + 1] = __ssub16(ev, pw);
+            }
+            c = (uint32_t)e256 << 7; /* 32768 * sum of the chunk's even inputs */
+            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 1);
+            else ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 0);
+        }
+    }
+}
+
+#endif /* __ARM_FEATURE_DSP */
+#endif /* EDGECC_DSP_FULLY_CONNECTED_H */

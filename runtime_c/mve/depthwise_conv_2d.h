@@ -1,0 +1,158 @@
+/* edgecc Helium (MVE) kernel: int8 DEPTHWISE_CONV_2D of at most 16 taps
+ * (conventions: mve/common.h). */
+#ifndef EDGECC_MVE_DEPTHWISE_CONV_2D_H
+#define EDGECC_MVE_DEPTHWISE_CONV_2D_H
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include "common.h"
+
+/* ---------------------------------------------------------------------------------------
+ * DEPTHWISE_CONV_2D with at most 16 filter taps (3x3, 2x2, 3x5, 4x4, ...), any stride and
+ * dilation. Input rows are transposed once into int8 channel planes [channel][k_h ring
+ * slots][wp] (zero-point padded; the folded bias cancels it), so one channel's whole filter
+ * window is ONE byte gather (offsets < 256 inside the channel's block, one offset vector per
+ * ring phase) and one VMLADAVA against the filter's taps (loaded once per output row for four
+ * channels). Four channels of one output pixel are requantized together with contiguous
+ * per-channel constants and stored as 4 bytes. Per output: 2 instructions of MACs.
+ */
+typedef struct {
+    int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c, dm;
+    int32_t k_h, s_h, s_w, pad_t, pad_l, wp, pad_val, lo, hi;
+} ec_mve_dw_geom;
+
+EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) { /* n a multiple of 16 */
+    const int8x16_t z = vdupq_n_s8((int8_t)v);
+    int32_t i;
+    for (i = 0; i < n; i += 16) vst1q_s8(d + i, z);
+}
+
+/* One output row: planes hold its k_h input rows at the slots offv names. w16: [oc][16]
+ * filter taps in window-lane order (zero lanes past the filter); rq: per 4 channels the
+ * records [bias x4][m x4][N x4][-e x4]; channels padded to 4. */
+EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, int8_t *yr,
+                                 const int8_t *w16, const int32_t *rq, uint8x16_t offv,
+                                 int full) {
+    const int32_t blk = g->k_h * g->wp, sw = g->s_w, out_w = g->out_w, out_c = g->out_c;
+    const int32_t dm = g->dm;
+    int32_t oc, ox;
+    for (oc = 0; oc < out_c; oc += 4, w16 += 64, rq += 16) {
+        const int8x16_t w0 = vldrbq_s8(w16), w1 = vldrbq_s8(w16 + 16);
+        const int8x16_t w2 = vldrbq_s8(w16 + 32), w3 = vldrbq_s8(w16 + 48);
+        const int8_t *p0, *p1, *p2, *p3;
+        if (dm == 1) { /* (no divisions on the common path) */
+            p0 = planes + oc * blk;
+            p1 = p0 + blk;
+            p2 = p1 + blk;
+            p3 = p2 + blk;
+        } else {
+            p0 = planes + (oc / dm) * blk;
+            p1 = planes + ((oc + 1) / dm) * blk;
+            p2 = planes + ((oc + 2) / dm) * blk;
+            p3 = planes + ((oc + 3) / dm) * blk;
+        }
+        const int32_t nv = out_c - oc;
+        int8_t *yp = yr + oc;
+        if (full && nv >= 4) {
+            /* one pixel of 4 channels in assembly: 4 gathers + 4 VMLAV, the requantization
+             * with the 4 records' vectors loaded in turn into one register (compilers keep
+             * the constants live and spill the filters instead) */
+            for (ox = 0; ox < out_w; ++ox, p0 += sw, p1 += sw, p2 += sw, p3 += sw, yp += out_c) {
+                int32_t a0, a1, a2, a3;
+                int8x16_t qx;
+                int32x4_t qt, qc;
+                __asm__ volatile(
+                    "vldrb.u8 %q[x], [%[p0], %q[off]]\n\t"
+                    "vmlav.s8 %[a0], %q[x], %q[w0]\n\t"
+                    "vldrb.u8 %q[x], [%[p1], %q[off]]\n\t"
+                    "vmlav.s8 %[a1], %q[x], %q[w1]\n\t"
+                    "vldrb.u8 %q[x], [%[p2], %q[off]]\n\t"
+                    "vmlav.s8 %[a2], %q[x], %q[w2]\n\t"
+                    "vldrb.u8 %q[x], [%[p3], %q[off]]\n\t"
+                    "vmlav.s8 %[a3], %q[x], %q[w3]\n\t"
+                    "vmov %q[t][2], %q[t][0], %[a0], %[a2]\n\t"
+                    "vmov %q[t][3], %q[t][1], %[a1], %[a3]\n\t"
+                    "vldrw.u32 %q[c], [%[rq]]\n\t"
+                    "vadd.i32 %q[t], %q[t], %q[c]\n\t"
+                    "vldrw.u32 %q[c], [%[rq], #16]\n\t"
+                    "vqrdmulh.s32 %q[x], %q[t], %q[c]\n\t"
+                    "vshr.s32 %q[t], %q[t], #31\n\t"
+                    "vadd.i32 %q[x], %q[x], %q[t]\n\t"
+                    "vldrw.u32 %q[c], [%[rq], #32]\n\t"
+                    "vadd.i32 %q[x], %q[x], %q[c]\n\t"
+                    "vldrw.u32 %q[c], [%[rq], #48]\n\t"
+                    "vshl.s32 %q[x], %q[x], %q[c]\n\t"
+                    "vqshl.s32 %q[x], %q[x], #24\n\t"
+                    "vshr.s32 %q[x], %q[x], #24\n\t"
+                    "vstrb.32 %q[x], [%[y]]\n\t"
+                    : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3),
+                      [x] "=&w"(qx), [t] "=&w"(qt), [c] "=&w"(qc)
+                    : [p0] "r"(p0), [p1] "r"(p1), [p2] "r"(p2), [p3] "r"(p3), [off] "w"(offv),
+                      [w0] "w"(w0), [w1] "w"(w1), [w2] "w"(w2), [w3] "w"(w3), [rq] "r"(rq),
+                      [y] "l"(yp) /* VSTRB.32 wants a low register */
+                    : "memory");
+            }
+            continue;
+        }
+        for (ox = 0; ox < out_w; ++ox, p0 += sw, p1 += sw, p2 += sw, p3 += sw, yp += out_c) {
+            const int32_t a0 = vmladavq_s8(vldrbq_gather_offset_s8(p0, offv), w0);
+            const int32_t a1 = vmladavq_s8(vldrbq_gather_offset_s8(p1, offv), w1);
+            const int32_t a2 = vmladavq_s8(vldrbq_gather_offset_s8(p2, offv), w2);
+            const int32_t a3 = vmladavq_s8(vldrbq_gather_offset_s8(p3, offv), w3);
+            int32x4_t t = vaddq_s32(ec_mve_vec4(a0, a1, a2, a3), vldrwq_s32(rq));
+            t = vaddq_s32(vaddq_s32(vqrdmulhq_s32(t, vldrwq_s32(rq + 4)), vldrwq_s32(rq + 8)),
+                          vshrq_n_s32(t, 31));
+            t = vshlq_s32(t, vldrwq_s32(rq + 12));
+            t = full ? ec_mve_sat8(t)
+                     : vmaxq_s32(vminq_s32(t, vdupq_n_s32(g->hi)), vdupq_n_s32(g->lo));
+            if (nv >= 4) vstrbq_s32(yp, t);
+            else vstrbq_p_s32(yp, t, vctp32q((uint32_t)nv));
+        }
+    }
+}
+
+/* scratch: in_c * k_h * wp bytes (wp a multiple of 16). offs: [k_h phases][16] offsets. */
+EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_s8(const ec_mve_dw_geom *g, const int8_t *x, int8_t *y,
+                             const int8_t *w16, const int32_t *rq, const uint8_t *offs,
+                             uint8_t *scratch) {
+    int8_t *planes = (int8_t *)scratch;
+    const int32_t wp = g->wp, kh = g->k_h, blk = kh * wp, c_n = g->in_c;
+    const uint16x8_t coff = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)blk);
+    const int full = g->lo == -128 && g->hi == 127;
+    int32_t held[16];
+    int32_t b, oy, fy, i, c;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->in_h * g->in_w * c_n;
+        ec_mve_fill8(planes, g->pad_val, c_n * blk);
+        for (fy = 0; fy < kh; ++fy) held[fy] = INT32_MIN; /* every slot holds a padding row */
+        for (oy = 0; oy < g->out_h; ++oy) {
+            int8_t *yr = y + (b * g->out_h + oy) * g->out_w * g->out_c;
+            uint8x16_t offv;
+            for (fy = 0; fy < kh; ++fy) {
+                const int32_t row = oy * g->s_h - g->pad_t + fy, slot = (oy * g->s_h + fy) % kh;
+                int8_t *dst = planes + slot * wp;
+                if (held[slot] == row) continue;
+                held[slot] = row;
+                if (row < 0 || row >= g->in_h) {
+                    for (c = 0; c < c_n; ++c) ec_mve_fill8(dst + c * blk, g->pad_val, wp);
+                    continue;
+                }
+                {
+                    const int8_t *src = xb + row * g->in_w * c_n;
+                    dst += g->pad_l;
+                    for (i = 0; i < g->in_w; ++i, src += c_n, ++dst) {
+                        for (c = 0; c < c_n; c += 8) {
+                            const mve_pred16_t p = vctp16q((uint32_t)(c_n - c));
+                            vstrbq_scatter_offset_p_s16(dst + c * blk, coff,
+                                                        vldrbq_z_s16(src + c, p), p);
+                        }
+                    }
+                }
+            }
+            offv = vldrbq_u8(offs + 16 * ((oy * g->s_h) % kh));
+            if (full) ec_mve_dw_row(g, planes, yr, w16, rq, offv, 1);
+            else ec_mve_dw_row(g, planes, yr, w16, rq, offv, 0);
+        }
+    }
+}
+
+#endif /* __ARM_FEATURE_MVE */
+#endif /* EDGECC_MVE_DEPTHWISE_CONV_2D_H */

@@ -1,0 +1,29 @@
+/* edgecc Helium (MVE) kernel: int8 FULLY_CONNECTED (conventions: mve/common.h). */
+#ifndef EDGECC_MVE_FULLY_CONNECTED_H
+#define EDGECC_MVE_FULLY_CONNECTED_H
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include "common.h"
+
+/* FULLY_CONNECTED: per-tensor constants (rq: one record). scratch: kp bytes when depth < kp
+ * (the row is copied so its last 16-byte chunk stays inside); none (NULL) otherwise. */
+typedef struct {
+    int32_t batches, depth, kp, units, lo, hi;
+} ec_mve_fc_geom;
+
+EC_MVE_SHARED void ec_mve_fully_connected_4u_s8(const ec_mve_fc_geom *g, const int8_t *x, int8_t *y,
+                             const int8_t *w, const int32_t *bias, const int32_t *rq,
+                             uint8_t *scratch) {
+    const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
+    int32_t b;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->depth;
+        if (g->depth != g->kp) { /* the row's last chunk would read past it: copy it */
+            memcpy(scratch, xb, (size_t)g->depth);
+            xb = (const int8_t *)scratch;
+        }
+        ec_mve_row_any(xb, g->kp, w, bias, rq, 0, g->units, lo, hi, y + b * g->units);
+    }
+}
+
+#endif /* __ARM_FEATURE_MVE */
+#endif /* EDGECC_MVE_FULLY_CONNECTED_H */

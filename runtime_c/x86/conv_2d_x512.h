@@ -1,0 +1,353 @@
+/* edgecc x86 kernel: int8 CONV_2D on ZMM registers (EC_X86_512): tiles of pixels x channel blocks
+ * over a flipped input band (conventions: x86/common.h). */
+#ifndef EDGECC_X86_CONV_2D_X512_H
+#define EDGECC_X86_CONV_2D_X512_H
+#if defined(__AVX2__)
+#include "x512.h"
+
+#if EC_X86_512
+/* Tiles: P pixels (src, src + ps, ...: band bytes; the first np are stored) x NC blocks of 16
+ * channels from c, accumulators in named registers (an array would live in memory). The
+ * one-block tile masks the block to 8 channels (wm) and steps 32 bytes for the last, 8-channel
+ * block. P is a constant where these are inlined: the unused pixels' code disappears. */
+#define EC_X512_U(i) _mm512_set1_epi32(ec_avx2_ld32(f + (i) * ps))
+#define EC_X512_W(j) _mm512_maskz_loadu_epi32(wm, wk + (size_t)(j) * 16 * kp)
+#define EC_X512_ST(i, a, b, cc, d, j) \
+    ec_x512_out4x16(y + (size_t)(i) * g->out_c + c + 16 * (j), g->out_c, a, b, cc, d, &r##j, q, c + 16 * (j), n##j, np - (i))
+#define EC_X512_TILE_HEAD(NC)                                                               \
+    const int qs = g->seg_p / 4, kp = g->kp, full = c + 16 * (NC) <= g->ocp;              \
+    const int wstep = full ? 64 : 32;                                                      \
+    const __mmask16 wm = full ? (__mmask16)0xFFFF : (__mmask16)0x00FF;                    \
+    const int8_t *wk = w + (size_t)c * kp;                                                 \
+    int s, k
+
+static inline __attribute__((always_inline)) void ec_x512_tile1(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    const int P) {
+    EC_X512_TILE_HEAD(1);
+    const __m512i b = _mm512_maskz_loadu_epi32(wm, bias + c);
+    __m512i a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b;
+    __m512i a8 = b, a9 = b, a10 = b, a11 = b, a12 = b, a13 = b, a14 = b, a15 = b;
+    for (s = 0; s < g->segs; ++s) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < qs; ++k, f += 4, wk += wstep) {
+            __m512i v0 = EC_X512_W(0);
+            EC_X512_IN_REG(v0);
+            a0 = _mm512_dpbusd_epi32(a0, EC_X512_U(0), v0);
+            a1 = _mm512_dpbusd_epi32(a1, EC_X512_U(1), v0);
+            a2 = _mm512_dpbusd_epi32(a2, EC_X512_U(2), v0);
+            a3 = _mm512_dpbusd_epi32(a3, EC_X512_U(3), v0);
+            if (P > 4) {
+                a4 = _mm512_dpbusd_epi32(a4, EC_X512_U(4), v0);
+                a5 = _mm512_dpbusd_epi32(a5, EC_X512_U(5), v0);
+                a6 = _mm512_dpbusd_epi32(a6, EC_X512_U(6), v0);
+                a7 = _mm512_dpbusd_epi32(a7, EC_X512_U(7), v0);
+            }
+            if (P > 8) {
+                a8 = _mm512_dpbusd_epi32(a8, EC_X512_U(8), v0);
+                a9 = _mm512_dpbusd_epi32(a9, EC_X512_U(9), v0);
+                a10 = _mm512_dpbusd_epi32(a10, EC_X512_U(10), v0);
+                a11 = _mm512_dpbusd_epi32(a11, EC_X512_U(11), v0);
+                a12 = _mm512_dpbusd_epi32(a12, EC_X512_U(12), v0);
+                a13 = _mm512_dpbusd_epi32(a13, EC_X512_U(13), v0);
+                a14 = _mm512_dpbusd_epi32(a14, EC_X512_U(14), v0);
+                a15 = _mm512_dpbusd_epi32(a15, EC_X512_U(15), v0);
+            }
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        EC_X512_ST(0, a0, a1, a2, a3, 0);
+        if (P > 4) EC_X512_ST(4, a4, a5, a6, a7, 0);
+        if (P > 8) {
+            EC_X512_ST(8, a8, a9, a10, a11, 0);
+            EC_X512_ST(12, a12, a13, a14, a15, 0);
+        }
+    }
+}
+
+/* 8 pixels x 2 blocks of 16 channels (whole blocks). */
+static inline __attribute__((always_inline)) void ec_x512_tile2(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    EC_X512_TILE_HEAD(2);
+    const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
+    const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
+    __m512i a00 = b0, a10 = b0, a20 = b0, a30 = b0, a40 = b0, a50 = b0, a60 = b0, a70 = b0;
+    __m512i a01 = b1, a11 = b1, a21 = b1, a31 = b1, a41 = b1, a51 = b1, a61 = b1, a71 = b1;
+    (void)wstep;
+    for (s = 0; s < g->segs; ++s) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < qs; ++k, f += 4, wk += 64) {
+            __m512i v0 = EC_X512_W(0), v1 = EC_X512_W(1), u;
+            EC_X512_IN_REG(v0);
+            EC_X512_IN_REG(v1);
+#define EC_X512_P2(i) u = EC_X512_U(i); a##i##0 = _mm512_dpbusd_epi32(a##i##0, u, v0); \
+            a##i##1 = _mm512_dpbusd_epi32(a##i##1, u, v1)
+            EC_X512_P2(0); EC_X512_P2(1); EC_X512_P2(2); EC_X512_P2(3);
+            EC_X512_P2(4); EC_X512_P2(5); EC_X512_P2(6); EC_X512_P2(7);
+#undef EC_X512_P2
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
+        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
+        EC_X512_ST(4, a40, a50, a60, a70, 0); EC_X512_ST(4, a41, a51, a61, a71, 1);
+    }
+}
+
+/* 4 pixels x 4 blocks of 16 channels (whole blocks). */
+static inline __attribute__((always_inline)) void ec_x512_tile4(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    EC_X512_TILE_HEAD(4);
+    const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
+    const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
+    const __m512i b2 = _mm512_loadu_si512((const void *)(bias + c + 32));
+    const __m512i b3 = _mm512_loadu_si512((const void *)(bias + c + 48));
+    __m512i a00 = b0, a10 = b0, a20 = b0, a30 = b0, a01 = b1, a11 = b1, a21 = b1, a31 = b1;
+    __m512i a02 = b2, a12 = b2, a22 = b2, a32 = b2, a03 = b3, a13 = b3, a23 = b3, a33 = b3;
+    (void)wstep;
+    for (s = 0; s < g->segs; ++s) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < qs; ++k, f += 4, wk += 64) {
+            __m512i v0 = EC_X512_W(0), v1 = EC_X512_W(1), v2 = EC_X512_W(2), v3 = EC_X512_W(3), u;
+            EC_X512_IN_REG(v0);
+            EC_X512_IN_REG(v1);
+            EC_X512_IN_REG(v2);
+            EC_X512_IN_REG(v3);
+#define EC_X512_P4(i) u = EC_X512_U(i); a##i##0 = _mm512_dpbusd_epi32(a##i##0, u, v0); \
+            a##i##1 = _mm512_dpbusd_epi32(a##i##1, u, v1);                               \
+            a##i##2 = _mm512_dpbusd_epi32(a##i##2, u, v2);                               \
+            a##i##3 = _mm512_dpbusd_epi32(a##i##3, u, v3)
+            EC_X512_P4(0); EC_X512_P4(1); EC_X512_P4(2); EC_X512_P4(3);
+#undef EC_X512_P4
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
+        const ec_x512_rqc r2 = ec_x512_rq_load(q, c + 32), r3 = ec_x512_rq_load(q, c + 48);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
+        const int n2 = g->out_c - c - 32 < 16 ? g->out_c - c - 32 : 16;
+        const int n3 = g->out_c - c - 48 < 16 ? g->out_c - c - 48 : 16;
+        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
+        EC_X512_ST(0, a02, a12, a22, a32, 2); EC_X512_ST(0, a03, a13, a23, a33, 3);
+    }
+}
+
+/* Stride-1 3-wide filter rows over in_c % 4 == 0 channels (bd->slide): a segment's quads k,
+ * k + d, k + 2d (d = in_c / 4) of pixel i are the quad k of pixels i, i + 1, i + 2, so each
+ * broadcast input quad feeds 3 pixels: P + 2 broadcasts for 3P products (x NC blocks) instead
+ * of 3P. Weights of the three taps stay in registers. */
+#define EC_X512_S3(j, A, B, C) u = EC_X512_U(j); C = _mm512_dpbusd_epi32(C, u, w2); \
+    B = _mm512_dpbusd_epi32(B, u, w1); A = _mm512_dpbusd_epi32(A, u, w0)
+
+static inline __attribute__((always_inline)) void ec_x512_slide1(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    EC_X512_TILE_HEAD(1);
+    const int d = qs / 3;
+    const __m512i b = _mm512_maskz_loadu_epi32(wm, bias + c);
+    __m512i a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b;
+    __m512i a8 = b, a9 = b, a10 = b, a11 = b, a12 = b, a13 = b, a14 = b, a15 = b;
+    for (s = 0; s < g->segs; ++s, wk += (size_t)qs * wstep) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < d; ++k, f += 4) {
+            __m512i w0 = _mm512_maskz_loadu_epi32(wm, wk + (size_t)k * wstep);
+            __m512i w1 = _mm512_maskz_loadu_epi32(wm, wk + (size_t)(k + d) * wstep);
+            __m512i w2 = _mm512_maskz_loadu_epi32(wm, wk + (size_t)(k + 2 * d) * wstep);
+            __m512i u = EC_X512_U(0);
+            EC_X512_IN_REG(w0);
+            EC_X512_IN_REG(w1);
+            EC_X512_IN_REG(w2);
+            a0 = _mm512_dpbusd_epi32(a0, u, w0);
+            u = EC_X512_U(1);
+            a0 = _mm512_dpbusd_epi32(a0, u, w1);
+            a1 = _mm512_dpbusd_epi32(a1, u, w0);
+            EC_X512_S3(2, a2, a1, a0); EC_X512_S3(3, a3, a2, a1); EC_X512_S3(4, a4, a3, a2);
+            EC_X512_S3(5, a5, a4, a3); EC_X512_S3(6, a6, a5, a4); EC_X512_S3(7, a7, a6, a5);
+            EC_X512_S3(8, a8, a7, a6); EC_X512_S3(9, a9, a8, a7); EC_X512_S3(10, a10, a9, a8);
+            EC_X512_S3(11, a11, a10, a9); EC_X512_S3(12, a12, a11, a10);
+            EC_X512_S3(13, a13, a12, a11); EC_X512_S3(14, a14, a13, a12);
+            EC_X512_S3(15, a15, a14, a13);
+            u = EC_X512_U(16);
+            a14 = _mm512_dpbusd_epi32(a14, u, w2);
+            a15 = _mm512_dpbusd_epi32(a15, u, w1);
+            u = EC_X512_U(17);
+            a15 = _mm512_dpbusd_epi32(a15, u, w2);
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        EC_X512_ST(0, a0, a1, a2, a3, 0); EC_X512_ST(4, a4, a5, a6, a7, 0);
+        EC_X512_ST(8, a8, a9, a10, a11, 0); EC_X512_ST(12, a12, a13, a14, a15, 0);
+    }
+}
+
+/* The same for 8 pixels x 2 blocks of 16 channels (6 weight registers). */
+static inline __attribute__((always_inline)) void ec_x512_slide2(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    EC_X512_TILE_HEAD(2);
+    const int d = qs / 3;
+    const size_t kb = (size_t)16 * kp;
+    const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
+    const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
+    __m512i a00 = b0, a10 = b0, a20 = b0, a30 = b0, a40 = b0, a50 = b0, a60 = b0, a70 = b0;
+    __m512i a01 = b1, a11 = b1, a21 = b1, a31 = b1, a41 = b1, a51 = b1, a61 = b1, a71 = b1;
+    (void)wm;
+    for (s = 0; s < g->segs; ++s, wk += (size_t)qs * wstep) {
+        const int8_t *f = src + boff[s];
+        for (k = 0; k < d; ++k, f += 4) {
+            __m512i w0 = _mm512_loadu_si512((const void *)(wk + (size_t)k * 64));
+            __m512i w1 = _mm512_loadu_si512((const void *)(wk + (size_t)(k + d) * 64));
+            __m512i w2 = _mm512_loadu_si512((const void *)(wk + (size_t)(k + 2 * d) * 64));
+            __m512i x0 = _mm512_loadu_si512((const void *)(wk + kb + (size_t)k * 64));
+            __m512i x1 = _mm512_loadu_si512((const void *)(wk + kb + (size_t)(k + d) * 64));
+            __m512i x2 = _mm512_loadu_si512((const void *)(wk + kb + (size_t)(k + 2 * d) * 64));
+            __m512i u = EC_X512_U(0);
+            EC_X512_IN_REG(w0);
+            EC_X512_IN_REG(w1);
+            EC_X512_IN_REG(w2);
+            EC_X512_IN_REG(x0);
+            EC_X512_IN_REG(x1);
+            EC_X512_IN_REG(x2);
+#define EC_X512_S3B(j, A, B, C, D, E, F) u = EC_X512_U(j); \
+            C = _mm512_dpbusd_epi32(C, u, w2); B = _mm512_dpbusd_epi32(B, u, w1);      \
+            A = _mm512_dpbusd_epi32(A, u, w0); F = _mm512_dpbusd_epi32(F, u, x2);      \
+            E = _mm512_dpbusd_epi32(E, u, x1); D = _mm512_dpbusd_epi32(D, u, x0)
+            a00 = _mm512_dpbusd_epi32(a00, u, w0);
+            a01 = _mm512_dpbusd_epi32(a01, u, x0);
+            u = EC_X512_U(1);
+            a00 = _mm512_dpbusd_epi32(a00, u, w1);
+            a10 = _mm512_dpbusd_epi32(a10, u, w0);
+            a01 = _mm512_dpbusd_epi32(a01, u, x1);
+            a11 = _mm512_dpbusd_epi32(a11, u, x0);
+            EC_X512_S3B(2, a20, a10, a00, a21, a11, a01);
+            EC_X512_S3B(3, a30, a20, a10, a31, a21, a11);
+            EC_X512_S3B(4, a40, a30, a20, a41, a31, a21);
+            EC_X512_S3B(5, a50, a40, a30, a51, a41, a31);
+            EC_X512_S3B(6, a60, a50, a40, a61, a51, a41);
+            EC_X512_S3B(7, a70, a60, a50, a71, a61, a51);
+#undef EC_X512_S3B
+            u = EC_X512_U(8);
+            a60 = _mm512_dpbusd_epi32(a60, u, w2);
+            a70 = _mm512_dpbusd_epi32(a70, u, w1);
+            a61 = _mm512_dpbusd_epi32(a61, u, x2);
+            a71 = _mm512_dpbusd_epi32(a71, u, x1);
+            u = EC_X512_U(9);
+            a70 = _mm512_dpbusd_epi32(a70, u, w2);
+            a71 = _mm512_dpbusd_epi32(a71, u, x2);
+        }
+    }
+    {
+        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
+        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
+        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
+        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
+        EC_X512_ST(4, a40, a50, a60, a70, 0); EC_X512_ST(4, a41, a51, a61, a71, 1);
+    }
+}
+
+/* A row of n output pixels whose band starts at src (pixel i at src + i * ps): tiles of P pixels
+ * (the last one moved back to end at the row's end when the row has P pixels, so every tile is
+ * full); channels NC blocks at a time, then block by block. */
+static inline __attribute__((always_inline)) void ec_x512_row(
+    const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff, int n,
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int8_t *y, const int P,
+    const int NC, const int slide) {
+    int o0, c;
+    (void)NC;
+    for (o0 = 0; o0 < n; o0 += P) {
+        int np = n - o0 < P ? n - o0 : P;
+        if (np < P && n >= P) {
+            o0 = n - P;
+            np = P;
+        }
+        int8_t *yo = y + (size_t)o0 * g->out_c;
+        c = 0;
+        if (slide && NC == 2)
+            for (; c + 32 <= g->ocp; c += 32) ec_x512_slide2(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
+        if (slide && P == 16)
+            for (; c < g->ocp; c += 16) ec_x512_slide1(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
+        if (NC == 4)
+            for (; c + 64 <= g->ocp; c += 64) ec_x512_tile4(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
+        if (NC == 2)
+            for (; c + 32 <= g->ocp; c += 32) ec_x512_tile2(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
+        for (; c < g->ocp; c += 16) ec_x512_tile1(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np, P);
+    }
+}
+
+EC_AVX2_SHARED void ec_x86_conv_2d_x512(const ec_vec_conv_geom *g, const ec_x512_band *bd,
+                                 const int8_t *x, int8_t *y, const int8_t *w,
+                                 const int32_t *bias_u, const ec_avx2_rq *q) {
+    int8_t band[EC_X512_MAX_BAND] __attribute__((aligned(64)));
+    ptrdiff_t boff[EC_VEC_MAX_SEGS];
+    const ptrdiff_t ps = (ptrdiff_t)g->stride_w * g->in_c;
+    const int zpu = (g->in_zp ^ 0x80) & 0xFF;
+    int s = 0, fy, fx, b, oy;
+    for (fy = 0; fy < g->k_h; ++fy) {
+        if (g->dil_w == 1) boff[s++] = (ptrdiff_t)fy * bd->row;
+        else
+            for (fx = 0; fx < g->k_w; ++fx)
+                boff[s++] = (ptrdiff_t)fy * bd->row + (ptrdiff_t)fx * g->dil_w * g->in_c;
+    }
+#define EC_X512_ROW(src, n, yr)                                                   \
+    do {                                                                          \
+        /* the common pixel strides as constants: the broadcasts then address src + immediate */ \
+        if (bd->P == 16 && bd->slide && ps == 16) ec_x512_row(g, src, 16, boff, n, w, bias_u, q, yr, 16, 1, 1); \
+        else if (bd->P == 8 && bd->slide && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 8, 2, 1); \
+        else if (bd->P == 4 && ps == 64) ec_x512_row(g, src, 64, boff, n, w, bias_u, q, yr, 4, 4, 0); \
+        else if (bd->P == 4 && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 4, 4, 0); \
+        else if (bd->P == 8 && !bd->slide && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 8, 2, 0); \
+        else if (bd->P == 8 && !bd->slide && ps == 16) ec_x512_row(g, src, 16, boff, n, w, bias_u, q, yr, 8, 2, 0); \
+        else if (bd->P == 16 && !bd->slide && ps == 8) ec_x512_row(g, src, 8, boff, n, w, bias_u, q, yr, 16, 1, 0); \
+        else if (bd->P == 16 && bd->slide) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1, 1); \
+        else if (bd->P == 16) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1, 0); \
+        else if (bd->P == 8 && bd->slide) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2, 1); \
+        else if (bd->P == 8) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2, 0); \
+        else ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 4, 4, 0);             \
+    } while (0)
+    if (bd->chunk > 0) {
+        int p0;
+        for (p0 = 0; p0 < g->pixels; p0 += bd->chunk) {
+            const int n = g->pixels - p0 < bd->chunk ? g->pixels - p0 : bd->chunk;
+            ec_x512_flip(band, x + (size_t)p0 * g->in_c, n * g->in_c);
+            EC_X512_ROW(band, n, y + (size_t)p0 * g->out_c);
+        }
+        return;
+    }
+    {
+        const int left = g->pad_l < bd->cols ? g->pad_l : bd->cols;
+        const int mid = g->in_w < bd->cols - left ? g->in_w : bd->cols - left;
+        for (b = 0; b < g->batches; ++b) {
+            for (oy = 0; oy < g->out_h; ++oy) {
+                for (fy = 0; fy < g->k_h; ++fy) {
+                    const int iy = oy * g->stride_h - g->pad_t + fy * g->dil_h;
+                    int8_t *d = band + (ptrdiff_t)fy * bd->row;
+                    if (iy < 0 || iy >= g->in_h) {
+                        ec_x512_fill(d, zpu, bd->cols * g->in_c);
+                        continue;
+                    }
+                    ec_x512_fill(d, zpu, left * g->in_c);
+                    ec_x512_flip(d + left * g->in_c,
+                                 x + (((ptrdiff_t)b * g->in_h + iy) * g->in_w + (left - g->pad_l)) * g->in_c,
+                                 mid * g->in_c);
+                    ec_x512_fill(d + (left + mid) * g->in_c, zpu, (bd->cols - left - mid) * g->in_c);
+                }
+                EC_X512_ROW(band, g->out_w, y + (((size_t)b * g->out_h + oy) * g->out_w) * g->out_c);
+            }
+        }
+    }
+#undef EC_X512_ROW
+}
+#endif
+
+#endif /* __AVX2__ */
+#endif /* EDGECC_X86_CONV_2D_X512_H */

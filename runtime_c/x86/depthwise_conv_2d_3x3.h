@@ -1,0 +1,247 @@
+/* edgecc x86 kernel: 3x3 undilated DEPTHWISE_CONV_2D, row by row (conventions:
+ * x86/depthwise_conv_2d.h). */
+#ifndef EDGECC_X86_DEPTHWISE_CONV_2D_3X3_H
+#define EDGECC_X86_DEPTHWISE_CONV_2D_3X3_H
+#if defined(__AVX2__)
+#include "depthwise_conv_2d_3x3_x512.h"
+
+/* One output row of one channel block. rp: the 3 input rows' first pixel (a row outside the
+ * input: zrow, a whole row of input_zp bytes and 64 more; every row steps C bytes a pixel).
+ * Weights: 5 pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5) (w6,w7) and (w8,0) when d4 == 1, else (0,w8)
+ * (tap t = 3*fy + fx), for each pair [c][2]. With V(j) = pairs of rows 0 and 1 at input column j
+ * and H(j) = pairs of row 2 at columns j, j+1, the pixel whose window starts at column j - 1 is
+ * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
+ * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
+ * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
+ * columns j-1..j+1+d4 inside the row) need no check: this does xa..x_hi-1 of them (the packed ZMM
+ * rows do the first ones, ec_x86_dw3_row_p). VT: the vector type; K: the block kind (ky: 256-bit, kz:
+ * 512-bit) whose _pairs, _mac and _store this uses. */
+#define EC_X86_DW3_ROW(NAME, VT, KT, K)                                                            \
+EC_X86_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],                   \
+                       int8_t *yrow, const int8_t *zrow, const KT *k,                          \
+                       int c, int NH, int FAST, int xa) {                                      \
+    const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;                      \
+    int ox, h;                                                                                 \
+    for (ox = 0; ox < g->out_w; ++ox) { /* border pixels: every column checked */              \
+        const int j = ox * sw - g->pad_l + 1;                                                  \
+        const int8_t *p[3][4];                                                                 \
+        VT V[3][2], H[2][2], acc[2];                                                           \
+        int i, d;                                                                              \
+        if (ox == g->x_lo) {                                                                   \
+            ox = g->x_hi - 1;                                                                  \
+            continue;                                                                          \
+        }                                                                                      \
+        for (i = 0; i < 3; ++i)                                                                \
+            for (d = 0; d < 4; ++d) {                                                          \
+                const int col = j - 1 + d;                                                     \
+                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * C + c;       \
+            }                                                                                  \
+        for (d = 0; d < 3; ++d) K##_pairs(p[0][d], p[1][d], V[d], NH);                         \
+        K##_pairs(p[2][0], p[2][1], H[0], NH);                                                 \
+        K##_pairs(p[2][1 + d4], p[2][2 + d4], H[1], NH);                                       \
+        K##_mac(k, V[0], V[1], V[2], H[0], H[1], acc, NH);                                     \
+        K##_store(yrow + (size_t)ox * C + c, acc, k, NH, FAST);                                \
+    }                                                                                          \
+    if (xa < g->x_hi) { /* interior pixels xa..: pointers at each row's column j - 1 */         \
+        const int j0 = xa * sw - g->pad_l;                                                     \
+        const int8_t *p0 = rp[0] + j0 * C + c, *p1 = rp[1] + j0 * C + c;                         \
+        const int8_t *p2 = rp[2] + j0 * C + c;                                                 \
+        const ptrdiff_t c0 = C, c1 = C, c2 = C; /* every row (zrow too) steps C */          \
+        int8_t *yp = yrow + (size_t)xa * C + c;                                                \
+        const int n = g->x_hi - xa;                                                            \
+        VT Vm[2], V0[2], Vp[2], Hm[2], Hp[2], acc[2];                                          \
+        if (sw == 1) {                                                                         \
+            K##_pairs(p0, p1, Vm, NH);                                                         \
+            K##_pairs(p0 + c0, p1 + c1, V0, NH);                                               \
+            K##_pairs(p2, p2 + c2, Hm, NH);                                                    \
+            for (ox = 0; ox < n; ++ox) {                                                       \
+                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
+                K##_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);                                       \
+                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
+                K##_store(yp, acc, k, NH, FAST);                                               \
+                for (h = 0; h < NH; ++h) Vm[h] = V0[h], V0[h] = Vp[h], Hm[h] = Hp[h];          \
+                p0 += c0, p1 += c1, p2 += c2, yp += C;                                         \
+            }                                                                                  \
+        } else if (d4) { /* stride 2 */                                                        \
+            K##_pairs(p0, p1, Vm, NH);                                                         \
+            K##_pairs(p2, p2 + c2, Hm, NH);                                                    \
+            for (ox = 0; ox < n; ++ox) {                                                       \
+                K##_pairs(p0 + c0, p1 + c1, V0, NH);                                           \
+                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
+                K##_pairs(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);                                   \
+                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
+                K##_store(yp, acc, k, NH, FAST);                                               \
+                for (h = 0; h < NH; ++h) Vm[h] = Vp[h], Hm[h] = Hp[h];                         \
+                p0 += 2 * c0, p1 += 2 * c1, p2 += 2 * c2, yp += C;                             \
+            }                                                                                  \
+        } else {                                                                               \
+            for (ox = 0; ox < n; ++ox) {                                                       \
+                K##_pairs(p0, p1, Vm, NH);                                                     \
+                K##_pairs(p0 + c0, p1 + c1, V0, NH);                                           \
+                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
+                K##_pairs(p2, p2 + c2, Hm, NH);                                                \
+                K##_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);                                       \
+                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
+                K##_store(yp, acc, k, NH, FAST);                                               \
+                p0 += sw * c0, p1 += sw * c1, p2 += sw * c2, yp += C;                          \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+}
+
+EC_X86_DW3_ROW(ec_x86_dw3_row_y, __m256i, ec_x86_dw_ky, ec_x86_dw_ky)
+#if EC_X86_512
+EC_X86_DW3_ROW(ec_x86_dw3_row_z, __m512i, ec_x86_dw_kz, ec_x86_dw_kz)
+EC_X86_DW3_ROW(ec_x86_dw3_row_w, __m512i, ec_x86_dw_kz, ec_x86_dw_kw)
+#endif
+
+/* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16, 3:
+ * 32 on ZMM, 4 / 6: the whole layer of 8 / 16 channels, stride 1, pixels packed on ZMM, 5: 64 on
+ * ZMM as VPDPBUSD quads, 7: 16 on one ZMM): the block's constants are loaded once. NH is a
+ * constant in every inlined copy, and so are the loops and arrays it sizes. */
+EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
+                               const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                               const ec_avx2_dw3_q *z, const int8_t *zrow, int c, int NH,
+                               int FAST) {
+    const int C = g->chans;
+    const size_t row = (size_t)g->in_w * C;
+    int b, oy, i;
+#if EC_X86_512
+    ec_x86_dw_kz kz;
+    ec_x86_dw_kq kk;
+    if (NH == 3 || NH == 4 || NH == 6) ec_x86_dw_kz_load(&kz, w, bias, q, C, c, FAST);
+    if (NH == 5) ec_x86_dw_kq_load(&kk, z, q, c, FAST);
+    if (NH == 7) ec_x86_dw_kw_load(&kz, w, bias, q, C, c, FAST);
+#else
+    (void)z;
+#endif
+    ec_x86_dw_ky ky;
+    if (NH < 3 || NH == 4 || NH == 6)
+        ec_x86_dw_ky_load(&ky, w, bias, q, C, c, NH == 4 ? 1 : NH == 6 ? 2 : NH, FAST);
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + (size_t)b * g->in_h * row;
+        for (oy = 0; oy < g->out_h; ++oy) {
+            const int8_t *rp[3];
+            int8_t *yrow = y + ((size_t)b * g->out_h + oy) * g->out_w * C;
+            int xa = g->x_lo;
+            for (i = 0; i < 3; ++i) {
+                const int iy = oy * g->stride_h - g->pad_t + i;
+                const int in = iy >= 0 && iy < g->in_h;
+                rp[i] = in ? xb + (size_t)iy * row : zrow;
+            }
+#if EC_X86_512
+            if (NH == 5) {
+                ec_x86_dw3_row_q(g, rp, yrow, zrow, &kk, c, FAST);
+                continue;
+            }
+            if (NH == 3) {
+                ec_x86_dw3_row_z(g, rp, yrow, zrow, &kz, c, 2, FAST, g->x_lo);
+                continue;
+            }
+            if (NH == 7) {
+                ec_x86_dw3_row_w(g, rp, yrow, zrow, &kz, c, 1, FAST, g->x_lo);
+                continue;
+            }
+            if (NH == 4 || NH == 6) {
+                xa = ec_x86_dw3_row_p(g, rp, yrow, &kz, FAST, NH == 4 ? 8 : 16);
+                ec_x86_dw3_row_y(g, rp, yrow, zrow, &ky, 0, NH == 4 ? 1 : 2, FAST, xa);
+                continue;
+            }
+#endif
+            ec_x86_dw3_row_y(g, rp, yrow, zrow, &ky, c, NH, FAST, xa);
+        }
+    }
+}
+
+/* Each kind of block (NH) and requantization path (FAST) as its own function: one function
+ * holding them all would share one register allocation, and spill. Not specialised per call
+ * site by GCC (noipa): a clone for a layer that never runs a kind would be warned about for
+ * reads past that layer's (dummy) arrays. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#define EC_X86_DW3_NOIPA __attribute__((noipa))
+#else
+#define EC_X86_DW3_NOIPA
+#endif
+#define EC_X86_DW3_BLK(NH, FAST)                                                                   \
+    static __attribute__((noinline, unused)) EC_X86_DW3_NOIPA void ec_x86_dw3_blk_##NH##_##FAST(       \
+        const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
+        const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow,  \
+        int c) {                                                                               \
+        const ec_avx2_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
+        ec_x86_dw3_block(&gl, x, y, w, bias, q, z, zrow, c, NH, FAST);                             \
+    }
+EC_X86_DW3_BLK(1, 0)
+EC_X86_DW3_BLK(1, 1)
+EC_X86_DW3_BLK(2, 0)
+EC_X86_DW3_BLK(2, 1)
+#if EC_X86_512
+EC_X86_DW3_BLK(3, 0)
+EC_X86_DW3_BLK(3, 1)
+EC_X86_DW3_BLK(4, 0)
+EC_X86_DW3_BLK(4, 1)
+EC_X86_DW3_BLK(5, 0)
+EC_X86_DW3_BLK(5, 1)
+EC_X86_DW3_BLK(6, 0)
+EC_X86_DW3_BLK(6, 1)
+EC_X86_DW3_BLK(7, 0)
+EC_X86_DW3_BLK(7, 1)
+#endif
+#undef EC_X86_DW3_BLK
+
+EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
+                             const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                             const ec_avx2_dw3_q *z, const int8_t *zrow, int FAST) {
+    const int C = g->chans;
+    int c = 0;
+#define EC_X86_DW3_B(NH, c0)                                                                       \
+    do {                                                                                       \
+        if (FAST) ec_x86_dw3_blk_##NH##_1(g, x, y, w, bias, q, z, zrow, (c0));                     \
+        else ec_x86_dw3_blk_##NH##_0(g, x, y, w, bias, q, z, zrow, (c0));                          \
+    } while (0)
+#if EC_X86_512
+    for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
+    if (c == C) return;
+    if ((C == 8 || C == 16) && g->stride_w == 1) {
+        if (C == 8) EC_X86_DW3_B(4, 0);
+        else EC_X86_DW3_B(6, 0);
+        return;
+    }
+    for (; c + 32 <= C; c += 32) EC_X86_DW3_B(3, c);
+    if (C - c > 16 && C >= 32) {  /* overlapping last block (see below) */
+        EC_X86_DW3_B(3, C - 32);
+        return;
+    }
+    for (; c + 16 <= C; c += 16) EC_X86_DW3_B(7, c);
+    if (c < C && C - c > 8 && C >= 16) {
+        EC_X86_DW3_B(7, C - 16);
+        return;
+    }
+#endif
+    for (; c + 16 <= C; c += 16) EC_X86_DW3_B(2, c);
+    /* the last channels: a block ending at channel C - 1 (overlapping channels are computed
+     * and stored twice, the same values): no read or write past a pixel */
+    if (c < C && C - c > 8 && C >= 16) {
+        EC_X86_DW3_B(2, C - 16);
+    } else if (c < C) {
+        if (C - c > 8) EC_X86_DW3_B(1, c);
+        EC_X86_DW3_B(1, C - 8);
+    }
+#undef EC_X86_DW3_B
+}
+
+/* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2 share
+ * input pairs between neighbouring pixels). Channel block by channel block (64 channels as
+ * VPDPBUSD quads then 32 on ZMM, 16 or 8 on YMM), row by row: weights, bias and requantization
+ * constants stay in registers; border pixels check their columns, interior ones do not. No arena
+ * scratch. */
+EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
+                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+                                const ec_avx2_dw3_q *z, const int8_t *zrow) {
+    /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
+    const ec_avx2_dw3_geom gl = *g;
+    if (q->fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 1);
+    else ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 0);
+}
+
+#endif /* __AVX2__ */
+#endif /* EDGECC_X86_DEPTHWISE_CONV_2D_3X3_H */
