@@ -10,9 +10,9 @@ apart from kernel names and include lines.
 `gen` writes OUT/<model>/<target>[-fit]/ for every model x target (the default scratch policy),
 plus the MODES below (`--scratch fit`, `--tiling auto`) on a few targets, and kernels.txt (the
 variant and scratch of every layer).
-`compare` normalizes each generated model file (C kernel names `ec_*` -> `ec_K`, the template
-path in the layer comment, `#include "..."` lines dropped) and lists every file that differs,
-exiting 1 when any does. Runtime headers are not compared (their split is expected).
+`compare` normalizes each generated model file (C kernel names `ec_*` -> `ec_K`, runtime header
+paths -> `H.h`, the template path in the layer comment, `#include "..."` lines dropped) and lists
+every file that differs, exiting 1 when any does. Runtime headers are not compared (their split is expected).
 Run it from a worktree root with PYTHONPATH=$PWD so the worktree's edgecc is used.
 """
 from __future__ import annotations
@@ -73,6 +73,7 @@ def gen(out: Path, models: Path, targets: list[str], jobs: int) -> int:
 _KERNEL = re.compile(r"\bec_[A-Za-z0-9_]+")
 _TEMPLATE = re.compile(r"(kernel )\S+\.c\.j2")
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"[^"]*".*$')
+_HEADER = re.compile(r"\b(runtime_c/)?[\w/*]*(edgecc_\w+|/[\w*]+)\.h\b")  # a header's path
 
 
 def normalize(text: str) -> list[str]:
@@ -80,7 +81,7 @@ def normalize(text: str) -> list[str]:
     for line in text.splitlines():
         if _INCLUDE.match(line):
             continue
-        line = _TEMPLATE.sub(r"\1T", line)
+        line = _HEADER.sub("H.h", _TEMPLATE.sub(r"\1T", line))
         lines.append(_KERNEL.sub("ec_K", line))
     return lines
 

@@ -135,7 +135,7 @@ def test_inspect_verbose_names_kernel_and_reason_per_target(tmp_path, capsys):
     assert code == 0
     assert "# kernels for cortex-m4: 1 executed" in out
     line = next(ln for ln in out.splitlines() if "->" in ln and ".c.j2" in ln)
-    assert line.strip().startswith("CONV_2D op 0 -> dsp/conv_2d_dsp.c.j2 (dsp-")
+    assert line.strip().startswith("CONV_2D op 0 -> dsp/conv_2d_4px.c.j2 (dsp-")
     assert "Cortex-M DSP" in line  # the lowering's reason, not just the variant
     code, out, _ = run_cli(capsys, "inspect", str(p), "--verbose")  # default: host
     assert "# kernels for host: 1 executed" in out

@@ -84,7 +84,7 @@ def test_report_on_shared_model(tmp_path, capsys):
     text = "".join(t.text)
     assert "kws_ref_model.tflite" in text and "int8[1, 49, 10, 1]" in text  # input shape
     assert "scale 0.584703, zp 83" in text                                    # input quant
-    assert "dsp/conv_2d_dsp.c.j2" in text and "Cortex-M DSP" in text         # kernel + reason
+    assert "dsp/conv_2d_4px.c.j2" in text and "Cortex-M DSP" in text         # kernel + reason
     assert "c/softmax.c.j2" in text
     assert f"{count_macs(load_model(model)):,}" in text                      # total MACs
     assert "No board given" in text
@@ -165,4 +165,4 @@ def test_report_without_the_boards_compiler_says_so(tmp_path, capsys, monkeypatc
     assert code == 0 and err == ""
     text = "".join(parse(out.read_text()).text)
     assert "Not measured: arm-none-eabi-gcc is not installed" in text
-    assert "dsp/fully_connected_dsp.c.j2" in text or "c/fully_connected.c.j2" in text
+    assert "dsp/fully_connected_4u.c.j2" in text or "c/fully_connected.c.j2" in text

@@ -33,7 +33,13 @@ class Lowered:
 
 
 def resolve_template(target: Target, template: str) -> str:
+    """An optimized kernel names its template by path ("dsp/conv_2d_4px.c.j2": one per ISA and
+    variant); a portable one by file name, searched along the target's ISA path."""
     root = data_dir("templates")
+    if "/" in template:
+        if (root / template).is_file():
+            return template
+        raise FileNotFoundError(f"no template {template}")
     for isa in target.isa_path:
         if (root / isa / template).is_file():
             return f"{isa}/{template}"

@@ -70,7 +70,7 @@ def direct_fields(win) -> bool:
 
 def _conv_kernel(win, x, rows: np.ndarray, rq, ic: int, direct: bool, variant: str,
                  reason: str) -> Kernel:
-    """ec_dsp_conv over filter rows [oc, kh*kw*ic]. The kernel doubles the extended
+    """ec_dsp_conv_2d_4px_s8 over filter rows [oc, kh*kw*ic]. The kernel doubles the extended
     activations, so it accumulates 2 * acc from 2 * bias."""
     oc = rows.shape[0]
     kp = round_up(rows.shape[1], 8)
@@ -79,7 +79,7 @@ def _conv_kernel(win, x, rows: np.ndarray, rq, ic: int, direct: bool, variant: s
             win.pad_l, kp, int(direct), int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
     consts = dict(w=pack_words(pad_cols(rows, kp)), bias=doubled(rq.folded), qmn=rq.fr.qmn(),
                   qe=rq.fr.e)
-    return Kernel("conv_2d_dsp.c.j2", params=dict(geom=geom), consts=consts,
+    return Kernel("dsp/conv_2d_4px.c.j2", params=dict(geom=geom), consts=consts,
                   scratch=9 * kp + 4 * oc, variant=variant, reason=reason.format(kp=kp))
 
 
@@ -131,7 +131,7 @@ def dw_as_conv_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_conv's im2col blocks of 4 pixels, which handle any filter height."""
+    """ec_dsp_conv_2d_4px_s8's im2col blocks of 4 pixels, which handle any filter height."""
     rows = dw_rows(g, n)
     rq = conv_rq(g, n, rows)
     if rq.fr.L != 1:  # conv_requant already refuses this; the conv kernel hard-wires it
@@ -187,7 +187,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     geom = DspDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
             win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, wpr, kind,
             int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
-    return Kernel("depthwise_conv_2d_dsp.c.j2", params=dict(geom=geom),
+    return Kernel("dsp/depthwise_conv_2d_planes.c.j2", params=dict(geom=geom),
                   consts=dict(recs=recs.ravel().astype(np.int32)),
                   scratch=kh * ic * wp * 2, variant=variant,
                   reason=f"Cortex-M DSP: {how}")
@@ -203,7 +203,7 @@ FC_CHUNK = 512
 
 
 def fc_chunk(dp: int, up: int) -> tuple[int, int]:
-    """(inputs per chunk, scratch bytes) for ec_dsp_fc / ec_dsp_fc_ub: the extended chunk
+    """(inputs per chunk, scratch bytes) for ec_dsp_fully_connected_4u[_ub]_s8: the extended chunk
     (2 bytes per input), the 8-byte row tail, and with several chunks up int32 partial sums."""
     whole = 2 * dp + 8
     chunked = 2 * FC_CHUNK + 8 + 4 * up
@@ -267,15 +267,15 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
             cp)
     lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
-        # offset weight bytes (dsp/fully_connected.h, ..._ub_s8): the kernel sums 256 * acc
+        # offset weight bytes (dsp/fully_connected.h, ec_dsp_fully_connected_4u_ub_s8): the kernel sums 256 * acc
         wb, b256 = offset_bytes(wpad, bias)
-        return Kernel("fully_connected_dsp.c.j2",
+        return Kernel("dsp/fully_connected_4u.c.j2",
                       params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_ub_s8"),
                       consts=dict(w=pack_words(interleave_rows(wb, 4, 8)), bias=b256),
                       scratch=scratch, variant="dsp-fc-4u-ub",
                       reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
                              "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)")
-    return Kernel("fully_connected_dsp.c.j2",
+    return Kernel("dsp/fully_connected_4u.c.j2",
                   params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_s8"),
                   consts=dict(w=pack_words(interleave_rows(wpad, 4, 8)),
                               bias=doubled(bias)),  # the kernel doubles the activations
@@ -294,7 +294,7 @@ def lower_fc_pc(g: Graph, n: Node, target) -> Kernel:
     dp, up, wpad, bias = _fc_padded(g, n, rq.folded)
     cp, _ = fc_chunk(dp, up)
     geom = DspFcGeom(batches, depth, dp, units, up, 0, 0, 0, fr.lo, fr.hi, cp)  # m, n, e: per unit
-    return Kernel("fully_connected_dsp_pc.c.j2", params=dict(geom=geom),
+    return Kernel("dsp/fully_connected_4u_pc.c.j2", params=dict(geom=geom),
                   consts=dict(w=pack_words(interleave_rows(wpad, 4, 8)), bias=doubled(bias),
                               qmn=fr.qmn(), qe=fr.e.astype(np.int32)),
                   scratch=2 * cp + 8 + 4 * up, variant="dsp-fc-4u-pc",
@@ -332,9 +332,9 @@ def add_tables(g: Graph, n: Node) -> tuple[list[int], np.ndarray, np.ndarray]:
 
 
 def lower_add(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_add: two table entries added, the sum requantized fast."""
+    """ec_dsp_add_lut_s8: two table entries added, the sum requantized fast."""
     geom, ta, tb = add_tables(g, n)
-    return Kernel("add_dsp.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
+    return Kernel("dsp/add_lut.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
                   variant="dsp-add-lut",
                   reason="Cortex-M DSP: inputs rescaled through 256-entry tables, fast "
                          "requantization of the sum")
@@ -364,7 +364,7 @@ def pool_kernel(g: Graph, n: Node, isa: str) -> Kernel:
     how = ("int16 sums of 16 channels per vector" if isa == "mve" else
            "SXTAB16 int16 sums, 8 channels at a time") if average else \
         ("VMAX.S8 on 16 channels" if isa == "mve" else "SSUB8 + SEL on 4 channels")
-    return Kernel(f"pool_2d_{isa}.c.j2",
+    return Kernel(f"{isa}/pool_2d.c.j2",
                   params=dict(geom=geom, fn=f"ec_{isa}_pool_2d_{kind[:3]}_s8"),
                   variant=f"{isa}-{kind}",
                   reason=f"{'Helium' if isa == 'mve' else 'Cortex-M DSP'}: {how}")

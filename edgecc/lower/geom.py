@@ -21,8 +21,7 @@ def record(c_struct: str, fields: str) -> type:
     return cls
 
 
-# C struct: its fields in order. x86 and NEON: runtime_c/vec/common.h, x86/*.h,
-# neon/*.h; Cortex-M DSP and Helium: dsp/*.h, mve/*.h.
+# C struct: its fields in order. in runtime_c/x86/, neon/, vec/, dsp/, mve/.
 STRUCTS = """
 ec_vec_conv_geom: pixels in_h in_w in_c out_h out_w out_c k_h k_w stride_h stride_w dil_h dil_w
     pad_t pad_l segs seg_len seg_p kp ocp in_zp batches mode

@@ -66,7 +66,7 @@ def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveB
 
 
 def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
-    """Helium (runtime_c/mve/, ec_mve_conv): 4 output channels per pass, VMLADAVA on
+    """Helium (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_4ch_s8): 4 output channels per pass, VMLADAVA on
     16-byte chunks of the receptive field. How interior pixels read their field (in place as
     one run, as one run per filter row, or by byte gathers) decides the weights' input order."""
     oc, kh, kw, ic = w.shape
@@ -95,13 +95,13 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     kp = round_up(kh * rowp, 16)
     if kp > 64:
         # long fields: three pixels per weight pass, blocks of 2 channels
-        # (runtime_c/mve/, ec_mve_conv23)
+        # (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_2ch3px_s8)
         b2 = mve_blocks2(rows.reshape(oc, -1), rq.folded, rq.fr)
         geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
                 win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
                 win.pad_t, win.pad_l, b2.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo,
                 rq.fr.hi, y0, y1, x0, x1)
-        return Kernel("conv_2d_mve3.c.j2", params=dict(geom=geom),
+        return Kernel("mve/conv_2d_2ch3px.c.j2", params=dict(geom=geom),
                       consts=dict(w=b2.w, rq=b2.rq, offs=offs if len(offs) else
                                   np.zeros(16, np.uint8)), scratch=3 * (b2.kp + 64),
                       variant=f"mve-conv-2ch3px-m{mode}",
@@ -112,7 +112,7 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
             oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
             mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1)
-    return Kernel("conv_2d_mve.c.j2", params=dict(geom=geom),
+    return Kernel("mve/conv_2d_4ch.c.j2", params=dict(geom=geom),
                   consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq, offs=offs if len(offs) else
                               np.zeros(16, np.uint8)),
                   scratch=mb.kp + 64, variant=f"mve-conv-4ch-m{mode}",
@@ -137,7 +137,7 @@ def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
 
 
 def dw_applies(g: Graph, n: Node, target) -> str | None:
-    """ec_mve_dw takes filters of at most 16 taps (bigger ones: the DSP kernel)."""
+    """ec_mve_depthwise_conv_2d_gather_s8 takes filters of at most 16 taps (bigger ones: the DSP kernel)."""
     why = dsp.dw_common(g, n, target)
     if why:
         return why
@@ -148,7 +148,7 @@ def dw_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_dw(g: Graph, n: Node, target) -> Kernel:
-    """Helium (runtime_c/mve/, ec_mve_dw): a channel's window as one byte gather over
+    """Helium (runtime_c/mve/depthwise_conv_2d.h, ec_mve_depthwise_conv_2d_gather_s8): a channel's window as one byte gather over
     int8 channel planes, or Refused (planes too wide for byte gather offsets)."""
     win = conv_window(g, n)
     x = in_type(g, n)
@@ -177,7 +177,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     geom = MveDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh,
             win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, int(x.q.zero_point[0]),
             rq.fr.lo, rq.fr.hi)
-    return Kernel("depthwise_conv_2d_mve.c.j2", params=dict(geom=geom),
+    return Kernel("mve/depthwise_conv_2d_gather.c.j2", params=dict(geom=geom),
                   consts=dict(w16=w16.ravel().astype(np.int8), rq=rqs.ravel().astype(np.int32),
                               offs=offs.ravel().astype(np.uint8)),
                   scratch=ic * kh * wp, variant="mve-dw-gather",
@@ -194,7 +194,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
     mb = mve_blocks(const(g, n, 1).astype(np.int64), rq.folded, fr)
     geom = MveFcGeom(batches, depth, mb.kp, units, fr.lo, fr.hi)
     rec = mb.rq[:12]  # per-tensor: one requantization record for every block
-    return Kernel("fully_connected_mve.c.j2", params=dict(geom=geom),
+    return Kernel("mve/fully_connected_4u.c.j2", params=dict(geom=geom),
                   consts=dict(w=mb.w, bias=mb.bias, rq=rec),
                   scratch=0 if depth == mb.kp else mb.kp, variant="mve-fc-4u",
                   reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, vector "
@@ -204,7 +204,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
 def lower_add(g: Graph, n: Node, target) -> Kernel:
     """The DSP ADD's tables (edgecc/lower/dsp.py add_tables), read by word gathers."""
     geom, ta, tb = dsp.add_tables(g, n)
-    return Kernel("add_mve.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
+    return Kernel("mve/add_lut.c.j2", params=dict(geom=geom), consts=dict(ta=ta, tb=tb),
                   variant="mve-add-lut",
                   reason="Helium: inputs rescaled through 256-entry tables read by word "
                          "gathers, 4 elements per vector")

@@ -2,7 +2,7 @@
 
 Owns: which NEON kernels exist, for which op, in which order they are tried, and the NEON-only
 lowerings (ADD). The convolution, depthwise and fully connected lowerings are shared with x86
-(vec.py, vec_dw.py). The C is runtime_c/neon/ and runtime_c/neon/<op>.h, the calls
+(vec.py, vec_dw.py). The C is runtime_c/neon/, the calls
 templates/neon/.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ def lower_add(g: Graph, n: Node, target) -> Kernel:
     geom = AddGeom(in_type(g, n, 0).numel, LEFT_SHIFT, q["in1_off"], q["m1"], -q["s1"],
                    q["in2_off"], q["m2"], -q["s2"], q["mo"], -q["so"], q["out_zp"],
                    q["act_min"], q["act_max"])
-    return Kernel("add_exact.c.j2", params=dict(geom=geom), variant="neon-add-exact",
+    return Kernel("neon/add_exact.c.j2", params=dict(geom=geom), variant="neon-add-exact",
                   reason="NEON: TFLite's three roundings (SQRDMULH, SRSHL), 16 per step")
 
 

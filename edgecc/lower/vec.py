@@ -24,7 +24,7 @@ not overflow.
 
 Requantization: TFLite's MultiplyByQuantizedMultiplier exactly. NEON's SQRDMULH and SRSHL are
 its arithmetic; AVX2 uses edgecc/lower/fastrq.py's proven fast form when the proof holds, else the
-two roundings step by step (see runtime_c/x86/).
+two roundings step by step (see runtime_c/x86/common.h).
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
 ARRAY_PAD = 16
 
 
-# ZMM convolution (runtime_c/x86/: ec_x512_conv): the input rows a row of output pixels
+# ZMM convolution (runtime_c/x86/conv_2d_x512.h): the input rows a row of output pixels
 # reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
 X512_MAX_BAND = 16384
 NO_BAND = X512Band(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
@@ -84,7 +84,7 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
     (None, {}, why not).
 
-    The fast path (runtime_c/x86/, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
+    The fast path (runtime_c/x86/common.h, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
     fast_requant proves it exact from the exact accumulator range of every channel (rows: the
     weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
     kernels run TFLite's two roundings as they are (mult, left, right)."""
@@ -151,8 +151,9 @@ def out_act(g: Graph, n: Node) -> tuple[int, tuple[int, int]]:
 
 
 def vec_kernel(isa: str, op: str, params: dict, consts: dict, scratch: int, variant: str,
-            reason: str) -> Kernel:
-    return Kernel(f"{op}_{isa}.c.j2", params=params, consts=consts, scratch=scratch,
+               reason: str, c_variant: str) -> Kernel:
+    """templates/<isa>/<op>_<c_variant>.c.j2 calls ec_<isa>_<op>_<c_variant>_s8."""
+    return Kernel(f"{isa}/{op}_{c_variant}.c.j2", params=params, consts=consts, scratch=scratch,
                   variant=f"{isa}-{variant}", reason=reason)
 
 
@@ -228,7 +229,7 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, **rq_params(g, n), **rqp), consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"
-                   f"{zmm}")
+                   f"{zmm}", "4px")
 
 
 def fc_applies(g: Graph, n: Node, target) -> str | None:
@@ -259,7 +260,7 @@ def lower_fc(g: Graph, n: Node, isa: str) -> Kernel:
     consts = dict(w=quads, **folded_biases(isa, b, w, in_zp, ocp), **rq)
     return vec_kernel(isa, "fully_connected", params, consts, 0, "fc",
                    f"{isa.upper()}: {32 if isa == 'avx2' else 16} units at a time over quads of "
-                   f"4 inputs")
+                   f"4 inputs", "quads")
 
 
 def conv_entry(isa: str) -> Candidate:

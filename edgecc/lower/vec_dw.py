@@ -85,7 +85,7 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, C]
     kh, kw, oc = w.shape
     win = conv_window(g, n)
-    # 3x3 undilated on AVX2: ec_avx2_dw3, any channel count from 8 (blocks may overlap)
+    # 3x3 undilated on AVX2: ec_x86_depthwise_conv_2d_3x3_s8, any channel count from 8 (blocks may overlap)
     dw3 = isa == "avx2" and kh == kw == 3 and win.dil_h == win.dil_w == 1
     if oc < 8:
         raise Refused("fewer than 8 channels: portable kernel")
@@ -126,15 +126,15 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
         geom = Avx2DwGeom(*fields)
     consts = dict(w=wl, bias=int32_array(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
-    if dw3_kernel is not None:  # both kernels (see above): ec_avx2_dw's arrays suffixed _p
-        return Kernel("depthwise_conv_2d_3x3n_avx2.c.j2",
+    if dw3_kernel is not None:  # both kernels (see above): ec_x86_depthwise_conv_2d_taps_s8's arrays suffixed _p
+        return Kernel("avx2/depthwise_conv_2d_3x3_taps.c.j2",
                       params=dict(dw3_kernel.params, geom_p=geom),
                       consts=dict(dw3_kernel.consts, w_p=wl,
                                   c64_p=rq.get("c64", np.zeros(1, np.int64))),
                       scratch=0, variant="avx2-dw3n",
                       reason=dw3_kernel.reason + "; narrow rows: per pixel on 256-bit builds")
     return vec_kernel(isa, "depthwise_conv_2d", dict(geom=geom, **rq_params(g, n), **rqp), consts,
-                      0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step")
+                      0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step", "taps")
 
 
 def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
@@ -155,7 +155,7 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     x_lo, x_hi = (inside[0], inside[-1] + 1) if inside else (win.out_w, win.out_w)
     geom = Avx2Dw3Geom(batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
             win.pad_t, win.pad_l, d4, x_lo, x_hi)
-    if "c64" in rq:  # ec_avx2_dw3 reads c64 in channel order (its blocks start anywhere)
+    if "c64" in rq:  # ec_x86_depthwise_conv_2d_3x3_s8 reads c64 in channel order (its blocks start anywhere)
         rq = dict(rq, c64=rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel())
     # 16 zero pairs after the weights: the ZMM paths of 8 or 16 channels read 16 pairs of a tap
     wl = np.concatenate([wl, np.zeros(32, np.int16)])
@@ -164,7 +164,7 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
     consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq,
                   **_quad_consts(taps, bias[:oc], rq))
-    return Kernel("depthwise_conv_2d_3x3_avx2.c.j2", params=dict(geom=geom, **params),
+    return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
                   reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
                          "shared by neighbouring pixels")

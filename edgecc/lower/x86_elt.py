@@ -182,7 +182,7 @@ def lower_add_lin(g: Graph, n: Node, target) -> Kernel:
     if lin is None:
         raise Refused(why)
     A, B, C, k, D = lin
-    return Kernel("add_lin.c.j2",
+    return Kernel("avx2/add_lin.c.j2",
                   params=dict(geom=Avx2AddLinGeom(in_type(g, n, 0).numel, A, B, C, k, D,
                                                 q["act_min"], q["act_max"])),
                   variant="avx2-add-lin",
@@ -196,7 +196,7 @@ def lower_add_exact(g: Graph, n: Node, target) -> Kernel:
     geom = Avx2AddExactGeom(in_type(g, n, 0).numel, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"],
             -q["s2"], q["mo"], -q["so"], q["out_zp"], q["act_min"], q["act_max"])
     why = _linear(q)[1]
-    return Kernel("add_exact.c.j2", params=dict(geom=geom),
+    return Kernel("avx2/add_exact.c.j2", params=dict(geom=geom),
                   variant="avx2-add-exact",
                   reason=f"{why}: TFLite's three roundings in vector form, 8 per step")
 
@@ -239,13 +239,13 @@ def avgpool_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_avgpool(g: Graph, n: Node, target) -> Kernel:
-    """The x86 AVERAGE_POOL_2D kernel (ec_avx2_avgpool)."""
+    """The x86 AVERAGE_POOL_2D kernel (ec_x86_pool_2d_avg_s8)."""
     d = pool_geometry(g, n)
     lo, hi = act_range(g, n)
     geom = Avx2PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
             d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi)
     # The kernel finishes output pixel p (raster order) before p+1, reading only p's window
     # before writing p: the portable kernel's order, so the planner may stream it (streams).
-    return Kernel("average_pool_2d_avx2.c.j2", params=dict(geom=geom), variant="avx2-avgpool",
+    return Kernel("avx2/pool_2d_avg.c.j2", params=dict(geom=geom), variant="avx2-avgpool",
                   reason="int16 sums of 64/16 channels per pixel, division by a proven "
                          "multiply-shift", streams=(1, 1))

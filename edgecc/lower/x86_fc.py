@@ -90,7 +90,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
                   **rq_params(g, n), **rqp)
     consts = dict(w=packed, **folded_biases("avx2", b, w, in_zp, up), **rq)
     passes = fc_passes(up // BLOCK)
-    return Kernel("fully_connected_fc_avx2.c.j2", params=params, consts=consts, scratch=0,
+    return Kernel("avx2/fully_connected_stream.c.j2", params=params, consts=consts, scratch=0,
                   variant="avx2-fc16",
                   reason=f"x86: 16-unit blocks in {len(passes)} pass(es) of {passes} blocks, "
                          f"one in-order weight stream per pass, the row read in place "

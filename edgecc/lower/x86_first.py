@@ -1,7 +1,7 @@
 """Lowering of int8 CONV_2D layers with few input channels (in_c <= 4, typically a model's first
 layer) to the x86 kernel ec_avx2_conv_first (runtime_c/x86/conv_2d_first*.h).
 
-Owns: when that kernel applies (and why not: then edgecc/lower/vec.py's ec_avx2_conv runs), its
+Owns: when that kernel applies (and why not: then edgecc/lower/vec.py's ec_x86_conv_2d_4px_s8 runs), its
 geometry record, and its two weight layouts. edgecc/lower/x86.py's table tries it first.
 
 The kernel copies output rows' patches (k_h * k_w * in_c taps per pixel, in the filter's own
@@ -15,7 +15,7 @@ one a block of 8 when out_c % 16 is 1..8. Layouts, per block of B channels (16 o
   quads a channel, against one 8-byte broadcast of the pixel's taps);
 - w16 (VPMADDWD, plain AVX2): [kpp/2][B][2] int16: each step of 2 taps, the B channels' pairs.
 Biases (bias_u / bias_x, the input offset folded in) and the requantization constants are
-edgecc/lower/vec.py's, so the kernel shares ec_avx2_conv's arithmetic exactly.
+edgecc/lower/vec.py's, so the kernel shares ec_x86_conv_2d_4px_s8's arithmetic exactly.
 """
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
             row_cols, row_b, band, in_zp)
     consts = dict(wq=wq, w16=w16, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     blocks = " + ".join(([f"{nb16} x 16"] if nb16 else []) + (["8"] if tail8 else []))
-    return Kernel("conv_2d_first_avx2.c.j2", params=dict(geom=geom, **rq_params(g, n), **rqp),
+    return Kernel("avx2/conv_2d_first.c.j2", params=dict(geom=geom, **rq_params(g, n), **rqp),
                   consts=consts, scratch=0, variant="avx2-conv-first",
                   reason=f"AVX2, {ic} input channel(s): each output row's patches "
                          f"({k} taps padded to {kpp}) copied once, zero-point padded, to the "

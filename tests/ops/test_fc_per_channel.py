@@ -83,7 +83,7 @@ def test_fc_per_channel_dsp_kernel_on_cortex_m4(case):
         p = Path(tmp) / "m.tflite"
         p.write_bytes(data)
         (lw,) = compile_model(p, get_target("cortex-m4"), "m").lowered
-        assert lw.template_path == "dsp/fully_connected_dsp_pc.c.j2", lw.kernel.reason
+        assert lw.template_path == "dsp/fully_connected_4u_pc.c.j2", lw.kernel.reason
         for seed in (0, 1):
             r = verify_model(p, get_target("cortex-m4"), seed=seed)
             assert r.bit_exact, (seed, r.first_bad_layer)
