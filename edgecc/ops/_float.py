@@ -136,11 +136,10 @@ def rows(g: Graph, n: Node) -> tuple[int, int]:
 
 # ---- elementwise unary float kernels ---------------------------------------------------------
 
-def unary_kernel(g: Graph, n: Node, expr: str, **params) -> Kernel:
+def unary_kernel(g: Graph, n: Node, expr: str) -> Kernel:
     """y[i] = expr(x[i]) over every element (templates/c/float_unary.c.j2); `expr` is C with `v`
     the input value, e.g. "ec_expf(v)"."""
-    return Kernel("float_unary.c.j2", params=dict(count=in_type(g, n).numel, expr=expr,
-                                                  pre=params.pop("pre", ""), **params),
+    return Kernel("float_unary.c.j2", params=dict(count=in_type(g, n).numel, expr=expr),
                   variant="float32")
 
 
