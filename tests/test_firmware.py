@@ -270,13 +270,10 @@ def test_io_external_verify_kws_vww(tmp_path):
 
 
 @pytest.mark.qemu
-def test_io_external_on_board():
-    from edgecc.boards import load_board
-    from edgecc.targets import get_target
-    from edgecc.verify import verify_model
-    r = verify_model(shared_model("micro_speech_quantized"), get_target("cortex-m4"),
-                     board=load_board("mps2-an386"), io="external")
-    assert r.bit_exact
+def test_io_external_on_board(edgecc_run):
+    """Through the pytest plugin's fixture: NAME_run_io under QEMU, bit-exact."""
+    edgecc_run.assert_exact(shared_model("micro_speech_quantized"), board="mps2-an386",
+                            io="external")
 
 
 def test_manifest(tmp_path):
@@ -296,3 +293,8 @@ def test_manifest(tmp_path):
     assert m["layers"][0]["op"] == "CONV_2D" and m["layers"][0]["macs"] > 0
     assert m["macs"] == sum(x["macs"] for x in m["layers"])
     assert any(x["scratch_bytes"] for x in m["layers"])
+    # flash from the board's objects: code plus constants, at least the weights
+    assert m["flash"]["total_bytes"] == m["flash"]["code_bytes"] + m["flash"]["constant_bytes"]
+    assert m["flash"]["constant_bytes"] >= m["weights_bytes"] and m["flash"]["code_bytes"] > 0
+    _compile_json(model, tmp_path / "h", "--name", "kws")
+    assert json.loads((tmp_path / "h" / "kws.manifest.json").read_text())["flash"] is None
