@@ -298,3 +298,34 @@ def test_manifest(tmp_path):
     assert m["flash"]["constant_bytes"] >= m["weights_bytes"] and m["flash"]["code_bytes"] > 0
     _compile_json(model, tmp_path / "h", "--name", "kws")
     assert json.loads((tmp_path / "h" / "kws.manifest.json").read_text())["flash"] is None
+
+
+def _reshape_only(path: Path, with_relu: bool) -> None:
+    """x int8[1, 4, 4] -> RESHAPE -> [1, 16] (-> RELU): without the RELU the output IS the
+    input's bytes."""
+    from edgecc.tflite_writer import ModelBuilder
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 4, 4), "int8", scale=0.1, zero_point=0)
+    shape = mb.const("shape", np.array([1, 16], np.int32))
+    flat = mb.tensor("flat", (1, 16), "int8", scale=0.1, zero_point=0)
+    mb.op("RESHAPE", [x, shape], [flat], {"new_shape": [1, 16]})
+    out = flat
+    if with_relu:
+        out = mb.tensor("y", (1, 16), "int8", scale=0.1, zero_point=0)
+        mb.op("RELU", [flat], [out])
+    path.write_bytes(mb.finish([x], [out]))
+
+
+def test_io_external_refuses_an_output_that_is_the_input(tmp_path, capsys):
+    """An output that shares the input's bytes would need a copy: one line, exit 2. With a layer
+    between them, the arena holds nothing at all but the input's alias is read in place."""
+    from edgecc.targets import get_target
+    from edgecc.verify import verify_model
+    m = tmp_path / "r.tflite"
+    _reshape_only(m, with_relu=False)
+    assert main(["compile", str(m), "-o", str(tmp_path / "o"), "--io", "external"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--io external" in err
+    _reshape_only(m, with_relu=True)
+    r = verify_model(m, get_target("host"), io="external")
+    assert r.bit_exact
