@@ -36,7 +36,8 @@ def test_qlinear_binary_all_pairs_exact(tmp_path, op, seed, monkeypatch):
     import edgecc.verify as v
     p = tmp_path / "m.onnx"
     p.write_bytes(_binary_model(op, np.random.default_rng(seed)).SerializeToString())
-    monkeypatch.setattr(v, "seeded_inputs", lambda g, s: [a.copy() for a in ALL_PAIRS])
+    monkeypatch.setattr(v, "seeded_frames",
+                        lambda g, s, n: [[a.copy() for a in ALL_PAIRS] for _ in range(n)])
     r = verify_model(p, get_target("host"))
     assert r.bit_exact, r.as_json()
 
