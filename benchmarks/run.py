@@ -10,7 +10,7 @@ the run goes on. --merge keeps the rows of an earlier run's JSON that this run d
 Usage: python3 -m benchmarks.run [--targets T ...] [--sets tflite converter] [--models M ...]
                                  [--frames N] [-o benchmarks/results.md] [--json PATH]
                                  [--merge PATH] [--readme README.md] [--no-latency]
-       python3 -m benchmarks.run --render saved.json [-o ...] [--readme ...]
+       python3 -m benchmarks.run --render saved.json [--merge older.json] [-o ...] [--readme ...]
 """
 from __future__ import annotations
 
@@ -234,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", type=float, default=0.5,
                    help="seconds of timed runs per latency figure (default 0.5)")
     p.add_argument("--merge", type=Path, metavar="JSON",
-                   help="keep the rows of this earlier --json run that this run does not measure")
+                   help="keep the rows of this earlier --json run that this run (or --render's "
+                        "file) does not have")
     p.add_argument("--render", type=Path, metavar="JSON",
                    help="measure nothing: rewrite -o (and --readme) from a saved --json file")
     args = p.parse_args(argv)
@@ -242,7 +243,10 @@ def main(argv: list[str] | None = None) -> int:
     from edgecc.progress import say
     if args.render:
         saved = json.loads(args.render.read_text())
-        _write(args, saved["meta"], saved["results"])
+        results = saved["results"]
+        if args.merge:
+            results = _merged(args.merge, results)
+        _write(args, saved["meta"], results)
         return 0
     try:
         models = model_paths(args.models, [SETS[s] for s in args.sets])
@@ -256,11 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             for r in rows:
                 r["measured"] = meta["date"]
         if args.merge:
-            old = json.loads(args.merge.read_text())
-            for rows in old["results"].values():
-                for r in rows:
-                    r.setdefault("measured", old["meta"]["date"])
-            results = merge_results(old["results"], results)
+            results = _merged(args.merge, results)
     except EdgeccError as e:
         print(f"benchmarks: error: {e}", file=sys.stderr)
         return 2
@@ -277,6 +277,15 @@ def merge_results(old: dict[str, list[dict]], new: dict[str, list[dict]]
     for t, rows in new.items():
         out.setdefault(t, {}).update({r["model"]: r for r in rows})  # old order, new appended
     return {t: list(rows.values()) for t, rows in out.items()}
+
+
+def _merged(path: Path, results: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """`results` over the rows of the saved run at `path`, whose rows keep their own date."""
+    old = json.loads(path.read_text())
+    for rows in old["results"].values():
+        for r in rows:
+            r.setdefault("measured", old["meta"]["date"])
+    return merge_results(old["results"], results)
 
 
 def _write(args, meta: dict, results: dict[str, list[dict]]) -> None:
@@ -297,6 +306,10 @@ def _write(args, meta: dict, results: dict[str, list[dict]]) -> None:
                  f"CMSIS-NN on the same QEMU machine (../shared/bench/anchors.md), arena against "
                  f"TFLite Micro's smallest working arena, x86 median latency against LiteRT "
                  f"(XNNPACK, one thread).")
+        if any(r.get("measured") not in (None, meta["date"]) for rows in results.values()
+               for r in rows):
+            block += (" Rows that run did not measure are kept from earlier runs (`--merge`; "
+                      "their dates are in results.md).")
         block = textwrap.fill(block, 100) + "\n\n" + render_summary(meta, results)
         update_readme(args.readme, block)
     print(f"wrote {args.output}", file=sys.stderr)

@@ -100,6 +100,12 @@ def test_merge_keeps_rows_not_measured_again():
     out = merge_results(old, new)
     assert [r["model"] for r in out["cortex-m4"]] == ["a", "b", "c"]
     assert out["cortex-m4"][1]["instructions"] == 1 and out["host"] == old["host"]
+    from benchmarks.table import _kept
+    dated = {"cortex-m4": [_row("a", measured="old"), _row("b", measured="new")],
+             "host": [_row("a", measured="old")]}
+    line, = [ln for ln in _kept(dict(date="new"), dated) if ln]
+    assert line.startswith("Rows kept from the run of old") and line.endswith(
+        ": a on cortex-m4, host.")
 
 
 def test_readme_block_is_replaced_and_nothing_else(tmp_path):
