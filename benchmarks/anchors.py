@@ -3,7 +3,8 @@
 Owns: parsing that page's markdown tables into numbers per (target, model): instructions per
 inference, TFLM's arena_used_bytes and its flash, plus LiteRT's latencies from the x86 section
 (those are another machine's; the benchmark measures LiteRT again in the same run). A section is
-matched to a target by the QEMU machine its heading names.
+matched to a target by the QEMU machine its heading names; a table that puts several cores side
+by side (the current-converter models) by the core its column names ("M4 ...", "M55 ...").
 """
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from pathlib import Path
 # QEMU machine named in a section heading -> edgecc target
 MACHINE_TARGET = {"mps2-an386": "cortex-m4", "mps2-an500": "cortex-m7",
                   "mps2-an505": "cortex-m33", "mps3-an547": "cortex-m55"}
+# a core named at the start of a column ("M4 instructions", "M55 arena_used_bytes") -> target,
+# for tables that give several machines side by side (the current-converter models' section)
+CORE_TARGET = {"m4": "cortex-m4", "m7": "cortex-m7", "m33": "cortex-m33", "m55": "cortex-m55"}
 
 
 @dataclass
@@ -73,6 +77,42 @@ def _col(head: list[str], *words: str) -> int | None:
     return None
 
 
+def _sum(cell: str) -> int | None:
+    """A flash cell written as parts ("10,264 + 64,834 + 42,832") is their sum."""
+    parts = [_num(p) for p in cell.split("+")]
+    return None if any(v is None for v in parts) else int(sum(parts))
+
+
+def _per_core_table(res: Anchors, head: list[str], rows: list[list[str]]) -> bool:
+    """A table whose columns name the core ("M4 instructions (instr/MAC)", "M55 arena_used_bytes",
+    "M4 flash: ..."): one anchor per core and model. False when the table is not of that kind."""
+    cores = {}
+    for j, h in enumerate(head):
+        core = h.split(" ", 1)[0].lower()
+        if core in CORE_TARGET:
+            cores.setdefault(core, {})
+            kind = ("instructions" if "instructions" in h.lower() else
+                    "arena" if "arena" in h.lower() else "flash" if "flash" in h.lower() else None)
+            if kind:
+                cores[core][kind] = j
+    if not any("instructions" in cols for cols in cores.values()):
+        return False
+    cm = _col(head, "macs")
+    for core, cols in cores.items():
+        table = res.by_target.setdefault(CORE_TARGET[core], {})
+        for r in rows:
+            def val(kind):
+                j = cols.get(kind)
+                v = _num(r[j]) if j is not None and j < len(r) else None
+                return None if v is None else int(v)
+            flash = cols.get("flash")
+            table[r[0]] = Anchor(val("instructions"),
+                                 int(_num(r[cm])) if cm is not None and _num(r[cm]) else None,
+                                 val("arena"),
+                                 _sum(r[flash]) if flash is not None and flash < len(r) else None)
+    return True
+
+
 def parse_anchors(text: str) -> Anchors:
     res = Anchors()
     sections = re.split(r"^## ", text, flags=re.M)
@@ -101,6 +141,8 @@ def parse_anchors(text: str) -> Anchors:
                     v = _num(r[cx])
                     if v is not None:
                         res.litert_us[r[0]] = v
+            elif _per_core_table(res, head, rows):
+                continue
             else:
                 cw = _col(head, "weights")
                 if cw is None:

@@ -1,20 +1,23 @@
 """`python3 -m benchmarks.run`: benchmark the generated C on the shared models, all targets.
 
-Owns: the command line, the loop over models x targets, collecting each cell's figures (from
-`edgecc.verify.verify_model` for the QEMU targets; from host builds, qemu-x86_64 counts and the
+Owns: the command line, the model sets (../shared/models/tflite and ../shared/models/converter),
+the loop over models x targets, collecting each cell's figures (from `edgecc.verify.verify_model`
+over N consecutive frames for the QEMU targets; from host builds, qemu-x86_64 counts and the
 timing harness for host / x86-avx2), and writing results.md / results.json (and the README block
 with --readme). A cell that fails (unsupported model, build error) becomes a footnoted error row;
-the run goes on.
+the run goes on. --merge keeps the rows of an earlier run's JSON that this run did not measure.
 
-Usage: python3 -m benchmarks.run [--targets T ...] [--models M ...] [-o benchmarks/results.md]
-                                 [--json PATH] [--readme README.md] [--no-latency]
-       python3 -m benchmarks.run --render saved.json [-o ...] [--readme ...]
+Usage: python3 -m benchmarks.run [--targets T ...] [--sets tflite converter] [--models M ...]
+                                 [--frames N] [-o benchmarks/results.md] [--json PATH]
+                                 [--merge PATH] [--readme README.md] [--no-latency]
+       python3 -m benchmarks.run --render saved.json [--merge older.json] [-o ...] [--readme ...]
 """
 from __future__ import annotations
 
 import argparse
 import datetime
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -28,7 +31,8 @@ from benchmarks.anchors import load_anchors
 from benchmarks.table import HOST_TARGETS, render_results, render_summary, update_readme
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("EDGECC_SHARED", REPO.parent / "shared"))  # as tests/conftest.py
+SETS = {"tflite": SHARED / "models" / "tflite", "converter": SHARED / "models" / "converter"}
 DEFAULT_TARGETS = ["cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "aarch64", "host",
                    "x86-avx2", "x86-avx512"]
 
@@ -60,7 +64,6 @@ def cpu_model() -> str:
 
 
 def machine_meta(argv: list[str], latency_cflags: list[str]) -> dict:
-    import os
     commit = _version(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
     dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
@@ -76,36 +79,51 @@ def machine_meta(argv: list[str], latency_cflags: list[str]) -> dict:
                 latency_cflags=latency_cflags)
 
 
-def model_paths(names: list[str] | None, models_dir: Path) -> list[Path]:
+def model_paths(names: list[str] | None, models_dirs: list[Path]) -> list[Path]:
+    """The .tflite files of the sets' folders (no names), or the named models: a bare name is
+    looked up in each folder in turn, anything with a suffix is a path."""
     if not names:
-        paths = sorted(models_dir.glob("*.tflite"))
-        if not paths:
-            raise EdgeccError(f"no .tflite models in {models_dir}")
+        paths = []
+        for d in models_dirs:
+            found = sorted(d.glob("*.tflite"))
+            if not found:
+                raise EdgeccError(f"no .tflite models in {d}")
+            paths += found
         return paths
     out = []
     for n in names:
         p = Path(n)
         if not p.suffix:
-            p = models_dir / f"{n}.tflite"
+            p = next((d / f"{n}.tflite" for d in models_dirs if (d / f"{n}.tflite").is_file()),
+                     models_dirs[0] / f"{n}.tflite")
         if not p.is_file():
             raise EdgeccError(f"{p}: no such model")
         out.append(p)
     return out
 
 
-def bench_qemu(model: Path, target) -> dict:
-    """A Cortex-M or AArch64 cell: verify under QEMU gives the count, flash and bit-exactness."""
+def _verified(r, compile_s: float) -> dict:
+    """The figures every cell takes from a VerifyResult: exactness per frame, arena, bound."""
+    frames = r.frames or [dict(bit_exact=r.bit_exact)]
+    return dict(bit_exact=r.bit_exact, frames=len(frames),
+                frames_exact=sum(1 for f in frames if f["bit_exact"]),
+                first_bad_layer=r.first_bad_layer, arena_bytes=r.arena_bytes,
+                lower_bound_bytes=r.lower_bound_bytes, compile_s=round(compile_s, 2))
+
+
+def bench_qemu(model: Path, target, frames: int = 1) -> dict:
+    """A Cortex-M or AArch64 cell: verify under QEMU gives the count (per frame, averaged over
+    the frames), flash and bit-exactness of every frame."""
     from edgecc.verify import verify_model
-    r = verify_model(model, target)
+    r = verify_model(model, target, frames=frames)
     x = r.extra
-    return dict(bit_exact=r.bit_exact, instructions=x.get("instructions"),
-                arena_bytes=r.arena_bytes, lower_bound_bytes=r.lower_bound_bytes,
+    return dict(_verified(r, x.get("compile_seconds", 0.0)), instructions=x.get("instructions"),
                 flash_bytes=x.get("flash_bytes"), code_bytes=x.get("code_bytes"),
                 weights_flash_bytes=x.get("weights_flash_bytes"), board=x.get("board"))
 
 
 def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
-               budget_s: float) -> dict:
+               budget_s: float, frames: int = 1) -> dict:
     """A host / x86 cell: verify on the host, then count under qemu-x86_64, measure the
     objects and time the generated C."""
     from edgecc.codegen import write_files
@@ -116,10 +134,9 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
 
     from benchmarks.metrics import host_flash
     from benchmarks.x86 import build_timer, count_instructions, time_c
-    r = verify_model(model, target)
-    out = dict(bit_exact=r.bit_exact, arena_bytes=r.arena_bytes,
-               lower_bound_bytes=r.lower_bound_bytes)
+    r = verify_model(model, target, frames=frames)
     c = compile_model(model, target, "model")
+    out = _verified(r, c.seconds)
     with tempfile.TemporaryDirectory(prefix="edgecc-bench-") as tmp:
         work = Path(tmp)
         gen = work / "gen"
@@ -145,7 +162,7 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
 
 
 def run(models: list[Path], target_names: list[str], latency: bool = True,
-        budget_s: float = 0.5, log=print) -> tuple[dict, dict[str, list[dict]]]:
+        budget_s: float = 0.5, log=print, frames: int = 1) -> tuple[dict, dict[str, list[dict]]]:
     from edgecc.compiler import load_model
     from edgecc.targets import get_target
 
@@ -179,18 +196,20 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
             if "error" not in row:
                 try:
                     if t.name in HOST_TARGETS:
-                        row.update(bench_host(model, t, latency, LATENCY_CFLAGS, budget_s))
+                        row.update(bench_host(model, t, latency, LATENCY_CFLAGS, budget_s,
+                                              frames))
                         if latency and not litert_done:
                             # measured right after the generated C: same machine state
                             litert_us, litert_done = time_litert(model, budget_s), True
                         row["litert_us"] = litert_us
                     else:
-                        row.update(bench_qemu(model, t))
+                        row.update(bench_qemu(model, t, frames))
                 except (EdgeccError, subprocess.SubprocessError, OSError) as e:
                     row["error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
             results[t.name].append(row)
             log(f"{name:32s} {t.name:11s} " + (f"error: {row['error']}" if row.get("error") else
                 f"{row.get('instructions') or 0:>12,} instr  arena {row.get('arena_bytes')}"
+                f"  exact {row.get('frames_exact')}/{row.get('frames')}"
                 + (f"  {row['latency_us']:.1f} us vs LiteRT {row.get('litert_us')}"
                    if row.get("latency_us") else "")))
     return extra, results
@@ -201,14 +220,22 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m benchmarks.run", description=__doc__.split("\n")[0])
     p.add_argument("--targets", nargs="+", default=DEFAULT_TARGETS, metavar="T",
                    help=f"edgecc targets (default: {' '.join(DEFAULT_TARGETS)})")
+    p.add_argument("--sets", nargs="+", choices=sorted(SETS), default=sorted(SETS, reverse=True),
+                   help="model folders of ../shared/models to run (default: tflite converter)")
     p.add_argument("--models", nargs="+", metavar="M",
-                   help="model names in ../shared/models/tflite or .tflite paths (default: all)")
+                   help="model names (looked up in the --sets folders) or .tflite paths "
+                        "(default: every model of the sets)")
+    p.add_argument("--frames", type=int, default=5,
+                   help="consecutive frames verified per cell, after one name_reset (default 5)")
     p.add_argument("-o", "--output", type=Path, default=REPO / "benchmarks" / "results.md")
     p.add_argument("--json", type=Path, help="also write the raw figures as JSON")
     p.add_argument("--readme", type=Path, help="replace README's benchmarks block with a summary")
     p.add_argument("--no-latency", action="store_true", help="skip the x86 latency timings")
     p.add_argument("--budget", type=float, default=0.5,
                    help="seconds of timed runs per latency figure (default 0.5)")
+    p.add_argument("--merge", type=Path, metavar="JSON",
+                   help="keep the rows of this earlier --json run that this run (or --render's "
+                        "file) does not have")
     p.add_argument("--render", type=Path, metavar="JSON",
                    help="measure nothing: rewrite -o (and --readme) from a saved --json file")
     args = p.parse_args(argv)
@@ -216,22 +243,49 @@ def main(argv: list[str] | None = None) -> int:
     from edgecc.progress import say
     if args.render:
         saved = json.loads(args.render.read_text())
-        _write(args, saved["meta"], saved["results"])
+        results = saved["results"]
+        if args.merge:
+            results = _merged(args.merge, results)
+        _write(args, saved["meta"], results)
         return 0
     try:
-        models = model_paths(args.models, SHARED / "models" / "tflite")
+        models = model_paths(args.models, [SETS[s] for s in args.sets])
         from edgecc.targets import get_target
         for t in args.targets:
             get_target(t)
         meta = machine_meta(argv, LATENCY_CFLAGS)
         extra, results = run(models, args.targets, not args.no_latency, args.budget,
-                             log=say)
+                             log=say, frames=args.frames)
+        for rows in results.values():
+            for r in rows:
+                r["measured"] = meta["date"]
+        if args.merge:
+            results = _merged(args.merge, results)
     except EdgeccError as e:
         print(f"benchmarks: error: {e}", file=sys.stderr)
         return 2
     meta.update(extra)
     _write(args, meta, results)
     return 0
+
+
+def merge_results(old: dict[str, list[dict]], new: dict[str, list[dict]]
+                  ) -> dict[str, list[dict]]:
+    """Rows of `new` replace those of `old` for the same target and model; the rest of `old`
+    stays. Targets in the order of `old` then new ones; rows sorted by model name."""
+    out = {t: {r["model"]: r for r in rows} for t, rows in old.items()}
+    for t, rows in new.items():
+        out.setdefault(t, {}).update({r["model"]: r for r in rows})  # old order, new appended
+    return {t: list(rows.values()) for t, rows in out.items()}
+
+
+def _merged(path: Path, results: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """`results` over the rows of the saved run at `path`, whose rows keep their own date."""
+    old = json.loads(path.read_text())
+    for rows in old["results"].values():
+        for r in rows:
+            r.setdefault("measured", old["meta"]["date"])
+    return merge_results(old["results"], results)
 
 
 def _write(args, meta: dict, results: dict[str, list[dict]]) -> None:
@@ -252,6 +306,10 @@ def _write(args, meta: dict, results: dict[str, list[dict]]) -> None:
                  f"CMSIS-NN on the same QEMU machine (../shared/bench/anchors.md), arena against "
                  f"TFLite Micro's smallest working arena, x86 median latency against LiteRT "
                  f"(XNNPACK, one thread).")
+        if any(r.get("measured") not in (None, meta["date"]) for rows in results.values()
+               for r in rows):
+            block += (" Rows that run did not measure are kept from earlier runs (`--merge`; "
+                      "their dates are in results.md).")
         block = textwrap.fill(block, 100) + "\n\n" + render_summary(meta, results)
         update_readme(args.readme, block)
     print(f"wrote {args.output}", file=sys.stderr)

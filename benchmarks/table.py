@@ -40,46 +40,84 @@ def _note(notes: list[str], r: dict, limit: int = 240) -> int:
     return notes.index(text) + 1
 
 
-def _arm_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
-    out = ["| model | MACs | instructions | instr/MAC | TFLM+CMSIS-NN instr | edgecc/TFLM | "
-           "arena B | lower bound B | TFLM arena B | TFLM arena_used B (32-bit) | "
-           "flash B (code + weights) | TFLM flash B | bit-exact |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"]
+def fmt_frames(r: dict) -> str:
+    n = r.get("frames")
+    if n is None:  # a row of a run before --frames: one frame
+        return "yes" if r["bit_exact"] else "**NO**"
+    k = r.get("frames_exact", 0)
+    return f"{k}/{n}" if k == n else f"**{k}/{n}**"
+
+
+def fmt_s(v) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def _common(r: dict) -> list[str]:
+    """Speed and RAM beside each other, the same in every target's table: instructions against
+    TFLite Micro + CMSIS-NN, arena against the lower bound and against TFLite Micro's arena."""
+    a = r.get("anchor") or {}
+    return [fmt_int(r["instructions"]), fmt_ratio(r["instructions"], r["macs"]),
+            fmt_int(a.get("instructions")), fmt_ratio(r["instructions"], a.get("instructions")),
+            fmt_int(r["arena_bytes"]), fmt_int(r["lower_bound_bytes"]),
+            fmt_ratio(r["arena_bytes"], r["lower_bound_bytes"]),
+            fmt_int(r.get("tflm_arena_bytes")),
+            fmt_ratio(r["arena_bytes"], r.get("tflm_arena_bytes")), fmt_int(r["flash_bytes"])]
+
+
+COMMON_HEAD = ("instructions | instr/MAC | TFLM+CMSIS-NN instr | instr / TFLM | arena B | "
+               "lower bound B | arena / LB | TFLM arena B | arena / TFLM arena | "
+               "flash B (code + weights)")
+COMMON_ALIGN = "|---:" * 10
+
+
+def _table(rows: list[dict], notes: list[str], head: str, align: str, tail) -> list[str]:
+    """model, MACs, the common columns, the target kind's own (`tail(row)`), exact frames and
+    compile seconds; an error row keeps its footnote."""
+    out = [f"| model | MACs | {COMMON_HEAD} | {head} | exact frames | compile s |",
+           f"|---|---:{COMMON_ALIGN}{align}|:-:|---:|"]
+    width = 14 + head.count("|")
     for r in rows:
         if r.get("error"):
             out.append(f"| {r['model']} | {fmt_int(r.get('macs'))} | error "
-                       f"[{_note(notes, r)}] |" + " |" * 10)
+                       f"[{_note(notes, r)}] |" + " |" * (width - 2))
             continue
-        a = r.get("anchor") or {}
-        out.append("| " + " | ".join([
-            r["model"], fmt_int(r["macs"]), fmt_int(r["instructions"]),
-            fmt_ratio(r["instructions"], r["macs"]), fmt_int(a.get("instructions")),
-            fmt_ratio(r["instructions"], a.get("instructions")), fmt_int(r["arena_bytes"]),
-            fmt_int(r["lower_bound_bytes"]), fmt_int(r.get("tflm_arena_bytes")),
-            fmt_int(a.get("arena_bytes")), fmt_int(r["flash_bytes"]),
-            fmt_int(a.get("flash_bytes")), "yes" if r["bit_exact"] else "**NO**"]) + " |")
+        out.append("| " + " | ".join([r["model"], fmt_int(r["macs"]), *_common(r), *tail(r),
+                                      fmt_frames(r), fmt_s(r.get("compile_s"))]) + " |")
     return out
 
 
+def _arm_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
+    def tail(r):
+        a = r.get("anchor") or {}
+        return [fmt_int(a.get("arena_bytes")), fmt_int(a.get("flash_bytes"))]
+    return _table(rows, notes, "TFLM arena_used B (32-bit) | TFLM flash B", "|---:" * 2, tail)
+
+
 def _host_table(target: str, rows: list[dict], notes: list[str]) -> list[str]:
-    out = ["| model | MACs | instructions | instr/MAC | arena B | lower bound B | TFLM arena B | "
-           "flash B (code + weights) | edgecc us | LiteRT+XNNPACK us | edgecc/LiteRT | "
-           "edgecc us, target flags only | its ratio | bit-exact |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"]
-    for r in rows:
-        if r.get("error"):
-            out.append(f"| {r['model']} | {fmt_int(r.get('macs'))} | error "
-                       f"[{_note(notes, r)}] |" + " |" * 11)
-            continue
-        out.append("| " + " | ".join([
-            r["model"], fmt_int(r["macs"]), fmt_int(r["instructions"]),
-            fmt_ratio(r["instructions"], r["macs"]), fmt_int(r["arena_bytes"]),
-            fmt_int(r["lower_bound_bytes"]), fmt_int(r.get("tflm_arena_bytes")),
-            fmt_int(r["flash_bytes"]), fmt_us(r.get("latency_us")),
-            fmt_us(r.get("litert_us")) if r.get("litert_us") is not None else "n/a",
-            fmt_ratio(r.get("latency_us"), r.get("litert_us")), fmt_us(r.get("latency_plain_us")),
-            fmt_ratio(r.get("latency_plain_us"), r.get("litert_us")),
-            "yes" if r["bit_exact"] else "**NO**"]) + " |")
+    def tail(r):
+        return [fmt_us(r.get("latency_us")),
+                fmt_us(r.get("litert_us")) if r.get("litert_us") is not None else "n/a",
+                fmt_ratio(r.get("latency_us"), r.get("litert_us")),
+                fmt_us(r.get("latency_plain_us")),
+                fmt_ratio(r.get("latency_plain_us"), r.get("litert_us"))]
+    return _table(rows, notes, "edgecc us | LiteRT+XNNPACK us | edgecc/LiteRT | "
+                  "edgecc us, target flags only | its ratio", "|---:" * 5, tail)
+
+
+def _kept(meta: dict, results: dict[str, list[dict]]) -> list[str]:
+    """One line per earlier run whose rows `--merge` kept: its date, models and targets."""
+    kept: dict[str, dict[str, list[str]]] = {}
+    for t, rows in results.items():
+        for r in rows:
+            if r.get("measured") not in (None, meta["date"]):
+                kept.setdefault(r["measured"], {}).setdefault(r["model"], []).append(t)
+    out = []
+    for date, models in sorted(kept.items()):
+        on = {tuple(ts) for ts in models.values()}
+        cells = (", ".join(models) + " on " + ", ".join(on.pop()) if len(on) == 1 else
+                 ", ".join(f"{m} ({', '.join(ts)})" for m, ts in models.items()))
+        out += [f"Rows kept from the run of {date} (`--merge`; measured by that run's commit; "
+                f"'yes' / '**NO**' under *exact frames*: one frame): {cells}.", ""]
     return out
 
 
@@ -92,18 +130,26 @@ def render_results(meta: dict, results: dict[str, list[dict]]) -> str:
              f"QEMU {meta['qemu']}",
              f"- LiteRT {meta['litert']}, TFLite Micro (tflite-micro) {meta['tflm']}", "",
              "Columns. *instructions*: exact guest instructions per inference, counted by a QEMU "
-             "TCG plugin (count of two runs minus one run; Cortex-M under qemu-system-arm, "
+             "TCG plugin (count of two runs minus one run, divided by the frames each run "
+             "verified; Cortex-M under qemu-system-arm, "
              "AArch64 under qemu-aarch64, x86-64 under qemu-x86_64 -cpu max), generated C built "
              "with -O2 and the target's core flags. *MACs*: output elements x kernel volume "
              "summed over CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED. *TFLM+CMSIS-NN instr*, "
              "*TFLM arena_used (32-bit)*, *TFLM flash*: the anchor figures of "
-             "../shared/bench/anchors.md (same QEMU machines). *TFLM arena*: the smallest "
+             "../shared/bench/anchors.md (same QEMU machines; its current-converter section for "
+             "the cv_* models), '-' where it has none; *instr / TFLM* = instructions / TFLM+CMSIS-"
+             "NN instr. *TFLM arena*: the smallest "
              "arena_size with which the tflite-micro interpreter (64-bit host build) allocates "
              "and runs the model, bisected in this run. *arena* / *lower bound*: edgecc's plan "
-             "(all activation RAM) and the peak of bytes alive at once. *flash*: the model's "
+             "(all activation RAM) and the peak of bytes alive at once; *arena / LB* and *arena / "
+             "TFLM arena* their ratios (below 1: smaller than TFLite Micro's). *flash*: the model's "
              "code + weights + constants, from the linked ELF's map (Arm) or the generated C's "
-             "objects (x86). *bit-exact*: every output byte equals TFLite Micro's on seeded "
-             "inputs (edgecc verify). *edgecc us*: median latency of NAME_run built "
+             "objects (x86). *exact frames*: of N consecutive seeded frames on one arena after "
+             "one name_reset, those whose every output byte equals the reference's (TFLite "
+             "Micro, which keeps its state over the same frames; LiteRT's reference kernels "
+             "where TFLite Micro lacks an op) (edgecc verify --frames N). *compile s*: "
+             "seconds of edgecc's compile of the model for that target (import to C source), "
+             "on this loaded machine. *edgecc us*: median latency of NAME_run built "
              f"`{' '.join(meta['latency_cflags'])}`, one thread, after warm-up; *LiteRT+XNNPACK "
              "us*: median Python `invoke()` latency of ai-edge-litert with num_threads=1 and its "
              "default XNNPACK delegate, measured in the same run (its Python call floor, the "
@@ -113,6 +159,7 @@ def render_results(meta: dict, results: dict[str, list[dict]]) -> str:
              "`-mavx2 -mfma -mavx512f -mavx512bw -mavx512vl -mavx512vnni`, its 512-bit paths; "
              "QEMU's TCG has no AVX-512, so that target has no instruction count).",
              ""]
+    lines += _kept(meta, results)
     notes: list[str] = []
     for target, rows in results.items():
         if not rows:

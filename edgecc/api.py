@@ -65,7 +65,7 @@ def output_files(c, model, target, board, emit, options: dict) -> dict[str, str]
         files.update(emit_files(c.files, c.name, c.graph.name, list(emit),
                                 board_for(target.name, board), c.plan.arena,
                                 c.weights_section))
-    fname, text = manifest_file(c, model, target.name, board.name if board else None, options)
+    fname, text = manifest_file(c, model, target.name, board, options)
     files[fname] = text
     return files
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 from pathlib import Path
 
 from edgecc.version import __version__
@@ -16,7 +17,40 @@ from edgecc.metrics import node_macs
 from edgecc.names import c_ident
 
 
-def manifest(c, model: str | Path, target: str, board: str | None, options: dict) -> dict:
+def flash_of_objects(c, board) -> dict | None:
+    """Flash of the model on a bare-metal board: the allocated, read-only bytes (code, weights,
+    other constants) of the generated C's objects, built as verify builds them (before linking,
+    so a little above what --gc-sections keeps). None without a board or its compiler."""
+    if board is None or not board.bare_metal:
+        return None
+    from elftools.elf.elffile import ELFFile
+    from edgecc.codegen import write_files
+    from edgecc.errors import EdgeccError
+    from edgecc.verify.cross import STRICT, compile_sources
+    with tempfile.TemporaryDirectory(prefix="edgecc-manifest-") as tmp:
+        gen = Path(tmp) / "gen"
+        write_files({k: v for k, v in c.files.items() if "/" not in k}, gen)
+        try:
+            objs = compile_sources(sorted(gen.glob("*.c")), Path(tmp) / "obj", board, None,
+                                   [*STRICT, f"-I{gen}"])
+        except EdgeccError:
+            return None
+        code = const = 0
+        for o in objs:
+            with open(o, "rb") as f:
+                for s in ELFFile(f).iter_sections():
+                    flags = s["sh_flags"]
+                    if flags & 0x2 and not flags & 0x1 and s["sh_type"] != "SHT_NOBITS":
+                        if flags & 0x4:
+                            code += s["sh_size"]
+                        else:
+                            const += s["sh_size"]
+    return dict(code_bytes=code, constant_bytes=const, total_bytes=code + const,
+                method="sections of the generated C's objects (arm-none-eabi-gcc -O2)")
+
+
+def manifest(c, model: str | Path, target: str, board: str | None, options: dict,
+             flash: dict | None = None) -> dict:
     """The manifest of Compiled `c` (edgecc.compiler) as a dict."""
     layers = []
     for step, lw in enumerate(c.lowered):
@@ -30,7 +64,7 @@ def manifest(c, model: str | Path, target: str, board: str | None, options: dict
         model_sha256=hashlib.sha256(Path(model).read_bytes()).hexdigest(),
         name=c_ident(c.name).lower(), target=target, board=board, options=options,
         arena_bytes=c.plan.arena, lower_bound_bytes=c.plan.lower_bound,
-        weights_bytes=c.weights_bytes, io_external=bool(c.plan.external),
+        weights_bytes=c.weights_bytes, io_external=bool(c.plan.external), flash=flash,
         inputs=[dict(name=g.value(v).label or v, type=str(g.type(v)), bytes=g.type(v).nbytes)
                 for v in g.inputs],
         outputs=[dict(name=g.value(v).label or v, type=str(g.type(v)), bytes=g.type(v).nbytes)
@@ -38,8 +72,8 @@ def manifest(c, model: str | Path, target: str, board: str | None, options: dict
         macs=sum(x["macs"] for x in layers), layers=layers)
 
 
-def manifest_file(c, model: str | Path, target: str, board: str | None,
-                  options: dict) -> tuple[str, str]:
-    """(file name, text) of the manifest in the output folder."""
-    text = json.dumps(manifest(c, model, target, board, options), indent=1, sort_keys=True)
+def manifest_file(c, model: str | Path, target: str, board, options: dict) -> tuple[str, str]:
+    """(file name, text) of the manifest in the output folder (board: a Board or None)."""
+    text = json.dumps(manifest(c, model, target, board.name if board else None, options,
+                               flash_of_objects(c, board)), indent=1, sort_keys=True)
     return f"{c_ident(c.name).lower()}.manifest.json", text + "\n"

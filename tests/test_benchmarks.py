@@ -44,11 +44,68 @@ def test_anchor_parser_ignores_ratio_column():
     assert a.instructions == 1000 and a.macs is None
 
 
+def test_converter_anchors_parse():
+    """The current-converter section puts M4 and M55 side by side; flash is written as parts."""
+    a = _anchors()
+    m4, m55 = a.get("cortex-m4", "cv_conv1d"), a.get("cortex-m55", "cv_conv1d")
+    assert (m4.instructions, m4.macs, m4.arena_bytes, m4.flash_bytes) == \
+        (1616118, 80064, 8548, 10264 + 64834 + 42832)
+    assert (m55.instructions, m55.arena_bytes, m55.flash_bytes) == (1313064, 8580, None)
+    assert a.get("cortex-m4", "cv_autoenc") is None  # TFLite Micro has no TILE: no anchor
+    assert a.get("cortex-m4", "kws_ref_model").instructions == 7698793  # the older table stays
+
+
 def test_mac_counts_match_the_anchors():
     from edgecc.compiler import load_model
     a = _anchors()
     for name, anchor in a.by_target["cortex-m4"].items():
-        assert count_macs(load_model(shared_model(name))) == anchor.macs, name
+        path = (SHARED / "models" / "converter" / f"{name}.tflite" if name.startswith("cv_")
+                else shared_model(name))
+        # cv_conv1d's dilated conv runs on SPACE_TO_BATCH_ND's 2 blocks: anchors.md counts one
+        # (output elements without the batch), edgecc both (2 x 32 x 32 x 3 x 16)
+        extra = 32 * 32 * 3 * 16 if name == "cv_conv1d" else 0
+        assert count_macs(load_model(path)) == anchor.macs + extra, name
+
+
+def _row(model: str, **kw) -> dict:
+    r = dict(model=model, macs=100, instructions=300, arena_bytes=120, lower_bound_bytes=100,
+             tflm_arena_bytes=240, flash_bytes=1000, bit_exact=True, frames=5, frames_exact=5,
+             compile_s=1.25, anchor=dict(instructions=600, arena_bytes=200, flash_bytes=2000))
+    r.update(kw)
+    return r
+
+
+def test_tables_put_speed_and_ram_side_by_side():
+    from benchmarks.table import render_results
+    meta = dict(command="c", date="d", cpu="cpu", cores=2, os="os", commit="x", gcc="g",
+                arm_gcc="a", aarch64_gcc="b", qemu="q", litert="l", tflm="t", latency_cflags=[])
+    bad = _row("m3", bit_exact=False, frames_exact=3)
+    md = render_results(meta, {"cortex-m4": [_row("m1"), _row("m2", error="boom"), bad],
+                               "host": [_row("m1", anchor=None, latency_us=2.0, litert_us=4.0)]})
+    assert ("| m1 | 100 | 300 | 3.00 | 600 | 0.50 | 120 | 100 | 1.20 | 240 | 0.50 | 1,000 | "
+            "200 | 2,000 | 5/5 | 1.2 |") in md
+    assert "| m3 | 100 | 300 |" in md and "**3/5** |" in md
+    assert "| m1 | 100 | 300 | 3.00 | - | - | 120 | 100 | 1.20 | 240 | 0.50 | 1,000 | 2.00 | 4.00 |" \
+        " 0.50 | - | - | 5/5 | 1.2 |" in md
+    assert "1. m2: boom" in md
+    for table in md.split("\n## ")[1:]:  # every row of a table, error rows too, has its columns
+        rows = [ln for ln in table.splitlines() if ln.startswith("|")]
+        assert len({ln.count("|") for ln in rows}) == 1, table
+
+
+def test_merge_keeps_rows_not_measured_again():
+    from benchmarks.run import merge_results
+    old = {"cortex-m4": [_row("a"), _row("b")], "host": [_row("a")]}
+    new = {"cortex-m4": [_row("b", instructions=1), _row("c")]}
+    out = merge_results(old, new)
+    assert [r["model"] for r in out["cortex-m4"]] == ["a", "b", "c"]
+    assert out["cortex-m4"][1]["instructions"] == 1 and out["host"] == old["host"]
+    from benchmarks.table import _kept
+    dated = {"cortex-m4": [_row("a", measured="old"), _row("b", measured="new")],
+             "host": [_row("a", measured="old")]}
+    line, = [ln for ln in _kept(dict(date="new"), dated) if ln]
+    assert line.startswith("Rows kept from the run of old") and line.endswith(
+        ": a on cortex-m4, host.")
 
 
 def test_readme_block_is_replaced_and_nothing_else(tmp_path):
@@ -121,6 +178,28 @@ def test_suite_x86_avx512_row(tmp_path):
     else:
         assert "cannot run x86-avx512" in row["error"]
     assert "## x86-avx512" in md.read_text()
+
+
+def test_suite_on_a_converter_model_on_host(tmp_path):
+    """The converter set through the whole path: model lookup in ../shared/models/converter,
+    5 frames verified, TFLite Micro's arena bisected, the host table with its ratios."""
+    path = SHARED / "models" / "converter" / "cv_mlp_u8in.tflite"
+    if not path.is_file():
+        pytest.fail(f"{path} missing: the shared folder must sit beside the checkout")
+    js, md = tmp_path / "r.json", tmp_path / "r.md"
+    r = _run(["--sets", "converter", "--models", "cv_mlp_u8in", "--targets", "host",
+              "--no-latency", "-o", str(md), "--json", str(js)])
+    assert r.returncode == 0, r.stderr
+    row, = json.loads(js.read_text())["results"]["host"]
+    assert "error" not in row, row
+    assert (row["frames"], row["frames_exact"], row["macs"]) == (5, 5, 4864)
+    assert row["tflm_arena_bytes"] > 0 and row["compile_s"] > 0 and row["instructions"] > 0
+    assert 0 < row["lower_bound_bytes"] <= row["arena_bytes"]
+    lb = f"{row['arena_bytes'] / row['lower_bound_bytes']:.2f}"
+    tflm = f"{row['arena_bytes'] / row['tflm_arena_bytes']:.2f}"
+    line = next(ln for ln in md.read_text().splitlines() if ln.startswith("| cv_mlp_u8in |"))
+    assert f"| {row['lower_bound_bytes']:,} | {lb} | {row['tflm_arena_bytes']:,} | {tflm} |" \
+        in line and line.endswith("| 5/5 | %.1f |" % row["compile_s"])
 
 
 def test_unknown_model_is_one_line_error(tmp_path):

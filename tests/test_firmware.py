@@ -270,13 +270,10 @@ def test_io_external_verify_kws_vww(tmp_path):
 
 
 @pytest.mark.qemu
-def test_io_external_on_board():
-    from edgecc.boards import load_board
-    from edgecc.targets import get_target
-    from edgecc.verify import verify_model
-    r = verify_model(shared_model("micro_speech_quantized"), get_target("cortex-m4"),
-                     board=load_board("mps2-an386"), io="external")
-    assert r.bit_exact
+def test_io_external_on_board(edgecc_run):
+    """Through the pytest plugin's fixture: NAME_run_io under QEMU, bit-exact."""
+    edgecc_run.assert_exact(shared_model("micro_speech_quantized"), board="mps2-an386",
+                            io="external")
 
 
 def test_manifest(tmp_path):
@@ -296,3 +293,39 @@ def test_manifest(tmp_path):
     assert m["layers"][0]["op"] == "CONV_2D" and m["layers"][0]["macs"] > 0
     assert m["macs"] == sum(x["macs"] for x in m["layers"])
     assert any(x["scratch_bytes"] for x in m["layers"])
+    # flash from the board's objects: code plus constants, at least the weights
+    assert m["flash"]["total_bytes"] == m["flash"]["code_bytes"] + m["flash"]["constant_bytes"]
+    assert m["flash"]["constant_bytes"] >= m["weights_bytes"] and m["flash"]["code_bytes"] > 0
+    _compile_json(model, tmp_path / "h", "--name", "kws")
+    assert json.loads((tmp_path / "h" / "kws.manifest.json").read_text())["flash"] is None
+
+
+def _reshape_only(path: Path, with_relu: bool) -> None:
+    """x int8[1, 4, 4] -> RESHAPE -> [1, 16] (-> RELU): without the RELU the output IS the
+    input's bytes."""
+    from edgecc.tflite_writer import ModelBuilder
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 4, 4), "int8", scale=0.1, zero_point=0)
+    shape = mb.const("shape", np.array([1, 16], np.int32))
+    flat = mb.tensor("flat", (1, 16), "int8", scale=0.1, zero_point=0)
+    mb.op("RESHAPE", [x, shape], [flat], {"new_shape": [1, 16]})
+    out = flat
+    if with_relu:
+        out = mb.tensor("y", (1, 16), "int8", scale=0.1, zero_point=0)
+        mb.op("RELU", [flat], [out])
+    path.write_bytes(mb.finish([x], [out]))
+
+
+def test_io_external_refuses_an_output_that_is_the_input(tmp_path, capsys):
+    """An output that shares the input's bytes would need a copy: one line, exit 2. With a layer
+    between them, the arena holds nothing at all but the input's alias is read in place."""
+    from edgecc.targets import get_target
+    from edgecc.verify import verify_model
+    m = tmp_path / "r.tflite"
+    _reshape_only(m, with_relu=False)
+    assert main(["compile", str(m), "-o", str(tmp_path / "o"), "--io", "external"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--io external" in err
+    _reshape_only(m, with_relu=True)
+    r = verify_model(m, get_target("host"), io="external")
+    assert r.bit_exact

@@ -33,10 +33,11 @@ def _binary_model(op: str, rng, b_shape=(65536,), a_shape=(65536,)):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_qlinear_binary_all_pairs_exact(tmp_path, op, seed, monkeypatch):
     """Every int8 pair (a, b): the seeded inputs are replaced by the 65536 pairs."""
-    import edgecc.verify.reference as ref  # verify's frames come from ref.seeded_inputs
+    import edgecc.verify as v
     p = tmp_path / "m.onnx"
     p.write_bytes(_binary_model(op, np.random.default_rng(seed)).SerializeToString())
-    monkeypatch.setattr(ref, "seeded_inputs", lambda g, s: [a.copy() for a in ALL_PAIRS])
+    monkeypatch.setattr(v, "seeded_frames",
+                        lambda g, s, n: [[a.copy() for a in ALL_PAIRS] for _ in range(n)])
     r = verify_model(p, get_target("host"))
     assert r.bit_exact, r.as_json()
 
@@ -53,3 +54,23 @@ def test_qlinear_binary_broadcast_exact(tmp_path, op, a_shape, b_shape):
     for seed in range(3):
         r = verify_model(p, get_target("host"), seed=seed)
         assert r.bit_exact, r.as_json()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_qlinear_global_average_pool_exact(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    xs, ys = (np.float32(v) for v in rng.uniform(0.005, 0.1, 2))
+    xz, yz = (np.int8(v) for v in rng.integers(-20, 20, 2))
+    inits = [numpy_helper.from_array(np.array(v), n)
+             for n, v in (("xs", xs), ("xz", xz), ("ys", ys), ("yz", yz))]
+    node = helper.make_node("QLinearGlobalAveragePool", ["x", "xs", "xz", "ys", "yz"], ["y"],
+                            domain="com.microsoft", channels_last=0)
+    g = helper.make_graph([node], "t",
+                          [helper.make_tensor_value_info("x", TensorProto.INT8, [4, 16, 7, 5])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT8, [4, 16, 1, 1])],
+                          inits)
+    p = tmp_path / "m.onnx"
+    p.write_bytes(helper.make_model(g, opset_imports=[
+        helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)]).SerializeToString())
+    r = verify_model(p, get_target("host"), seed=seed)
+    assert r.bit_exact, r.as_json()

@@ -32,10 +32,11 @@ def wrap32(x: np.ndarray) -> np.ndarray:
     return np.asarray(x, dtype=np.int64).astype(np.int32)
 
 
-def float_act_range(act: int) -> tuple[float, float] | None:
-    """CalculateActivationRange for float: None when the activation does not clamp."""
-    return {0: None, 1: (0.0, float(np.finfo(np.float32).max)), 2: (-1.0, 1.0),
-            3: (0.0, 6.0)}[act]
+def float_act_range(act: int) -> tuple[float, float]:
+    """CalculateActivationRange<float>: NONE is [lowest, max], so an overflow to +-inf comes out as
+    +-FLT_MAX (ActivationFunctionWithMinMax clamps it, as TFLite Micro does)."""
+    top = float(np.finfo(np.float32).max)
+    return {0: (-top, top), 1: (0.0, top), 2: (-1.0, 1.0), 3: (0.0, 6.0)}[act]
 
 
 def int32_act_range(act: int) -> tuple[int, int]:
@@ -45,11 +46,8 @@ def int32_act_range(act: int) -> tuple[int, int]:
 
 def clamp_float(x: np.ndarray, act: int) -> np.ndarray:
     """ActivationFunctionWithMinMax: min(max(x, lo), hi) with std::min/max's NaN behaviour."""
-    r = float_act_range(act)
+    lo, hi = (np.float32(v) for v in float_act_range(act))
     x = np.asarray(x, dtype=np.float32)
-    if r is None:
-        return x
-    lo, hi = np.float32(r[0]), np.float32(r[1])
     x = np.where(x < lo, lo, x)  # std::max(x, lo) == (x < lo) ? lo : x
     return np.where(hi < x, hi, x).astype(np.float32)
 
@@ -70,10 +68,8 @@ def unquantized_act_params(dt: DType, act: int) -> dict:
     if dt == DType.INT32:
         lo, hi = int32_act_range(act)
         return dict(act_min=lo, act_max=hi)
-    r = float_act_range(act)
-    if r is None:
-        return dict(clamp=False, fmin="", fmax="")
-    return dict(clamp=True, fmin=c_float(r[0]), fmax=c_float(r[1]))
+    lo, hi = float_act_range(act)
+    return dict(clamp=True, fmin=c_float(lo), fmax=c_float(hi))
 
 
 # ---- constraints -----------------------------------------------------------------------------

@@ -22,12 +22,11 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, OpDef, in_type, out_type
-from edgecc.ops._arith import c_float
+from edgecc.ops._arith import c_float, clamp_float, float_act_range
 from edgecc.ops._lut import libm
 
 F32 = np.float32
 LOWEST = float(np.finfo(np.float32).min)
-HIGHEST = float(np.finfo(np.float32).max)
 
 
 # ---- joining a float path to an op -----------------------------------------------------------
@@ -103,17 +102,13 @@ def libm_f(name: str) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def act_bounds(n: Node) -> tuple[float, float]:
-    """CalculateActivationRange<float>: NONE is [lowest, max], so infinities clamp to them."""
-    act = int(n.attrs.get("fused_activation_function", 0))
-    return {0: (LOWEST, HIGHEST), 1: (0.0, HIGHEST), 2: (-1.0, 1.0), 3: (0.0, 6.0)}[act]
+    """CalculateActivationRange<float> of the node's fused activation (edgecc/ops/_arith.py)."""
+    return float_act_range(int(n.attrs.get("fused_activation_function", 0)))
 
 
 def activate(x: np.ndarray, n: Node) -> np.ndarray:
     """ActivationFunctionWithMinMax: std::min(std::max(x, lo), hi)."""
-    lo, hi = (F32(v) for v in act_bounds(n))
-    x = np.asarray(x, F32)
-    x = np.where(x < lo, lo, x)
-    return np.where(hi < x, hi, x).astype(F32)
+    return clamp_float(x, int(n.attrs.get("fused_activation_function", 0)))
 
 
 def act_params(n: Node) -> dict:
@@ -141,11 +136,10 @@ def rows(g: Graph, n: Node) -> tuple[int, int]:
 
 # ---- elementwise unary float kernels ---------------------------------------------------------
 
-def unary_kernel(g: Graph, n: Node, expr: str, **params) -> Kernel:
+def unary_kernel(g: Graph, n: Node, expr: str) -> Kernel:
     """y[i] = expr(x[i]) over every element (templates/c/float_unary.c.j2); `expr` is C with `v`
     the input value, e.g. "ec_expf(v)"."""
-    return Kernel("float_unary.c.j2", params=dict(count=in_type(g, n).numel, expr=expr,
-                                                  pre=params.pop("pre", ""), **params),
+    return Kernel("float_unary.c.j2", params=dict(count=in_type(g, n).numel, expr=expr),
                   variant="float32")
 
 

@@ -55,6 +55,11 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         return [s.reshape(out_type(g, n).shape)]
     p = quant_params(g, n, count)
     total = reduce_np(ins[0].astype(np.int64), axes, lambda f: f.sum(axis=-1))
+    if n.attrs.get("numerics") == "onnx":  # QLinearGlobalAveragePool: edgecc/ops/_onnx_rq.py
+        from edgecc.ops._onnx_rq import onnx_requantize
+        out = onnx_requantize(total - p["zp_times_n"], _onnx_scale(g, n, count), p["out_zp"],
+                              p["lo"], p["hi"], out_type(g, n).dtype.np)
+        return [out.reshape(out_type(g, n).shape)]
     out = mbqm(total - p["zp_times_n"], p["mult"], p["shift"]) + p["out_zp"]
     return [np.clip(out, p["lo"], p["hi"]).astype(out_type(g, n).dtype.np)
             .reshape(out_type(g, n).shape)]
@@ -68,7 +73,17 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         params.update(kind="fsum", divide=n.op == "MEAN", fcount=ew.c_float(plan["count"]))
     else:
         params.update(kind="qsum", **quant_params(g, n, plan["count"]))
+        if n.attrs.get("numerics") == "onnx":
+            params.update(rq="ec_onnx_rq", shift=0,
+                          mult=ew.c_float(float(_onnx_scale(g, n, plan["count"]))))
     return Kernel(f"{n.op.lower()}.c.j2", params=params)
+
+
+def _onnx_scale(g: Graph, n: Node, count: int) -> np.float32:
+    """onnxruntime's QLinearGlobalAveragePool: the mean's scale x_scale / (y_scale * count) in
+    float32, applied to the int32 sum minus zp * count, rounded half to even."""
+    xs, ys = ew.scale32(in_type(g, n)), ew.scale32(out_type(g, n))
+    return np.float32(xs / np.float32(ys * np.float32(count)))
 
 
 for _name in ("MEAN", "SUM"):

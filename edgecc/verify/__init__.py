@@ -120,6 +120,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     c = compile_model(model, target, name,
                       ram_budget=arena_room(board) if board is not None else None, io=io,
                       weights_section=weights_section)
+    info["compile_seconds"] = round(c.seconds, 3)
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     ins = seeded_frames(c.graph, seed, frames)

@@ -80,3 +80,17 @@ def test_div_int32_broadcast():
     rng = np.random.default_rng(1250)
     out, ins = broadcast_shapes(rng, max_rank=3)
     check_model(binary_model(rng, "DIV", "int32", ins, out))
+
+
+@pytest.mark.parametrize("op", ["MUL", "SUB", "ADD", "DIV"])
+def test_float_overflow_clamps_to_flt_max(op):
+    """Activation NONE still clamps to [lowest, max] in TFLite Micro: an overflow to +-inf comes
+    out as +-FLT_MAX."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", (2, 8), "float32")
+    t = mb.tensor("t", (2, 8), "float32")
+    mb.op("MUL", [x, mb.const("big", np.array([3e38], np.float32))], [t])
+    k = {"MUL": 3e38, "SUB": -3e38, "ADD": 3e38, "DIV": 1e-30}[op]
+    y = mb.tensor("y", (2, 8), "float32")
+    mb.op(op, [t, mb.const("k", np.array([k], np.float32))], [y])
+    check_model(mb.finish([x], [y]))

@@ -174,7 +174,8 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
         axes = [x.perm.index(a) for a in range(2, len(x.perm))]
         ax = b.const(np.array(axes), DType.INT32)
         op = "MEAN" if info["kind"] == "global" else "REDUCE_MAX"
-        y = b.add_inferred(op, [x.value, ax], DType.INT8, yq, dict(keep_dims=True))
+        a = dict(keep_dims=True, numerics=ONNX) if op == "MEAN" else dict(keep_dims=True)
+        y = b.add_inferred(op, [x.value, ax], DType.INT8, yq, a)
         return Rec("act", y, perm=x.perm)
     x = b.with_perm(info["x"], NHWC)
     attrs = info["attrs"]
