@@ -47,11 +47,12 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 def lower(g: Graph, n: Node, target) -> Kernel:
     v = in_type(g, n, 1)
     width = v.numel // max(v.shape[0], 1)
-    return Kernel("embedding_lookup.c.j2",
-                  params=dict(count=in_type(g, n, 0).shape[0], rows=v.shape[0], width=width,
-                              ctype=v.dtype.c, out_ctype=out_type(g, n).dtype.c,
-                              hybrid=_hybrid(g, n), bytes=width * v.dtype.size,
-                              scale=c_float(v.q.scale[0]) if _hybrid(g, n) else ""),
+    hybrid = _hybrid(g, n)  # int8 table, float32 output: each row dequantized
+    return Kernel("embedding_lookup_hybrid.c.j2" if hybrid else "embedding_lookup.c.j2",
+                  params=dict(count=in_type(g, n, 0).shape[0], last_row=v.shape[0] - 1,
+                              width=width, ctype=v.dtype.c, out_ctype=out_type(g, n).dtype.c,
+                              bytes=width * v.dtype.size,
+                              scale=c_float(v.q.scale[0]) if hybrid else ""),
                   consts=const_inputs(g, n), variant="copy")
 
 

@@ -44,7 +44,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     inner = int(np.prod(x.shape[k:], dtype=np.int64))
     return Kernel("gather_nd.c.j2",
                   params=dict(ctype=x.dtype.c, itype=it.dtype.c, count=it.numel // k, depth=k,
-                              dims=[int(d) for d in x.shape[:k]], strides=strides[:k],
+                              last=[int(d) - 1 for d in x.shape[:k]], strides=strides[:k],
                               inner=inner, bytes=inner * x.dtype.size),
                   consts=const_inputs(g, n), variant="copy")
 
