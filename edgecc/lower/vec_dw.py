@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node, QParams, TensorType, Value
+from edgecc.lower.climits import c_define
 from edgecc.lower.layout import int32_array, round_up
 from edgecc.lower.geom import Avx2Dw3Geom, Avx2DwGeom, NeonDwGeom
 from edgecc.lower.table import Candidate, Refused, try_candidates
@@ -20,7 +21,10 @@ from edgecc.lower.vec import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_a
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
-MAX_DW_TAPS = 64  # ec_x86_depthwise_conv_2d_taps_s8 / ec_neon_depthwise_conv_2d_taps_s8 keep one pointer per tap on the stack
+# ec_x86_depthwise_conv_2d_taps_s8 / ec_neon_depthwise_conv_2d_taps_s8 keep one pointer per tap
+# on the stack
+MAX_DW_TAPS = min(c_define("x86/depthwise_conv_2d.h", "EC_AVX2_DW_MAX_TAPS"),
+                  c_define("neon/depthwise_conv_2d.h", "EC_NEON_DW_MAX_TAPS"))
 DW_NARROW = 6     # 3x3 layers this many output columns wide or fewer: see lower_depthwise
 
 

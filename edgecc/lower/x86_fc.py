@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node
+from edgecc.lower.climits import c_define
 from edgecc.lower.layout import round_up
 from edgecc.lower.table import Refused
 from edgecc.lower.vec import (bias_of, folded_biases, int8_layer, out_act, requant_arrays,
@@ -20,7 +21,7 @@ from edgecc.ops._conv_common import fc_multiplier
 from edgecc.ops.fully_connected import fc_dims
 
 # ec_x86_fully_connected_stream_s8 keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
-MAX_KP = 8192
+MAX_KP = c_define("x86/fully_connected_stream_passes.h", "EC_X86_FC_MAX_KP")
 BLOCK = 16  # units per block: one ZMM of int32 accumulators
 PASS = 8    # blocks per full pass (128 units)
 

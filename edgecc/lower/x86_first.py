@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node
+from edgecc.lower.climits import c_define
 from edgecc.lower.layout import round_up
 from edgecc.lower.geom import X86FirstGeom
 from edgecc.lower.table import Refused
@@ -31,8 +32,9 @@ from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
 MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs per filter row
-MAX_COL = 6144      # runtime_c/x86/ EC_X86_FIRST_MAX_COL: (band * out_w + 8) * kpp
-MAX_ROWS = 6144     # EC_X86_FIRST_MAX_ROWS: a band's input rows x row_b
+# (band * out_w + 8) * kpp, and a band's input rows x row_b: the kernel's stack buffers
+MAX_COL = c_define("x86/conv_2d_first_common.h", "EC_X86_FIRST_MAX_COL")
+MAX_ROWS = c_define("x86/conv_2d_first_common.h", "EC_X86_FIRST_MAX_ROWS")
 ROW_SLACK = 16      # a padded row's bytes past its last column: 16-byte moves may read them
 
 
