@@ -165,3 +165,25 @@ def test_function_scan_sees_definitions():
     text = "static int f(int a,\n  int b) {\n  if (a) { return b; }\n  return 0;\n}\n" \
            "#define X(a) { a }\ntypedef struct { int a; } s;\n"
     assert list(_function_lengths(text)) == [("f", 4)]
+
+
+def test_closure_follows_relative_includes():
+    assert closure(["mve/add.h"]) == ["dsp/add.h", "dsp/common.h", "mve/add.h", "mve/common.h"]
+    assert closure(["edgecc_log.h"]) == ["edgecc_fixedpoint.h", "edgecc_log.h", "edgecc_rt.h"]
+    with pytest.raises(FileNotFoundError):
+        closure(["dsp/no_such_op.h"])
+
+
+def test_kernel_headers_win_over_the_table(monkeypatch):
+    """A kernel that names its headers keeps them; one that does not gets the table's."""
+    from types import SimpleNamespace
+
+    from edgecc import lower
+    from edgecc.ops import Kernel
+
+    named = Kernel("softmax.c.j2", headers=("dsp/add.h",))
+    for kernel, want in ((named, ("dsp/add.h",)), (Kernel("softmax.c.j2"), ("edgecc_fixedpoint.h",))):
+        op = SimpleNamespace(lower=lambda g, n, t, k=kernel: k)
+        monkeypatch.setattr(lower, "get_op", lambda name, op=op: op)
+        lw = lower.lower_node(None, SimpleNamespace(index=0, op="SOFTMAX"), get_target("host"))
+        assert lw.template_path == "c/softmax.c.j2" and lw.kernel.headers == want

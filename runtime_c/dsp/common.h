@@ -61,16 +61,6 @@ static inline int32_t ec_dsp_sxtb16_r8(int32_t x) {
     __asm__ volatile("ldrd %0, %1, [%2], #8" : "=r"(a), "=r"(b), "+r"(p) \
                      : "m"(*(const int32_t (*)[2])(p)))
 
-/* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
-#define EC_DSP_FC_UNIT(acc, wp, x0, x1, x2, x3) do { \
-        int32_t wa_, wb_, t_; \
-        EC_DSP_V_LDRD_PI(wp, wa_, wb_); \
-        EC_DSP_V_SXTB16(t_, wa_); EC_DSP_V_SMLAD(acc, x0, t_); \
-        EC_DSP_V_SXTB16_R8(t_, wa_); EC_DSP_V_SMLAD(acc, x1, t_); \
-        EC_DSP_V_SXTB16(t_, wb_); EC_DSP_V_SMLAD(acc, x2, t_); \
-        EC_DSP_V_SXTB16_R8(t_, wb_); EC_DSP_V_SMLAD(acc, x3, t_); \
-    } while (0)
-
 /* a, b = the two words at p (word aligned); p += 8 bytes. */
 #define EC_DSP_LDRD_PI(p, a, b) \
     __asm__("ldrd %0, %1, [%2], #8" : "=r"(a), "=r"(b), "+r"(p) : "m"(*(const int32_t (*)[2])(p)))

@@ -4,6 +4,16 @@
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
 
+/* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
+#define EC_DSP_FC_UNIT(acc, wp, x0, x1, x2, x3) do { \
+        int32_t wa_, wb_, t_; \
+        EC_DSP_V_LDRD_PI(wp, wa_, wb_); \
+        EC_DSP_V_SXTB16(t_, wa_); EC_DSP_V_SMLAD(acc, x0, t_); \
+        EC_DSP_V_SXTB16_R8(t_, wa_); EC_DSP_V_SMLAD(acc, x1, t_); \
+        EC_DSP_V_SXTB16(t_, wb_); EC_DSP_V_SMLAD(acc, x2, t_); \
+        EC_DSP_V_SXTB16_R8(t_, wb_); EC_DSP_V_SMLAD(acc, x3, t_); \
+    } while (0)
+
 /* ---------------------------------------------------------------------------------------
  * FULLY_CONNECTED: the input row is sign-extended into scratch ((x0,x2),(x1,x3) words) a chunk
  * of cp inputs at a time (cp a multiple of 8; the depth padded to dp, a multiple of 8); units
