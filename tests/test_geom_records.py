@@ -49,3 +49,16 @@ def test_records_match_their_c_structs():
     for r in recs:
         assert r.c_struct in structs, f"{r.__name__}: no struct {r.c_struct} in runtime_c/"
         assert list(r._fields) == structs[r.c_struct], r.__name__
+
+
+def test_block_limits_come_from_the_c():
+    """The stack-buffer bounds the lowering checks layers against are the headers' #defines
+    (edgecc/lower/climits.py), not second copies."""
+    import pytest
+
+    from edgecc.lower import vec, x86_fc
+    from edgecc.lower.climits import c_define
+    assert x86_fc.MAX_KP == c_define("x86/fully_connected_stream_passes.h", "EC_X86_FC_MAX_KP")
+    assert vec.MAX_KP == c_define("vec/common.h", "EC_VEC_MAX_KP") > 0
+    with pytest.raises(KeyError):
+        c_define("vec/common.h", "EC_NO_SUCH_LIMIT")

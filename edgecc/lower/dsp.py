@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
+from edgecc.lower.climits import c_define
 from edgecc.lower import fastrq
 from edgecc.lower.layout import (doubled, fits_int32, interleave_rows, offset_bytes, pack_words,
                                  pad_cols, pad_to, round_up)
@@ -27,6 +28,7 @@ from edgecc.ops.pool_2d import pool_geometry
 from edgecc.quant import mbqm_smaller_than_one
 
 ISA = "dsp"
+DW_MAX_KH = c_define("dsp/depthwise_conv_2d.h", "EC_DSP_DW_MAX_KH")  # filter rows in the planes
 
 
 def _int16(g: Graph, n: Node) -> str | None:
@@ -108,7 +110,7 @@ def dw_common(g: Graph, n: Node, target) -> str | None:
     win = conv_window(g, n)
     if win.dil_h != 1 or win.dil_w != 1:
         return "dilated depthwise: portable kernel"
-    if win.k_h > 8 and in_type(g, n).shape[3] != 1:
+    if win.k_h > DW_MAX_KH and in_type(g, n).shape[3] != 1:
         return "filter taller than 8 rows: portable kernel"
     return None
 
@@ -125,7 +127,7 @@ def dw_as_conv_applies(g: Graph, n: Node, target) -> str | None:
     why = dw_common(g, n, target)
     if why:
         return why
-    if not (in_type(g, n).shape[3] == 1 and conv_window(g, n).k_h > 8):
+    if not (in_type(g, n).shape[3] == 1 and conv_window(g, n).k_h > DW_MAX_KH):
         return "not one input channel with a filter over 8 rows"
     return None
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
+from edgecc.lower.climits import c_define
 from edgecc.lower import fastrq
 from edgecc.lower.layout import int32_array, pack_quads, pack_quads16, round_up
 from edgecc.lower.geom import VecConvGeom, X512Band
@@ -41,8 +42,10 @@ from edgecc.ops._conv_common import (act_range, channel_multipliers, conv_groups
 from edgecc.ops.fully_connected import fc_dims
 from edgecc.quant import INT32_MIN
 
-MAX_SEGMENTS = 64  # ec_avx2_conv / ec_neon_conv keep one offset per tap segment on the stack
-MAX_KP = 2048      # ... and gather border pixels' 4 fields of kp bytes there
+# the x86 / NEON convolutions keep one offset per tap segment on the stack, and gather border
+# pixels' 4 fields of kp bytes there
+MAX_SEGMENTS = c_define("vec/common.h", "EC_VEC_MAX_SEGS")
+MAX_KP = c_define("vec/common.h", "EC_VEC_MAX_KP")
 # Per-channel arrays (bias, requantization) are padded to a multiple of 16 channels: a kernel's
 # 16-channel code may then be specialised by the C compiler for any layer without reading
 # (even provably dead) past an array's end, which gcc -Warray-bounds would report.
@@ -51,7 +54,7 @@ ARRAY_PAD = 16
 
 # ZMM convolution (runtime_c/x86/conv_2d_x512.h): the input rows a row of output pixels
 # reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
-X512_MAX_BAND = 16384
+X512_MAX_BAND = c_define("x86/x512.h", "EC_X512_MAX_BAND")
 NO_BAND = X512Band(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
 
 
@@ -159,7 +162,7 @@ def vec_kernel(isa: str, op: str, params: dict, consts: dict, scratch: int, vari
 
 def conv_segments(kh: int, kw: int, ic: int, dil_w: int) -> tuple[int, int]:
     """(segments, bytes per segment) of one pixel's taps: a filter row's k_w * in_c contiguous
-    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/x86/)."""
+    input bytes when dil_w == 1, else each tap's in_c bytes (runtime_c/x86/conv_2d.h)."""
     return (kh, kw * ic) if dil_w == 1 else (kh * kw, ic)
 
 

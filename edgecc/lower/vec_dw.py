@@ -1,5 +1,5 @@
-"""Lowering of DEPTHWISE_CONV_2D to the x86 AVX2 (runtime_c/x86/depthwise_conv_2d*.h) and AArch64 NEON
-(runtime_c/neon/) kernels.
+"""Lowering of DEPTHWISE_CONV_2D to the x86 AVX2 (runtime_c/x86/) and AArch64 NEON
+(runtime_c/neon/depthwise_conv_2d.h) kernels.
 
 Owns: when those kernels apply (and why not), the depthwise weight layouts (AVX2 "tap pairs": for
 each pair of taps, for each channel, (w_t, w_t+1) as int16 for VPMADDWD; NEON tap by tap, int8),
@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node, QParams, TensorType, Value
+from edgecc.lower.climits import c_define
 from edgecc.lower.layout import int32_array, round_up
 from edgecc.lower.geom import Avx2Dw3Geom, Avx2DwGeom, NeonDwGeom
 from edgecc.lower.table import Candidate, Refused, try_candidates
@@ -20,7 +21,10 @@ from edgecc.lower.vec import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_a
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
-MAX_DW_TAPS = 64  # ec_avx2_dw / ec_neon_dw keep one pointer per tap on the stack
+# ec_x86_depthwise_conv_2d_taps_s8 / ec_neon_depthwise_conv_2d_taps_s8 keep one pointer per tap
+# on the stack
+MAX_DW_TAPS = min(c_define("x86/depthwise_conv_2d.h", "EC_AVX2_DW_MAX_TAPS"),
+                  c_define("neon/depthwise_conv_2d.h", "EC_NEON_DW_MAX_TAPS"))
 DW_NARROW = 6     # 3x3 layers this many output columns wide or fewer: see lower_depthwise
 
 
@@ -106,9 +110,9 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     if dw3:
         params = dict(**rq_params(g, n), **rqp)
         dw3_kernel = _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
-        # Narrow outputs on 256-bit builds: ec_avx2_dw3's per-row, per-block setup outweighs its
-        # sharing, and pixel-by-pixel ec_avx2_dw (all channels per pixel) is faster there; the
-        # generated C then carries both and takes ec_avx2_dw3 only where EC_X86_512.
+        # Narrow outputs on 256-bit builds: ec_x86_depthwise_conv_2d_3x3_s8's per-row, per-block setup outweighs its
+        # sharing, and pixel-by-pixel ec_x86_depthwise_conv_2d_taps_s8 (all channels per pixel) is faster there; the
+        # generated C then carries both and takes ec_x86_depthwise_conv_2d_3x3_s8 only where EC_X86_512.
         if not (win.out_w <= DW_NARROW and oc % 8 == 0):
             return dw3_kernel
     pairs = (kh * kw + 1) // 2
@@ -139,7 +143,7 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
 
 def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
                params: dict) -> Kernel:
-    """3x3, dilation 1 on AVX2: runtime_c/x86/depthwise_conv_2d*.h's ec_avx2_dw3 (row by row; input
+    """3x3, dilation 1 on AVX2: runtime_c/x86/depthwise_conv_2d_3x3.h (row by row; input
     pairs shared by neighbouring pixels). Weights: 5 pairs (w0,w3) (w1,w4) (w2,w5) (w6,w7) and
     (w8,0) for stride 2 (d4 = 1: that pair reads columns j+1, j+2) else (0,w8), each [c][2]
     int16; x_lo..x_hi-1 the output columns whose columns j-1..j+1+d4 lie inside the row."""
@@ -171,7 +175,7 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
 
 
 def _quad_consts(taps: np.ndarray, bias: np.ndarray, rq: dict) -> dict[str, np.ndarray]:
-    """ec_avx2_dw3_q (runtime_c/x86/depthwise_conv_2d*.h): for each whole block of 64 channels, in quad
+    """ec_avx2_dw3_q (runtime_c/x86/): for each whole block of 64 channels, in quad
     lane order (accumulator g, lane i: channel 16 * (i // 4) + 4 * g + i % 4), the weight quads
     (w[0][d], w[1][d], w[2][d], 0) of each filter column d, the bias for u = x + 128 (bias here
     already has -input_zp * sum(w) folded in), and the requantization arrays (c64: per

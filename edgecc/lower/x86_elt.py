@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
+from edgecc.lower.climits import c_define
 from edgecc.lower.geom import Avx2AddExactGeom, Avx2AddLinGeom, Avx2PoolGeom
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
@@ -203,7 +204,8 @@ def lower_add_exact(g: Graph, n: Node, target) -> Kernel:
 
 # ------------------------------------------------------------------------ AVERAGE_POOL_2D
 
-POOL_MAX_C = 2048   # EC_AVX2_POOL_MAX_C: one output pixel's channels buffered on the stack
+# one output pixel's channels buffered on the stack
+POOL_MAX_C = c_define("x86/pool_2d.h", "EC_AVX2_POOL_MAX_C")
 POOL_MAX_TAPS = 256  # int16 sums of int8 taps cannot overflow
 
 

@@ -1,4 +1,5 @@
-"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fc (runtime_c/x86/fully_connected_stream.h).
+"""Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fully_connected_stream_s8
+(runtime_c/x86/fully_connected_stream.h).
 
 Owns: when that kernel applies (else edgecc/lower/vec.py's lower_fc runs, then the portable
 kernel), its weight layout (16-unit blocks in passes of 8 / 4 / 2 / 1 blocks, each pass one
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node
+from edgecc.lower.climits import c_define
 from edgecc.lower.layout import round_up
 from edgecc.lower.table import Refused
 from edgecc.lower.vec import (bias_of, folded_biases, int8_layer, out_act, requant_arrays,
@@ -18,8 +20,8 @@ from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import fc_multiplier
 from edgecc.ops.fully_connected import fc_dims
 
-# ec_x86_fc keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
-MAX_KP = 8192
+# ec_x86_fully_connected_stream_s8 keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
+MAX_KP = c_define("x86/fully_connected_stream_passes.h", "EC_X86_FC_MAX_KP")
 BLOCK = 16  # units per block: one ZMM of int32 accumulators
 PASS = 8    # blocks per full pass (128 units)
 

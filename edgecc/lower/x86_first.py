@@ -1,5 +1,5 @@
 """Lowering of int8 CONV_2D layers with few input channels (in_c <= 4, typically a model's first
-layer) to the x86 kernel ec_avx2_conv_first (runtime_c/x86/conv_2d_first*.h).
+layer) to the x86 kernel ec_x86_conv_2d_first_s8 (runtime_c/x86/conv_2d_first.h).
 
 Owns: when that kernel applies (and why not: then edgecc/lower/vec.py's ec_x86_conv_2d_4px_s8 runs), its
 geometry record, and its two weight layouts. edgecc/lower/x86.py's table tries it first.
@@ -8,7 +8,7 @@ The kernel copies output rows' patches (k_h * k_w * in_c taps per pixel, in the 
 (fy, fx, c) order, padded with zero weights to kpp, a multiple of 4, or of 8 when there is a
 block of 8) into a stack buffer
 and multiplies them densely by the weights, so no tap is wasted on per-row padding (3x3x3: 27
-taps -> 28, where ec_avx2_conv reads 3 x 12). Output channels come in blocks of 16, the last
+taps -> 28, where ec_x86_conv_2d_avx2 reads 3 x 12). Output channels come in blocks of 16, the last
 one a block of 8 when out_c % 16 is 1..8. Layouts, per block of B channels (16 or 8):
 - wq (VPDPBUSD): block of 16: [kpp/4][16][4] int8: each step of 4 taps, the 16 channels' 4
   weights; block of 8: [kpp/8][8][8]: each step of 8 taps, the 8 channels' 8 weights (two
@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node
+from edgecc.lower.climits import c_define
 from edgecc.lower.layout import round_up
 from edgecc.lower.geom import X86FirstGeom
 from edgecc.lower.table import Refused
@@ -31,8 +32,9 @@ from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
 MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs per filter row
-MAX_COL = 6144      # runtime_c/x86/conv_2d_first*.h EC_FIRST_MAX_COL: (band * out_w + 8) * kpp
-MAX_ROWS = 6144     # EC_FIRST_MAX_ROWS: a band's input rows x row_b
+# (band * out_w + 8) * kpp, and a band's input rows x row_b: the kernel's stack buffers
+MAX_COL = c_define("x86/conv_2d_first_common.h", "EC_X86_FIRST_MAX_COL")
+MAX_ROWS = c_define("x86/conv_2d_first_common.h", "EC_X86_FIRST_MAX_ROWS")
 ROW_SLACK = 16      # a padded row's bytes past its last column: 16-byte moves may read them
 
 
