@@ -87,3 +87,13 @@ def test_init_subgraph_computing_its_value_is_refused(tmp_path):
     mb.op("ASSIGN_VARIABLE", [h0, d], [])
     with pytest.raises(UnsupportedModel, match="assign constants only"):
         load_tflite(_write(tmp_path, mb.finish([], []), "computed_init"))
+
+
+@pytest.mark.parametrize("cmd", ["inspect", "report", "plan", "compile"])
+def test_cli_commands_handle_a_node_without_outputs(tmp_path, cmd, capsys):
+    """ASSIGN_VARIABLE writes no tensor: every command still works on the model."""
+    from edgecc.cli import main
+    path = _write(tmp_path, counter(read_after=True))
+    extra = {"report": ["-o", str(tmp_path / "r.html")], "compile": ["-o", str(tmp_path / "c")]}
+    assert main([cmd, str(path), *extra.get(cmd, [])]) == 0
+    assert "internal error" not in capsys.readouterr().err

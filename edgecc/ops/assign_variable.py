@@ -9,10 +9,9 @@ reference returns just the new value and dead-code elimination keeps it.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from edgecc.ir import Graph, Node, TensorType
-from edgecc.ops import Kernel, OpDef, in_type, register
+from edgecc.ops import OpDef, in_type, register
+from edgecc.ops._resource import byte_copy
 
 
 def assigns_a_variable(g: Graph, n: Node) -> bool:
@@ -26,13 +25,8 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
     return []
 
 
-def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    return [np.array(ins[1], copy=True)]
-
-
-def lower(g: Graph, n: Node, target) -> Kernel:
-    return Kernel("assign_variable.c.j2", dict(nbytes=in_type(g, n).nbytes),
-                  reason="writes a resource variable in the state region")
+reference, lower = byte_copy(1, "assign_variable.c.j2",
+                             "writes a resource variable in the state region")
 
 
 register(OpDef("ASSIGN_VARIABLE", infer, reference, lower, [assigns_a_variable],

@@ -7,10 +7,9 @@ ASSIGN_VARIABLE overwrites it within the same run.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from edgecc.ir import Graph, Node, TensorType
-from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops import OpDef, in_type, out_type, register
+from edgecc.ops._resource import byte_copy
 
 
 def reads_a_variable(g: Graph, n: Node) -> bool:
@@ -24,13 +23,8 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
     return [TensorType(x.shape, x.dtype, out_type(g, n).q)]
 
 
-def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    return [np.array(ins[0], copy=True)]
-
-
-def lower(g: Graph, n: Node, target) -> Kernel:
-    return Kernel("read_variable.c.j2", dict(nbytes=out_type(g, n).nbytes),
-                  reason="copies a resource variable out of the state region")
+reference, lower = byte_copy(0, "read_variable.c.j2",
+                             "copies a resource variable out of the state region")
 
 
 register(OpDef("READ_VARIABLE", infer, reference, lower, [reads_a_variable],
