@@ -12,8 +12,8 @@ from edgecc.interp import run_graph
 from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
 from edgecc.verify import verify_model
-from edgecc.verify.reference import run_tflm_frames, seeded_frames
-from resvar_models import counter
+from edgecc.verify.reference import run_litert_ref_frames, run_tflm_frames, seeded_frames
+from resvar_models import counter, ring_buffer
 
 
 def _write(tmp_path, data: bytes, name: str = "counter"):
@@ -55,9 +55,23 @@ def test_counter_bit_exact_over_five_frames(tmp_path, target):
     assert r.bit_exact and len(r.frames) == 5 and r.oracle == "tflite-micro", r
 
 
-def test_read_after_assign_bit_exact_host(tmp_path):
-    r = verify_model(_write(tmp_path, counter(read_after=True)), get_target("host"), frames=5)
+@pytest.mark.parametrize("kw", [{"read_after": True}, {"dtype": "float32"}],
+                         ids=["read_after_assign", "float32"])
+def test_counter_variants_bit_exact_host(tmp_path, kw):
+    r = verify_model(_write(tmp_path, counter(**kw)), get_target("host"), frames=5)
     assert r.bit_exact and len(r.frames) == 5, r
+
+
+@pytest.mark.parametrize("model", [counter, ring_buffer])
+def test_litert_reference_agrees_with_tflm(tmp_path, model):
+    """The design's second oracle: LiteRT's reference kernels carry the variable the same way."""
+    path = _write(tmp_path, model(), model.__name__)
+    g = load_tflite(path)
+    frames = seeded_frames(g, 1, 4)
+    tflm = run_tflm_frames(path, frames, 1)
+    litert = run_litert_ref_frames(path, frames, 1)
+    for k, ((a, _), b) in enumerate(zip(tflm, litert)):
+        np.testing.assert_array_equal(a[0].ravel(), np.asarray(b[0]).ravel(), err_msg=f"frame {k}")
 
 
 def test_validator_refuses_other_second_subgraphs(tmp_path):
@@ -97,3 +111,11 @@ def test_cli_commands_handle_a_node_without_outputs(tmp_path, cmd, capsys):
     extra = {"report": ["-o", str(tmp_path / "r.html")], "compile": ["-o", str(tmp_path / "c")]}
     assert main([cmd, str(path), *extra.get(cmd, [])]) == 0
     assert "internal error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+def test_ring_buffer_bit_exact_over_five_frames(tmp_path, target):
+    """READ -> CONCATENATION -> STRIDED_SLICE -> ASSIGN with a FULLY_CONNECTED on the window:
+    the planner must not let the window's producers or the assignment overtake the read."""
+    r = verify_model(_write(tmp_path, ring_buffer(), "ring"), get_target(target), frames=5)
+    assert r.bit_exact and len(r.frames) == 5, r
