@@ -119,3 +119,36 @@ def test_ring_buffer_bit_exact_over_five_frames(tmp_path, target):
     the planner must not let the window's producers or the assignment overtake the read."""
     r = verify_model(_write(tmp_path, ring_buffer(), "ring"), get_target(target), frames=5)
     assert r.bit_exact and len(r.frames) == 5, r
+
+
+def _two_assigns() -> bytes:
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 4), "int8", **{"scale": 0.1, "zero_point": 0})
+    h = mb.tensor("h", (), "resource")
+    mb.op("VAR_HANDLE", [], [h], {"shared_name": "v"})
+    mb.op("ASSIGN_VARIABLE", [h, x], [])
+    mb.op("ASSIGN_VARIABLE", [h, x], [])
+    r = mb.tensor("r", (1, 4), "int8", scale=0.1, zero_point=0)
+    mb.op("READ_VARIABLE", [h], [r])
+    return mb.finish([x], [r])
+
+
+def _bad_call_once() -> bytes:
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 4), "int8", scale=0.1, zero_point=0)
+    y = mb.tensor("y", (1, 4), "int8", scale=0.1, zero_point=0)
+    mb.op("CALL_ONCE", [], [], {"init_subgraph_index": 7})
+    mb.op("RELU", [x], [y])
+    return mb.finish([x], [y])
+
+
+@pytest.mark.parametrize("make, message", [
+    (_two_assigns, "a second time in one run"),
+    (_bad_call_once, "CALL_ONCE calls subgraph 7"),
+])
+def test_refused_resource_models_exit_2(tmp_path, capsys, make, message):
+    from edgecc.cli import main
+    path = _write(tmp_path, make(), make.__name__)
+    assert main(["compile", str(path), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "internal" not in err
