@@ -207,6 +207,18 @@ def pool(b: Builder, n, a) -> list[Rec]:
     return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind))]
 
 
+def concat(b: Builder, n, a) -> list[Rec]:
+    rs = [b.rec(x) for x in n.input if x]
+    if rs and all(r.kind == "act" for r in rs):  # quantized values of one quantization
+        qs = {(b.type(r.value).q.scale, b.type(r.value).q.zero_point)
+              for r in rs if b.type(r.value).q is not None}
+        if len(qs) != 1 or any(b.type(r.value).dtype != DType.INT8 for r in rs):
+            raise b.unsupported("Concat of quantized values needs one int8 quantization")
+        return [emit.concat(b, dict(xs=rs, axis=a.get("axis", 0)), b.type(rs[0].value).q)]
+    return [Rec("pend", op="concat", info=dict(xs=[_dq_act(b, r) for r in rs],
+                                               axis=a.get("axis", 0)))]
+
+
 def sigmoid(b: Builder, n, a) -> list[Rec]:
     return [Rec("pend", op="lookup", info=dict(x=_dq_act(b, b.rec(n.input[0])),
                                                ir_op="LOGISTIC"))]
