@@ -100,7 +100,7 @@ def _state_resets(g: Graph, plan: Plan, ident: str, consts: list[ConstArray]) ->
         else:
             sym = f"{ident}_state{k}_reset"
             consts.append(ConstArray(sym, "uint8_t", max(raw.size, 1), c_literal_list(raw) or "0"))
-            item["copy"] = sym
+            item["source"] = sym  # not "copy": Jinja would find dict.copy
         out.append(item)
     return out
 
@@ -112,7 +112,8 @@ def _unclaimed_const_inputs(env: jinja2.Environment, lw: Lowered, g: Graph) -> d
     src = env.loader.get_source(env, lw.template_path)[0]
     used = meta.find_undeclared_variables(env.parse(src))
     return {f"in{i}": g.value(v).data for i, v in enumerate(lw.node.inputs)
-            if v is not None and g.value(v).is_const and f"in{i}" in used
+            if v is not None and g.value(v).is_const and not g.value(v).variable
+            and f"in{i}" in used
             and f"in{i}" not in lw.kernel.consts}
 
 

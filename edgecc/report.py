@@ -162,7 +162,8 @@ def _layers(c: Compiled) -> tuple[str, int]:
         macs = node_macs(g, n)
         total += macs or 0
         scratch = k["scratch"] if k else 0
-        rows.append([str(step), str(n.index), _e(n.op), _label(g.value(n.outputs[0]).label),
+        named = (n.outputs or n.inputs)[0]  # ASSIGN_VARIABLE writes no output: its variable
+        rows.append([str(step), str(n.index), _e(n.op), _label(g.value(named).label),
                      "<br>".join(ins) or "&ndash;", "<br>".join(outs), kernel, _n(macs),
                      _n(scratch) if scratch else "&ndash;"])
     head = ["step", "model op", "op", "output name", "inputs", "outputs", "kernel and why", "MACs",

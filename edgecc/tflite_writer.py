@@ -21,7 +21,8 @@ import flatbuffers
 import numpy as np
 import tflite
 
-_DTYPE_CODE = {"float32": 0, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7, "int8": 9}
+_DTYPE_CODE = {"float32": 0, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7, "int8": 9,
+               "resource": 13}
 _OPCODE = {v: k for k, v in tflite.BUILTIN_OPCODE2NAME.items()}
 _OPTION_OVERRIDES = {
     "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
@@ -78,6 +79,17 @@ class ModelBuilder:
     buffers: list[bytes] = field(default_factory=lambda: [b""])  # buffer 0: the empty sentinel
     ops: list[_Op] = field(default_factory=list)
     subgraph_copies: int = 1  # >1 repeats the subgraph (models with several subgraphs, for tests)
+    # subgraphs closed by end_subgraph(): (tensors, ops, inputs, outputs), written before the
+    # current one (so the first subgraph built is subgraph 0)
+    done: list[tuple[list[_Tensor], list[_Op], list[int], list[int]]] = field(default_factory=list)
+
+    def end_subgraph(self, inputs: list[int], outputs: list[int]) -> int:
+        """Close the subgraph built so far (its index is returned) and start a new one: tensor
+        indices restart at 0; buffers are shared by the whole model. For multi-subgraph models
+        (a CALL_ONCE init subgraph: `mb.op("CALL_ONCE", [], [], {"init_subgraph_index": 1})`)."""
+        self.done.append((self.tensors, self.ops, list(inputs), list(outputs)))
+        self.tensors, self.ops = [], []
+        return len(self.done) - 1
 
     def tensor(self, name: str, shape, dtype: str = "int8", scale=None, zero_point=None,
                axis: int = 0, variable: bool = False, signature=None) -> int:
@@ -111,7 +123,9 @@ class ModelBuilder:
             return 0, 0
         vectors = {}
         for k, v in op.options.items():
-            if isinstance(v, (list, tuple)):
+            if isinstance(v, str):  # VarHandleOptions.shared_name / container
+                vectors[k] = b.CreateString(v)
+            elif isinstance(v, (list, tuple)):
                 start = getattr(tflite, f"{cls}Start{_camel(k)}Vector")
                 start(b, len(v))
                 for x in reversed(v):
@@ -130,58 +144,46 @@ class ModelBuilder:
             prepend(x)
         return b.EndVector()
 
-    def finish(self, inputs: list[int], outputs: list[int]) -> bytes:
-        b = flatbuffers.Builder(1024)
-        buf_offs = []
-        for data in self.buffers:
-            vec = b.CreateByteVector(data) if data else None
-            tflite.BufferStart(b)
-            if vec is not None:
-                tflite.BufferAddData(b, vec)
-            buf_offs.append(tflite.BufferEnd(b))
-        t_offs = []
-        for t in self.tensors:
-            name = b.CreateString(t.name)
-            shape = self._int_vector(b, t.shape, b.PrependInt32)
-            sig = None if t.signature is None else self._int_vector(b, t.signature, b.PrependInt32)
-            q = None
-            if t.scale is not None:
-                sc = self._int_vector(b, t.scale, b.PrependFloat32)
-                b.StartVector(8, len(t.zero_point), 8)
-                for z in reversed(t.zero_point):
-                    b.PrependInt64(z)
-                zp = b.EndVector()
-                tflite.QuantizationParametersStart(b)
-                tflite.QuantizationParametersAddScale(b, sc)
-                tflite.QuantizationParametersAddZeroPoint(b, zp)
-                tflite.QuantizationParametersAddQuantizedDimension(b, t.axis)
-                q = tflite.QuantizationParametersEnd(b)
-            tflite.TensorStart(b)
-            tflite.TensorAddShape(b, shape)
-            if sig is not None:
-                tflite.TensorAddShapeSignature(b, sig)
-            tflite.TensorAddType(b, _DTYPE_CODE[t.dtype])
-            tflite.TensorAddBuffer(b, t.buffer)
-            tflite.TensorAddName(b, name)
-            if t.variable:
-                tflite.TensorAddIsVariable(b, True)
-            if q is not None:
-                tflite.TensorAddQuantization(b, q)
-            t_offs.append(tflite.TensorEnd(b))
-        codes: list[tuple[str, int]] = []
-        for op in self.ops:
-            if (op.name, op.version) not in codes:
-                codes.append((op.name, op.version))
-        code_offs = []
-        for name, version in codes:
-            code = _OPCODE[name]
-            tflite.OperatorCodeStart(b)
-            tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
-            tflite.OperatorCodeAddBuiltinCode(b, code)
-            tflite.OperatorCodeAddVersion(b, version)
-            code_offs.append(tflite.OperatorCodeEnd(b))
+    def _tensor(self, b: flatbuffers.Builder, t: _Tensor) -> int:
+        name = b.CreateString(t.name)
+        shape = self._int_vector(b, t.shape, b.PrependInt32)
+        sig = None if t.signature is None else self._int_vector(b, t.signature, b.PrependInt32)
+        q = None
+        if t.scale is not None:
+            sc = self._int_vector(b, t.scale, b.PrependFloat32)
+            b.StartVector(8, len(t.zero_point), 8)
+            for z in reversed(t.zero_point):
+                b.PrependInt64(z)
+            zp = b.EndVector()
+            tflite.QuantizationParametersStart(b)
+            tflite.QuantizationParametersAddScale(b, sc)
+            tflite.QuantizationParametersAddZeroPoint(b, zp)
+            tflite.QuantizationParametersAddQuantizedDimension(b, t.axis)
+            q = tflite.QuantizationParametersEnd(b)
+        tflite.TensorStart(b)
+        tflite.TensorAddShape(b, shape)
+        if sig is not None:
+            tflite.TensorAddShapeSignature(b, sig)
+        tflite.TensorAddType(b, _DTYPE_CODE[t.dtype])
+        tflite.TensorAddBuffer(b, t.buffer)
+        tflite.TensorAddName(b, name)
+        if t.variable:
+            tflite.TensorAddIsVariable(b, True)
+        if q is not None:
+            tflite.TensorAddQuantization(b, q)
+        return tflite.TensorEnd(b)
+
+    @staticmethod
+    def _vec(b: flatbuffers.Builder, offs: list[int]) -> int:
+        b.StartVector(4, len(offs), 4)
+        for o in reversed(offs):
+            b.PrependUOffsetTRelative(o)
+        return b.EndVector()
+
+    def _subgraph(self, b: flatbuffers.Builder, tensors, ops, inputs, outputs, codes) -> int:
+        t_offs = [self._tensor(b, t) for t in tensors]
         op_offs = []
-        for op in self.ops:
+        for op in ops:
             ins = self._int_vector(b, op.inputs, b.PrependInt32)
             outs = self._int_vector(b, op.outputs, b.PrependInt32)
             otype, opts = self._options(b, op)
@@ -193,14 +195,7 @@ class ModelBuilder:
                 tflite.OperatorAddBuiltinOptionsType(b, otype)
                 tflite.OperatorAddBuiltinOptions(b, opts)
             op_offs.append(tflite.OperatorEnd(b))
-
-        def vec(offs):
-            b.StartVector(4, len(offs), 4)
-            for o in reversed(offs):
-                b.PrependUOffsetTRelative(o)
-            return b.EndVector()
-
-        tensors_v, ops_v = vec(t_offs), vec(op_offs)
+        tensors_v, ops_v = self._vec(b, t_offs), self._vec(b, op_offs)
         in_v = self._int_vector(b, inputs, b.PrependInt32)
         out_v = self._int_vector(b, outputs, b.PrependInt32)
         sg_name = b.CreateString("main")
@@ -210,9 +205,35 @@ class ModelBuilder:
         tflite.SubGraphAddInputs(b, in_v)
         tflite.SubGraphAddOutputs(b, out_v)
         tflite.SubGraphAddName(b, sg_name)
-        sg = tflite.SubGraphEnd(b)
-        subgraphs_v = vec([sg] * self.subgraph_copies)
-        codes_v, buffers_v = vec(code_offs), vec(buf_offs)
+        return tflite.SubGraphEnd(b)
+
+    def finish(self, inputs: list[int], outputs: list[int]) -> bytes:
+        b = flatbuffers.Builder(1024)
+        buf_offs = []
+        for data in self.buffers:
+            vec = b.CreateByteVector(data) if data else None
+            tflite.BufferStart(b)
+            if vec is not None:
+                tflite.BufferAddData(b, vec)
+            buf_offs.append(tflite.BufferEnd(b))
+        graphs = [*self.done, (self.tensors, self.ops, list(inputs), list(outputs))]
+        codes: list[tuple[str, int]] = []
+        for op in (op for _, ops, _, _ in graphs for op in ops):
+            if (op.name, op.version) not in codes:
+                codes.append((op.name, op.version))
+        code_offs = []
+        for name, version in codes:
+            code = _OPCODE[name]
+            tflite.OperatorCodeStart(b)
+            tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
+            tflite.OperatorCodeAddBuiltinCode(b, code)
+            tflite.OperatorCodeAddVersion(b, version)
+            code_offs.append(tflite.OperatorCodeEnd(b))
+        sgs = [self._subgraph(b, *gr, codes) for gr in graphs]
+        if len(graphs) == 1:
+            sgs = sgs * self.subgraph_copies
+        subgraphs_v = self._vec(b, sgs)
+        codes_v, buffers_v = self._vec(b, code_offs), self._vec(b, buf_offs)
         desc = b.CreateString("edgecc tflite_writer")
         tflite.ModelStart(b)
         tflite.ModelAddVersion(b, 3)

@@ -35,7 +35,8 @@ from fuzz.mutate import mutants
 REPO = Path(__file__).resolve().parent.parent
 SMALL = ["hello_world_int8", "micro_speech_quantized", "trained_lstm_int8"]
 C_SAMPLE_EVERY = 25       # byte mutants whose code equals the baseline's: C-run one in this many
-C_MAX_MODEL_BYTES = 60_000  # and only for models this small (sanitizer builds of big ones are slow)
+C_MAX_MODEL_BYTES = 30_000  # and only for models this small (sanitizer builds of big ones are slow)
+C_RUNS_PER_MODEL = 5      # at most this many sanitizer builds per model in the long run
 SLOW_MUTANTS_PER_MODEL = 110
 SLOW_HOSTILE_CHUNKS = 6
 
@@ -174,5 +175,6 @@ def test_fuzz_slow_byte_mutants(model, tmp_path):
     path = next(p for p in _shared_tflite() if p.name == model)
     base = _baseline(path, tmp_path)
     counts, bad = run_cases(byte_cases(path, 1000 + len(model), SLOW_MUTANTS_PER_MODEL), tmp_path,
-                            _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES))
+                            _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES,
+                                         C_RUNS_PER_MODEL))
     _assert_clean(counts, bad, f"bytes {model}")

@@ -235,3 +235,35 @@ def test_mutated_models_fail_in_one_line(tmp_path):
             load_onnx(p)
         except EdgeccError:
             pass
+
+
+def autoenc_upto_concat(name: str, out: Path) -> Path:
+    """The ox_autoenc model cut after its Concat's QuantizeLinear (QDQ) or QLinearConcat (QOp):
+    two convs, MaxPool, the UpSampling2D as Unsqueeze -> Tile -> Transpose -> Reshape (twice)
+    and the Concat of inputs of other quantizations (what edgecc compiles of it today)."""
+    import onnxruntime as ort
+    from onnx.utils import Extractor
+    src = onnx_model(f"ox_autoenc_{name}")
+    y = ("functional_1/concatenate_1/concat:0_quantized" if "qop" in name else
+         "functional_1/concatenate_1/concat:0_QuantizeLinear_Output")
+    et = TensorProto.UINT8 if name.endswith("u8") else TensorProto.INT8
+    m = onnx.load(str(src))
+    m.graph.output.append(helper.make_tensor_value_info(y, et, None))
+    sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = sess.get_inputs()[0]
+    shape = sess.run([y], {x.name: np.zeros([d if isinstance(d, int) else 1 for d in x.shape],
+                                            np.float32)})[0].shape
+    m = onnx.shape_inference.infer_shapes(onnx.load(str(src)))
+    m.graph.output.append(helper.make_tensor_value_info(y, et, list(shape)))
+    onnx.save(Extractor(m).extract_model([x.name], [y]), str(out))
+    return out
+
+
+@pytest.mark.parametrize("name", ["qdq_s8", "qdq_u8", "qop_s8", "qop_u8"])
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_autoenc_tile_concat_exact(tmp_path, name, cc):
+    p = autoenc_upto_concat(name, tmp_path / "cut.onnx")
+    ops = [n.op for n in load_onnx(p).nodes]
+    assert "TILE" in ops and "CONCATENATION" in ops
+    r = verify_model(p, get_target("host"), cc=cc)
+    assert r.bit_exact, r.as_json()

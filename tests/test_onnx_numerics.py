@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from edgecc.targets import get_target
@@ -74,3 +75,40 @@ def test_qlinear_global_average_pool_exact(tmp_path, seed):
         helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)]).SerializeToString())
     r = verify_model(p, get_target("host"), seed=seed)
     assert r.bit_exact, r.as_json()
+
+
+def _concat_model(qop: bool, dtype, seed: int) -> onnx.ModelProto:
+    """Two NCHW inputs of other quantizations joined on the channels: QDQ (DQ -> Concat -> Q) or
+    QLinearConcat; the inputs are int8 or uint8 graph inputs."""
+    rng = np.random.default_rng(seed)
+    et = TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8
+    lo, hi = (90, 160) if dtype == np.uint8 else (-30, 30)
+    names = ("s0", "z0", "s1", "z1", "sy", "zy")
+    vals = [np.float32(rng.uniform(0.01, 0.1)) if n[0] == "s" else dtype(rng.integers(lo, hi))
+            for n in names]
+    inits = [numpy_helper.from_array(np.array(v), n) for n, v in zip(names, vals)]
+    if qop:
+        nodes = [helper.make_node("QLinearConcat", ["sy", "zy", "a", "s0", "z0", "b", "s1", "z1"],
+                                  ["y"], domain="com.microsoft", axis=1)]
+    else:
+        nodes = [helper.make_node("DequantizeLinear", ["a", "s0", "z0"], ["ad"]),
+                 helper.make_node("DequantizeLinear", ["b", "s1", "z1"], ["bd"]),
+                 helper.make_node("Concat", ["ad", "bd"], ["c"], axis=1),
+                 helper.make_node("QuantizeLinear", ["c", "sy", "zy"], ["y"])]
+    g = helper.make_graph(nodes, "t", [helper.make_tensor_value_info("a", et, [1, 3, 40, 40]),
+                                       helper.make_tensor_value_info("b", et, [1, 5, 40, 40])],
+                          [helper.make_tensor_value_info("y", et, [1, 8, 40, 40])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                               helper.make_opsetid("com.microsoft", 1)])
+
+
+@pytest.mark.parametrize("qop", [False, True])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_concat_requantizing_exact(tmp_path, qop, dtype):
+    """Concat of inputs of other scales and zero points (each requantized as onnxruntime does),
+    through uint8 graph inputs and outputs too: byte for byte with onnxruntime."""
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_concat_model(qop, dtype, 3).SerializeToString())
+    for seed in range(2):
+        r = verify_model(p, get_target("host"), seed=seed)
+        assert r.bit_exact, r.as_json()

@@ -17,6 +17,7 @@ import numpy as np
 import tflite
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.frontends.tflite_resources import RESOURCE, resolve_resources
 from edgecc.ir import DType, Graph, IRError, Node, QParams, TensorType, Value, verify
 from edgecc.ops import failed_constraints, is_supported
 from edgecc.validate.limits import check_alloc
@@ -165,6 +166,8 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
         ttype = t.Type()
+        if ttype == RESOURCE:  # a variable's handle: tflite_resources replaces its uses
+            continue
         if ttype not in _TFL_DTYPES:
             raise UnsupportedModel(f"{path}: tensor {i} has unsupported type {ttype}")
         dtype = _TFL_DTYPES[ttype]
@@ -186,26 +189,16 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
         values[f"t{i}"] = Value(f"t{i}", TensorType(shape, dtype, _qparams(t)), arr, label=label,
                                 variable=bool(t.IsVariable()))
 
-    nodes: list[Node] = []
-    unsupported: list[str] = []
-    for i in range(sg.OperatorsLength()):
-        op = sg.Operators(i)
-        code = model.OperatorCodes(op.OpcodeIndex())
-        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
-        version = code.Version()
-        if builtin == 32:
-            name = "CUSTOM:" + (code.CustomCode() or b"").decode("utf-8", "replace")
-        else:
-            name = tflite.BUILTIN_OPCODE2NAME.get(builtin, f"BUILTIN_{builtin}")
-        ins = [None if x < 0 else f"t{x}" for x in (op.InputsAsNumpy() if op.InputsLength() else [])]
-        outs = [f"t{x}" for x in (op.OutputsAsNumpy() if op.OutputsLength() else [])]
-        source["op_inputs"][i] = [int(x) for x in (op.InputsAsNumpy() if op.InputsLength() else [])]
-        source["op_options"][i] = op.BuiltinOptionsType()
-        attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else {}
-        attrs["version"] = version
-        nodes.append(Node(name, ins, outs, attrs, name=f"{i}_{name.lower()}", index=i))
-        if not is_supported(name):
-            unsupported.append(f"{name} v{version} at op {i}")
+    nodes = _read_ops(model, sg, source)
+    init_graphs = {}
+    if any(n.op == "CALL_ONCE" for n in nodes):  # the subgraphs it may call, to run at import
+        for k in range(1, model.SubgraphsLength()):
+            other = model.Subgraphs(k)
+            init_graphs[k] = (_read_ops(model, other, None), _consts(model, raw, other))
+    nodes, source["init_subgraphs"] = resolve_resources(values, nodes, init_graphs, path,
+                                                           _variable_reset_value)
+    unsupported = [f"{n.op} v{n.attrs['version']} at op {n.index}" for n in nodes
+                   if not is_supported(n.op)]
 
     inputs = [f"t{x}" for x in sg.InputsAsNumpy()] if sg.InputsLength() else []
     outputs = [f"t{x}" for x in sg.OutputsAsNumpy()] if sg.OutputsLength() else []
@@ -226,6 +219,42 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
                          f"file's {[shape[d] for d in free]}")
     return Graph(values, nodes, inputs, outputs, name=path.stem, notes=notes,
                  source=source), unsupported
+
+
+def _read_ops(model, sg, source: dict | None) -> list[Node]:
+    """The operators of one subgraph as nodes (names `t<i>` for its tensor i); `source` (subgraph
+    0 only) collects the raw input indices and option table types for edgecc/validate."""
+    nodes: list[Node] = []
+    for i in range(sg.OperatorsLength()):
+        op = sg.Operators(i)
+        code = model.OperatorCodes(op.OpcodeIndex())
+        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        if builtin == 32:
+            name = "CUSTOM:" + (code.CustomCode() or b"").decode("utf-8", "replace")
+        else:
+            name = tflite.BUILTIN_OPCODE2NAME.get(builtin, f"BUILTIN_{builtin}")
+        raw_ins = [int(x) for x in (op.InputsAsNumpy() if op.InputsLength() else [])]
+        ins = [None if x < 0 else f"t{x}" for x in raw_ins]
+        outs = [f"t{x}" for x in (op.OutputsAsNumpy() if op.OutputsLength() else [])]
+        if source is not None:
+            source["op_inputs"][i] = raw_ins
+            source["op_options"][i] = op.BuiltinOptionsType()
+        attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else {}
+        attrs["version"] = code.Version()
+        nodes.append(Node(name, ins, outs, attrs, name=f"{i}_{name.lower()}", index=i))
+    return nodes
+
+
+def _consts(model, raw: bytes, sg) -> dict[str, np.ndarray | None]:
+    """The constant tensors of a (CALL_ONCE init) subgraph, by `t<i>` name."""
+    out: dict[str, np.ndarray | None] = {}
+    for i in range(sg.TensorsLength()):
+        t = sg.Tensors(i)
+        data = _read_buffer(model, raw, t.Buffer()) if t.Type() in _TFL_DTYPES else None
+        if data is not None:
+            shape = tuple(int(s) for s in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+            out[f"t{i}"] = np.frombuffer(data, dtype=_TFL_DTYPES[t.Type()].np).copy().reshape(shape)
+    return out
 
 
 def check_ops(g: Graph, path: Path) -> Graph:
@@ -276,7 +305,8 @@ def _check_structure(values: dict[str, Value], nodes: list[Node], inputs: list[s
             raise UnsupportedModel(f"{path}: subgraph output {where(v)} is a constant (edgecc "
                                    f"only returns computed outputs)")
     used = set(inputs) | set(outputs) | {v for n in nodes for v in (*n.inputs, *n.outputs) if v}
-    for v in sorted(used & set(values), key=lambda v: int(v[1:])):
+    for v in sorted(used & set(values), key=lambda v: (0, int(v[1:])) if v[1:].isdigit()
+                    else (1, v)):  # TFLite tensors by index, then the resource variables
         if 0 in values[v].type.shape:
             raise UnsupportedModel(f"{path}: {where(v)} has no elements (shape "
                                    f"{list(values[v].type.shape)})")

@@ -1,6 +1,7 @@
 """Dead code elimination: whole-graph work, plain code (not rules).
 
-Owns: dropping every node none of whose outputs reaches a graph output, and dropping values that no
+Owns: dropping every node none of whose outputs reaches a graph output (nodes that update a
+variable tensor stay: the next run reads it), and dropping values that no
 node and no graph input/output mentions any more (folded intermediates, unused weights), reporting
 both. A node with several outputs stays as long as one of them is used: the kernels write all
 their outputs, so an unused output keeps its buffer (listed in the report).
@@ -8,6 +9,7 @@ their outputs, so an unused output keeps its buffer (listed in the report).
 from __future__ import annotations
 
 from edgecc.ir import Graph
+from edgecc.ops import get_op, is_supported
 
 
 def dead_code(g: Graph) -> tuple[Graph, list[str]]:
@@ -16,7 +18,8 @@ def dead_code(g: Graph) -> tuple[Graph, list[str]]:
     keep = []
     notes = []
     for n in reversed(g.nodes):
-        if any(o in needed for o in n.outputs):
+        # a node that updates a variable (ASSIGN_VARIABLE) matters to the next run
+        if any(o in needed for o in n.outputs) or (is_supported(n.op) and get_op(n.op).updates):
             keep.append(n)
             needed.update(i for i in n.inputs if i is not None)
             unused = [o for o in n.outputs if o not in needed]

@@ -20,7 +20,7 @@ def options_type(g: Graph, n: Node) -> object:
     got = g.source.get("op_options", {}).get(n.index, 0)
     if got == 0 or n.op.startswith("CUSTOM:"):
         return True
-    want = options_class_name(n.op)
+    want = options_class_name(n.attrs.get("source_op", n.op))  # the file's op, if rewritten
     return (want is not None and _OPTION_TYPES.get(want) == got) or (
         f"table type {got}, expected {want or 'none'}")
 

@@ -1,10 +1,11 @@
-"""Validation of the model's wiring beyond what the frontend's reader checks: one subgraph, and
-op input indices that are tensors, or -1 (omitted) only where the op allows an omitted input.
+"""Validation of the model's wiring beyond what the frontend's reader checks: one subgraph (plus
+the CALL_ONCE init subgraphs the importer ran, frontends/tflite_resources.py), op input
+indices that are tensors, or -1 (omitted) only where the op allows an omitted input.
 """
 from __future__ import annotations
 
 from edgecc.ir import Graph, Node
-from edgecc.ops import is_supported
+from edgecc.ops import get_op, is_supported
 from edgecc.validate.registry import graph_check, op_check
 
 # Input positions TFLite lets a model omit (index -1), per op; every other position must be a tensor.
@@ -14,14 +15,16 @@ OPTIONAL_INPUTS: dict[str, frozenset[int]] = {
     "FULLY_CONNECTED": frozenset({2}), "TRANSPOSE_CONV": frozenset({3}), "SVDF": frozenset({3}),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _LSTM_OPTIONAL, "LSTM": _LSTM_OPTIONAL,
 }
-_CONTROL_FLOW = ("WHILE", "IF", "CALL_ONCE")
+_CONTROL_FLOW = ("WHILE", "IF")
 
 
 @graph_check
 def one_subgraph(g: Graph) -> object:
-    """the model must have one subgraph (edgecc supports no control-flow ops that call others)"""
+    """the model must have one subgraph besides CALL_ONCE init subgraphs (run at import)"""
     count = g.source.get("subgraphs", 1)
-    return count == 1 or any(is_supported(op) for op in _CONTROL_FLOW) or f"it has {count}"
+    init = set(g.source.get("init_subgraphs", ()))
+    return count - len(init) == 1 or any(is_supported(op) for op in _CONTROL_FLOW) \
+        or f"it has {count}" + (f", {len(init)} of them CALL_ONCE init subgraphs" if init else "")
 
 
 @op_check()
@@ -37,5 +40,5 @@ def input_indices(g: Graph, n: Node) -> object:
 
 @op_check()
 def has_output(g: Graph, n: Node) -> bool:
-    """an op must write at least one tensor"""
-    return bool(n.outputs)
+    """an op must write at least one tensor (or update a variable, as ASSIGN_VARIABLE does)"""
+    return bool(n.outputs) or (is_supported(n.op) and bool(get_op(n.op).updates))

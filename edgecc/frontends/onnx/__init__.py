@@ -9,6 +9,7 @@ ONNX one gets a TRANSPOSE back.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import onnx
@@ -30,7 +31,8 @@ HANDLERS = {
     "QLinearConv": qop.qlinear_conv, "QGemm": qop.qgemm, "QLinearMatMul": qop.qlinear_matmul,
     "QLinearAdd": qop.qlinear_binary, "QLinearMul": qop.qlinear_binary,
     "QLinearAveragePool": qop.qlinear_pool, "QLinearGlobalAveragePool": qop.qlinear_pool,
-    "QLinearSoftmax": qop.qlinear_softmax,
+    "QLinearSoftmax": qop.qlinear_softmax, "QLinearConcat": qop.qlinear_concat,
+    "Concat": nd.concat, "Tile": qop.tile,
     "Transpose": qop.transpose, "Reshape": qop.reshape_like, "Flatten": qop.reshape_like,
     "Squeeze": qop.reshape_like, "Unsqueeze": qop.reshape_like, "Identity": qop.identity,
     "Constant": qop.constant,
@@ -46,7 +48,7 @@ def _unsupported_nodes(g: onnx.GraphProto) -> list[str]:
             if n.domain not in _DOMAINS or n.op_type not in HANDLERS]
 
 
-def _output(b: Builder, name: str) -> str:
+def _output(b: Builder, name: str, want: DType | None) -> str:
     r = b.rec(name)
     if r.kind in ("const", "qconst"):
         raise UnsupportedModel(f"{b.path}: graph output '{name}' is a constant (edgecc only "
@@ -56,9 +58,15 @@ def _output(b: Builder, name: str) -> str:
                                "quantized op without a QuantizeLinear")
     p = b.plain(r, label=name)
     b.index, b.where = -1, f"output '{name}'"
+    t = b.type(p.value)
     if r.kind == "dq":
-        t = b.type(p.value)
         return b.add("DEQUANTIZE", [p.value], TensorType(t.shape, DType.FLOAT32), label=name)
+    if want == DType.UINT8 and t.dtype == DType.INT8:  # zero point + 128, the bytes xor 0x80
+        uq = replace(t.q, zero_point=tuple(z + 128 for z in t.q.zero_point))
+        return b.add("QUANTIZE", [p.value], TensorType(t.shape, DType.UINT8, uq), label=name)
+    if want is not None and want != t.dtype:
+        raise UnsupportedModel(f"{b.path}: graph output '{name}' is declared "
+                               f"{want.value[0]} but computed as {t.dtype.value[0]}")
     return p.value
 
 
@@ -105,7 +113,8 @@ def load_onnx(path: str | Path) -> Graph:
             b.recs[name] = r
             if r.kind == "act" and r.value not in b.trace:
                 b.trace[r.value] = (name, r.perm)
-    outputs = [_output(b, o.name) for o in m.graph.output]
+    outputs = [_output(b, o.name, _DTYPES.get(ELEM_TYPES.get(m.dtypes.get(o.name, 0), "")))
+               for o in m.graph.output]
     g = Graph(b.values, b.nodes, inputs, outputs, name=path.stem)
     g.onnx_tensors = b.trace  # IR value -> (ONNX tensor, perm): verify's layer trace
     _check_constraints(g, path)

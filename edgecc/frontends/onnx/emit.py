@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.frontends.onnx.builder import NHWC, Builder, Rec, inverse
-from edgecc.ir import DType, QParams
+from edgecc.ir import DType, QParams, TensorType
 
 ONNX = "onnx"
 
@@ -226,8 +226,29 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     return Rec("act", y, perm=x.perm)
 
 
+def concat(b: Builder, info: dict, yq: QParams) -> Rec:
+    """Concat between DequantizeLinears and a QuantizeLinear (or QLinearConcat): each input whose
+    quantization is not the output's is requantized first as onnxruntime does (its
+    DequantizeLinear -> QuantizeLinear in float32: a table), then the int8 bytes are joined."""
+    xs: list[Rec] = info["xs"]
+    perm = xs[0].perm
+    axis = int(info["axis"]) % len(perm)
+    vals = []
+    for x in xs:
+        x = b.with_perm(x, perm)
+        t = b.type(x.value)
+        if (t.q.scale, t.q.zero_point) != (yq.scale, yq.zero_point):
+            vals.append(b.add("QUANTIZE", [x.value], TensorType(t.shape, DType.INT8, yq),
+                              dict(numerics=ONNX)))
+        else:
+            vals.append(x.value)
+    y = b.add_inferred("CONCATENATION", vals, DType.INT8, yq,
+                       dict(axis=perm.index(axis), fused_activation_function=0))
+    return Rec("act", y, perm=perm)
+
+
 EMIT = {"conv": conv, "fc": fully_connected, "binary": binary, "pool": pool, "softmax": softmax,
-        "lookup": lookup}
+        "lookup": lookup, "concat": concat}
 
 
 def finish(b: Builder, pend: Rec, yq: QParams) -> Rec:

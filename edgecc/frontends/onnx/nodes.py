@@ -54,13 +54,15 @@ def dq_rec(b: Builder, x: str, s: str, zp: str, axis: int = 1) -> Rec:
     if r.kind != "act":
         raise b.unsupported(f"DequantizeLinear of a {r.kind} value")
     v = b.values[r.value]
+    raw_zp = zpv
     if zpv is not None:
         zpv = to_int8(np.zeros(0, zpv.dtype), zpv)[1]  # uint8 zero points as int8 ones
     q = b.qparams_of(scale, zpv, 0)
     if q.per_channel:
         raise b.unsupported("per-channel DequantizeLinear of an activation")
-    if v.type.dtype == DType.UINT8:  # only graph inputs can be uint8 here
-        raise b.unsupported("uint8 graph inputs are not supported yet")
+    if v.type.dtype == DType.UINT8:  # only graph inputs can be uint8 here: to int8, exactly
+        r = _uint8_input(b, x, r, b.qparams_of(scale, raw_zp, 0), q)
+        v = b.values[r.value]
     if v.type.dtype != DType.INT8:
         raise b.unsupported(f"DequantizeLinear of a {v.type.dtype.value[0]} activation")
     if v.type.q is None:  # an int8 graph input: its quantization is the DQ's
@@ -69,6 +71,22 @@ def dq_rec(b: Builder, x: str, s: str, zp: str, axis: int = 1) -> Rec:
         raise b.unsupported("DequantizeLinear with other parameters than the QuantizeLinear "
                             "that made its input")
     return Rec("dq", value=r.value, perm=r.perm)
+
+
+def _uint8_input(b: Builder, x: str, r: Rec, uq: QParams, q: QParams) -> Rec:
+    """A uint8 graph input read through DequantizeLinear: the input takes the DQ's parameters
+    and a QUANTIZE makes the int8 copy (zero point - 128, the bytes xor 0x80) that every reader
+    of `x` then shares."""
+    v = b.values[r.value]
+    if v.type.q is not None:
+        raise b.unsupported("a uint8 graph input read by DequantizeLinears with other "
+                            "parameters")
+    if any(not 0 <= z <= 255 for z in uq.zero_point):
+        raise b.unsupported("a uint8 input's zero point must be uint8")
+    b.values[r.value] = Value(v.name, replace(v.type, q=uq), label=v.label)
+    y = b.add("QUANTIZE", [r.value], TensorType(v.type.shape, DType.INT8, q), label=x)
+    b.recs[x] = Rec("act", y, r.perm)
+    return b.recs[x]
 
 
 def dequantize(b: Builder, n, a) -> list[Rec]:
@@ -187,6 +205,18 @@ def pool(b: Builder, n, a) -> list[Rec]:
         out = emit.pool(b, dict(x=r, attrs=a, kind=kind), b.type(r.value).q)
         return [replace(out, kind=r.kind)]
     return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind))]
+
+
+def concat(b: Builder, n, a) -> list[Rec]:
+    rs = [b.rec(x) for x in n.input if x]
+    if rs and all(r.kind == "act" for r in rs):  # quantized values of one quantization
+        qs = {(b.type(r.value).q.scale, b.type(r.value).q.zero_point)
+              for r in rs if b.type(r.value).q is not None}
+        if len(qs) != 1 or any(b.type(r.value).dtype != DType.INT8 for r in rs):
+            raise b.unsupported("Concat of quantized values needs one int8 quantization")
+        return [emit.concat(b, dict(xs=rs, axis=a.get("axis", 0)), b.type(rs[0].value).q)]
+    return [Rec("pend", op="concat", info=dict(xs=[_dq_act(b, r) for r in rs],
+                                               axis=a.get("axis", 0)))]
 
 
 def sigmoid(b: Builder, n, a) -> list[Rec]:

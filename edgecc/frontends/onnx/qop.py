@@ -16,6 +16,7 @@ import numpy as np
 from edgecc.frontends.onnx import emit
 from edgecc.frontends.onnx import nodes as nd
 from edgecc.frontends.onnx.builder import NHWC, Builder, Rec, inverse, is_identity
+from edgecc.ir import DType
 
 
 def _q(b: Builder, n, s: int, zp: int):
@@ -75,6 +76,12 @@ def qlinear_pool(b: Builder, n, a) -> list[Rec]:
     return [emit.pool(b, info, _q(b, n, 3, 4))]
 
 
+def qlinear_concat(b: Builder, n, a) -> list[Rec]:
+    """QLinearConcat(y_scale, y_zp, (x, x_scale, x_zp)...)."""
+    xs = [nd._dq_act(b, _dq(b, n, i)) for i in range(2, len(n.input) - 2, 3)]
+    return [emit.concat(b, dict(xs=xs, axis=a.get("axis", 0)), _q(b, n, 0, 1))]
+
+
 def qlinear_sigmoid(b: Builder, n, a) -> list[Rec]:
     info = dict(x=nd._dq_act(b, _dq(b, n, 0)), ir_op="LOGISTIC")
     return [emit.lookup(b, info, _q(b, n, 3, 4))]
@@ -123,6 +130,23 @@ def _new_shape(b: Builder, n, a, shape: tuple[int, ...]) -> tuple[int, ...]:
     ins = {int(x) % rank for x in axes}
     it = iter(shape)
     return tuple(1 if i in ins else next(it) for i in range(rank))
+
+
+def tile(b: Builder, n, a) -> list[Rec]:
+    """Tile of an activation or its DequantizeLinear (repeating commutes with quantization):
+    TILE in the IR's layout, the repeats permuted alike."""
+    r = b.rec(n.input[0])
+    reps = nd._need_const(b, n.input[1], "the repeats").astype(np.int64).ravel()
+    if r.kind == "const":
+        return [Rec("const", data=np.tile(r.data, reps))]
+    if r.kind not in ("act", "dq"):
+        raise b.unsupported(f"Tile of a {r.kind} value")
+    if len(reps) != len(r.perm) or np.any(reps < 1):
+        raise b.unsupported("Tile needs one positive repeat per axis")
+    t = b.type(r.value)
+    mult = b.const(np.array([reps[p] for p in r.perm]), DType.INT32)
+    y = b.add_inferred("TILE", [r.value, mult], t.dtype, t.q)
+    return [replace(r, value=y)]
 
 
 def reshape_like(b: Builder, n, a) -> list[Rec]:

@@ -2,7 +2,8 @@
 
 Owns: loading with the `onnx` package (external-data files next to the model), the failures that
 make a file bad ONNX (unparsable protobuf, `onnx.checker` findings, an opset outside 10..21, a
-cycle or a value read before anything defines it, an input or initializer of an element type
+cycle or a value read before anything defines it (opsets 22..25 only for graphs of plain
+QuantizeLinear / DequantizeLinear), an input or initializer of an element type
 edgecc does not know), `onnx.shape_inference`, symbolic or unknown dimensions resolved to 1, and
 the constants (initializers and Constant nodes) as numpy arrays. Each failure is one
 ModelFormatError line naming the file and, where there is one, the node (index, type, name).
@@ -19,6 +20,8 @@ from onnx import numpy_helper
 from edgecc.errors import ModelFormatError, UnsupportedModel
 
 OPSET_MIN, OPSET_MAX = 10, 21
+OPSET_QDQ_MAX = 25  # accepted for graphs of plain QuantizeLinear / DequantizeLinear only
+_LATE_QDQ_ATTRS = ("block_size", "output_dtype", "precision")
 # ONNX TensorProto element types edgecc reads (the rest are reported as unsupported)
 ELEM_TYPES = {1: "float32", 2: "uint8", 3: "int8", 5: "int16", 6: "int32", 7: "int64", 9: "bool"}
 
@@ -77,9 +80,24 @@ def _opset(m: onnx.ModelProto, path: Path) -> int:
     ver = next((int(o.version) for o in m.opset_import if o.domain in ("", "ai.onnx")), None)
     if ver is None:
         raise ModelFormatError(f"{path}: the model imports no default-domain (ai.onnx) opset")
+    if OPSET_MAX < ver <= OPSET_QDQ_MAX and _only_plain_qdq(m.graph):
+        return ver
     if not OPSET_MIN <= ver <= OPSET_MAX:
         raise ModelFormatError(f"{path}: opset {ver} is outside the supported {OPSET_MIN}..{OPSET_MAX}")
     return ver
+
+
+def _only_plain_qdq(g: onnx.GraphProto) -> bool:
+    """Whether every node is a QuantizeLinear / DequantizeLinear whose later-opset attributes
+    (block_size, output_dtype, precision) keep their defaults: such a graph means the same at
+    opsets 22..25 as at 21."""
+    for n in g.node:
+        if n.domain not in ("", "ai.onnx") or n.op_type not in ("QuantizeLinear", "DequantizeLinear"):
+            return False
+        if any(a.name in _LATE_QDQ_ATTRS and onnx.helper.get_attribute_value(a)
+               for a in n.attribute):
+            return False
+    return True
 
 
 def _check_wiring(g: onnx.GraphProto, path: Path) -> None:
