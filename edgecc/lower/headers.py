@@ -30,6 +30,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "c/cumsum.c.j2": ("edgecc_fixedpoint.h",),
     "c/div.c.j2": ("edgecc_fixedpoint.h",),
     "c/l2_normalization.c.j2": ("edgecc_math.h",),
+    "c/l2_normalization_s8.c.j2": ("edgecc_math.h",),
     "c/pool_2d_float.c.j2": ("edgecc_math.h",),
     "c/softmax_float.c.j2": ("edgecc_math.h",),
     "dsp/add_lut.c.j2": ("dsp/add.h",),

@@ -66,8 +66,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 def lower(g: Graph, n: Node, target) -> Kernel:
     r, d = rows(g, n)
     int8 = in_type(g, n).dtype == DType.INT8
-    return Kernel("l2_normalization.c.j2",
-                  params=dict(rows=r, depth=d, eps=c_float(EPSILON), int8=int8,
+    return Kernel("l2_normalization_s8.c.j2" if int8 else "l2_normalization.c.j2",
+                  params=dict(rows=r, depth=d, eps=c_float(EPSILON),
                               in_zp=zp(in_type(g, n)), out_shift=OUTPUT_SHIFT),
                   variant="int8" if int8 else "float32")
 
