@@ -238,7 +238,7 @@ def fc_applies(g: Graph, n: Node, target) -> str | None:
     if why:
         return why
     if len(in_type(g, n, 1).q.scale) != 1:
-        return "per-channel weights: the per-channel entry (fc-pc)"
+        return "per-channel weights: the per-channel (-pc) entry"
     return None
 
 
