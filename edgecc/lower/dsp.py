@@ -219,19 +219,16 @@ def fc_applies(g: Graph, n: Node, target) -> str | None:
     if _int16(g, n):
         return _int16(g, n)
     if in_type(g, n, 1).q.per_channel:
-        return ("per-channel weights: portable kernel" if "mve" in target.isa_path else
-                "per-channel weights: dsp-fc-4u-pc")
+        return "per-channel weights: the per-channel entry (fc-4u-pc)"
     return None
 
 
 def fc_pc_applies(g: Graph, n: Node, target) -> str | None:
-    """int8, per-channel weights, on a core without Helium (which keeps the portable kernel)."""
+    """int8, per-channel weights (the DSP and Helium per-channel fully connected kernels)."""
     if _int16(g, n):
         return _int16(g, n)
     if not in_type(g, n, 1).q.per_channel:
-        return "per-tensor weights: dsp-fc-4u"
-    if "mve" in target.isa_path:
-        return "per-channel weights: portable kernel"
+        return "per-tensor weights: the per-tensor entry (fc-4u)"
     return None
 
 

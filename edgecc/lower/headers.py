@@ -44,6 +44,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "mve/conv_2d_2ch3px.c.j2": ("mve/conv_2d.h",),
     "mve/depthwise_conv_2d_gather.c.j2": ("mve/depthwise_conv_2d.h",),
     "mve/fully_connected_4u.c.j2": ("mve/fully_connected.h",),
+    "mve/fully_connected_4u_pc.c.j2": ("mve/fully_connected.h",),
     "mve/pool_2d.c.j2": ("mve/pool_2d.h",),
     "neon/conv_2d_4px.c.j2": ("neon/conv_2d.h",),
     "neon/depthwise_conv_2d_taps.c.j2": ("neon/depthwise_conv_2d.h",),

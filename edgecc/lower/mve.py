@@ -185,20 +185,37 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
                          "channel planes, one VMLADAVA per output, 4 channels per requantization")
 
 
-def lower_fc(g: Graph, n: Node, target) -> Kernel:
-    """4 units per pass, VMLADAVA on 16-byte chunks, one requantization record for every block
-    (per-tensor)."""
+def _fc_kernel(g: Graph, n: Node, per_channel: bool) -> Kernel:
+    """4 units per pass, VMLADAVA on 16-byte chunks (mve/fully_connected.h): per-tensor weights
+    one requantization record for every block, per-channel weights every block's own record."""
     batches, units, depth = fc_dims(g, n)
-    rq = dsp.fc_rq(g, n)
+    rq = dsp.fc_rq(g, n, uniform=not per_channel)
     fr = rq.fr
     mb = mve_blocks(const(g, n, 1).astype(np.int64), rq.folded, fr)
     geom = MveFcGeom(batches, depth, mb.kp, units, fr.lo, fr.hi)
+    scratch = 0 if depth == mb.kp else mb.kp
+    if per_channel:
+        return Kernel("mve/fully_connected_4u_pc.c.j2", params=dict(geom=geom),
+                      consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq), scratch=scratch,
+                      variant="mve-fc-4u-pc",
+                      reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, per-channel "
+                             "weights: each 4 units' own requantization record")
     rec = mb.rq[:12]  # per-tensor: one requantization record for every block
     return Kernel("mve/fully_connected_4u.c.j2", params=dict(geom=geom),
-                  consts=dict(w=mb.w, bias=mb.bias, rq=rec),
-                  scratch=0 if depth == mb.kp else mb.kp, variant="mve-fc-4u",
+                  consts=dict(w=mb.w, bias=mb.bias, rq=rec), scratch=scratch, variant="mve-fc-4u",
                   reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, vector "
                          "requantization")
+
+
+def lower_fc(g: Graph, n: Node, target) -> Kernel:
+    """FULLY_CONNECTED with per-tensor weights: one requantization record for every block."""
+    return _fc_kernel(g, n, per_channel=False)
+
+
+def lower_fc_pc(g: Graph, n: Node, target) -> Kernel:
+    """FULLY_CONNECTED with per-channel weights (ec_mve_fully_connected_4u_pc_s8): every 4 units'
+    own requantization record, the per-channel epilogue of the Helium convolutions."""
+    return _fc_kernel(g, n, per_channel=True)
 
 
 def lower_add(g: Graph, n: Node, target) -> Kernel:
@@ -214,6 +231,7 @@ TABLE: list[Candidate] = [
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-gather", dw_applies, lower_dw),
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dsp.dw_as_conv_applies, lower_dw_as_conv),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u", dsp.fc_applies, lower_fc),
+    Candidate("FULLY_CONNECTED", ISA, "fc-4u-pc", dsp.fc_pc_applies, lower_fc_pc),
     Candidate("ADD", ISA, "add-lut", dsp.add_applies, lower_add),
     Candidate("AVERAGE_POOL_2D", ISA, "avgpool", dsp.pool_applies,
               lambda g, n, t: dsp.pool_kernel(g, n, ISA)),

@@ -38,5 +38,6 @@ def lower_add(g: Graph, n: Node, target) -> Kernel:
 
 TABLE: list[Candidate] = CONV + vec_dw.dw_entries(ISA, CONV) + [
     vec.fc_entry(ISA),
+    vec.fc_pc_entry(ISA),
     Candidate("ADD", ISA, "add-exact", add_applies, lower_add),
 ]

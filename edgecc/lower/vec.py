@@ -38,7 +38,7 @@ from edgecc.lower.geom import VecConvGeom, X512Band
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import (act_range, channel_multipliers, conv_groups, conv_window,
-                                     fc_multiplier)
+                                     fc_unit_multipliers)
 from edgecc.ops.fully_connected import fc_dims
 from edgecc.quant import INT32_MIN
 
@@ -241,8 +241,22 @@ def fc_applies(g: Graph, n: Node, target) -> str | None:
     if why:
         return why
     if len(in_type(g, n, 1).q.scale) != 1:
-        return "per-channel weights: portable kernel"
+        return "per-channel weights: the per-channel (-pc) entry"
     return None
+
+
+def fc_pc_applies(g: Graph, n: Node, target) -> str | None:
+    """Why the x86 / NEON per-channel fully connected kernels cannot run n (None when they can)."""
+    if not in_type(g, n, 1).q.per_channel:
+        return "per-tensor weights: the per-tensor entry"
+    return int8_layer(g, n)
+
+
+def per_channel_kernel(k: Kernel) -> Kernel:
+    """A fully connected kernel built from each unit's own multiplier and shift, named so."""
+    k.variant += "-pc"
+    k.reason += "; per-channel weights: each unit's own requantization constants"
+    return k
 
 
 def lower_fc(g: Graph, n: Node, isa: str) -> Kernel:
@@ -250,11 +264,10 @@ def lower_fc(g: Graph, n: Node, isa: str) -> Kernel:
     at a time over the quads."""
     batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
-    m, s = fc_multiplier(g, n)
     quads, ocp, kp = pack_quads(w)
     in_zp = int(in_type(g, n).q.zero_point[0])
     b = bias_of(g, n, units)
-    rq, rqp, why = requant_arrays(isa, np.full(units, m), np.full(units, s), ocp, w, b, in_zp,
+    rq, rqp, why = requant_arrays(isa, *fc_unit_multipliers(g, n, units), ocp, w, b, in_zp,
                                   *out_act(g, n))
     if rq is None:
         raise Refused(why)
@@ -275,3 +288,9 @@ def conv_entry(isa: str) -> Candidate:
 def fc_entry(isa: str) -> Candidate:
     """The x86 / NEON fully connected kernel as a table entry of `isa`."""
     return Candidate("FULLY_CONNECTED", isa, "fc", fc_applies, lambda g, n, t: lower_fc(g, n, isa))
+
+
+def fc_pc_entry(isa: str) -> Candidate:
+    """The x86 / NEON fully connected kernel with per-channel weights as a table entry of `isa`."""
+    return Candidate("FULLY_CONNECTED", isa, "fc-pc", fc_pc_applies,
+                     lambda g, n, t: per_channel_kernel(lower_fc(g, n, isa)))

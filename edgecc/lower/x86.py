@@ -22,6 +22,9 @@ CONV = [
 TABLE: list[Candidate] = CONV + vec_dw.dw_entries(ISA, CONV) + [
     Candidate("FULLY_CONNECTED", ISA, "fc16", vec.fc_applies, x86_fc.lower_fc),
     vec.fc_entry(ISA),
+    Candidate("FULLY_CONNECTED", ISA, "fc16-pc", vec.fc_pc_applies,
+              lambda g, n, t: vec.per_channel_kernel(x86_fc.lower_fc(g, n, t))),
+    vec.fc_pc_entry(ISA),
     Candidate("ADD", ISA, "add-lin", x86_elt.add_applies, x86_elt.lower_add_lin),
     Candidate("ADD", ISA, "add-exact", x86_elt.add_applies, x86_elt.lower_add_exact),
     Candidate("AVERAGE_POOL_2D", ISA, "avgpool", x86_elt.avgpool_applies, x86_elt.lower_avgpool),

@@ -17,7 +17,7 @@ from edgecc.lower.table import Refused
 from edgecc.lower.vec import (bias_of, folded_biases, int8_layer, out_act, requant_arrays,
                               rq_params)
 from edgecc.ops import Kernel, const, in_type
-from edgecc.ops._conv_common import fc_multiplier
+from edgecc.ops._conv_common import fc_unit_multipliers
 from edgecc.ops.fully_connected import fc_dims
 
 # ec_x86_fully_connected_stream_s8 keeps the prepared batch row on the stack (EC_X86_FC_MAX_KP in the header)
@@ -77,10 +77,9 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
     packed, up, kp = pack_fc_blocks(w)
     if kp > MAX_KP:
         raise Refused(f"depth {depth} above {MAX_KP}")
-    m, s = fc_multiplier(g, n)
     in_zp = int(in_type(g, n).q.zero_point[0])
     b = bias_of(g, n, units)
-    rq, rqp, why = requant_arrays("avx2", np.full(units, m), np.full(units, s), up, w, b, in_zp,
+    rq, rqp, why = requant_arrays("avx2", *fc_unit_multipliers(g, n, units), up, w, b, in_zp,
                                   *out_act(g, n))
     if rq is None:
         raise Refused(why)

@@ -4,15 +4,18 @@
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #include "common.h"
 
-/* FULLY_CONNECTED: per-tensor constants (rq: one record). scratch: kp bytes when depth < kp
+/* FULLY_CONNECTED: per-tensor constants (rq: one record) or per-channel (_pc: one per 4 units). scratch: kp bytes when depth < kp
  * (the row is copied so its last 16-byte chunk stays inside); none (NULL) otherwise. */
 typedef struct {
     int32_t batches, depth, kp, units, lo, hi;
 } ec_mve_fc_geom;
 
-EC_MVE_SHARED void ec_mve_fully_connected_4u_s8(const ec_mve_fc_geom *g, const int8_t *x, int8_t *y,
-                             const int8_t *w, const int32_t *bias, const int32_t *rq,
-                             uint8_t *scratch) {
+/* The rows of both FULLY_CONNECTED kernels; per_channel (a constant at each call site): rq holds
+ * every 4 units' own record, else one record for all. */
+EC_MVE_INLINE void ec_mve_fully_connected_rows(const ec_mve_fc_geom *g, const int8_t *x, int8_t *y,
+                                               const int8_t *w, const int32_t *bias,
+                                               const int32_t *rq, int per_channel,
+                                               uint8_t *scratch) {
     const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
     int32_t b;
     for (b = 0; b < g->batches; ++b) {
@@ -21,8 +24,23 @@ EC_MVE_SHARED void ec_mve_fully_connected_4u_s8(const ec_mve_fc_geom *g, const i
             memcpy(scratch, xb, (size_t)g->depth);
             xb = (const int8_t *)scratch;
         }
-        ec_mve_row_any(xb, g->kp, w, bias, rq, 0, g->units, lo, hi, y + b * g->units);
+        ec_mve_row_any(xb, g->kp, w, bias, rq, per_channel, g->units, lo, hi, y + b * g->units);
     }
+}
+
+EC_MVE_SHARED void ec_mve_fully_connected_4u_s8(const ec_mve_fc_geom *g, const int8_t *x, int8_t *y,
+                             const int8_t *w, const int32_t *bias, const int32_t *rq,
+                             uint8_t *scratch) {
+    ec_mve_fully_connected_rows(g, x, y, w, bias, rq, 0, scratch);
+}
+
+/* FULLY_CONNECTED with per-channel weights (one scale per unit): the same passes, rq holding
+ * every 4 units' own record [m x4][N x4][-e x4] (the convolutions' per-channel epilogue). */
+EC_MVE_SHARED void ec_mve_fully_connected_4u_pc_s8(const ec_mve_fc_geom *g, const int8_t *x,
+                                                   int8_t *y, const int8_t *w,
+                                                   const int32_t *bias, const int32_t *rq,
+                                                   uint8_t *scratch) {
+    ec_mve_fully_connected_rows(g, x, y, w, bias, rq, 1, scratch);
 }
 
 #endif /* __ARM_FEATURE_MVE */
