@@ -83,10 +83,21 @@ static inline int ec_clz32(uint32_t x) {
     return n;
 }
 
+/* ec_rdbpot for any exponent e >= 0. SOFTMAX divides by 2^(bits over unit + 31 - output bits),
+ * which passes 31 once the sum of exps reaches 2^(output bits) (a C shift out of range, in TFLite
+ * too); the rounded quotient of an int32 by 2^32 or more is 0, or -1 for INT32_MIN / 2^32 (-0.5,
+ * rounded away from zero), as edgecc/quant.py computes it. */
+static inline int32_t ec_rdbpot_any(int32_t x, int e) {
+    if (e < 32) return ec_rdbpot(x, e);
+    return (e == 32 && x == INT32_MIN) ? -1 : 0;
+}
+
 /* TFLite GetReciprocal: 1/x for x in FixedPoint<int32, int_digits> (x > 0), as a Q0.31 value in
  * [0.5, 1) and the number of bits the true reciprocal lies above it. */
 static inline int32_t ec_get_reciprocal(int32_t x, int int_digits, int *bits_over_unit) {
-    const int hp1 = ec_clz32((uint32_t)x);
+    /* x == 0 (a sum of exps that wrapped around: TFLite shifts by 32 there) counts as 31 zeros,
+     * so the shift below stays defined */
+    const int hp1 = x == 0 ? 31 : ec_clz32((uint32_t)x);
     *bits_over_unit = int_digits - hp1;
     return ec_one_over_one_plus_x(
         (int32_t)(((uint32_t)x << hp1) - ((uint32_t)1 << 31)));

@@ -262,6 +262,12 @@ def check_ops(g: Graph, path: Path) -> Graph:
     exception here is a bug in edgecc (exit 3), not the file's."""
     from edgecc.frontends.shapes import settle_shapes
     g = settle_shapes(g)
+    for n in g.nodes:  # a shape computed from the ops may be empty where the file's was not
+        for v in n.outputs:
+            if v is not None and g.value(v).type.numel == 0:
+                raise UnsupportedModel(f"{path}: op {n.index} ({n.op}) computes tensor "
+                                       f"{v[1:]} with no elements (shape "
+                                       f"{list(g.value(v).type.shape)})")
     problems = []
     # Constraints describe what the kernels will see: the graph after constant folding (weights
     # computed from constants are constants by then; folded nodes need no kernel).
