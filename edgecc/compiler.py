@@ -51,7 +51,9 @@ def load_model(path: str | Path) -> Graph:
     check_model_file(path)  # a regular file under the size limit, before anything reads it
     if path.suffix.lower() == ".onnx":
         from edgecc.frontends.onnx import load_onnx
-        return load_onnx(path)
+        g = load_onnx(path)
+        validate_graph(g)  # the same checks on what the ONNX frontend built
+        return g
     from edgecc.frontends.tflite import check_ops, read_tflite
     g = read_tflite(path)
     validate_graph(g)  # edgecc/validate: before any op's code looks at the graph

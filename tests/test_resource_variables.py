@@ -33,6 +33,8 @@ def test_import_makes_one_variable_with_its_initial_value(tmp_path):
     assign = g.nodes[2]
     assert assign.outputs == [] and assign.inputs == ["var_acc", "t3", "t2"]  # t2: order-only
     assert g.source["init_subgraphs"] == [1]
+    assert any("resource variable 'acc' -> var_acc" in note and "CALL_ONCE" in note
+               for note in g.notes)  # shown by `edgecc inspect`
 
 
 @pytest.mark.parametrize("kw", [{}, {"read_after": True}, {"init_graph": False}],

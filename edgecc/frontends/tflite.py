@@ -195,15 +195,14 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
         for k in range(1, model.SubgraphsLength()):
             other = model.Subgraphs(k)
             init_graphs[k] = (_read_ops(model, other, None), _consts(model, raw, other))
-    nodes, source["init_subgraphs"] = resolve_resources(values, nodes, init_graphs, path,
-                                                           _variable_reset_value)
+    nodes, source["init_subgraphs"], notes = resolve_resources(values, nodes, init_graphs, path,
+                                                                  _variable_reset_value)
     unsupported = [f"{n.op} v{n.attrs['version']} at op {n.index}" for n in nodes
                    if not is_supported(n.op)]
 
     inputs = [f"t{x}" for x in sg.InputsAsNumpy()] if sg.InputsLength() else []
     outputs = [f"t{x}" for x in sg.OutputsAsNumpy()] if sg.OutputsLength() else []
     _check_structure(values, nodes, inputs, outputs, path)
-    notes = []
     for v in inputs:
         old = values[v].type
         t = sg.Tensors(int(v[1:]))

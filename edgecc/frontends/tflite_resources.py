@@ -76,14 +76,14 @@ def _c_name(shared: str, taken: set[str]) -> str:
 
 
 def resolve_resources(values: dict[str, Value], nodes: list[Node], init_graphs: dict,
-                      path: Path, unassigned) -> tuple[list[Node], list[int]]:
+                      path: Path, unassigned) -> tuple[list[Node], list[int], list[str]]:
     """Rewrite subgraph 0's resource ops in place of `nodes` (new list returned) and add the
-    `var_<name>` values; also the init subgraph indices CALL_ONCE ran. `init_graphs` maps a
+    `var_<name>` values; also the init subgraph indices CALL_ONCE ran and notes for inspect. `init_graphs` maps a
     subgraph index to (nodes, {tensor: constant data or None}), read by the caller;
     `unassigned(shape, dtype, q)` is what a variable holds before any assignment (TFLite Micro
     fills its buffer as a variable tensor's: the zero point of the first assigned value)."""
     if not any(n.op in RESOURCE_OPS for n in nodes):
-        return nodes, []
+        return nodes, [], []
     calls = [n for n in nodes if n.op == "CALL_ONCE"]
     called = sorted({int(n.attrs.get("init_subgraph_index", -1)) for n in calls})
     missing = [i for i in called if i not in init_graphs]
@@ -151,4 +151,7 @@ def resolve_resources(values: dict[str, Value], nodes: list[Node], init_graphs: 
             if any(x in handles for x in n.inputs):
                 raise UnsupportedModel(f"{path}: op {n.index} ({n.op}) takes a resource handle")
             out.append(n)
-    return out, called
+    notes = [f"resource variable '{values[v].label}' -> {v} {values[v].type}, initial value "
+             + ("from the CALL_ONCE init subgraph" if shared in init else "unassigned (filled as "
+                "TFLite Micro fills it)") for shared, v in var_of.items()]
+    return out, called, notes
