@@ -29,7 +29,9 @@ def flash_of_objects(c, board) -> dict | None:
     from edgecc.verify.cross import STRICT, compile_sources
     with tempfile.TemporaryDirectory(prefix="edgecc-manifest-") as tmp:
         gen = Path(tmp) / "gen"
-        write_files({k: v for k, v in c.files.items() if "/" not in k}, gen)
+        # the C and its headers (runtime headers keep their sub-folders: dsp/conv_2d.h), not the
+        # build files (zephyr/module.yml, CMakeLists.txt)
+        write_files({k: v for k, v in c.files.items() if k.endswith((".c", ".h"))}, gen)
         try:
             objs = compile_sources(sorted(gen.glob("*.c")), Path(tmp) / "obj", board, None,
                                    [*STRICT, f"-I{gen}"])

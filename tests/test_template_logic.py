@@ -26,7 +26,7 @@ LEGACY = {
     # portable templates main gained while the ratchet was written (ops12, onnx14, state12):
     # their logic is still to move into Python
     "c/add_n.c.j2": 2, "c/add_onnx.c.j2": 1, "c/binary_expr.c.j2": 1, "c/cumsum.c.j2": 8,
-    "c/div.c.j2": 1, "c/pool_2d_float.c.j2": 4, "c/softmax_float.c.j2": 1, "c/svdf.c.j2": 1,
+    "c/pool_2d_float.c.j2": 4, "c/softmax_float.c.j2": 1, "c/svdf.c.j2": 1,
 }
 
 _TAG = re.compile(r"\{%-?\s*(if|elif|set)\b")

@@ -28,7 +28,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "c/svdf.c.j2": ("edgecc_lstm.h",),
     "c/add_n.c.j2": ("edgecc_fixedpoint.h",),
     "c/cumsum.c.j2": ("edgecc_fixedpoint.h",),
-    "c/div.c.j2": ("edgecc_fixedpoint.h",),
+    "c/div_s8.c.j2": ("edgecc_fixedpoint.h",),
     "c/l2_normalization.c.j2": ("edgecc_math.h",),
     "c/l2_normalization_s8.c.j2": ("edgecc_math.h",),
     "c/pool_2d_float.c.j2": ("edgecc_math.h",),

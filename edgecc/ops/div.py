@@ -77,7 +77,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    return ew.arith_kernel("div.c.j2", g, n, (DType.INT8,), quant_params)
+    int8 = out_type(g, n).dtype == DType.INT8  # TFLite's reciprocal arithmetic, else C's int32 /
+    return ew.arith_kernel("div_s8.c.j2" if int8 else "div.c.j2", g, n, (DType.INT8,), quant_params)
 
 
 OP = register(OpDef(
