@@ -99,6 +99,11 @@ def _lower_and_plan(g: Graph, target: Target, scratch: str, imported: Graph,
     """Kernels and plan of g. memory_first: also try portable kernels where their streaming is
     what lowers the peak (edgecc/lower prefer_streaming), kept when they shrink the arena by
     MEMORY_FIRST_GAIN or make it fit `budget` (they are slower than the optimized ones)."""
+    for n in g.nodes:  # options can make a window op's output empty once the passes re-infer it
+        for v in n.outputs:
+            if v is not None and any(d <= 0 for d in g.type(v).shape):
+                raise UnsupportedModel(f"{imported.name}: op {n.index} ({n.op}) computes a tensor "
+                                       f"with no elements (shape {list(g.type(v).shape)})")
     lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
     best = _plan(g, lowered, imported, external_io)
     if memory_first:

@@ -264,7 +264,7 @@ def check_ops(g: Graph, path: Path) -> Graph:
     g = settle_shapes(g)
     for n in g.nodes:  # a shape computed from the ops may be empty where the file's was not
         for v in n.outputs:
-            if v is not None and g.value(v).type.numel == 0:
+            if v is not None and any(d <= 0 for d in g.value(v).type.shape):
                 raise UnsupportedModel(f"{path}: op {n.index} ({n.op}) computes tensor "
                                        f"{v[1:]} with no elements (shape "
                                        f"{list(g.value(v).type.shape)})")

@@ -150,4 +150,6 @@ def stream_pair(g: Graph, n: Node, streams) -> tuple[str, str, int] | None:
     geo = geometry(g, n)
     if geo is None or g.value(n.inputs[0]).is_const:
         return None
+    if min(geo.batches, geo.out_h, geo.out_w) < 1:  # no pass at all: nothing to overlap
+        return None
     return n.outputs[0], n.inputs[0], d_max(geo, streams)

@@ -1,0 +1,50 @@
+"""Bad outcomes the long fuzz run found after this session's merges, each pinned by its case:
+an empty tensor the ops compute (FULLY_CONNECTED on a rank-0 input; an AVERAGE_POOL_2D whose
+mutated window is taller than its input) must be one line and exit 2, not an internal PlanError;
+SOFTMAX over 2^20 values must run clean under UBSan (its final shift passes 31)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import shared_model
+from fuzz import hostile
+from test_fuzz import SLOW_MUTANTS_PER_MODEL, byte_cases
+
+
+def _compile(tmp_path, data: bytes):
+    p = tmp_path / "m.tflite"
+    p.write_bytes(data)
+    return subprocess.run([sys.executable, "-m", "edgecc", "compile", str(p), "--target", "host",
+                           "--name", "m", "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_rank0_fully_connected_is_refused_in_one_line(tmp_path):
+    r = _compile(tmp_path, hostile.cases()["fc-rank0"])
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no elements" in r.stderr
+
+
+def test_pool_window_taller_than_input_is_refused_in_one_line(tmp_path):
+    path = shared_model("mlzoo_ds_cnn_s_quantized_int16")
+    case = next(d for cid, d in byte_cases(path, 1000 + len(path.name), SLOW_MUTANTS_PER_MODEL)
+                if cid.endswith("#0:field-options"))
+    r = _compile(tmp_path, case)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no elements" in r.stderr
+
+
+def test_softmax_over_a_million_values_is_ubsan_clean(tmp_path):
+    r = _compile(tmp_path, hostile.cases()["softmax-dim_1048576"])
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    (out / "h.c").write_text(
+        '#include "m.h"\nstatic uint8_t arena[M_ARENA_SIZE] __attribute__((aligned(16)));\n'
+        "int main(void) { int i; m_reset(arena);\n"
+        "  for (i = 0; i < M_INPUT0_SIZE; ++i) ((uint8_t *)m_input(arena, 0))[i] = 0;\n"
+        "  return m_run(arena); }\n")
+    exe = tmp_path / "h"
+    subprocess.run(["gcc", "-std=c99", "-O1", "-fsanitize=address,undefined",
+                    "-fno-sanitize-recover=all", f"-I{out}", str(out / "h.c"), str(out / "m.c"),
+                    str(out / "m_weights.c"), "-o", str(exe)], check=True)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "runtime error" not in run.stderr, run.stderr
