@@ -28,11 +28,12 @@ ONNX_PORTABLE = ("ONNX numerics (onnxruntime's float32 requantization): portable
 FLOAT_PORTABLE = "float32: portable kernel (the SIMD kernels are integer only)"
 
 
-def refused_by_all(g: Graph, n: Node) -> str | None:
+def refused_by_all(g: Graph, n: Node, onnx: bool = False) -> str | None:
     """Why no table entry can run n whatever its op, or None: ONNX numerics (attr numerics ==
-    "onnx": onnxruntime's epilogue, edgecc/ops/_onnx_rq.py) and float32 nodes (edgecc/ops/_float.py)
-    take the portable kernels; every entry was written for TFLite's integer arithmetic."""
-    if n.attrs.get("numerics") == "onnx":
+    "onnx": onnxruntime's epilogue, edgecc/ops/_onnx_rq.py) unless the entry says it implements
+    that epilogue (`onnx`), and float32 nodes (edgecc/ops/_float.py), which take the portable
+    kernels; the entries were written for TFLite's integer arithmetic."""
+    if n.attrs.get("numerics") == "onnx" and not onnx:
         return ONNX_PORTABLE
     if is_float(g, n):  # the twin's test (edgecc/ops/_float.py): the node takes its float path
         return FLOAT_PORTABLE
@@ -56,6 +57,7 @@ class Candidate:
     variant: str   # the kernel family within the op; the Kernel's own variant refines it
     applies: Applies
     build: Build
+    onnx: bool = False  # also runs ONNX-numerics nodes (its build reads ops._onnx_rq.is_onnx)
 
     @property
     def name(self) -> str:
@@ -72,13 +74,10 @@ def try_candidates(cands: list[Candidate], g: Graph, n: Node, target,
                    refused: list[tuple[str, str]]) -> Kernel | None:
     """The first of `cands` (in order) that applies to n and builds; the others' reasons are
     appended to `refused`."""
-    common = None
     for c in cands:
         if c.op != n.op:
             continue
-        if common is None:
-            common = refused_by_all(g, n) or ""
-        why = common or c.applies(g, n, target)
+        why = refused_by_all(g, n, c.onnx) or c.applies(g, n, target)
         if why:
             refused.append((c.name, why))
             continue
