@@ -2,9 +2,9 @@
 
 Each case's scales, zero points and weights are graph inputs there; edgecc compiles constants, so
 the test freezes every input but the first into an initializer (their stored values), compiles
-the frozen model, runs the C on the host (gcc) on the stored first input and compares every byte
-with the stored outputs and with `onnx.reference.ReferenceEvaluator`. Cases edgecc does not
-compile yet are held to their one-line refusal (exit 2), so a change of either kind shows here.
+the frozen model, runs the C on the host (gcc; clang and cortex-m4 under QEMU in the slow test)
+on the stored first input and compares every byte with the stored outputs and with
+`onnx.reference.ReferenceEvaluator`. All 12 cases are exact.
 """
 from __future__ import annotations
 
@@ -26,20 +26,13 @@ from edgecc.verify.harness import parse_frames
 from test_cli import assert_one_line_error, edgecc
 
 CASES = SHARED / "models" / "onnx"
-EXACT = ["test_dequantizelinear", "test_quantizelinear"]
-# case -> the end of its one-line refusal (what edgecc does not do yet)
-REFUSED = {
-    "test_convinteger_with_padding": "unsupported ONNX nodes: ConvInteger at node 0",
-    "test_convinteger_without_padding": "unsupported ONNX nodes: ConvInteger at node 0",
-    "test_matmulinteger": "unsupported ONNX nodes: MatMulInteger at node 0",
-    "test_dynamicquantizelinear": "unsupported ONNX nodes: DynamicQuantizeLinear at node 0",
-    "test_dequantizelinear_axis": "per-channel DequantizeLinear of an activation",
-    "test_quantizelinear_axis": "per-channel QuantizeLinear of an activation",
-    "test_qlinearconv": "weights with a non-zero zero point are not supported yet",
-    "test_qlinearmatmul_2D_int8_float32": "weights with a non-zero zero point are not supported yet",
-    "test_qlinearmatmul_2D_uint8_float32": "weights with a non-zero zero point are not supported yet",
-    "test_qlinearmatmul_3D_int8_float32": "weights with a non-zero zero point are not supported yet",
-}
+EXACT = ["test_convinteger_with_padding", "test_convinteger_without_padding",
+         "test_dequantizelinear", "test_dequantizelinear_axis", "test_dynamicquantizelinear",
+         "test_matmulinteger", "test_qlinearconv", "test_qlinearmatmul_2D_int8_float32",
+         "test_qlinearmatmul_2D_uint8_float32", "test_qlinearmatmul_3D_int8_float32",
+         "test_quantizelinear", "test_quantizelinear_axis"]
+# beyond the host's gcc (every case, fast): clang, and one Arm target under QEMU (slow)
+SLOW_BUILDS = [("host", "clang"), ("cortex-m4", None)]
 
 
 def _case(name: str) -> Path:
@@ -72,17 +65,16 @@ def frozen(d: Path, out: Path) -> Path:
 
 def test_every_case_is_listed():
     names = {p.name for p in CASES.iterdir() if (p / "model.onnx").is_file()}
-    assert names == set(EXACT) | set(REFUSED)
+    assert names == set(EXACT)
 
 
-@pytest.mark.parametrize("name", EXACT)
-def test_case_exact_against_stored_outputs_and_reference(tmp_path, name):
+def _check_case(tmp_path: Path, name: str, target: str, cc: str | None) -> None:
     d = _case(name)
     ins, want = _tensors(d, "input"), _tensors(d, "output")
     ref = ReferenceEvaluator(str(d / "model.onnx")).run(
         None, {vi.name: a for vi, a in zip(onnx.load(str(d / "model.onnx")).graph.input, ins)})
-    c = compile_model(frozen(d, tmp_path / "m.onnx"), get_target("host"), "model")
-    text = _build_and_run(c, tmp_path, [ins[0]], get_target("host"), "gcc", False)
+    c = compile_model(frozen(d, tmp_path / "m.onnx"), get_target(target), "model")
+    text = _build_and_run(c, tmp_path, [ins[0]], get_target(target), cc, False)
     frames, done = parse_frames(text)
     assert done, text[-500:]
     got = frames[0][0]
@@ -93,14 +85,35 @@ def test_case_exact_against_stored_outputs_and_reference(tmp_path, name):
         assert np.array_equal(g, w), f"output {i}: got {g.ravel()}, stored {w.ravel()}"
 
 
-@pytest.mark.parametrize("name", sorted(REFUSED))
-def test_case_refused_in_one_line(tmp_path, name):
-    """In-process (the CLI's one line and exit 2 for these errors is tested in test_cli)."""
+@pytest.mark.parametrize("name", EXACT)
+def test_case_exact_against_stored_outputs_and_reference(tmp_path, name):
+    _check_case(tmp_path, name, "host", "gcc")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target,cc", SLOW_BUILDS)
+@pytest.mark.parametrize("name", EXACT)
+def test_case_exact_on_clang_and_arm(tmp_path, name, target, cc):
+    _check_case(tmp_path, name, target, cc)
+
+
+def test_per_channel_activation_feeding_an_op_is_refused_in_one_line(tmp_path):
+    """A per-channel DequantizeLinear of an activation is only a graph output: an op reading it
+    (here a Sigmoid) gets one line, not per-tensor arithmetic."""
+    m = onnx.load(str(frozen(_case("test_dequantizelinear_axis"), tmp_path / "dq.onnx")))
+    m.opset_import[0].version = 21  # Sigmoid: beyond plain Q/DQ, opsets 10..21
+    h = onnx.helper
+    m.graph.node.append(h.make_node("Sigmoid", ["y"], ["s"]))
+    m.graph.node.append(h.make_node("QuantizeLinear", ["s", "qs"], ["q"]))
+    m.graph.initializer.append(numpy_helper.from_array(np.array(0.5, np.float32), "qs"))
+    m.graph.output[0].CopyFrom(h.make_tensor_value_info("q", onnx.TensorProto.UINT8, [1, 3, 3, 2]))
+    p = tmp_path / "m.onnx"
+    onnx.save(m, str(p))
     with pytest.raises(EdgeccError) as e:
-        load_onnx(frozen(_case(name), tmp_path / f"{name}.onnx"))
-    msg = str(e.value)
-    assert "\n" not in msg  # an EdgeccError: the CLI prints it as one line, exit 2
-    assert msg.endswith(REFUSED[name]), msg
+        load_onnx(p)
+    assert "\n" not in str(e.value)
+    assert str(e.value).endswith("a per-channel DequantizeLinear of an activation can only be a "
+                                 "graph output"), str(e.value)
 
 
 def test_opset_25_refused_beyond_plain_qdq(tmp_path):

@@ -4,6 +4,10 @@
 int8 (TFLite Micro): m = QuantizeMultiplier(double(float(s_lhs * s_rhs)) / s_out);
 out = clamp(MBQM(sum_k (l - zp_l) * (r - zp_r), m) + zp_out, -128, 127) (no fused activation).
 float32 accumulates over k in order from 0, as TFLite's reference loop.
+ONNX (QLinearMatMul, MatMulInteger; edgecc/frontends/onnx/): either operand may have a non-zero zero
+point, the same exact (l - zp_l) * (r - zp_r) sums; the output is the int32 sum itself (int32
+output, MatMulInteger) or int8 through onnxruntime's float32 epilogue (numerics="onnx":
+y = sat(rne(float32(acc) * float32(float32(s_lhs * s_rhs) / s_out)) + zp_out), _onnx_rq.py).
 The C walks the broadcast batch dims with the shared broadcast loops, then i, j, k with strides
 that absorb adj_x / adj_y, so no transposed copy is made.
 """
@@ -15,6 +19,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._broadcast import broadcast_loops, broadcast_shape
+from edgecc.ops._onnx_rq import is_onnx, onnx_requantize
 from edgecc.quant import mbqm, quantize_multiplier
 
 
@@ -27,7 +32,10 @@ def _dims(g: Graph, n: Node):
 
 
 def supported_types(g: Graph, n: Node) -> bool:
-    """lhs, rhs and output must all be int8 or all float32"""
+    """lhs, rhs and output must all be int8 or all float32 (ONNX: int8 x int8 -> int32 too)"""
+    if (in_type(g, n).dtype, in_type(g, n, 1).dtype, out_type(g, n).dtype) == \
+            (DType.INT8, DType.INT8, DType.INT32):
+        return not is_onnx(n)
     t = {in_type(g, n).dtype, in_type(g, n, 1).dtype, out_type(g, n).dtype}
     return len(t) == 1 and t <= {DType.INT8, DType.FLOAT32}
 
@@ -47,10 +55,17 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def quant_params(g: Graph, n: Node) -> dict:
+    out = dict(offl=-ew.in_zp(g, n, 0), offr=-ew.in_zp(g, n, 1), out_zp=ew.zp(out_type(g, n)),
+               store="int32" if out_type(g, n).dtype == DType.INT32 else
+               ("onnx" if is_onnx(n) else "tflite"))
+    if out["store"] == "int32":
+        return out
     prod = np.float32(ew.scale32(in_type(g, n)) * ew.scale32(in_type(g, n, 1)))
-    m, s = quantize_multiplier(float(prod) / float(ew.scale32(out_type(g, n))))
-    return dict(offl=-ew.in_zp(g, n, 0), offr=-ew.in_zp(g, n, 1), out_zp=ew.zp(out_type(g, n)),
-                mult=m, shift=s)
+    if out["store"] == "onnx":  # onnxruntime's QLinearMatMul: float32 scale
+        out["scale"] = np.float32(prod / ew.scale32(out_type(g, n)))
+        return out
+    out["mult"], out["shift"] = quantize_multiplier(float(prod) / float(ew.scale32(out_type(g, n))))
+    return out
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
@@ -70,6 +85,10 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         return [acc.astype(np.float32)]
     p = quant_params(g, n)
     acc = np.matmul(lhs.astype(np.int64) + p["offl"], rhs.astype(np.int64) + p["offr"])
+    if p["store"] == "int32":
+        return [acc.astype(np.int32)]
+    if p["store"] == "onnx":
+        return [onnx_requantize(acc, p["scale"], p["out_zp"], -128, 127, np.int8)]
     out = mbqm(acc, p["mult"], p["shift"]) + p["out_zp"]
     return [np.clip(out, -128, 127).astype(np.int8)]
 
@@ -83,9 +102,13 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                   rows=a, cols=c, depth=k, li=1 if adj_x else k, lk=a if adj_x else 1,
                   rk=1 if adj_y else c, rj=k if adj_y else 1, ctype=in_type(g, n).dtype.c,
                   kind=in_type(g, n).dtype.name.lower())
-    if in_type(g, n).dtype == DType.INT8:
-        params.update(quant_params(g, n))
-    return Kernel("batch_matmul.c.j2", params=params, consts=ew.const_inputs(g, n))
+    consts = ew.const_inputs(g, n)
+    params["out_ctype"] = out_type(g, n).dtype.c
+    if in_type(g, n).dtype == DType.INT8:  # the store: templates/c/_int_store.j2
+        params.update(quant_params(g, n), act_min=-128, act_max=127)
+        if "scale" in params:  # ONNX numerics: the float32 scale as a constant
+            consts["scale"] = np.array([params.pop("scale")], np.float32)
+    return Kernel("batch_matmul.c.j2", params=params, consts=consts)
 
 
 OP = register(OpDef("BATCH_MATMUL", infer, reference, lower,

@@ -9,6 +9,9 @@ TFLite Micro (quantize_common.cc):
   saturates anyway); TFLM's own cast is undefined beyond 2**31, where we saturate instead.
 - ONNX numerics (attrs["numerics"] == "onnx", onnxruntime's QuantizeLinear): the same float32
   division, rounded half to even (ec_onnx_round; |x / scale| first clamped to 2**22).
+- per channel (ONNX QuantizeLinear with `axis` on an activation; ONNX numerics only): the same
+  per element with its channel's scale and zero point (edgecc/ops/_per_channel.py); uint8 <->
+  int8 at the edges then moves every channel's zero point by 128 (the same as per tensor).
 - integer input, Requantize: MultiplyByQuantizedMultiplier(x - zp_in) with
   QuantizeMultiplier(double(in_scale) / double(out_scale)), + zp_out, clamped to the output type.
   uint8 <-> int8 takes the same path (TFLM's Requantize; its XOR 0x80 shortcut for equal scales
@@ -20,6 +23,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, dtype_limits, in_type, out_type, register
+from edgecc.ops._per_channel import broadcast_q, c_channels, per_channel_on_axis, xor_edge
 from edgecc.quant import _wrap32, mbqm, quantize_multiplier
 
 FLOAT_CLAMP = float(1 << 24)
@@ -41,14 +45,21 @@ def supported_types(g: Graph, n: Node) -> bool:
 
 
 def per_tensor_output(g: Graph, n: Node) -> bool:
-    """output must be quantized per tensor (one scale)"""
+    """output must be quantized per tensor (one scale), or per channel on an axis from float32
+    with ONNX numerics or between uint8 and int8 of the same scales"""
     q = out_type(g, n).q
+    if q is not None and q.per_channel:
+        if in_type(g, n).dtype == DType.FLOAT32:
+            return n.attrs.get("numerics") == "onnx" and per_channel_on_axis(out_type(g, n))
+        return xor_edge(in_type(g, n), out_type(g, n))
     return q is not None and len(q.scale) == 1 and float(q.scale[0]) > 0
 
 
 def quantized_integer_input(g: Graph, n: Node) -> bool:
     """an integer input must be quantized per tensor"""
     t = in_type(g, n)
+    if t.q is not None and t.q.per_channel and t.dtype != DType.FLOAT32:
+        return xor_edge(t, out_type(g, n))
     return t.dtype == DType.FLOAT32 or (t.q is not None and len(t.q.scale) == 1)
 
 
@@ -77,6 +88,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     scale, zp, lo, hi = _out(g, n)
     x = np.asarray(ins[0])
     if in_type(g, n).dtype == DType.FLOAT32:
+        if out_type(g, n).q.per_channel:  # ONNX QuantizeLinear with an axis
+            scale, zp = broadcast_q(out_type(g, n))
         r = x.astype(np.float32) / np.float32(scale)  # float32 division, as TFLM
         if n.attrs.get("numerics") == "onnx":  # onnxruntime: round half to even
             r = np.clip(np.nan_to_num(r, nan=-ONNX_CLAMP), -ONNX_CLAMP, ONNX_CLAMP)
@@ -114,7 +127,12 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                       clamp=c_float_literal(FLOAT_CLAMP))
         if n.attrs.get("numerics") == "onnx":
             params["clamp"] = c_float_literal(ONNX_CLAMP)
-            return Kernel("quantize_float_onnx.c.j2", params=params)
+            if not out_type(g, n).q.per_channel:
+                return Kernel("quantize_float_onnx.c.j2", params=params)
+            params.update(c_channels(out_type(g, n)))
+            return Kernel("quantize_float_onnx_pc.c.j2", params=params, consts=dict(
+                scales=out_type(g, n).q.scale_f32(),
+                zps=np.asarray(out_type(g, n).q.zero_point, np.int32)))
         return Kernel("quantize_float.c.j2", params=params)
     if n.attrs.get("numerics") == "onnx":  # int8 -> int8 through a 256-entry table
         from edgecc.ops._lut import table_kernel

@@ -30,10 +30,10 @@ def constant_perm(g: Graph, n: Node) -> bool:
 
 
 def supported_type(g: Graph, n: Node) -> bool:
-    """element type must be int8, int16 or float32 (as in TFLite Micro), the same for input and
-    output"""
+    """element type must be int8, int16 or float32 (as in TFLite Micro) or int32 (the output of
+    ONNX's ConvInteger), the same for input and output"""
     a, b = in_type(g, n), out_type(g, n)
-    return a.dtype == b.dtype and a.dtype in (DType.INT8, DType.INT16, DType.FLOAT32)
+    return a.dtype == b.dtype and a.dtype in (DType.INT8, DType.INT16, DType.FLOAT32, DType.INT32)
 
 
 def max_rank(g: Graph, n: Node) -> bool:
@@ -88,4 +88,4 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("TRANSPOSE", infer, reference, lower, [constant_perm, supported_type, max_rank],
-                    dtypes="int8, int16, float32 (data movement)"))
+                    dtypes="int8, int16, int32, float32 (data movement)"))

@@ -16,7 +16,7 @@ import onnx
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
 from edgecc.frontends.onnx import nodes as nd
-from edgecc.frontends.onnx import qop
+from edgecc.frontends.onnx import integer_ops, qop
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
@@ -35,7 +35,9 @@ HANDLERS = {
     "Concat": nd.concat, "Tile": qop.tile,
     "Transpose": qop.transpose, "Reshape": qop.reshape_like, "Flatten": qop.reshape_like,
     "Squeeze": qop.reshape_like, "Unsqueeze": qop.reshape_like, "Identity": qop.identity,
-    "Constant": qop.constant,
+    "Constant": qop.constant, "ConvInteger": integer_ops.conv_integer,
+    "MatMulInteger": integer_ops.matmul_integer,
+    "DynamicQuantizeLinear": integer_ops.dynamic_quantize,
 }
 _DOMAINS = ("", "ai.onnx", "com.microsoft")
 _DTYPES = {"float32": DType.FLOAT32, "uint8": DType.UINT8, "int8": DType.INT8,

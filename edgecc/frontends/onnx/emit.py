@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from edgecc.frontends.onnx import integer
 from edgecc.frontends.onnx.builder import NHWC, Builder, Rec, inverse
 from edgecc.ir import DType, QParams, TensorType
 
@@ -39,9 +40,11 @@ def _pads(attrs: dict, in_hw: list[int], k: list[int], s: list[int], d: list[int
     return begin + end
 
 
-def _clamp(info: dict, yq: QParams) -> tuple[int, int]:
+def _clamp(info: dict, yq: QParams | None) -> tuple[int, int]:
     """int8 clamp of a fused Relu/Clip in the output's quantization (real 0 is exactly zp)."""
     lo, hi = -128, 127
+    if yq is None:  # an int32 output (ConvInteger): nothing to clamp
+        return lo, hi
     zp, s = yq.zero_point[0], np.float32(yq.scale[0])
     for a, b_ in info.get("clips", []):
         if a is not None:
@@ -68,12 +71,11 @@ def _bias(b: Builder, info: dict, xq: QParams, wq: QParams, channels: int) -> st
 def _weights(b: Builder, r: Rec) -> tuple[np.ndarray, QParams]:
     if r.kind != "qconst" or r.data.dtype != np.int8:
         raise b.unsupported("the weights must be a constant int8 or uint8 tensor")
-    if any(z != 0 for z in r.q.zero_point):
-        raise b.unsupported("weights with a non-zero zero point are not supported yet")
     return np.asarray(r.data), r.q
 
 
-def conv(b: Builder, info: dict, yq: QParams) -> Rec:
+def conv(b: Builder, info: dict, yq: QParams | None) -> Rec:
+    """yq None: an int32 output (ConvInteger)."""
     x: Rec = info["x"]
     w, wq = _weights(b, info["w"])
     attrs = info["attrs"]
@@ -104,7 +106,9 @@ def conv(b: Builder, info: dict, yq: QParams) -> Rec:
     a = dict(stride_h=s[0], stride_w=s[1], dilation_h_factor=d[0], dilation_w_factor=d[1],
              padding=1, explicit_padding=(t, bt, l_, r_), fused_activation_function=0,
              numerics=ONNX, clamp=_clamp(info, yq))
-    if groups > 1 and groups == c and cpg == 1:  # depthwise: [1, kh, kw, M], scales on axis 3
+    if integer.wide(wq, yq):  # weight zero points or int32 out: frontends/onnx/integer.py
+        y = integer.conv_node(b, xv, w, wq, bias, a, yq)
+    elif groups > 1 and groups == c and cpg == 1:  # depthwise: [1, kh, kw, M], scales on axis 3
         wv = b.const(w.transpose(1, 2, 3, 0), DType.INT8, QParams(wq.scale, wq.zero_point, 3),
                      label="filter")
         a["depth_multiplier"] = m // c
@@ -119,9 +123,11 @@ def conv(b: Builder, info: dict, yq: QParams) -> Rec:
     return Rec("act", y, perm=NHWC)
 
 
-def fully_connected(b: Builder, info: dict, yq: QParams) -> Rec:
-    x = b.plain(info["x"])
+def fully_connected(b: Builder, info: dict, yq: QParams | None) -> Rec:
     w, wq = _weights(b, info["w"])
+    if integer.wide(wq, yq) or w.ndim > 2:  # frontends/onnx/integer.py
+        return integer.matmul_node(b, info, w, wq, yq)
+    x = b.plain(info["x"])
     if w.ndim != 2:
         raise b.unsupported("the weights of MatMul/Gemm must be 2-D")
     if info.get("trans_b"):  # [N, K]: scales already on axis 0

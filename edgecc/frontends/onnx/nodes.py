@@ -57,11 +57,10 @@ def dq_rec(b: Builder, x: str, s: str, zp: str, axis: int = 1) -> Rec:
     raw_zp = zpv
     if zpv is not None:
         zpv = to_int8(np.zeros(0, zpv.dtype), zpv)[1]  # uint8 zero points as int8 ones
-    q = b.qparams_of(scale, zpv, 0)
-    if q.per_channel:
-        raise b.unsupported("per-channel DequantizeLinear of an activation")
+    ax = _ir_axis(b, r, axis, scale)  # per channel: the IR axis of ONNX axis `axis`
+    q = b.qparams_of(scale, zpv, ax)
     if v.type.dtype == DType.UINT8:  # only graph inputs can be uint8 here: to int8, exactly
-        r = _uint8_input(b, x, r, b.qparams_of(scale, raw_zp, 0), q)
+        r = _uint8_input(b, x, r, b.qparams_of(scale, raw_zp, ax), q)
         v = b.values[r.value]
     if v.type.dtype != DType.INT8:
         raise b.unsupported(f"DequantizeLinear of a {v.type.dtype.value[0]} activation")
@@ -71,6 +70,16 @@ def dq_rec(b: Builder, x: str, s: str, zp: str, axis: int = 1) -> Rec:
         raise b.unsupported("DequantizeLinear with other parameters than the QuantizeLinear "
                             "that made its input")
     return Rec("dq", value=r.value, perm=r.perm)
+
+
+def _ir_axis(b: Builder, r: Rec, axis: int, scale) -> int:
+    """The IR axis of ONNX axis `axis` of activation r, for per-channel scales (0 otherwise)."""
+    if np.asarray(scale).size <= 1:
+        return 0
+    rank = len(r.perm)
+    if not -rank <= axis < rank:
+        raise b.unsupported(f"axis {axis} is outside the rank {rank}")
+    return list(r.perm).index(axis % rank)
 
 
 def _uint8_input(b: Builder, x: str, r: Rec, uq: QParams, q: QParams) -> Rec:
@@ -94,24 +103,31 @@ def dequantize(b: Builder, n, a) -> list[Rec]:
     return [dq_rec(b, n.input[0], n.input[1], zp, int(a.get("axis", 1)))]
 
 
-def out_q(b: Builder, s: str, zp: str) -> QParams:
+def out_q(b: Builder, s: str, zp: str, axis: int | None = None) -> QParams:
+    """The int8 quantization of a QuantizeLinear's output; per channel only given the IR axis
+    (a QuantizeLinear with `axis` of a float activation)."""
     scale = _need_const(b, s, "the output scale")
     z = _const(b, zp) if zp else np.zeros(1, np.uint8)
     if z is None:
         raise b.unsupported("the output zero point must be a constant")
-    if np.asarray(scale).size != 1:
-        raise b.unsupported("per-channel QuantizeLinear of an activation")
     z = np.asarray(z)
     if z.dtype not in (np.int8, np.uint8):
         raise b.unsupported(f"QuantizeLinear to {z.dtype} is not supported")
+    if np.asarray(scale).size != 1:
+        if axis is None:
+            raise b.unsupported("per-channel QuantizeLinear of an activation")
+        return b.qparams_of(scale, to_int8(np.zeros(0, z.dtype), z)[1], axis)
     zz = int(z.ravel()[0]) - (128 if z.dtype == np.uint8 else 0)
     return QParams((float(np.float32(scale).ravel()[0]),), (zz,))
 
 
 def quantize(b: Builder, n, a) -> list[Rec]:
     zp = n.input[2] if len(n.input) > 2 else ""
-    yq = out_q(b, n.input[1], zp)
     r = b.rec(n.input[0])
+    axis = None  # per channel: only a float activation's QuantizeLinear (ONNX numerics)
+    if r.kind == "act" and b.type(r.value).dtype == DType.FLOAT32:
+        axis = _ir_axis(b, r, int(a.get("axis", 1)), _need_const(b, n.input[1], "the scale"))
+    yq = out_q(b, n.input[1], zp, axis)
     if r.kind == "pend":
         return [emit.finish(b, r, yq)]
     if r.kind == "dq":
@@ -135,6 +151,9 @@ def _ins(b: Builder, n) -> list[Rec]:
 def _dq_act(b: Builder, r: Rec) -> Rec:
     if r.kind != "dq":
         raise b.unsupported("the input must come from a DequantizeLinear (QDQ)")
+    if b.type(r.value).q.per_channel:
+        raise b.unsupported("a per-channel DequantizeLinear of an activation can only be a "
+                            "graph output")
     return r
 
 
