@@ -11,8 +11,12 @@ rest) -- the C builds under -std=c99 -Wall -Wextra -Werror -pedantic with
 -fsanitize=address,undefined and runs 3 random inputs clean with guard bytes intact past the
 arena. A few cases also run as real subprocesses.
 
+ONNX (issue 14) alike: hostile ONNX models built with onnx.helper (tests/fuzz/onnx_hostile.py)
+and byte / protobuf-field mutants of the shared ONNX models (tests/fuzz/onnx_mutate.py).
+
 The default run holds a fast slice; `-m slow` the long one (2,000+ byte mutants of every shared
-TFLite model and the full hostile set), chunked so `-n 2` spreads it over both cores.
+TFLite model, byte mutants of every shared ONNX model, and the full hostile sets), chunked so
+`-n 2` spreads it over both cores.
 """
 from __future__ import annotations
 
@@ -28,9 +32,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED
-from fuzz import hostile
+from fuzz import hostile, onnx_hostile
 from fuzz.harness import BAD, compile_case, run_c
 from fuzz.mutate import mutants
+from fuzz.onnx_mutate import onnx_mutants
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL = ["hello_world_int8", "micro_speech_quantized", "trained_lstm_int8"]
@@ -39,6 +44,8 @@ C_MAX_MODEL_BYTES = 30_000  # and only for models this small (sanitizer builds o
 C_RUNS_PER_MODEL = 5      # at most this many sanitizer builds per model in the long run
 SLOW_MUTANTS_PER_MODEL = 110
 SLOW_HOSTILE_CHUNKS = 6
+SLOW_ONNX_MUTANTS_PER_MODEL = 40
+FAST_ONNX_MODEL = "ox_conv1d_qop_u8"
 
 
 def _shared_tflite() -> list[Path]:
@@ -51,17 +58,27 @@ def _shared_tflite() -> list[Path]:
     return out
 
 
+def _shared_onnx() -> list[Path]:
+    """The shared ONNX models and the conformance cases' model.onnx files."""
+    d = SHARED / "models"
+    if not (d / "onnx_models").is_dir() or not (d / "onnx").is_dir():
+        pytest.fail(f"{d}/onnx_models or onnx is missing: the shared models must sit beside "
+                    "the checkout")
+    return sorted((d / "onnx_models").glob("*.onnx")) + sorted((d / "onnx").glob("*/model.onnx"))
+
+
 def _code_key(out: Path) -> str:
     """Hash of the generated code without the weights: equal for weight-only mutants."""
     return hashlib.sha256((out / "m.c").read_bytes()).hexdigest()
 
 
-def run_cases(cases, tmp: Path, c_policy) -> tuple[collections.Counter, list[str]]:
+def run_cases(cases, tmp: Path, c_policy, suffix: str = ".tflite"
+              ) -> tuple[collections.Counter, list[str]]:
     """Compile each (name, bytes); C-run the compiled ones c_policy(name, out) selects."""
     counts: collections.Counter = collections.Counter()
     bad = []
     for name, data in cases:
-        model, out = tmp / "case.tflite", tmp / "out"
+        model, out = tmp / f"case{suffix}", tmp / "out"
         shutil.rmtree(out, ignore_errors=True)
         model.write_bytes(data)
         outcome, code, err = compile_case(model, out)
@@ -71,15 +88,17 @@ def run_cases(cases, tmp: Path, c_policy) -> tuple[collections.Counter, list[str
         if outcome in BAD:
             keep = tmp / "bad"
             keep.mkdir(exist_ok=True)
-            (keep / f"{len(bad)}.tflite").write_bytes(data)
+            (keep / f"{len(bad)}{suffix}").write_bytes(data)
             bad.append(f"{name}: {outcome}: {err.strip()[:400]}")
     return counts, bad
 
 
 def byte_cases(model: Path, seed: int, count: int):
     data = model.read_bytes()
-    for i, (kind, d) in enumerate(mutants(data, seed, count)):
-        yield f"{model.stem}#{i}:{kind}", d
+    make = onnx_mutants if model.suffix == ".onnx" else mutants
+    label = model.parent.name if model.name == "model.onnx" else model.stem
+    for i, (kind, d) in enumerate(make(data, seed, count)):
+        yield f"{label}#{i}:{kind}", d
 
 
 def _byte_policy(baseline: str, small: bool, limit: int | None = None):
@@ -138,6 +157,30 @@ def test_fuzz_fast_byte_mutants(name, tmp_path):
     assert counts["refused"] > 10
 
 
+ONNX_C_RUN = ("valid", "dim_N", "names_control", "names_long", "scale_1e-30", "opset_22",
+              "attr_auto_pad_SAME_LOWER_11", "attr_pads_100_100_100_100_3")
+
+
+def test_fuzz_fast_onnx_hostile_models(tmp_path):
+    every = sorted(onnx_hostile.cases().items())
+    sample = every[::6]  # ~125 of the full set, every base, most mutation kinds
+    counts, bad = run_cases(sample, tmp_path,
+                            lambda name, out: name.split("-", 1)[1] in ONNX_C_RUN, ".onnx")
+    _assert_clean(counts, bad, "onnx hostile (fast)")
+    assert counts["refused"] > 40 and counts["compiled"] + counts["ok"] > 10
+
+
+def test_fuzz_fast_onnx_byte_mutants(tmp_path):
+    model = SHARED / "models" / "onnx_models" / f"{FAST_ONNX_MODEL}.onnx"
+    if not model.is_file():
+        pytest.fail(f"shared model missing: {model}")
+    base = _baseline(model, tmp_path)
+    counts, bad = run_cases(byte_cases(model, 7, 30), tmp_path, _byte_policy(base, True, 2),
+                            ".onnx")
+    _assert_clean(counts, bad, f"bytes {FAST_ONNX_MODEL} (fast)")
+    assert counts["refused"] > 5
+
+
 @pytest.mark.parametrize("case", ["relu-zp_128", "softmax-names_control", "fc-dim_-5",
                                   "reshape_const-valid"])
 def test_fuzz_subprocess_sample(case, tmp_path):
@@ -180,3 +223,30 @@ def test_fuzz_slow_byte_mutants(model, tmp_path):
                             _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES,
                                          C_RUNS_PER_MODEL))
     _assert_clean(counts, bad, f"bytes {model}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(SLOW_HOSTILE_CHUNKS))
+def test_fuzz_slow_onnx_hostile_models(chunk, tmp_path):
+    every = sorted(onnx_hostile.cases().items())
+    counts, bad = run_cases(every[chunk::SLOW_HOSTILE_CHUNKS], tmp_path, lambda n, out: True,
+                            ".onnx")
+    _assert_clean(counts, bad, f"onnx hostile chunk {chunk}")
+
+
+def _onnx_ids() -> list[str]:
+    if not SHARED.is_dir():  # the one parameter's test then fails in _shared_onnx
+        return ["../shared/models missing"]
+    return [p.parent.name if p.name == "model.onnx" else p.name for p in _shared_onnx()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", _onnx_ids())
+def test_fuzz_slow_onnx_byte_mutants(model, tmp_path):
+    path = next(p for p in _shared_onnx()
+                if model in (p.name, p.parent.name if p.name == "model.onnx" else None))
+    base = _baseline(path, tmp_path)
+    counts, bad = run_cases(byte_cases(path, 2000 + len(model), SLOW_ONNX_MUTANTS_PER_MODEL),
+                            tmp_path, _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES,
+                                                   C_RUNS_PER_MODEL), ".onnx")
+    _assert_clean(counts, bad, f"onnx bytes {model}")

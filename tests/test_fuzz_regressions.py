@@ -48,3 +48,47 @@ def test_softmax_over_a_million_values_is_ubsan_clean(tmp_path):
                     str(out / "m_weights.c"), "-o", str(exe)], check=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "runtime error" not in run.stderr, run.stderr
+
+
+# ---- ONNX (issue 14): what the ONNX fuzz slice found --------------------------------------
+
+def _onnx_refusal(tmp_path, data: bytes) -> str:
+    from fuzz.harness import compile_case
+    p = tmp_path / "m.onnx"
+    p.write_bytes(data)
+    outcome, code, err = compile_case(p, tmp_path / "out")
+    assert (outcome, code) == ("refused", 2), (outcome, code, err)
+    return err
+
+
+def test_onnx_graph_without_outputs_is_refused(tmp_path):
+    """It compiled to C with zero-length arrays, which the strict build rejects."""
+    from fuzz import onnx_hostile
+    err = _onnx_refusal(tmp_path, onnx_hostile.cases()["qdq_conv-no_outputs"])
+    assert "the graph has no outputs" in err
+
+
+def test_onnx_maxpool_of_a_float_input_is_refused(tmp_path):
+    """A MaxPool rewired to read the float graph input: an AttributeError (exit 3) before."""
+    import onnx
+    from fuzz import onnx_hostile
+    m = onnx.ModelProto()
+    m.ParseFromString(onnx_hostile.cases()["qdq_conv-valid"])
+    m.graph.node.insert(0, onnx.helper.make_node("MaxPool", ["x"], ["xp"], kernel_shape=[1, 1]))
+    m.graph.node[1].input[0] = "xp"  # the first DequantizeLinear now reads a float MaxPool
+    err = _onnx_refusal(tmp_path, m.SerializeToString())
+    assert "MaxPool of a" in err and "without quantization" in err
+
+
+def test_onnx_pool_without_kernel_shape_is_refused(tmp_path):
+    """A node mutated into an AveragePool without its kernel_shape: a KeyError (exit 3) before."""
+    import onnx
+    from fuzz import onnx_hostile
+    m = onnx.ModelProto()
+    m.ParseFromString(onnx_hostile.cases()["qdq_conv-valid"])
+    conv = m.graph.node[3]
+    conv.op_type = "AveragePool"
+    del conv.input[1:]
+    conv.ClearField("attribute")
+    err = _onnx_refusal(tmp_path, m.SerializeToString())
+    assert "kernel_shape" in err

@@ -121,18 +121,35 @@ def _bad_models(tmp_path: Path) -> dict[str, Path]:
     dt.graph.input[0].type.tensor_type.elem_type = TensorProto.COMPLEX64
     out["dtype"] = _save(dt, tmp_path, "dtype.onnx")
     out["opset"] = _save(qdq_conv_model(rng, opset=9), tmp_path, "opset.onnx")
+    out["opset_new"] = _save(qdq_conv_model(rng, opset=30), tmp_path, "opset_new.onnx")
+    wt = qdq_conv_model(rng)
+    wt.graph.initializer[4].data_type = TensorProto.FLOAT  # int8 weight bytes declared float
+    out["init_dtype"] = _save(wt, tmp_path, "init_dtype.onnx")
+    st = qdq_conv_model(rng)
+    s0 = st.graph.initializer[0]
+    s0.CopyFrom(numpy_helper.from_array(np.array(3, np.int32), s0.name))  # an int32 scale
+    out["scale_dtype"] = _save(st, tmp_path, "scale_dtype.onnx")
+    no = qdq_conv_model(rng)
+    no.graph.ClearField("output")
+    out["no_outputs"] = _save(no, tmp_path, "no_outputs.onnx")
     return out
 
 
 @pytest.mark.parametrize("kind,text", [("trunc", "not a valid ONNX protobuf"),
                                        ("cycle", "a cycle"), ("missing", "missing initializer"),
-                                       ("dtype", "COMPLEX64"), ("opset", "opset 9")])
+                                       ("dtype", "COMPLEX64"), ("opset", "opset 9"),
+                                       ("opset_new", "opset 30"), ("init_dtype", "tensor name: w"),
+                                       ("scale_dtype", "scale"), ("no_outputs", "no outputs")])
 def test_bad_onnx_is_one_line_exit_2(tmp_path, kind, text):
     p = _bad_models(tmp_path)[kind]
     with pytest.raises(EdgeccError) as e:
         load_onnx(p)
     assert text in str(e.value)
-    if kind == "trunc":  # and through the CLI: one line, exit 2, no traceback
+    # and through the CLI (in-process, as the fuzzer runs it): one line, exit 2, no traceback
+    from fuzz.harness import compile_case
+    outcome, code, err = compile_case(p, tmp_path / "out")
+    assert (outcome, code) == ("refused", 2) and text in err, (outcome, code, err)
+    if kind == "trunc":  # and as a real process
         line = assert_one_line_error(edgecc("compile", p, "--target", "host", "--name", "m",
                                             "-o", tmp_path / "out", cwd=tmp_path))
         assert text in line

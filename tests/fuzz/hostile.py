@@ -322,11 +322,17 @@ def build(base: Base, mutation: Mutation) -> bytes | None:
         return None
 
 
-def cases() -> dict[str, bytes]:
+def named_cases(bases, mutations: dict, build_one) -> dict[str, bytes]:
+    """{"base-mutation": bytes} over every base and mutation that build_one can express (None
+    = skipped); shared with fuzz/onnx_hostile.py."""
     out = {}
-    for base in BASES:
-        for mname, mut in MUTATIONS.items():
-            data = build(base, mut)
+    for base in bases:
+        for mname, mut in mutations.items():
+            data = build_one(base, mut)
             if data is not None:
                 out[f"{base.__name__}-{mname}"] = data
     return out
+
+
+def cases() -> dict[str, bytes]:
+    return named_cases(BASES, MUTATIONS, build)

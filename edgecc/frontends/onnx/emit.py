@@ -187,6 +187,8 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
     attrs = info["attrs"]
     xq = b.type(x.value).q
     n_, h, w, c = b.type(x.value).shape
+    if "kernel_shape" not in attrs:  # required; onnx.checker does not insist (fuzz find)
+        raise b.unsupported("the pool has no kernel_shape attribute")
     k = [int(v) for v in attrs["kernel_shape"]]
     s = [int(v) for v in attrs.get("strides", [1, 1])]
     if len(k) != 2:

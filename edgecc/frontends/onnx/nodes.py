@@ -36,9 +36,17 @@ def _need_const(b: Builder, name: str, what: str) -> np.ndarray:
     return v
 
 
+def _scale(b: Builder, name: str, what: str) -> np.ndarray:
+    """A constant float32 scale (ONNX requires a float type; edgecc reads float32)."""
+    v = _need_const(b, name, what)
+    if np.asarray(v).dtype != np.float32:
+        raise b.unsupported(f"{what} must be float32, not {np.asarray(v).dtype}")
+    return v
+
+
 def dq_rec(b: Builder, x: str, s: str, zp: str, axis: int = 1) -> Rec:
     """The record of DequantizeLinear(x, s, zp)."""
-    scale = _need_const(b, s, "the scale")
+    scale = _scale(b, s, "the scale")
     zpv = _const(b, zp) if zp else None
     r = b.rec(x)
     if r.kind == "const":
@@ -106,7 +114,7 @@ def dequantize(b: Builder, n, a) -> list[Rec]:
 def out_q(b: Builder, s: str, zp: str, axis: int | None = None) -> QParams:
     """The int8 quantization of a QuantizeLinear's output; per channel only given the IR axis
     (a QuantizeLinear with `axis` of a float activation)."""
-    scale = _need_const(b, s, "the output scale")
+    scale = _scale(b, s, "the output scale")
     z = _const(b, zp) if zp else np.zeros(1, np.uint8)
     if z is None:
         raise b.unsupported("the output zero point must be a constant")
@@ -126,7 +134,7 @@ def quantize(b: Builder, n, a) -> list[Rec]:
     r = b.rec(n.input[0])
     axis = None  # per channel: only a float activation's QuantizeLinear (ONNX numerics)
     if r.kind == "act" and b.type(r.value).dtype == DType.FLOAT32:
-        axis = _ir_axis(b, r, int(a.get("axis", 1)), _need_const(b, n.input[1], "the scale"))
+        axis = _ir_axis(b, r, int(a.get("axis", 1)), _scale(b, n.input[1], "the scale"))
     yq = out_q(b, n.input[1], zp, axis)
     if r.kind == "pend":
         return [emit.finish(b, r, yq)]
@@ -221,6 +229,10 @@ def pool(b: Builder, n, a) -> list[Rec]:
         raise b.unsupported("MaxPool's Indices output is not supported")
     if kind in ("max", "gmax") and r.kind in ("act", "dq"):
         # max commutes with (de)quantization: pooled on the int8 values, same quantization
+        t = b.type(r.value)
+        if t.q is None or t.dtype != DType.INT8:  # e.g. a float graph input (fuzz find)
+            raise b.unsupported(f"{n.op_type} of a {t.dtype.value[0]} activation without "
+                                "quantization is not supported")
         out = emit.pool(b, dict(x=r, attrs=a, kind=kind), b.type(r.value).q)
         return [replace(out, kind=r.kind)]
     return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind))]

@@ -103,6 +103,8 @@ def _only_plain_qdq(g: onnx.GraphProto) -> bool:
 def _check_wiring(g: onnx.GraphProto, path: Path) -> None:
     """Every node reads only graph inputs, initializers and outputs of earlier nodes; one writer
     per value. ONNX requires topological order, so a cycle shows up as a read-before-write."""
+    if not g.output:  # nothing to compute (and C with zero-length arrays)
+        raise ModelFormatError(f"{path}: the graph has no outputs")
     defined = {i.name for i in g.input} | {t.name for t in g.initializer} | {""}
     for i, n in enumerate(g.node):
         for v in n.input:
