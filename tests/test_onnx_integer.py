@@ -150,3 +150,17 @@ def test_numpy_reference_matches_onnx_reference(tmp_path, name):
     want = ReferenceEvaluator(m).run(None, {vi.name: x})[0]
     got = run_graph(g, [x])[g.outputs[0]]
     assert np.array_equal(np.asarray(got).reshape(want.shape).astype(want.dtype), want)
+
+
+def test_kernel_tables_refuse_weights_with_zero_points(tmp_path):
+    """Every SIMD table entry refuses a layer whose weights have a non-zero zero point (one
+    line, kept for inspect --verbose), so only the portable kernel that subtracts it runs."""
+    from edgecc.frontends.onnx import load_onnx
+    from edgecc.lower.table import WEIGHT_ZP_PORTABLE, refused_by_all
+    f = tmp_path / "m.onnx"
+    onnx.save(CASES["qlinearconv_u8"](np.random.default_rng(3)), str(f))
+    g = load_onnx(f)
+    n = next(n for n in g.nodes if n.op == "CONV_INTEGER")
+    assert refused_by_all(g, n, onnx=True) == WEIGHT_ZP_PORTABLE
+    n.op = "CONV_2D"  # as if a table entry of CONV_2D were offered it
+    assert refused_by_all(g, n, onnx=True) == WEIGHT_ZP_PORTABLE

@@ -26,18 +26,37 @@ Build = Callable[[Graph, Node, object], Kernel]
 ONNX_PORTABLE = ("ONNX numerics (onnxruntime's float32 requantization): portable kernel; the "
                  "SIMD kernels implement TFLite's epilogue only")
 FLOAT_PORTABLE = "float32: portable kernel (the SIMD kernels are integer only)"
+WEIGHT_ZP_PORTABLE = ("weights with a non-zero zero point (ONNX): portable kernel; the SIMD "
+                      "kernels assume zero-point-0 weights")
 
 
 def refused_by_all(g: Graph, n: Node, onnx: bool = False) -> str | None:
     """Why no table entry can run n whatever its op, or None: ONNX numerics (attr numerics ==
     "onnx": onnxruntime's epilogue, edgecc/ops/_onnx_rq.py) unless the entry says it implements
-    that epilogue (`onnx`), and float32 nodes (edgecc/ops/_float.py), which take the portable
-    kernels; the entries were written for TFLite's integer arithmetic."""
+    that epilogue (`onnx`), float32 nodes (edgecc/ops/_float.py), and constant weights with a
+    non-zero zero point, which take the portable kernels; the entries were written for TFLite's
+    integer arithmetic."""
     if n.attrs.get("numerics") == "onnx" and not onnx:
         return ONNX_PORTABLE
     if is_float(g, n):  # the twin's test (edgecc/ops/_float.py): the node takes its float path
         return FLOAT_PORTABLE
+    if _weight_zero_points(g, n):  # ONNX weights (edgecc/ops/conv_integer.py, BATCH_MATMUL)
+        return WEIGHT_ZP_PORTABLE
     return None
+
+
+_WEIGHTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL",
+             "CONV_INTEGER")  # ops whose input 1 is weights (other ops' zero points are fine)
+
+
+def _weight_zero_points(g: Graph, n: Node) -> bool:
+    """Whether n's constant weights (input 1) have a non-zero zero point, which no SIMD kernel
+    subtracts (the op constraints keep such weights out of CONV_2D / DEPTHWISE_CONV_2D /
+    FULLY_CONNECTED today; this keeps any future table entry from ignoring them)."""
+    if n.op not in _WEIGHTED or len(n.inputs) < 2 or n.inputs[1] is None:
+        return False
+    w = g.value(n.inputs[1])
+    return w.is_const and w.type.q is not None and any(z != 0 for z in w.type.q.zero_point)
 
 
 class Refused(Exception):
