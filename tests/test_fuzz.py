@@ -240,11 +240,34 @@ def _onnx_ids() -> list[str]:
     return [p.parent.name if p.name == "model.onnx" else p.name for p in _shared_onnx()]
 
 
+def _onnx_seed(path: Path, tmp: Path) -> Path:
+    """The model to mutate: a conformance case frozen (its scales, zero points and weights made
+    initializers, as tests/test_onnx_conformance.py compiles it), so mutants reach the integer
+    ops instead of all being refused for non-constant scales; other models as they are."""
+    if path.name != "model.onnx":
+        return path
+    from test_onnx_conformance import frozen
+    tmp.mkdir(parents=True, exist_ok=True)
+    return frozen(path.parent, tmp / f"{path.parent.name}.onnx")
+
+
+def test_fuzz_fast_onnx_integer_op_mutants(tmp_path):
+    """Mutants of the frozen QLinearConv and DynamicQuantizeLinear conformance cases, the
+    compiled ones C-run under ASan/UBSan (CONV_INTEGER, DYNAMIC_QUANTIZE)."""
+    for case in ("test_qlinearconv", "test_dynamicquantizelinear"):
+        seed = _onnx_seed(SHARED / "models" / "onnx" / case / "model.onnx", tmp_path / "seed")
+        counts, bad = run_cases(byte_cases(seed, 11, 15), tmp_path, _byte_policy("", True, 3),
+                                ".onnx")
+        _assert_clean(counts, bad, f"bytes {case} (fast)")
+        assert counts["ok"] >= 1
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model", _onnx_ids())
 def test_fuzz_slow_onnx_byte_mutants(model, tmp_path):
-    path = next(p for p in _shared_onnx()
-                if model in (p.name, p.parent.name if p.name == "model.onnx" else None))
+    path = _onnx_seed(next(p for p in _shared_onnx()
+                           if model in (p.name, p.parent.name if p.name == "model.onnx" else None)),
+                      tmp_path / "seed")
     base = _baseline(path, tmp_path)
     counts, bad = run_cases(byte_cases(path, 2000 + len(model), SLOW_ONNX_MUTANTS_PER_MODEL),
                             tmp_path, _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES,
