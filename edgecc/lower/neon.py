@@ -1,7 +1,7 @@
 """The AArch64 NEON kernel table (dot product instructions where the target has them).
 
 Owns: which NEON kernels exist, for which op, in which order they are tried, and the NEON-only
-lowerings (ADD; its ONNX-numerics form in neon_onnx.py). The convolution, depthwise and fully connected lowerings are shared with x86
+lowerings (ADD; ONNX-numerics ADD and MUL in neon_onnx.py). The convolution, depthwise and fully connected lowerings are shared with x86
 (vec.py, vec_dw.py). The C is runtime_c/neon/, the calls
 templates/neon/.
 
@@ -68,4 +68,6 @@ TABLE: list[Candidate] = CONV + [onnx_too(c) for c in vec_dw.dw_entries(ISA, CON
     Candidate("ADD", ISA, "add-onnx", neon_onnx.add_onnx_applies, neon_onnx.lower_add_onnx,
               onnx=True),
     Candidate("ADD", ISA, "add-exact", add_applies, lower_add),
+    Candidate("MUL", ISA, "mul-onnx", neon_onnx.mul_onnx_applies, neon_onnx.lower_mul_onnx,
+              onnx=True),
 ]

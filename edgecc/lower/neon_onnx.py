@@ -1,6 +1,9 @@
-"""NEON lowering of ONNX-numerics ADD (onnxruntime's QLinearAdd): ec_neon_add_fma_s8.
+"""NEON lowering of ONNX-numerics ADD and MUL (onnxruntime's QLinearAdd: ec_neon_add_fma_s8;
+QLinearMul: ec_neon_mul_rows_s8).
 
-Owns: when the kernel applies, and the compile-time proof that its float32 fused multiply-adds
+Owns: when those kernels apply; MUL's row layout (an operand the whole tensor, or one row of the
+last dimension repeated: runtime_c/neon/mul.h, the portable kernel's arithmetic exactly); for ADD
+the compile-time proof that its float32 fused multiply-adds
 (FMLA: each rounds the exact b * r_b + k, then a * r_a + t, once to float32) give exactly what the
 portable kernel computes (templates/c/add_onnx.c.j2: each sum in double, then rounded to float).
 The two agree wherever the double sum is exact, which the proof checks for all 256 values of b
@@ -12,17 +15,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import Graph, Node
+from edgecc.ir import DType, Graph, Node
 from edgecc.lower.dsp import add_applies
 from edgecc.lower.geom import record
 from edgecc.lower.table import Refused
-from edgecc.ops import Kernel, in_type
-from edgecc.ops._onnx_elt import add_params
+from edgecc.ops import Kernel, const, in_type, out_type
+from edgecc.ops._onnx_elt import add_params, mul_params
 from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops.quantize import c_float_literal
 
 # runtime_c/neon/add.h's struct, field for field
 AddFmaGeom = record("ec_neon_add_fma_geom", "n ra rb k lo hi")
+MulRowsGeom = record("ec_neon_mul_rows_geom", "outer inner a_step b_step za zb zc lo hi r")
 
 _X = np.arange(-128, 128, dtype=np.float64)
 
@@ -63,3 +67,50 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
     return Kernel("neon/add_fma.c.j2", params=dict(geom=geom), variant="neon-add-onnx",
                   reason="NEON: onnxruntime's QLinearAdd, two FMLA per 4 lanes, proven equal to "
                          "the portable double sums on every input pair")
+
+
+def mul_rows(g: Graph, n: Node) -> tuple[int, int, int, int] | None:
+    """(outer, inner, a_step, b_step) of a MUL whose operands each walk the whole output or
+    repeat one row of its last dimension (at least one walks it all), else None."""
+    out = out_type(g, n).shape
+    total = out_type(g, n).numel
+    if not out or total == 0:
+        return None
+    kinds = []
+    for i in (0, 1):
+        s = tuple(in_type(g, n, i).shape)
+        s = (1,) * (len(out) - len(s)) + s
+        if s == tuple(out):
+            kinds.append("full")
+        elif all(d == 1 for d in s[:-1]) and s[-1] == out[-1]:
+            kinds.append("row")
+        else:
+            return None
+    if "full" not in kinds:
+        return None
+    inner = out[-1] if "row" in kinds else total
+    return (total // inner, inner, *(inner if k == "full" else 0 for k in kinds))
+
+
+def mul_onnx_applies(g: Graph, n: Node, target) -> str | None:
+    """Why ec_neon_mul_rows_s8 cannot run n (None when it can)."""
+    if not is_onnx(n):
+        return "TFLite numerics: portable kernel"
+    if out_type(g, n).dtype != DType.INT8:
+        return "not int8: portable kernel"
+    if any(const(g, n, i) is not None for i in (0, 1)):
+        return "constant input: portable kernel"
+    if mul_rows(g, n) is None:
+        return "broadcast other than one row of the last dimension: portable kernel"
+    return None
+
+
+def lower_mul_onnx(g: Graph, n: Node, target) -> Kernel:
+    """int8 MUL with onnxruntime's arithmetic, 16 per step, row by row."""
+    p = mul_params(g, n)
+    rows = mul_rows(g, n)
+    geom = MulRowsGeom(*rows, p["za"], p["zb"], p["zc"], p["act_min"], p["act_max"],
+                       c_float_literal(p["r"]))
+    return Kernel("neon/mul_rows.c.j2", params=dict(geom=geom), variant="neon-mul-onnx",
+                  reason=f"NEON: onnxruntime's QLinearMul, 16 per step over {rows[0]} rows of "
+                         f"{rows[1]}" + (" (one operand a repeated row)" if 0 in rows[2:] else ""))

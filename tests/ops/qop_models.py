@@ -1,6 +1,6 @@
 """Single-op quantized ONNX models (QOperator form) for the SIMD kernel tests of ONNX numerics:
 QLinearConv (plain, depthwise, one input channel with a depth multiplier), QGemm (per-tensor or
-per-unit weights) and QLinearAdd, with int8 or uint8 activations, seeded weights, biases and
+per-unit weights), QLinearAdd and QLinearMul, with int8 or uint8 activations, seeded weights, biases and
 quantization. Each builder returns the serialized ModelProto; onnxruntime is the oracle."""
 from __future__ import annotations
 
@@ -77,12 +77,12 @@ def qgemm(rng, batches: int, depth: int, units: int, per_channel: bool,
     return _model(node, [x], "y", (batches, units), dtype, inits)
 
 
-def qlinear_add(rng, a_shape, b_shape, dtype=np.int8) -> bytes:
-    """QLinearAdd of two activations (b may broadcast)."""
+def qlinear_add(rng, a_shape, b_shape, dtype=np.int8, op: str = "QLinearAdd") -> bytes:
+    """QLinearAdd (or `op`: QLinearMul) of two activations (either may broadcast)."""
     (sa, za), (sb, zb), (sc, zc) = (_act(rng, dtype) for _ in range(3))
     inits = [_init(k, v) for k, v in
              (("sa", sa), ("za", za), ("sb", sb), ("zb", zb), ("sc", sc), ("zc", zc))]
-    node = helper.make_node("QLinearAdd", ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["y"],
+    node = helper.make_node(op, ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["y"],
                             domain="com.microsoft")
     out = tuple(np.broadcast_shapes(tuple(a_shape), tuple(b_shape)))
     ins = [helper.make_tensor_value_info("a", _elem(dtype), list(a_shape)),

@@ -1,6 +1,6 @@
 """AArch64 NEON kernels with onnxruntime's epilogue (ONNX numerics, runtime_c/neon/,
 edgecc/lower/neon.py, neon_onnx.py): QLinearConv (plain, depthwise, one channel with a depth
-multiplier), QGemm and QLinearAdd on random shapes with int8 and uint8 activations, bit-exact with
+multiplier), QGemm, QLinearAdd and QLinearMul on random shapes with int8 and uint8 activations, bit-exact with
 onnxruntime under qemu-aarch64 on the dot-product and the plain Armv8-A builds; and the shared
 ONNX models, every layer's output byte for byte the portable kernels' (host) on the same inputs.
 """
@@ -36,7 +36,7 @@ def check_neon_onnx(data: bytes, seeds=(0,)) -> list[str]:
         p.write_bytes(data)
         c = compile_model(p, TARGET, "m")
         got = [(lw.node.op, lw.kernel.variant, lw.kernel.reason) for lw in c.lowered
-               if lw.node.op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD")]
+               if lw.node.op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MUL")]
         assert got and all(v.startswith("neon-") for _, v, _ in got), got
         assert all("onnx" in v or "onnxruntime" in r for _, v, r in got), got
         for name, board in _boards():
@@ -106,6 +106,27 @@ def test_neon_onnx_add_broadcast_falls_back():
         [lw] = [lw for lw in compile_model(p, TARGET, "m").lowered if lw.node.op == "ADD"]
     assert lw.kernel.variant == "portable"
     assert ("neon-add-onnx", "broadcast or constant input: portable kernel") in lw.refused
+
+
+@pytest.mark.parametrize("a_shape,b_shape,dtype", [
+    ((1, 8, 10, 7), (1, 8, 10, 7), np.int8),
+    ((1, 10, 7, 24), (1, 1, 1, 24), np.uint8),   # a per-channel row (NHWC), as SE blocks scale
+    ((1, 1, 19), (2, 5, 19), np.int8),            # the first operand repeated
+])
+def test_neon_onnx_mul(a_shape, b_shape, dtype):
+    data = qm.qlinear_add(np.random.default_rng(8500), a_shape, b_shape, dtype, op="QLinearMul")
+    assert check_neon_onnx(data, seeds=(0, 1)) == ["neon-mul-onnx"]
+
+
+def test_neon_onnx_mul_other_broadcast_falls_back():
+    data = qm.qlinear_add(np.random.default_rng(8501), (1, 8, 10, 7), (1, 8, 1, 1),
+                          op="QLinearMul")
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.onnx"
+        p.write_bytes(data)
+        [lw] = [lw for lw in compile_model(p, TARGET, "m").lowered if lw.node.op == "MUL"]
+    assert lw.kernel.variant == "portable"
+    assert lw.refused[-1][0] == "neon-mul-onnx" and "broadcast" in lw.refused[-1][1]
 
 
 def test_fma_proof_detects_inexact_double_sums():
