@@ -14,10 +14,12 @@
  * C99, no state, no allocation. Only compiled for AArch64 with NEON.
  *
  * ONNX numerics (ec_neon_add_fma_s8): onnxruntime's QLinearAdd, y = sat(rne(fma(a, r_a,
- * fma(b, r_b, k)))) in float32 (edgecc/ops/_onnx_elt.py), FMLA on 4 lanes. The portable kernel
- * computes each fused multiply-add in double and rounds it to float; the compiler uses this
- * kernel only where it proved that double sum exact on every input (edgecc/lower/neon_onnx.py),
- * so the two round the same value once.
+ * fma(b, r_b, k)))) in float32 (edgecc/ops/_onnx_elt.py; a's term first when a is the broadcast
+ * operand), FMLA on 4 lanes, over `outer` rows of `inner` elements (an operand either the whole
+ * tensor or one row repeated, as ec_neon_mul_rows_s8). The portable kernel computes each fused
+ * multiply-add in double and rounds it to float; the compiler uses this kernel only where it
+ * proved that double sum exact on every input (edgecc/lower/neon_onnx.py), so the two round the
+ * same value once.
  */
 #ifndef EDGECC_NEON_ADD_H
 #define EDGECC_NEON_ADD_H
@@ -54,16 +56,20 @@ static inline int32x4_t ec_neon_add4(const ec_neon_add_geom *g, int16x4_t a, int
 }
 
 typedef struct {
-    int32_t n;              /* elements */
+    int32_t outer, inner;   /* rows, elements per row */
+    int32_t a_step, b_step; /* elements between an operand's rows: inner, or 0 (one row) */
     float ra, rb, k;        /* s_a / s_y, s_b / s_y, z_y - (r_a z_a + r_b z_b), all float32 */
+    int32_t a_first;        /* a's term into k first (a is the broadcast operand), else b's */
     int32_t lo, hi;         /* fused activation range */
 } ec_neon_add_fma_geom;
 
-/* 4 outputs: b's term into k first, then a's (one rounding each), clamp, half to even. */
+/* 4 outputs: the first term into k, then the other (one rounding each), clamp, half to even. */
 static inline int32x4_t ec_neon_add_fma4(const ec_neon_add_fma_geom *g, int16x4_t a,
                                           int16x4_t b) {
     const float32x4_t fa = vcvtq_f32_s32(vmovl_s16(a)), fb = vcvtq_f32_s32(vmovl_s16(b));
-    float32x4_t v = vfmaq_n_f32(vfmaq_n_f32(vdupq_n_f32(g->k), fb, g->rb), fa, g->ra);
+    float32x4_t v = g->a_first
+        ? vfmaq_n_f32(vfmaq_n_f32(vdupq_n_f32(g->k), fa, g->ra), fb, g->rb)
+        : vfmaq_n_f32(vfmaq_n_f32(vdupq_n_f32(g->k), fb, g->rb), fa, g->ra);
     v = vminq_f32(vmaxq_f32(v, vdupq_n_f32(-32768.0f)), vdupq_n_f32(32767.0f));
     return vminq_s32(vmaxq_s32(vcvtnq_s32_f32(v), vdupq_n_s32(g->lo)), vdupq_n_s32(g->hi));
 }
@@ -115,7 +121,9 @@ static __attribute__((noinline, unused)) void ec_neon_add_exact_s8(const ec_neon
 static __attribute__((noinline, unused)) void ec_neon_add_fma_s8(const ec_neon_add_fma_geom *g,
                                                                    const int8_t *a,
                                                                    const int8_t *b, int8_t *y) {
-    ec_neon_add_run(g, g->n, a, b, y, 1);
+    int row;
+    for (row = 0; row < g->outer; ++row, a += g->a_step, b += g->b_step, y += g->inner)
+        ec_neon_add_run(g, g->inner, a, b, y, 1);
 }
 
 #endif /* __ARM_NEON && __aarch64__ */

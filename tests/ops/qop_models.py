@@ -77,14 +77,20 @@ def qgemm(rng, batches: int, depth: int, units: int, per_channel: bool,
     return _model(node, [x], "y", (batches, units), dtype, inits)
 
 
-def qlinear_add(rng, a_shape, b_shape, dtype=np.int8, op: str = "QLinearAdd") -> bytes:
-    """QLinearAdd (or `op`: QLinearMul) of two activations (either may broadcast)."""
+def qlinear_add(rng, a_shape, b_shape, dtype=np.int8, op: str = "QLinearAdd",
+                const_b: bool = False) -> bytes:
+    """QLinearAdd (or `op`: QLinearMul) of two activations (either may broadcast); `const_b`: b
+    a constant initializer (a per-channel scale or bias)."""
     (sa, za), (sb, zb), (sc, zc) = (_act(rng, dtype) for _ in range(3))
     inits = [_init(k, v) for k, v in
              (("sa", sa), ("za", za), ("sb", sb), ("zb", zb), ("sc", sc), ("zc", zc))]
     node = helper.make_node(op, ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["y"],
                             domain="com.microsoft")
     out = tuple(np.broadcast_shapes(tuple(a_shape), tuple(b_shape)))
-    ins = [helper.make_tensor_value_info("a", _elem(dtype), list(a_shape)),
-           helper.make_tensor_value_info("b", _elem(dtype), list(b_shape))]
+    ins = [helper.make_tensor_value_info("a", _elem(dtype), list(a_shape))]
+    if const_b:
+        lo, hi = (0, 256) if dtype == np.uint8 else (-128, 128)
+        inits.append(_init("b", rng.integers(lo, hi, b_shape).astype(dtype)))
+    else:
+        ins.append(helper.make_tensor_value_info("b", _elem(dtype), list(b_shape)))
     return _model(node, ins, "y", out, dtype, inits)

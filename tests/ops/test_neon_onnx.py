@@ -92,9 +92,19 @@ def test_neon_onnx_fused_relu():
     check_neon_onnx(m.SerializeToString(), seeds=(0, 1))
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
-def test_neon_onnx_add(dtype):
-    data = qm.qlinear_add(np.random.default_rng(8400), (1, 8, 10, 7), (1, 8, 10, 7), dtype)
+ELT_CASES = [  # (a_shape, b_shape, dtype, b constant)
+    ((1, 8, 10, 7), (1, 8, 10, 7), np.int8, False),
+    ((1, 8, 10, 7), (1, 8, 10, 7), np.uint8, False),
+    ((1, 10, 7, 24), (1, 1, 1, 24), np.uint8, False),  # b a per-channel row (NHWC): b first
+    ((1, 1, 19), (2, 5, 19), np.int8, False),          # a the repeated row: a's term first
+    ((1, 6, 5, 40), (1, 1, 1, 40), np.int8, True),     # a constant per-channel row
+]
+
+
+@pytest.mark.parametrize("case", range(len(ELT_CASES)))
+def test_neon_onnx_add(case):
+    a, b, dtype, const_b = ELT_CASES[case]
+    data = qm.qlinear_add(np.random.default_rng(8400 + case), a, b, dtype, const_b=const_b)
     assert check_neon_onnx(data, seeds=(0, 1)) == ["neon-add-onnx"]
 
 
@@ -105,16 +115,15 @@ def test_neon_onnx_add_broadcast_falls_back():
         p.write_bytes(data)
         [lw] = [lw for lw in compile_model(p, TARGET, "m").lowered if lw.node.op == "ADD"]
     assert lw.kernel.variant == "portable"
-    assert ("neon-add-onnx", "broadcast or constant input: portable kernel") in lw.refused
+    assert ("neon-add-onnx", "broadcast other than one row of the last dimension: portable "
+            "kernel") in lw.refused
 
 
-@pytest.mark.parametrize("a_shape,b_shape,dtype", [
-    ((1, 8, 10, 7), (1, 8, 10, 7), np.int8),
-    ((1, 10, 7, 24), (1, 1, 1, 24), np.uint8),   # a per-channel row (NHWC), as SE blocks scale
-    ((1, 1, 19), (2, 5, 19), np.int8),            # the first operand repeated
-])
-def test_neon_onnx_mul(a_shape, b_shape, dtype):
-    data = qm.qlinear_add(np.random.default_rng(8500), a_shape, b_shape, dtype, op="QLinearMul")
+@pytest.mark.parametrize("case", [0, 2, 3, 4])
+def test_neon_onnx_mul(case):
+    a, b, dtype, const_b = ELT_CASES[case]
+    data = qm.qlinear_add(np.random.default_rng(8500 + case), a, b, dtype, op="QLinearMul",
+                          const_b=const_b)
     assert check_neon_onnx(data, seeds=(0, 1)) == ["neon-mul-onnx"]
 
 
