@@ -63,13 +63,12 @@ typedef struct {
     int32_t lo, hi;         /* fused activation range */
 } ec_neon_add_fma_geom;
 
-/* 4 outputs: the first term into k, then the other (one rounding each), clamp, half to even. */
+/* 4 outputs: b's term into k first, then a's (one rounding each), clamp, half to even
+ * (ec_neon_add_fma_s8 swaps the operands when a's term goes first). */
 static inline int32x4_t ec_neon_add_fma4(const ec_neon_add_fma_geom *g, int16x4_t a,
                                           int16x4_t b) {
     const float32x4_t fa = vcvtq_f32_s32(vmovl_s16(a)), fb = vcvtq_f32_s32(vmovl_s16(b));
-    float32x4_t v = g->a_first
-        ? vfmaq_n_f32(vfmaq_n_f32(vdupq_n_f32(g->k), fa, g->ra), fb, g->rb)
-        : vfmaq_n_f32(vfmaq_n_f32(vdupq_n_f32(g->k), fb, g->rb), fa, g->ra);
+    float32x4_t v = vfmaq_n_f32(vfmaq_n_f32(vdupq_n_f32(g->k), fb, g->rb), fa, g->ra);
     v = vminq_f32(vmaxq_f32(v, vdupq_n_f32(-32768.0f)), vdupq_n_f32(32767.0f));
     return vminq_s32(vmaxq_s32(vcvtnq_s32_f32(v), vdupq_n_s32(g->lo)), vdupq_n_s32(g->hi));
 }
@@ -121,9 +120,15 @@ static __attribute__((noinline, unused)) void ec_neon_add_exact_s8(const ec_neon
 static __attribute__((noinline, unused)) void ec_neon_add_fma_s8(const ec_neon_add_fma_geom *g,
                                                                    const int8_t *a,
                                                                    const int8_t *b, int8_t *y) {
-    int row;
-    for (row = 0; row < g->outer; ++row, a += g->a_step, b += g->b_step, y += g->inner)
-        ec_neon_add_run(g, g->inner, a, b, y, 1);
+    ec_neon_add_fma_geom h = *g;  /* h's b: the operand whose term goes first */
+    const int8_t *x = a, *z = b;
+    int xs = g->a_step, zs = g->b_step, row;
+    if (g->a_first) {
+        x = b, z = a, xs = g->b_step, zs = g->a_step;
+        h.ra = g->rb, h.rb = g->ra;
+    }
+    for (row = 0; row < g->outer; ++row, x += xs, z += zs, y += g->inner)
+        ec_neon_add_run(&h, g->inner, x, z, y, 1);
 }
 
 #endif /* __ARM_NEON && __aarch64__ */
