@@ -1,13 +1,14 @@
 """`python3 -m benchmarks.run`: benchmark the generated C on the shared models, all targets.
 
-Owns: the command line, the model sets (../shared/models/tflite and ../shared/models/converter),
+Owns: the command line, the model sets (../shared/models/tflite and ../shared/models/converter;
+the `onnx` set, ../shared/models/onnx_models, is benchmarks/onnx_set.py's),
 the loop over models x targets, collecting each cell's figures (from `edgecc.verify.verify_model`
 over N consecutive frames for the QEMU targets; from host builds, qemu-x86_64 counts and the
 timing harness for host / x86-avx2), and writing results.md / results.json (and the README block
 with --readme). A cell that fails (unsupported model, build error) becomes a footnoted error row;
 the run goes on. --merge keeps the rows of an earlier run's JSON that this run did not measure.
 
-Usage: python3 -m benchmarks.run [--targets T ...] [--sets tflite converter] [--models M ...]
+Usage: python3 -m benchmarks.run [--targets T ...] [--sets tflite converter onnx] [--models M ...]
                                  [--frames N] [-o benchmarks/results.md] [--json PATH]
                                  [--merge PATH] [--readme README.md] [--no-latency]
        python3 -m benchmarks.run --render saved.json [--merge older.json] [-o ...] [--readme ...]
@@ -28,11 +29,15 @@ from pathlib import Path
 from edgecc.errors import EdgeccError
 
 from benchmarks.anchors import load_anchors
+from benchmarks.onnx_set import COMPARE_TARGET, compare_with_tflite, is_onnx, row_base
 from benchmarks.table import HOST_TARGETS, render_results, render_summary, update_readme
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("EDGECC_SHARED", REPO.parent / "shared"))  # as tests/conftest.py
-SETS = {"tflite": SHARED / "models" / "tflite", "converter": SHARED / "models" / "converter"}
+SETS = {"tflite": SHARED / "models" / "tflite", "converter": SHARED / "models" / "converter",
+        "onnx": SHARED / "models" / "onnx_models"}
+DEFAULT_SETS = ["tflite", "converter"]
+SUFFIXES = (".tflite", ".onnx")
 DEFAULT_TARGETS = ["cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "aarch64", "host",
                    "x86-avx2", "x86-avx512"]
 
@@ -80,22 +85,22 @@ def machine_meta(argv: list[str], latency_cflags: list[str]) -> dict:
 
 
 def model_paths(names: list[str] | None, models_dirs: list[Path]) -> list[Path]:
-    """The .tflite files of the sets' folders (no names), or the named models: a bare name is
-    looked up in each folder in turn, anything with a suffix is a path."""
+    """The .tflite / .onnx files of the sets' folders (no names), or the named models: a bare
+    name is looked up in each folder in turn, anything with a suffix is a path."""
     if not names:
         paths = []
         for d in models_dirs:
-            found = sorted(d.glob("*.tflite"))
+            found = sorted(p for p in d.glob("*") if p.suffix in SUFFIXES)
             if not found:
-                raise EdgeccError(f"no .tflite models in {d}")
+                raise EdgeccError(f"no .tflite or .onnx models in {d}")
             paths += found
         return paths
     out = []
     for n in names:
         p = Path(n)
         if not p.suffix:
-            p = next((d / f"{n}.tflite" for d in models_dirs if (d / f"{n}.tflite").is_file()),
-                     models_dirs[0] / f"{n}.tflite")
+            p = next((d / f"{n}{s}" for d in models_dirs for s in SUFFIXES
+                      if (d / f"{n}{s}").is_file()), models_dirs[0] / f"{n}.tflite")
         if not p.is_file():
             raise EdgeccError(f"{p}: no such model")
         out.append(p)
@@ -108,7 +113,8 @@ def _verified(r, compile_s: float) -> dict:
     return dict(bit_exact=r.bit_exact, frames=len(frames),
                 frames_exact=sum(1 for f in frames if f["bit_exact"]),
                 first_bad_layer=r.first_bad_layer, arena_bytes=r.arena_bytes,
-                lower_bound_bytes=r.lower_bound_bytes, compile_s=round(compile_s, 2))
+                lower_bound_bytes=r.lower_bound_bytes, compile_s=round(compile_s, 2),
+                values_differing=r.extra.get("values_differing"))  # ONNX: vs onnxruntime
 
 
 def bench_qemu(model: Path, target, frames: int = 1) -> dict:
@@ -180,7 +186,8 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
         name = model.stem
         base: dict = dict(model=name)
         try:
-            base["tflm_arena_bytes"] = tflm_arena(model)
+            base.update(row_base(model) if is_onnx(model) else
+                        dict(tflm_arena_bytes=tflm_arena(model)))
         except Exception:  # noqa: BLE001 - TFLM refusing the model leaves the column empty
             base["tflm_arena_bytes"] = None
         try:
@@ -198,7 +205,7 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
                     if t.name in HOST_TARGETS:
                         row.update(bench_host(model, t, latency, LATENCY_CFLAGS, budget_s,
                                               frames))
-                        if latency and not litert_done:
+                        if latency and not litert_done and not is_onnx(model):
                             # measured right after the generated C: same machine state
                             litert_us, litert_done = time_litert(model, budget_s), True
                         row["litert_us"] = litert_us
@@ -212,6 +219,10 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
                 f"  exact {row.get('frames_exact')}/{row.get('frames')}"
                 + (f"  {row['latency_us']:.1f} us vs LiteRT {row.get('litert_us')}"
                    if row.get("latency_us") else "")))
+    if any(is_onnx(m) for m in models) and COMPARE_TARGET in results:
+        extra["onnx_vs_tflite"] = compare_with_tflite(
+            results, SETS["tflite"], lambda p: bench_qemu(p, get_target(COMPARE_TARGET), frames),
+            log)
     return extra, results
 
 
@@ -220,10 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m benchmarks.run", description=__doc__.split("\n")[0])
     p.add_argument("--targets", nargs="+", default=DEFAULT_TARGETS, metavar="T",
                    help=f"edgecc targets (default: {' '.join(DEFAULT_TARGETS)})")
-    p.add_argument("--sets", nargs="+", choices=sorted(SETS), default=sorted(SETS, reverse=True),
-                   help="model folders of ../shared/models to run (default: tflite converter)")
+    p.add_argument("--sets", nargs="+", choices=sorted(SETS), default=DEFAULT_SETS,
+                   help="model folders of ../shared/models to run (default: tflite converter; "
+                        "onnx: the quantized ONNX models, with the tfl_*_qdq against their "
+                        "TFLite originals)")
     p.add_argument("--models", nargs="+", metavar="M",
-                   help="model names (looked up in the --sets folders) or .tflite paths "
+                   help="model names (looked up in the --sets folders) or .tflite / .onnx paths "
                         "(default: every model of the sets)")
     p.add_argument("--frames", type=int, default=5,
                    help="consecutive frames verified per cell, after one name_reset (default 5)")

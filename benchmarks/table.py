@@ -161,13 +161,19 @@ def render_results(meta: dict, results: dict[str, list[dict]]) -> str:
              ""]
     lines += _kept(meta, results)
     notes: list[str] = []
-    for target, rows in results.items():
-        if not rows:
-            continue
-        board = next((r.get("board") for r in rows if r.get("board")), None)
-        lines += [f"## {target}" + (f" ({board})" if board else ""), ""]
-        lines += (_host_table if target in HOST_TARGETS else _arm_table)(target, rows, notes)
-        lines.append("")
+    from benchmarks.onnx_set import ONNX, render_comparison, render_onnx_table
+    for target, all_rows in results.items():
+        board = next((r.get("board") for r in all_rows if r.get("board")), None)
+        rows = [r for r in all_rows if r.get("format") != ONNX]
+        onnx_rows = [r for r in all_rows if r.get("format") == ONNX]
+        if rows:
+            lines += [f"## {target}" + (f" ({board})" if board else ""), ""]
+            lines += (_host_table if target in HOST_TARGETS else _arm_table)(target, rows, notes)
+            lines.append("")
+        if onnx_rows:  # benchmarks/onnx_set.py: onnxruntime is their oracle, no TFLM columns
+            lines += [f"## {target}, ONNX models" + (f" ({board})" if board else ""), ""]
+            lines += render_onnx_table(onnx_rows, lambda r: _note(notes, r)) + [""]
+    lines += render_comparison(meta.get("onnx_vs_tflite") or [])
     if notes:
         lines += ["Errors:", ""] + [f"{i + 1}. {n}" for i, n in enumerate(notes)] + [""]
     return "\n".join(lines)

@@ -205,3 +205,58 @@ def test_suite_on_a_converter_model_on_host(tmp_path):
 def test_unknown_model_is_one_line_error(tmp_path):
     r = _run(["--models", "no_such_model", "-o", str(tmp_path / "r.md")])
     assert r.returncode == 2 and "no such model" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.qemu
+def test_onnx_set_on_ad01_cortex_m4(tmp_path):
+    """The onnx set: model lookup in ../shared/models/onnx_models, onnxruntime's outputs as the
+    reference (values differing counted), no TFLite Micro columns, and the tfl_*_qdq model
+    against its TFLite original on Cortex-M4 (arena and instruction ratios)."""
+    path = SHARED / "models" / "onnx_models" / "tfl_ad01_int8_qdq.onnx"
+    if not path.is_file():
+        pytest.fail(f"{path} missing: the shared folder must sit beside the checkout")
+    shared_model("ad01_int8")
+    js, md = tmp_path / "r.json", tmp_path / "r.md"
+    r = _run(["--sets", "onnx", "--models", "tfl_ad01_int8_qdq", "--targets", "cortex-m4",
+              "--frames", "2", "--no-latency", "-o", str(md), "--json", str(js)])
+    assert r.returncode == 0, r.stderr
+    data = json.loads(js.read_text())
+    row, = data["results"]["cortex-m4"]
+    assert "error" not in row, row
+    assert row["format"] == "onnx" and row["tflm_arena_bytes"] is None
+    assert (row["frames"], row["macs"], row["values_differing"]) == (2, 264192, 0)
+    assert row["instructions"] > 0 and 0 < row["lower_bound_bytes"] <= row["arena_bytes"]
+    comp, = data["meta"]["onnx_vs_tflite"]
+    assert (comp["onnx"], comp["tflite"], comp["target"]) == \
+        ("tfl_ad01_int8_qdq", "ad01_int8", "cortex-m4")
+    assert comp["onnx_arena"] == row["arena_bytes"] and comp["tflite_instructions"] > 0
+    assert comp["instructions_ratio"] == round(row["instructions"] / comp["tflite_instructions"], 4)
+    text = md.read_text()
+    assert "## cortex-m4, ONNX models (mps2-an386)" in text
+    assert f"| tfl_ad01_int8_qdq | 264,192 | {row['instructions']:,} |" in text
+    ratio = f"{comp['instructions_ratio']:.3f}"
+    assert f"| tfl_ad01_int8_qdq | ad01_int8 | {row['arena_bytes']:,} |" in text and ratio in text
+    for table in text.split("\n## ")[1:]:  # every row of a table has its columns
+        rows = [ln for ln in table.splitlines() if ln.startswith("|")]
+        assert len({ln.count("|") for ln in rows}) == 1, table
+
+
+def test_onnx_rows_render_beside_tflite_rows():
+    """A target with TFLite and ONNX rows gets both tables; an ONNX error row keeps its columns."""
+    from benchmarks.table import render_results
+    meta = dict(command="c", date="d", cpu="cpu", cores=2, os="os", commit="x", gcc="g",
+                arm_gcc="a", aarch64_gcc="b", qemu="q", litert="l", tflm="t", latency_cflags=[],
+                onnx_vs_tflite=[dict(onnx="tfl_m_qdq", tflite="m", target="cortex-m4",
+                                     onnx_arena=100, tflite_arena=100, onnx_instructions=104,
+                                     tflite_instructions=100, arena_ratio=1.0,
+                                     instructions_ratio=1.04, error=None)])
+    md = render_results(meta, {"cortex-m4": [
+        _row("m"), _row("tfl_m_qdq", format="onnx", values_differing=3, anchor=None),
+        _row("ox_bad", format="onnx", error="boom")]})
+    assert "## cortex-m4\n" in md and "## cortex-m4, ONNX models\n" in md
+    assert "| tfl_m_qdq | 100 | 300 | 3.00 | 120 | 100 | 1.20 | 1,000 | 3 | 5/5 | 1.2 |" in md
+    assert "| tfl_m_qdq | m | 100 | 100 | 1.000 | 104 | 100 | 1.040 | yes |" in md
+    assert "1. ox_bad: boom" in md
+    for table in md.split("\n## ")[1:]:
+        rows = [ln for ln in table.splitlines() if ln.startswith("|")]
+        assert len({ln.count("|") for ln in rows}) == 1, table

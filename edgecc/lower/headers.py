@@ -61,6 +61,8 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "avx2/fully_connected_quads.c.j2": ("x86/fully_connected.h",),
     "avx2/fully_connected_stream.c.j2": ("x86/fully_connected_stream.h",),
     "neon/add_exact.c.j2": ("neon/add.h",),
+    "neon/add_fma.c.j2": ("neon/add.h",),
+    "neon/mul_rows.c.j2": ("neon/mul.h",),
 }
 
 # Templates whose C expression comes from Python (params["expr"], e.g. "ec_expf(v)"): the float

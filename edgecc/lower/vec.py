@@ -90,7 +90,13 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     The fast path (runtime_c/x86/common.h, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
     fast_requant proves it exact from the exact accumulator range of every channel (rows: the
     weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
-    kernels run TFLite's two roundings as they are (mult, left, right)."""
+    kernels run TFLite's two roundings as they are (mult, left, right).
+    ONNX numerics (float32 `mult`, edgecc/ops/_onnx_rq.py): the scales alone, padded (`scale`),
+    and params onnx=1."""
+    if np.asarray(mult).dtype.kind == "f":
+        scale = np.zeros(round_up(ocp, ARRAY_PAD), np.float32)
+        scale[:len(mult)] = mult
+        return dict(scale=scale), dict(fast=0, L=0, onnx=1), ""
     mult, shift = np.asarray(mult, np.int64), np.asarray(shift, np.int64)
     n = len(mult)
     ocp = round_up(ocp, ARRAY_PAD)

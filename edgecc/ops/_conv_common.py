@@ -58,8 +58,9 @@ def fc_unit_multipliers(g: Graph, n: Node, units: int) -> tuple[np.ndarray, np.n
     """FULLY_CONNECTED's (multiplier, shift) per output unit. TFLM's CalculateOpDataFullyConnected:
     per-channel weights (one scale per unit) take the per-channel formula, the effective scale in
     double from the float32 scales (channel_multipliers); per-tensor weights fc_multiplier's
-    float32 product, the same for every unit."""
-    if in_type(g, n, 1).q.per_channel:
+    float32 product, the same for every unit. ONNX numerics: onnxruntime's float32 scales
+    (channel_multipliers)."""
+    if in_type(g, n, 1).q.per_channel or is_onnx(n):
         return channel_multipliers(g, n, units)
     m, s = fc_multiplier(g, n)
     return np.full(units, m, np.int64), np.full(units, s, np.int64)

@@ -20,6 +20,12 @@
  * Requantization is TFLite's MultiplyByQuantizedMultiplier exactly: SQRDMULH is
  * SaturatingRoundingDoublingHighMul, and RoundingDivideByPOT is gemmlowp's NEON form (a -1
  * fix-up for negative values, then SRSHL), both bit-exact with the reference for every input.
+ * ONNX-numerics layers (edgecc/ops/_onnx_rq.py) take onnxruntime's epilogue instead, on the same
+ * accumulators: SCVTF, FMUL by the float32 scale (one rounding each, as ec_onnx_rq in
+ * edgecc_rt.h built with -ffp-contract=off), clamp to +-2^15, FCVTNS (round half to even).
+ * Each kernel body is written once with a constant `onnx` parameter choosing the epilogue; the
+ * two entry points (ec_neon_<op>_<variant>_s8 and ..._onnx_s8) inline it, so the TFLite code is
+ * what it was without the ONNX one.
  *
  * This file: requantization and output helpers the NEON kernel headers (neon/<op>.h) share.
  * Only compiled for AArch64 NEON; elsewhere these headers are empty. C99, no state, no allocation,
@@ -49,7 +55,11 @@ typedef struct {
     const int32_t *left;   /* left shift (TFLite shift > 0) */
     const int32_t *right;  /* right shift (TFLite shift < 0) */
     int32_t out_zp, act_min, act_max;
+    const float *scale;    /* ONNX numerics: float32 scale per channel (else unused, 0) */
 } ec_neon_rq;
+
+/* A kernel body inlined into its TFLite and ONNX entry points (constant `onnx`). */
+#define EC_NEON_BODY static inline __attribute__((always_inline))
 
 /* TFLite's MultiplyByQuantizedMultiplier + out_zp for channels c..c+3. */
 static inline int32x4_t ec_neon_requant4(int32x4_t acc, const ec_neon_rq *q, int c) {
@@ -61,13 +71,26 @@ static inline int32x4_t ec_neon_requant4(int32x4_t acc, const ec_neon_rq *q, int
     return vaddq_s32(x, vdupq_n_s32(q->out_zp));
 }
 
+/* onnxruntime's epilogue (ec_onnx_rq) + out_zp for channels c..c+3: float32(acc) * scale[c]
+ * rounded once, clamped to [-32768, 32767], rounded half to even. */
+static inline int32x4_t ec_neon_onnx_rq4(int32x4_t acc, const ec_neon_rq *q, int c) {
+    float32x4_t r = vmulq_f32(vcvtq_f32_s32(acc), vld1q_f32(q->scale + c));
+    r = vminq_f32(vmaxq_f32(r, vdupq_n_f32(-32768.0f)), vdupq_n_f32(32767.0f));
+    return vaddq_s32(vcvtnq_s32_f32(r), vdupq_n_s32(q->out_zp));
+}
+
+/* The epilogue of channels c..c+3: TFLite's, or onnxruntime's when `onnx` (a constant). */
+EC_NEON_BODY int32x4_t ec_neon_rq4(int32x4_t acc, const ec_neon_rq *q, int c, int onnx) {
+    return onnx ? ec_neon_onnx_rq4(acc, q, c) : ec_neon_requant4(acc, q, c);
+}
+
 /* Requantize 16 channels c..c+15 (a0..a3, 4 each), saturate to int8, clamp, store n (1..16). */
-static inline void ec_neon_out16(int8_t *y, int32x4_t a0, int32x4_t a1, int32x4_t a2,
-                                 int32x4_t a3, const ec_neon_rq *q, int c, int n) {
-    const int16x8_t lo = vcombine_s16(vqmovn_s32(ec_neon_requant4(a0, q, c)),
-                                      vqmovn_s32(ec_neon_requant4(a1, q, c + 4)));
-    const int16x8_t hi = vcombine_s16(vqmovn_s32(ec_neon_requant4(a2, q, c + 8)),
-                                      vqmovn_s32(ec_neon_requant4(a3, q, c + 12)));
+EC_NEON_BODY void ec_neon_out16(int8_t *y, int32x4_t a0, int32x4_t a1, int32x4_t a2,
+                                int32x4_t a3, const ec_neon_rq *q, int c, int n, int onnx) {
+    const int16x8_t lo = vcombine_s16(vqmovn_s32(ec_neon_rq4(a0, q, c, onnx)),
+                                      vqmovn_s32(ec_neon_rq4(a1, q, c + 4, onnx)));
+    const int16x8_t hi = vcombine_s16(vqmovn_s32(ec_neon_rq4(a2, q, c + 8, onnx)),
+                                      vqmovn_s32(ec_neon_rq4(a3, q, c + 12, onnx)));
     int8x16_t v = vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi));
     v = vminq_s8(vmaxq_s8(v, vdupq_n_s8((int8_t)q->act_min)), vdupq_n_s8((int8_t)q->act_max));
     if (n >= 16) {
@@ -80,10 +103,10 @@ static inline void ec_neon_out16(int8_t *y, int32x4_t a0, int32x4_t a1, int32x4_
 }
 
 /* The same for 8 channels c..c+7, storing n (1..8). */
-static inline void ec_neon_out8(int8_t *y, int32x4_t a0, int32x4_t a1, const ec_neon_rq *q,
-                                int c, int n) {
-    const int16x8_t h = vcombine_s16(vqmovn_s32(ec_neon_requant4(a0, q, c)),
-                                     vqmovn_s32(ec_neon_requant4(a1, q, c + 4)));
+EC_NEON_BODY void ec_neon_out8(int8_t *y, int32x4_t a0, int32x4_t a1, const ec_neon_rq *q,
+                               int c, int n, int onnx) {
+    const int16x8_t h = vcombine_s16(vqmovn_s32(ec_neon_rq4(a0, q, c, onnx)),
+                                     vqmovn_s32(ec_neon_rq4(a1, q, c + 4, onnx)));
     int8x8_t v = vqmovn_s16(h);
     v = vmin_s8(vmax_s8(v, vdup_n_s8((int8_t)q->act_min)), vdup_n_s8((int8_t)q->act_max));
     if (n >= 8) {

@@ -7,9 +7,10 @@
 /* ---------------------------------------------------------------------------------- CONV_2D */
 
 /* Convolution as blocks of 4 output pixels x 16 output channels (SDOT) or x 8 (SMULL), over the
- * quads; pixels read in place or gathered at the borders (ec_vec_block). */
-EC_NEON_SHARED void ec_neon_conv_2d_4px_s8(const ec_vec_conv_geom *g, const int8_t *x, int8_t *y,
-                                 const int8_t *w, const int32_t *bias, const ec_neon_rq *q) {
+ * quads; pixels read in place or gathered at the borders (ec_vec_block). `onnx`: the epilogue. */
+EC_NEON_BODY void ec_neon_conv_2d_4px(const ec_vec_conv_geom *g, const int8_t *x, int8_t *y,
+                                      const int8_t *w, const int32_t *bias, const ec_neon_rq *q,
+                                      int onnx) {
     const int kp = g->kp, qs = g->seg_p / 4;
     int8_t buf[4 * EC_VEC_MAX_KP];
     ptrdiff_t soff[EC_VEC_MAX_SEGS], goff[EC_VEC_MAX_SEGS];
@@ -66,9 +67,9 @@ EC_NEON_SHARED void ec_neon_conv_2d_4px_s8(const ec_vec_conv_geom *g, const int8
             for (i = 0; i < np; ++i) {
                 int8_t *yp = y + (size_t)(p0 + i) * g->out_c + c;
                 if (two)
-                    ec_neon_out16(yp, a[i][0], a[i][1], a[i][2], a[i][3], q, c, g->out_c - c);
+                    ec_neon_out16(yp, a[i][0], a[i][1], a[i][2], a[i][3], q, c, g->out_c - c, onnx);
                 else
-                    ec_neon_out8(yp, a[i][0], a[i][1], q, c, g->out_c - c);
+                    ec_neon_out8(yp, a[i][0], a[i][1], q, c, g->out_c - c, onnx);
             }
         }
 #else
@@ -93,11 +94,25 @@ EC_NEON_SHARED void ec_neon_conv_2d_4px_s8(const ec_vec_conv_geom *g, const int8
             for (i = 0; i < np; ++i) {
                 const int32x4_t r0 = vaddq_s32(vld1q_s32(bias + c), vpaddq_s32(lo[i][0], hi[i][0]));
                 const int32x4_t r1 = vaddq_s32(vld1q_s32(bias + c + 4), vpaddq_s32(lo[i][1], hi[i][1]));
-                ec_neon_out8(y + (size_t)(p0 + i) * g->out_c + c, r0, r1, q, c, g->out_c - c);
+                ec_neon_out8(y + (size_t)(p0 + i) * g->out_c + c, r0, r1, q, c, g->out_c - c, onnx);
             }
         }
 #endif
     }
+}
+
+/* TFLite's epilogue (ec_neon_rq's mult, left, right) */
+EC_NEON_SHARED void ec_neon_conv_2d_4px_s8(const ec_vec_conv_geom *g, const int8_t *x, int8_t *y,
+                                           const int8_t *w, const int32_t *bias,
+                                           const ec_neon_rq *q) {
+    ec_neon_conv_2d_4px(g, x, y, w, bias, q, 0);
+}
+
+/* onnxruntime's epilogue (ec_neon_rq's scale) */
+EC_NEON_SHARED void ec_neon_conv_2d_4px_onnx_s8(const ec_vec_conv_geom *g, const int8_t *x,
+                                                int8_t *y, const int8_t *w, const int32_t *bias,
+                                                const ec_neon_rq *q) {
+    ec_neon_conv_2d_4px(g, x, y, w, bias, q, 1);
 }
 
 #endif /* __ARM_NEON && __aarch64__ */

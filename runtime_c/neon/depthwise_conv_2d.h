@@ -33,10 +33,11 @@ static inline void ec_neon_dw8(int32x4_t *a0, int32x4_t *a1, int8x8_t xa, int8x8
 /* Depth multiplier 1, channels a multiple of 8. Weights: tap by tap, all channels of a tap
  * together (an odd tap count gets a zero tap). Each output pixel collects its taps' input
  * pointers (zrow, a constant row of input_zp bytes, for a tap outside the input), then runs 16
- * channels (8 for the last block) over the tap pairs. */
-EC_NEON_SHARED void ec_neon_depthwise_conv_2d_taps_s8(const ec_neon_dw_geom *g, const int8_t *x, int8_t *y,
-                               const int8_t *w, const int32_t *bias, const ec_neon_rq *q,
-                               const int8_t *zrow) {
+ * channels (8 for the last block) over the tap pairs. `onnx`: the epilogue. */
+EC_NEON_BODY void ec_neon_depthwise_conv_2d_taps(const ec_neon_dw_geom *g, const int8_t *x,
+                                                 int8_t *y, const int8_t *w, const int32_t *bias,
+                                                 const ec_neon_rq *q, const int8_t *zrow,
+                                                 int onnx) {
     const int C = g->chans;
     const int8_t *tp[EC_NEON_DW_MAX_TAPS + 1];
     ptrdiff_t off[EC_NEON_DW_MAX_TAPS];
@@ -65,7 +66,7 @@ EC_NEON_SHARED void ec_neon_depthwise_conv_2d_taps_s8(const ec_neon_dw_geom *g, 
                         ec_neon_dw8(&a2, &a3, vget_high_s8(xa), vget_high_s8(wa), vget_high_s8(xb2),
                                     vget_high_s8(wb), g->pair_sum);
                     }
-                    ec_neon_out16(yp + c, a0, a1, a2, a3, q, c, 16);
+                    ec_neon_out16(yp + c, a0, a1, a2, a3, q, c, 16, onnx);
                 }
                 if (c < C) {  /* 8 channels left */
                     int32x4_t a0 = vld1q_s32(bias + c), a1 = vld1q_s32(bias + c + 4);
@@ -74,11 +75,28 @@ EC_NEON_SHARED void ec_neon_depthwise_conv_2d_taps_s8(const ec_neon_dw_geom *g, 
                     for (k = 0; k < g->pairs; ++k, wp += 2 * C)
                         ec_neon_dw8(&a0, &a1, vld1_s8(tp[2 * k] + c), vld1_s8(wp),
                                     vld1_s8(tp[2 * k + 1] + c), vld1_s8(wp + C), g->pair_sum);
-                    ec_neon_out8(yp + c, a0, a1, q, c, 8);
+                    ec_neon_out8(yp + c, a0, a1, q, c, 8, onnx);
                 }
             }
         }
     }
+}
+
+/* TFLite's epilogue (ec_neon_rq's mult, left, right) */
+EC_NEON_SHARED void ec_neon_depthwise_conv_2d_taps_s8(const ec_neon_dw_geom *g, const int8_t *x,
+                                                      int8_t *y, const int8_t *w,
+                                                      const int32_t *bias, const ec_neon_rq *q,
+                                                      const int8_t *zrow) {
+    ec_neon_depthwise_conv_2d_taps(g, x, y, w, bias, q, zrow, 0);
+}
+
+/* onnxruntime's epilogue (ec_neon_rq's scale) */
+EC_NEON_SHARED void ec_neon_depthwise_conv_2d_taps_onnx_s8(const ec_neon_dw_geom *g,
+                                                           const int8_t *x, int8_t *y,
+                                                           const int8_t *w, const int32_t *bias,
+                                                           const ec_neon_rq *q,
+                                                           const int8_t *zrow) {
+    ec_neon_depthwise_conv_2d_taps(g, x, y, w, bias, q, zrow, 1);
 }
 
 #endif /* __ARM_NEON && __aarch64__ */

@@ -7,10 +7,11 @@
 /* ------------------------------------------------------------------------- FULLY_CONNECTED */
 
 /* y[b][u] for every batch row, read in place (a last partial quad from a 4-byte copy): 16 units
- * at a time over the quads (8 for the rest). */
-EC_NEON_SHARED void ec_neon_fully_connected_quads_s8(int batches, int depth, int kp, int units, int ocp,
-                               const int8_t *x, int8_t *y, const int8_t *w, const int32_t *bias,
-                               const ec_neon_rq *q) {
+ * at a time over the quads (8 for the rest). `onnx`: the epilogue. */
+EC_NEON_BODY void ec_neon_fully_connected_quads(int batches, int depth, int kp, int units, int ocp,
+                                                const int8_t *x, int8_t *y, const int8_t *w,
+                                                const int32_t *bias, const ec_neon_rq *q,
+                                                int onnx) {
     const int kq = kp / 4, full = depth / 4;
     int bt;
     for (bt = 0; bt < batches; ++bt, x += depth, y += units) {
@@ -47,11 +48,28 @@ EC_NEON_SHARED void ec_neon_fully_connected_quads_s8(int batches, int depth, int
             a3 = vaddq_s32(vld1q_s32(bias + c + 12), vpaddq_s32(l3, h3));
 #endif
             if (two)
-                ec_neon_out16(y + c, a0, a1, a2, a3, q, c, units - c);
+                ec_neon_out16(y + c, a0, a1, a2, a3, q, c, units - c, onnx);
             else
-                ec_neon_out8(y + c, a0, a1, q, c, units - c);
+                ec_neon_out8(y + c, a0, a1, q, c, units - c, onnx);
         }
     }
+}
+
+/* TFLite's epilogue (ec_neon_rq's mult, left, right) */
+EC_NEON_SHARED void ec_neon_fully_connected_quads_s8(int batches, int depth, int kp, int units,
+                                                     int ocp, const int8_t *x, int8_t *y,
+                                                     const int8_t *w, const int32_t *bias,
+                                                     const ec_neon_rq *q) {
+    ec_neon_fully_connected_quads(batches, depth, kp, units, ocp, x, y, w, bias, q, 0);
+}
+
+/* onnxruntime's epilogue (ec_neon_rq's scale) */
+EC_NEON_SHARED void ec_neon_fully_connected_quads_onnx_s8(int batches, int depth, int kp,
+                                                          int units, int ocp, const int8_t *x,
+                                                          int8_t *y, const int8_t *w,
+                                                          const int32_t *bias,
+                                                          const ec_neon_rq *q) {
+    ec_neon_fully_connected_quads(batches, depth, kp, units, ocp, x, y, w, bias, q, 1);
 }
 
 #endif /* __ARM_NEON && __aarch64__ */
