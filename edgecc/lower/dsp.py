@@ -82,7 +82,8 @@ def _conv_kernel(win, x, rows: np.ndarray, rq, ic: int, direct: bool, variant: s
     consts = dict(w=pack_words(pad_cols(rows, kp)), bias=doubled(rq.folded), qmn=rq.fr.qmn(),
                   qe=rq.fr.e)
     return Kernel("dsp/conv_2d_4px.c.j2", params=dict(geom=geom), consts=consts,
-                  scratch=9 * kp + 4 * oc, variant=variant, reason=reason.format(kp=kp))
+                  scratch=9 * kp + 4 * oc, variant=variant, reason=reason.format(kp=kp),
+                  streams=(1, 1, 4))  # a block of 4 pixels: all read (extended) before any write
 
 
 def lower_conv(g: Graph, n: Node, target) -> Kernel:

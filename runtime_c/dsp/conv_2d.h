@@ -10,6 +10,9 @@
  * block of 4 pixels laid out [kp/4][4 pixels][(x0,x2),(x1,x3)]; every output channel then reads
  * its kp weight bytes once per block and feeds 4 pixels with them (4 accumulators).
  * 31 instructions per 32 MACs in the inner loop.
+ * Access order (the planner relies on it: Kernel.streams = (1, 1, 4), edgecc/plan/stream.py):
+ * blocks of 4 consecutive output pixels in raster order; a block's input is all read (into the
+ * scratch) before any of its outputs is written, so the output may overlap the input it consumes.
  */
 typedef struct {
     int32_t pixels;            /* batches * out_h * out_w */
