@@ -3,6 +3,7 @@
 #define EDGECC_DSP_CONV_2D_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
+#include "../edgecc_rt.h" /* ec_onnx_rq */
 
 /* ---------------------------------------------------------------------------------------
  * Convolution as a matrix product. Each output pixel's receptive field (kh x kw x in_c bytes,
@@ -80,17 +81,67 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
     }
 }
 
-/* 4 pixels x all output channels. y[p * out_c + oc] for p < 4. w: [out_c][kp] bytes, packed. */
+/* Per output channel, EC_DSP_CONV_REC int32 words: the doubled bias (the input zero point folded
+ * in), then the epilogue's constants: TFLite's fast requantization m, N, e (common.h); or, for
+ * ONNX numerics, the bits of HALF the float32 scale (the kernel holds 2 * acc, and float(2 * acc)
+ * * (scale / 2) is the very real number float(acc) * scale, so it rounds to the same float32;
+ * the compiler checked scale / 2 is a normal float), the output zero point and 0. */
+#define EC_DSP_CONV_REC 4
+
+/* onnxruntime's round(float32(acc) * scale) (ec_onnx_rq) of a = 2 * acc with h = scale / 2.
+ * With an FPU, VCVTR rounds half to even (FPSCR's default rounding, which ec_onnx_round's
+ * magic-number addition relies on too) in one instruction; the compiler proved |acc * scale| <
+ * 2^30, so neither that conversion nor the zero point's addition saturates. */
+static inline int32_t ec_dsp_onnx_round(int32_t a, float h) {
+    float r = (float)a * h;
+#if defined(__ARM_FP) && (__ARM_FP & 4)
+    int32_t i;
+    __asm__("vcvtr.s32.f32 %0, %0" : "+t"(r));
+    memcpy(&i, &r, 4);
+    return i;
+#else
+    return ec_onnx_round(r);
+#endif
+}
+
+/* A doubled accumulator to its output value before the clamp; `onnx` is a constant at each
+ * call, so each kernel keeps one of the two. */
+static inline int32_t ec_dsp_conv_epi(int32_t a, int32_t m, int32_t n, int32_t e, const int onnx) {
+    if (onnx) {
+        float h;
+        memcpy(&h, &m, 4);
+        return ec_dsp_onnx_round(a, h) + n;
+    }
+    return ec_dsp_rq(a, m, n, e);
+}
+
+/* v clamped to [lo, hi] inside int8, without branches. */
+static inline int32_t ec_dsp_clamp_s8(int32_t v, int32_t lo, int32_t hi) {
+    v = __ssat(v, 8);
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+/* y[0], y[s], y[2s], y[3s] = the low bytes of a0..a3: one base register and a stride (the
+ * compiler otherwise keeps four running pointers and spills). */
+static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int32_t a2,
+                              int32_t a3) {
+    int8_t *y2 = y + 2 * s;
+    __asm__ volatile("strb %0, [%4]\n\tstrb %1, [%4, %5]\n\tstrb %2, [%6]\n\tstrb %3, [%6, %5]"
+                     : : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(y), "r"(s), "r"(y2) : "memory");
+}
+
+/* 4 pixels x all output channels. y[p * out_c + oc] for p < 4. w: [out_c][kp] bytes, packed;
+ * rec: EC_DSP_CONV_REC words per output channel. */
 static inline EC_DSP_NOSCHED void ec_dsp_mm4(const int32_t *xs, const int32_t *w,
-                                              const int32_t *bias, const int32_t *qmn,
-                                              const int8_t *qe, const ec_dsp_conv_geom *g,
-                                              int8_t *y) {
+                                              const int32_t *rec, const ec_dsp_conv_geom *g,
+                                              int8_t *y, const int onnx) {
     const int32_t *xend = xs + 2 * g->kp;
     const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
+    const int8_t *yend = y + oc_n;
     const int full = lo == -128 && hi == 127;
-    int32_t oc;
-    for (oc = 0; oc < oc_n; ++oc) {
-        int32_t a0 = bias[oc], a1 = a0, a2 = a0, a3 = a0;
+    do {
+        int32_t a0 = rec[0], a1 = a0, a2 = a0, a3 = a0;
         const int32_t *xp = xs;
         do {
             int32_t wa, wb, x0, x1, t0, t1;
@@ -109,28 +160,23 @@ static inline EC_DSP_NOSCHED void ec_dsp_mm4(const int32_t *xs, const int32_t *w
             EC_DSP_LDRD_PI(xp, x0, x1); a3 = __smlad(x0, t0, a3); a3 = __smlad(x1, t1, a3);
         } while (xp != xend);
         {
-            const int32_t m = qmn[2 * oc], n = qmn[2 * oc + 1], e = qe[oc];
-            a0 = ec_dsp_rq(a0, m, n, e);
-            a1 = ec_dsp_rq(a1, m, n, e);
-            a2 = ec_dsp_rq(a2, m, n, e);
-            a3 = ec_dsp_rq(a3, m, n, e);
-            if (full) {
-                y[0] = (int8_t)__ssat(a0, 8);
-                y[oc_n] = (int8_t)__ssat(a1, 8);
-                y[2 * oc_n] = (int8_t)__ssat(a2, 8);
-                y[3 * oc_n] = (int8_t)__ssat(a3, 8);
-            } else {
-                y[0] = ec_dsp_clamp8(a0, lo, hi);
-                y[oc_n] = ec_dsp_clamp8(a1, lo, hi);
-                y[2 * oc_n] = ec_dsp_clamp8(a2, lo, hi);
-                y[3 * oc_n] = ec_dsp_clamp8(a3, lo, hi);
-            }
-            ++y;
+            const int32_t m = rec[1], n = rec[2], e = rec[3];
+            a0 = ec_dsp_conv_epi(a0, m, n, e, onnx);
+            a1 = ec_dsp_conv_epi(a1, m, n, e, onnx);
+            a2 = ec_dsp_conv_epi(a2, m, n, e, onnx);
+            a3 = ec_dsp_conv_epi(a3, m, n, e, onnx);
         }
-    }
+        if (full) {
+            a0 = __ssat(a0, 8); a1 = __ssat(a1, 8); a2 = __ssat(a2, 8); a3 = __ssat(a3, 8);
+        } else {
+            a0 = ec_dsp_clamp_s8(a0, lo, hi); a1 = ec_dsp_clamp_s8(a1, lo, hi);
+            a2 = ec_dsp_clamp_s8(a2, lo, hi); a3 = ec_dsp_clamp_s8(a3, lo, hi);
+        }
+        ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
+        rec += EC_DSP_CONV_REC;
+    } while (++y != yend);
 }
 
-/* The whole convolution. scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
 /* Output pixel pix's receptive field, sign-extended and doubled into one slot of the block xs.
  * With in_c a multiple of 4 the taps are extended straight from the input (padded taps get the
  * zero point's words); otherwise the field is gathered into col first. */
@@ -173,10 +219,12 @@ static inline EC_DSP_NOSCHED void ec_dsp_gather(const ec_dsp_conv_geom *g, const
     }
 }
 
-/* The whole convolution. scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_s8(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
-                               const int32_t *w, const int32_t *bias, const int32_t *qmn,
-                               const int8_t *qe, uint8_t *scratch) {
+/* The whole convolution, with TFLite's epilogue or (onnx) onnxruntime's.
+ * scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
+static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, const int8_t *x,
+                                                  int8_t *y, const int32_t *w,
+                                                  const int32_t *rec, uint8_t *scratch,
+                                                  const int onnx) {
     int32_t *xs = (int32_t *)(void *)scratch;
     int8_t *col = (int8_t *)(scratch + 8 * g->kp);
     int8_t *trash = col + g->kp;
@@ -185,12 +233,24 @@ EC_DSP_SHARED void ec_dsp_conv_2d_4px_s8(const ec_dsp_conv_geom *g, const int8_t
         const int32_t np = g->pixels - pix < 4 ? g->pixels - pix : 4;
         for (p = 0; p < np; ++p) ec_dsp_gather(g, x, pix + p, xs + 2 * p, col);
         if (np == 4) {
-            ec_dsp_mm4(xs, w, bias, qmn, qe, g, y + pix * g->out_c);
+            ec_dsp_mm4(xs, w, rec, g, y + pix * g->out_c, onnx);
         } else { /* the last, partial block: slots >= np hold stale pixels; drop their outputs */
-            ec_dsp_mm4(xs, w, bias, qmn, qe, g, trash);
+            ec_dsp_mm4(xs, w, rec, g, trash, onnx);
             memcpy(y + pix * g->out_c, trash, (size_t)(np * g->out_c));
         }
     }
+}
+
+EC_DSP_SHARED void ec_dsp_conv_2d_4px_s8(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
+                                         const int32_t *w, const int32_t *rec, uint8_t *scratch) {
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 0);
+}
+
+/* The same with ONNX numerics' epilogue (rec holds the float32 scales and zero points). */
+EC_DSP_SHARED void ec_dsp_conv_2d_4px_onnx_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+                                              int8_t *y, const int32_t *w, const int32_t *rec,
+                                              uint8_t *scratch) {
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 1);
 }
 
 #endif /* __ARM_FEATURE_DSP */
