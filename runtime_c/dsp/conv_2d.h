@@ -131,21 +131,19 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 
 /* 8 taps of 4 pixels against one output channel: w (8 weight bytes) and xp (4 pixels x 8
  * doubled halfwords) advance; a0..a3 accumulate. 31 instructions per 32 MACs with the loop's. */
+#define EC_DSP_MM4_HALF(wv) do { \
+        const int32_t t0 = __sxtb16(wv), t1 = ec_dsp_sxtb16_r8(wv); \
+        int32_t x0, x1; \
+        EC_DSP_LDRD_PI(xp, x0, x1); a0 = __smlad(x0, t0, a0); a0 = __smlad(x1, t1, a0); \
+        EC_DSP_LDRD_PI(xp, x0, x1); a1 = __smlad(x0, t0, a1); a1 = __smlad(x1, t1, a1); \
+        EC_DSP_LDRD_PI(xp, x0, x1); a2 = __smlad(x0, t0, a2); a2 = __smlad(x1, t1, a2); \
+        EC_DSP_LDRD_PI(xp, x0, x1); a3 = __smlad(x0, t0, a3); a3 = __smlad(x1, t1, a3); \
+    } while (0)
 #define EC_DSP_MM4_STEP() do { \
-        int32_t wa, wb, x0, x1, t0, t1; \
+        int32_t wa, wb; \
         EC_DSP_LDRD_PI(w, wa, wb); \
-        t0 = __sxtb16(wa); \
-        t1 = ec_dsp_sxtb16_r8(wa); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a0 = __smlad(x0, t0, a0); a0 = __smlad(x1, t1, a0); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a1 = __smlad(x0, t0, a1); a1 = __smlad(x1, t1, a1); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a2 = __smlad(x0, t0, a2); a2 = __smlad(x1, t1, a2); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a3 = __smlad(x0, t0, a3); a3 = __smlad(x1, t1, a3); \
-        t0 = __sxtb16(wb); \
-        t1 = ec_dsp_sxtb16_r8(wb); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a0 = __smlad(x0, t0, a0); a0 = __smlad(x1, t1, a0); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a1 = __smlad(x0, t0, a1); a1 = __smlad(x1, t1, a1); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a2 = __smlad(x0, t0, a2); a2 = __smlad(x1, t1, a2); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a3 = __smlad(x0, t0, a3); a3 = __smlad(x1, t1, a3); \
+        EC_DSP_MM4_HALF(wa); \
+        EC_DSP_MM4_HALF(wb); \
     } while (0)
 
 /* 4 pixels x all output channels. y[p * out_c + oc] for p < 4. w: [out_c][kp] bytes, packed;
