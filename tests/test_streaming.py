@@ -34,7 +34,7 @@ from opcheck import check_model
 # Kernel.streams must be one of them (add a template only with its own overlap test).
 VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j2",
             "c/max_pool_2d.c.j2",
-            "dsp/conv_2d_4px.c.j2"}  # (1, 1, 4): tests/ops/test_dsp_conv_stream.py
+            "dsp/conv_2d_4px.c.j2"}  # (1, 1, PX): tests/ops/test_dsp_conv_stream.py
 
 
 # ---- the bound ------------------------------------------------------------------------------
@@ -262,8 +262,9 @@ def test_memory_first_swaps_only_the_steps_that_set_the_peak():
     g, _ = optimize(imported)
     m4 = get_target("cortex-m4")
     plain = lower_graph(g, m4)
-    # the DSP depthwise kernels do not stream; the DSP convolution does (blocks of 4 pixels)
-    assert [lw.kernel.streams for lw in plain] == [None, (1, 1, 4), None, (1, 1, 4)]
+    # the DSP depthwise kernels do not stream; the DSP convolution does (blocks of pixels)
+    from edgecc.lower.dsp_conv import STREAMS
+    assert [lw.kernel.streams for lw in plain] == [None, STREAMS, None, STREAMS]
     swapped = prefer_streaming(g, plain, m4, alias_ops())
     assert [lw.template_path.startswith("c/") for lw in swapped] == [False, False, True, False]
     assert "cannot stream" in swapped[2].kernel.reason

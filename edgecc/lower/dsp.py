@@ -1,7 +1,7 @@
 """The Cortex-M DSP kernel table (Armv7E-M / Armv8-M DSP extension: SMLAD, SXTB16, SSUB8 ...).
 
 Owns: which DSP kernels exist and in which order they are tried, when each applies, and its
-constants: convolution (4 pixels x 1 channel SMLAD blocks over sign-extended fields; its
+constants: convolution (6 pixels x 1 channel SMLAD blocks over sign-extended fields; its
 lowering and both epilogues, TFLite's and ONNX's, are edgecc/lower/dsp_conv.py),
 depthwise (int16 channel planes; 3x3 stride 1 / 2 two outputs a pass), the one-input-channel
 depthwise run as a convolution, fully connected (4 units a pass, offset weight bytes when the
@@ -82,10 +82,10 @@ def dw_as_conv_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_conv_2d_4px_s8's im2col blocks of 4 pixels, which handle any filter height."""
+    """ec_dsp_conv_2d_4px_s8's im2col blocks of pixels, which handle any filter height."""
     return conv_kernel(g, n, dw_rows(g, n), 1, False, "dsp-dw-as-conv",
-                       "Cortex-M DSP: one input channel, run as a convolution: 4 pixels x 1 "
-                       "channel SMLAD blocks over {kp} taps")
+                       "Cortex-M DSP: one input channel, run as a convolution: blocks of pixels "
+                       "x 1 channel SMLADs over {kp} taps")
 
 
 def _pair16(a, b) -> int:

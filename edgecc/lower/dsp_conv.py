@@ -14,6 +14,7 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.lower import fastrq
+from edgecc.lower.climits import c_define
 from edgecc.lower.geom import DspConvGeom
 from edgecc.lower.layout import pack_words, pad_cols, round_up
 from edgecc.lower.table import Refused
@@ -22,9 +23,10 @@ from edgecc.ops._conv_common import act_range, bias_or_zeros, channel_multiplier
 from edgecc.ops._onnx_rq import is_onnx, onnx_scales
 from edgecc.quant import INT32_MAX
 
-# The kernel extends and holds the fields of 4 output pixels before it writes any of their
-# outputs: passes of 4 pixels in raster order, all read before written (plan/stream.py).
-STREAMS = (1, 1, 4)
+# The kernel extends and holds the fields of PX output pixels before it writes any of their
+# outputs: passes of PX pixels in raster order, all read before written (plan/stream.py).
+PX = c_define("dsp/conv_2d.h", "EC_DSP_CONV_PX")
+STREAMS = (1, 1, PX)
 
 
 def fast_rq(g: Graph, n: Node, rows: np.ndarray, m: np.ndarray, s: np.ndarray
@@ -103,19 +105,19 @@ def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, vari
                 "fast requantization proven exact per channel")
     return Kernel("dsp/conv_2d_4px.c.j2", params=dict(geom=geom, fn=fn, epilogue=epilogue),
                   consts=dict(w=pack_words(pad_cols(rows, kp)), rec=rec.astype(np.int32).ravel()),
-                  scratch=9 * kp + 4 * oc, variant=variant,
+                  scratch=(2 * PX + 1) * kp + PX * oc, variant=variant,  # EC_DSP_CONV_SCRATCH
                   reason=reason.format(kp=kp) + ("; ONNX epilogue" if onnx else ""),
                   streams=STREAMS)
 
 
 def lower_conv(g: Graph, n: Node, target) -> Kernel:
-    """Every output pixel's receptive field sign-extended once into a block of 4 pixels; each
+    """Every output pixel's receptive field sign-extended once into a block of PX pixels; each
     output channel's weights (zero-padded to a multiple of 8 taps, packed in words) read once
-    per block: 4 pixels x 1 channel of SMLADs. A 1x1 unpadded layer reads its fields in place;
+    per block: PX pixels x 1 channel of SMLADs. A 1x1 unpadded layer reads its fields in place;
     others gather them (zero-point padded)."""
     w = const(g, n, 1).astype(np.int64)
     oc, kh, kw, ic = w.shape
     direct = direct_fields(conv_window(g, n))
     how = "fields read in place" if direct else "fields gathered with zero-point padding"
     return conv_kernel(g, n, w.reshape(oc, -1), ic, direct, "dsp-conv-4px",
-                       "Cortex-M DSP: 4 pixels x 1 channel SMLAD blocks over {kp} taps, " + how)
+                       f"Cortex-M DSP: {PX} pixels x 1 channel SMLAD blocks over {{kp}} taps, " + how)

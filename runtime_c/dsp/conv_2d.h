@@ -8,11 +8,12 @@
 /* ---------------------------------------------------------------------------------------
  * Convolution as a matrix product. Each output pixel's receptive field (kh x kw x in_c bytes,
  * zero-point padded, then zero-padded to kp, a multiple of 8) is sign-extended once into a
- * block of 4 pixels laid out [kp/4][4 pixels][(x0,x2),(x1,x3)]; every output channel then reads
- * its kp weight bytes once per block and feeds 4 pixels with them (4 accumulators).
- * 31 instructions per 32 MACs in the inner loop.
- * Access order (the planner relies on it: Kernel.streams = (1, 1, 4), edgecc/plan/stream.py):
- * blocks of 4 consecutive output pixels in raster order; a block's input is all read (into the
+ * block of EC_DSP_CONV_PX = 6 pixels laid out [kp/4][6 pixels][(x0,x2),(x1,x3)]; every output
+ * channel then reads its kp weight bytes once per block and feeds 6 pixels with them (6
+ * accumulators).
+ * 86 instructions per 96 MACs in the inner loop (one assembler statement per 8 taps).
+ * Access order (the planner relies on it: Kernel.streams = (1, 1, EC_DSP_CONV_PX), plan/stream.py):
+ * blocks of 6 consecutive output pixels in raster order; a block's input is all read (into the
  * scratch) before any of its outputs is written, so the output may overlap the input it consumes.
  */
 typedef struct {
@@ -27,7 +28,10 @@ typedef struct {
 } ec_dsp_conv_geom;
 
 /* Scratch bytes ec_dsp_conv_2d_4px_s8 needs (the compiler computes the same number). */
-#define EC_DSP_CONV_SCRATCH(kp, out_c) (8 * (kp) + (kp) + 4 * (out_c))
+#define EC_DSP_CONV_PX 6                     /* output pixels per block */
+#define EC_DSP_XS_STEP (2 * EC_DSP_CONV_PX)  /* words of the block per 4 taps */
+#define EC_DSP_CONV_SCRATCH(kp, out_c) \
+    (2 * EC_DSP_CONV_PX * (kp) + (kp) + EC_DSP_CONV_PX * (out_c))
 
 /* The receptive field of output pixel (b, oy, ox) as kp contiguous int8 bytes: straight from the
  * input when the layer is `direct` and the read stays inside it, else gathered into `col`
@@ -70,12 +74,12 @@ static inline EC_DSP_NOSCHED const int8_t *ec_dsp_field(const ec_dsp_conv_geom *
     return col; /* bytes k..kp-1 meet zero weights: left as they are */
 }
 
-/* Sign-extend (and double) kp bytes into one pixel slot of the 4-pixel block xs. */
+/* Sign-extend (and double) kp bytes into one pixel slot of the block xs. */
 static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
     int32_t i;
     for (i = 0; i < kp; i += 4) {
         ec_dsp_ext2(ec_dsp_ld32(src + i), xs, xs + 1);
-        xs += 8;
+        xs += EC_DSP_XS_STEP;
     }
 }
 
@@ -129,54 +133,61 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
                      : : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(y), "r"(s), "r"(y2) : "memory");
 }
 
-/* 8 taps of 4 pixels against one output channel: w (8 weight bytes) and xp (4 pixels x 8
- * doubled halfwords) advance; a0..a3 accumulate. 31 instructions per 32 MACs with the loop's. */
-#define EC_DSP_MM4_HALF(wv) do { \
-        const int32_t t0 = __sxtb16(wv), t1 = ec_dsp_sxtb16_r8(wv); \
-        int32_t x0, x1; \
-        EC_DSP_LDRD_PI(xp, x0, x1); a0 = __smlad(x0, t0, a0); a0 = __smlad(x1, t1, a0); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a1 = __smlad(x0, t0, a1); a1 = __smlad(x1, t1, a1); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a2 = __smlad(x0, t0, a2); a2 = __smlad(x1, t1, a2); \
-        EC_DSP_LDRD_PI(xp, x0, x1); a3 = __smlad(x0, t0, a3); a3 = __smlad(x1, t1, a3); \
-    } while (0)
-#define EC_DSP_MM4_STEP() do { \
-        int32_t wa, wb; \
-        EC_DSP_LDRD_PI(w, wa, wb); \
-        EC_DSP_MM4_HALF(wa); \
-        EC_DSP_MM4_HALF(wb); \
+/* 4 taps of the 6 pixels against one output channel, as assembler text: the weight word's
+ * two sign-extended halves (%6, %7) against each pixel's two doubled pairs (%8, %9). */
+#define EC_DSP_MM6_QUAD \
+    "ldr %7, [%10], #4\n\t" \
+    "sxtb16 %6, %7\n\t" \
+    "sxtb16 %7, %7, ror #8\n\t" \
+    "ldrd %8, %9, [%11], #8\n\tsmlad %0, %8, %6, %0\n\tsmlad %0, %9, %7, %0\n\t" \
+    "ldrd %8, %9, [%11], #8\n\tsmlad %1, %8, %6, %1\n\tsmlad %1, %9, %7, %1\n\t" \
+    "ldrd %8, %9, [%11], #8\n\tsmlad %2, %8, %6, %2\n\tsmlad %2, %9, %7, %2\n\t" \
+    "ldrd %8, %9, [%11], #8\n\tsmlad %3, %8, %6, %3\n\tsmlad %3, %9, %7, %3\n\t" \
+    "ldrd %8, %9, [%11], #8\n\tsmlad %4, %8, %6, %4\n\tsmlad %4, %9, %7, %4\n\t" \
+    "ldrd %8, %9, [%11], #8\n\tsmlad %5, %8, %6, %5\n\tsmlad %5, %9, %7, %5\n\t"
+
+/* 8 taps (two quads) of the 6 pixels: w (8 weight bytes) and xp (6 pixels x 8 doubled
+ * halfwords) advance; a0..a5 accumulate. One statement with every register named, so the
+ * compiler neither shuffles the pointers nor spills: 42 instructions per 48 MACs. */
+#define EC_DSP_MM6_STEP() do { \
+        int32_t t0, t1, x0, x1; \
+        __asm__(EC_DSP_MM6_QUAD EC_DSP_MM6_QUAD \
+                : "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3), "+r"(a4), "+r"(a5), \
+                  "=&r"(t0), "=&r"(t1), "=&r"(x0), "=&r"(x1), "+r"(w), "+r"(xp) \
+                : : "memory"); \
     } while (0)
 
-/* 4 pixels x all output channels. y[p * out_c + oc] for p < 4. w: [out_c][kp] bytes, packed;
- * rec: EC_DSP_CONV_REC words per output channel. */
-static inline EC_DSP_NOSCHED void ec_dsp_mm4(const int32_t *xs, const int32_t *w,
+/* One accumulator to its output byte (the epilogue, then the clamp). */
+#define EC_DSP_MM6_OUT(a) do { \
+        a = ec_dsp_conv_epi(a, m, n, e, onnx); \
+        a = full ? __ssat(a, 8) : ec_dsp_clamp_s8(a, lo, hi); \
+    } while (0)
+
+/* EC_DSP_CONV_PX = 6 pixels x all output channels. y[p * out_c + oc] for p < 6. w: [out_c][kp]
+ * bytes, packed; rec: EC_DSP_CONV_REC words per output channel. */
+static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w,
                                               const int32_t *rec, const ec_dsp_conv_geom *g,
                                               int8_t *y, const int onnx) {
-    const int32_t *xend = xs + 2 * g->kp;
+    const int32_t *xend = xs + g->kp / 4 * EC_DSP_XS_STEP;
     const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
     const int8_t *yend = y + oc_n;
     const int full = lo == -128 && hi == 127, odd = (g->kp & 8) != 0;
     do {
-        int32_t a0 = rec[0], a1 = a0, a2 = a0, a3 = a0;
+        int32_t a0 = rec[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
         const int32_t *xp = xs;
-        if (odd) EC_DSP_MM4_STEP(); /* kp = 8 (mod 16): one step of 8, then pairs of steps */
+        if (odd) EC_DSP_MM6_STEP(); /* kp = 8 (mod 16): one step of 8, then pairs of steps */
         while (xp != xend) {
-            EC_DSP_MM4_STEP();
-            EC_DSP_MM4_STEP();
+            EC_DSP_MM6_STEP();
+            EC_DSP_MM6_STEP();
         }
         {
             const int32_t m = rec[1], n = rec[2], e = rec[3];
-            a0 = ec_dsp_conv_epi(a0, m, n, e, onnx);
-            a1 = ec_dsp_conv_epi(a1, m, n, e, onnx);
-            a2 = ec_dsp_conv_epi(a2, m, n, e, onnx);
-            a3 = ec_dsp_conv_epi(a3, m, n, e, onnx);
-        }
-        if (full) {
-            a0 = __ssat(a0, 8); a1 = __ssat(a1, 8); a2 = __ssat(a2, 8); a3 = __ssat(a3, 8);
-        } else {
-            a0 = ec_dsp_clamp_s8(a0, lo, hi); a1 = ec_dsp_clamp_s8(a1, lo, hi);
-            a2 = ec_dsp_clamp_s8(a2, lo, hi); a3 = ec_dsp_clamp_s8(a3, lo, hi);
+            EC_DSP_MM6_OUT(a0); EC_DSP_MM6_OUT(a1); EC_DSP_MM6_OUT(a2);
+            EC_DSP_MM6_OUT(a3); EC_DSP_MM6_OUT(a4); EC_DSP_MM6_OUT(a5);
         }
         ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
+        y[4 * oc_n] = (int8_t)a4;
+        y[5 * oc_n] = (int8_t)a5;
         rec += EC_DSP_CONV_REC;
     } while (++y != yend);
 }
@@ -201,18 +212,18 @@ static inline EC_DSP_NOSCHED void ec_dsp_gather(const ec_dsp_conv_geom *g, const
         for (fy = 0; fy < g->k_h; ++fy) {
             const int32_t iy = iy0 + fy * g->d_h;
             if (iy < 0 || iy >= g->in_h) {
-                for (i = 0; i < run; i += 4, xs += 8) { xs[0] = ze; xs[1] = zo; }
+                for (i = 0; i < run; i += 4, xs += EC_DSP_XS_STEP) { xs[0] = ze; xs[1] = zo; }
             } else if (g->d_w == 1 && ix0 >= 0 && ix0 + g->k_w <= g->in_w) {
                 ec_dsp_extend(xs, xb + (iy * g->in_w + ix0) * c, run);
-                xs += 2 * run;
+                xs += run / 4 * EC_DSP_XS_STEP;
             } else {
                 for (fx = 0; fx < g->k_w; ++fx) {
                     const int32_t ix = ix0 + fx * g->d_w;
                     if (ix < 0 || ix >= g->in_w) {
-                        for (i = 0; i < c; i += 4, xs += 8) { xs[0] = ze; xs[1] = zo; }
+                        for (i = 0; i < c; i += 4, xs += EC_DSP_XS_STEP) { xs[0] = ze; xs[1] = zo; }
                     } else {
                         ec_dsp_extend(xs, xb + (iy * g->in_w + ix) * c, c);
-                        xs += 2 * c;
+                        xs += c / 4 * EC_DSP_XS_STEP;
                     }
                 }
             }
@@ -228,11 +239,11 @@ static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, con
                                                   const int32_t *rec, uint8_t *scratch,
                                                   const int onnx) {
     int32_t *xs = (int32_t *)(void *)scratch;
-    int8_t *col = (int8_t *)(scratch + 8 * g->kp);
+    int8_t *col = (int8_t *)(scratch + EC_DSP_XS_STEP * g->kp);
     int8_t *trash = col + g->kp;
     int32_t pix, p, b = 0, oy = 0, ox = 0; /* the next pixel's coordinates */
-    for (pix = 0; pix < g->pixels; pix += 4) {
-        const int32_t np = g->pixels - pix < 4 ? g->pixels - pix : 4;
+    for (pix = 0; pix < g->pixels; pix += EC_DSP_CONV_PX) {
+        const int32_t np = g->pixels - pix < EC_DSP_CONV_PX ? g->pixels - pix : EC_DSP_CONV_PX;
         for (p = 0; p < np; ++p) {
             ec_dsp_gather(g, x, b, oy, ox, xs + 2 * p, col);
             if (++ox == g->out_w) {
@@ -240,10 +251,10 @@ static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, con
                 if (++oy == g->out_h) { oy = 0; ++b; }
             }
         }
-        if (np == 4) {
-            ec_dsp_mm4(xs, w, rec, g, y + pix * g->out_c, onnx);
+        if (np == EC_DSP_CONV_PX) {
+            ec_dsp_mm6(xs, w, rec, g, y + pix * g->out_c, onnx);
         } else { /* the last, partial block: slots >= np hold stale pixels; drop their outputs */
-            ec_dsp_mm4(xs, w, rec, g, trash, onnx);
+            ec_dsp_mm6(xs, w, rec, g, trash, onnx);
             memcpy(y + pix * g->out_c, trash, (size_t)(np * g->out_c));
         }
     }

@@ -1,8 +1,8 @@
 """The Cortex-M DSP convolution's streaming declaration and what it buys in RAM.
 
-ec_dsp_conv_2d_4px_s8 (runtime_c/dsp/conv_2d.h) sign-extends the fields of 4 consecutive output
-pixels into its scratch before it writes any of their outputs, so it declares `streams = (1, 1,
-4)` (plan/stream.py): its output may sit over the input it consumes up to the bound. Run under
+ec_dsp_conv_2d_4px_s8 (runtime_c/dsp/conv_2d.h) sign-extends the fields of PX (EC_DSP_CONV_PX)
+consecutive output pixels into its scratch before it writes any of their outputs, so it declares
+`streams = (1, 1, PX)` (plan/stream.py): its output may sit over the input it consumes up to the bound. Run under
 QEMU with the output placed exactly at the bound (bit-exact) and a block beyond it (wrong, so the
 overlap is exercised); on the shared models its scratch never lifts a step above the lower bound.
 """
@@ -18,6 +18,7 @@ from cnnchain import chain_model, overlapped, run_compiled, tflm_outputs
 from conftest import shared_model
 from edgecc.compiler import _lower_and_plan, compile_model, load_model
 from edgecc.lower import alias_ops
+from edgecc.lower.dsp_conv import PX
 from edgecc.passes import optimize
 from edgecc.plan import model_lower_bound
 from edgecc.plan.check import PlanError, check_graph_plan
@@ -42,7 +43,7 @@ def _compiled(case: int):
     path.write_bytes(data)
     comp = compile_model(path, get_target("cortex-m4"), "model")
     assert [lw.kernel.variant for lw in comp.lowered] == ["dsp-conv-4px"]
-    assert comp.lowered[0].kernel.streams == (1, 1, 4)
+    assert comp.lowered[0].kernel.streams == (1, 1, PX)
     return path, comp
 
 
@@ -65,7 +66,7 @@ def test_dsp_conv_a_block_beyond_the_bound_goes_wrong():
     path, c = _compiled(0)
     node = c.lowered[0].node
     _, _, d = stream_pair(c.graph, node, c.lowered[0].kernel.streams)
-    c2 = overlapped(c, d + 4 * geometry(c.graph, node).out_px)[0]
+    c2 = overlapped(c, d + PX * geometry(c.graph, node).out_px)[0]
     with pytest.raises(PlanError):
         check_graph_plan(c2.graph, c2.plan.offsets, c2.plan.scratch,
                          {0: c.lowered[0].kernel.scratch}, c2.plan.arena, alias_ops(),
