@@ -164,21 +164,24 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
     } while (0)
 
 /* EC_DSP_CONV_PX = 6 pixels x all output channels. y[p * out_c + oc] for p < 6. w: [out_c][kp]
- * bytes, packed; rec: EC_DSP_CONV_REC words per output channel. */
+ * bytes, packed; rec: EC_DSP_CONV_REC words per output channel; onnx and odd (kp = 8 mod 16)
+ * are constants at each call, so each use compiles its own loop. */
 static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w,
                                               const int32_t *rec, const ec_dsp_conv_geom *g,
-                                              int8_t *y, const int onnx) {
+                                              int8_t *y, const int onnx, const int odd) {
     const int32_t *xend = xs + g->kp / 4 * EC_DSP_XS_STEP;
     const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
     const int8_t *yend = y + oc_n;
-    const int full = lo == -128 && hi == 127, odd = (g->kp & 8) != 0;
+    const int full = lo == -128 && hi == 127;
     do {
         int32_t a0 = rec[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
         const int32_t *xp = xs;
-        if (odd) EC_DSP_MM6_STEP(); /* kp = 8 (mod 16): one step of 8, then pairs of steps */
-        while (xp != xend) {
-            EC_DSP_MM6_STEP();
-            EC_DSP_MM6_STEP();
+        if (odd) EC_DSP_MM6_STEP(); /* kp = 8 (mod 16): one step of 8 first */
+        if (!odd || xp != xend) {
+            do {
+                EC_DSP_MM6_STEP();
+                EC_DSP_MM6_STEP();
+            } while (xp != xend);
         }
         {
             const int32_t m = rec[1], n = rec[2], e = rec[3];
@@ -251,11 +254,11 @@ static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, con
                 if (++oy == g->out_h) { oy = 0; ++b; }
             }
         }
-        if (np == EC_DSP_CONV_PX) {
-            ec_dsp_mm6(xs, w, rec, g, y + pix * g->out_c, onnx);
-        } else { /* the last, partial block: slots >= np hold stale pixels; drop their outputs */
-            ec_dsp_mm6(xs, w, rec, g, trash, onnx);
-            memcpy(y + pix * g->out_c, trash, (size_t)(np * g->out_c));
+        { /* the last, partial block goes to trash: its slots >= np hold stale pixels */
+            int8_t *yb = np == EC_DSP_CONV_PX ? y + pix * g->out_c : trash;
+            if (g->kp & 8) ec_dsp_mm6(xs, w, rec, g, yb, onnx, 1);
+            else ec_dsp_mm6(xs, w, rec, g, yb, onnx, 0);
+            if (yb == trash) memcpy(y + pix * g->out_c, trash, (size_t)(np * g->out_c));
         }
     }
 }
