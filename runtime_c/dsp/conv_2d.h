@@ -196,13 +196,18 @@ static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w
 }
 
 /* Output pixel (b, oy, ox)'s receptive field, sign-extended and doubled into one slot of the
- * block xs. With in_c a multiple of 4 the taps are extended straight from the input (padded taps
- * get the zero point's words); otherwise the field is gathered into col first. */
+ * block xs. With in_c a multiple of 4 (or rows of whole words inside the input) the taps are
+ * extended straight from the input (padded taps get the zero point's words); otherwise the
+ * field is gathered into col first. */
 static inline EC_DSP_NOSCHED void ec_dsp_gather(const ec_dsp_conv_geom *g, const int8_t *x,
                                                 int32_t b, int32_t oy, int32_t ox, int32_t *xs,
                                                 int8_t *col) {
     const int32_t c = g->in_c;
-    if (g->direct || (c & 3) != 0) {
+    /* in_c not a multiple of 4 (a first layer): rows of whole words still extend in place where
+     * the window lies inside the input horizontally (only rows above or below pad) */
+    if (g->direct || ((c & 3) != 0 && (((g->k_w * c) & 3) != 0 || g->d_w != 1 ||
+                                       ox * g->s_w < g->pad_l ||
+                                       ox * g->s_w - g->pad_l + g->k_w > g->in_w))) {
         ec_dsp_extend(xs, ec_dsp_field(g, x, b, oy, ox, col), g->kp);
         return;
     }
