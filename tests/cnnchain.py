@@ -120,3 +120,15 @@ def with_offsets(c: Compiled, offsets: dict[str, int], arena: int,
     plan = replace(c.plan, offsets=dict(offsets), arena=arena,
                    scratch=dict(c.plan.scratch if scratch is None else scratch))
     return replace(c, plan=plan, files=render(c.graph, c.lowered, plan, c.name))
+
+
+def overlapped(c: Compiled, shift: int):
+    """c rendered with its output `shift` bytes above its input (scratch after both)."""
+    (node,) = [lw.node for lw in c.lowered]
+    x, y = node.inputs[0], node.outputs[0]
+    base = max(0, -shift)
+    nx, ny = c.graph.type(x).nbytes, c.graph.type(y).nbytes
+    end = -(-max(base + nx, base + shift + ny) // 16) * 16
+    scratch = {0: end} if c.plan.scratch else {}
+    arena = end + sum(lw.kernel.scratch for lw in c.lowered)
+    return with_offsets(c, {x: base, y: base + shift}, arena, scratch), x, y, base

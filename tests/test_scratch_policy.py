@@ -2,7 +2,7 @@
 to the portable kernel, so the arena stays at the activations' own peak."""
 from edgecc.compiler import compile_model, scratch_budget
 from edgecc.plan.liveness import buffers_for, lower_bound
-from edgecc.lower import alias_ops
+from edgecc.lower import alias_ops, stream_saving
 from edgecc.targets import get_target
 
 from conftest import shared_model
@@ -16,7 +16,9 @@ def test_fit_keeps_arena_at_activation_peak():
     budget = scratch_budget(c.graph)
     for lw in c.lowered:
         i = c.graph.nodes.index(lw.node)
-        assert lw.kernel.scratch <= budget[i] or lw.template_path.startswith("c/"), lw.template_path
+        # a streaming kernel's scratch may also take what its output overlapping its input frees
+        free = budget[i] + (stream_saving(c.graph, i, lw.kernel.streams) if lw.kernel.streams else 0)
+        assert lw.kernel.scratch <= free or lw.template_path.startswith("c/"), lw.template_path
 
 
 def test_any_takes_fastest_kernel_and_fit_says_why():

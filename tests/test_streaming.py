@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cnnchain import chain_model, random_layers, run_compiled, tflm_outputs, with_offsets
+from cnnchain import chain_model, random_layers, run_compiled, tflm_outputs
+from cnnchain import overlapped as _overlapped
 from conftest import shared_model
 from edgecc.compiler import compile_model
 from edgecc.lower import alias_ops
@@ -32,7 +33,8 @@ from opcheck import check_model
 # The templates whose access order was derived and tested here; a kernel declaring
 # Kernel.streams must be one of them (add a template only with its own overlap test).
 VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j2",
-            "c/max_pool_2d.c.j2"}
+            "c/max_pool_2d.c.j2",
+            "dsp/conv_2d_4px.c.j2"}  # (1, 1, PX): tests/ops/test_dsp_conv_stream.py
 
 
 # ---- the bound ------------------------------------------------------------------------------
@@ -62,7 +64,7 @@ def geometries(draw, dilated: bool = True) -> Geometry:
                     esize, esize)
 
 
-DECLS = st.sampled_from([(1, 1), (1, 2), (1, 0), (2, 0), (2, 3), (3,)])
+DECLS = st.sampled_from([(1, 1), (1, 2), (1, 0), (2, 0), (2, 3), (3,), (1, 1, 4), (1, 1, 3)])
 
 
 @settings(max_examples=300, deadline=None)
@@ -108,18 +110,6 @@ def _single(case: int, dtype: str = "int8") -> tuple[Path, object]:
     path = tmp / "m.tflite"
     path.write_bytes(data)
     return path, compile_model(path, get_target("host"), "model")
-
-
-def _overlapped(c, shift: int):
-    """c rendered with its output `shift` bytes above its input (scratch after both)."""
-    (node,) = [lw.node for lw in c.lowered]
-    x, y = node.inputs[0], node.outputs[0]
-    base = max(0, -shift)
-    nx, ny = c.graph.type(x).nbytes, c.graph.type(y).nbytes
-    end = -(-max(base + nx, base + shift + ny) // 16) * 16
-    scratch = {0: end} if c.plan.scratch else {}
-    arena = end + sum(lw.kernel.scratch for lw in c.lowered)
-    return with_offsets(c, {x: base, y: base + shift}, arena, scratch), x, y, base
 
 
 @pytest.mark.parametrize("case", range(len(SINGLE)))
@@ -272,10 +262,12 @@ def test_memory_first_swaps_only_the_steps_that_set_the_peak():
     g, _ = optimize(imported)
     m4 = get_target("cortex-m4")
     plain = lower_graph(g, m4)
-    assert all(lw.kernel.streams is None for lw in plain)  # the DSP kernels do not stream
+    # the DSP depthwise kernels do not stream; the DSP convolution does (blocks of pixels)
+    from edgecc.lower.dsp_conv import STREAMS
+    assert [lw.kernel.streams for lw in plain] == [None, STREAMS, None, STREAMS]
     swapped = prefer_streaming(g, plain, m4, alias_ops())
-    assert [lw.template_path.startswith("c/") for lw in swapped] == [False, True, True, False]
-    assert all("cannot stream" in lw.kernel.reason for lw in swapped[1:3])
+    assert [lw.template_path.startswith("c/") for lw in swapped] == [False, False, True, False]
+    assert "cannot stream" in swapped[2].kernel.reason
     before = _lower_and_plan(g, m4, "any", imported)[2].arena
     after = _lower_and_plan(g, m4, "any", imported, memory_first=True)[2]
     assert after.arena < before and after.streaming

@@ -17,7 +17,7 @@ from edgecc.lower.choose import choose
 from edgecc.lower.headers import headers_for
 from edgecc.ops import Kernel, get_op
 from edgecc.lower.table import ONNX_PORTABLE  # noqa: F401 (the reason inspect shows)
-from edgecc.plan.liveness import buffers_for, lower_bound
+from edgecc.plan.liveness import buffers_for, lower_bound, stream_savings
 from edgecc.plan.stream import STREAM_OPS
 from edgecc.quant import ScaleRangeError
 from edgecc.resources import data_dir
@@ -75,6 +75,8 @@ def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None 
             continue
         free = None if scratch_budget is None else scratch_budget.get(i, 0)
         lw = lower_node(g, n, replace(target, scratch_budget=free))
+        if free is not None and lw.kernel.streams:  # its output may overlap its input
+            free += stream_saving(g, i, lw.kernel.streams)
         if free is not None and lw.kernel.scratch > free and not lw.template_path.startswith("c/"):
             alt = lower_node(g, n, replace(portable, scratch_budget=free))
             if alt.kernel.scratch < lw.kernel.scratch:
@@ -84,6 +86,12 @@ def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None 
                 lw = alt
         out.append(lw)
     return out
+
+
+def stream_saving(g: Graph, i: int, streams) -> int:
+    """Bytes the streaming declaration of node i's kernel frees at its step (0 when its input
+    lives on or the pair cannot overlap): scratch fits there without growing the peak."""
+    return stream_savings(buffers_for(g, {}, alias_ops(), streams={i: streams})).get(i, 0)
 
 
 def alias_ops() -> set[str]:

@@ -1,7 +1,8 @@
 """The Cortex-M DSP kernel table (Armv7E-M / Armv8-M DSP extension: SMLAD, SXTB16, SSUB8 ...).
 
 Owns: which DSP kernels exist and in which order they are tried, when each applies, and its
-constants: convolution (4 pixels x 1 channel SMLAD blocks over sign-extended fields),
+constants: convolution (6 pixels x 1 channel SMLAD blocks over sign-extended fields; its
+lowering and both epilogues, TFLite's and ONNX's, are edgecc/lower/dsp_conv.py),
 depthwise (int16 channel planes; 3x3 stride 1 / 2 two outputs a pass), the one-input-channel
 depthwise run as a convolution, fully connected (4 units a pass, offset weight bytes when the
 accumulators stay below 2^23), ADD through 256-entry tables, and the pools. The checks and
@@ -16,12 +17,14 @@ from edgecc.ir import DType, Graph, Node
 from edgecc.lower.climits import c_define
 from edgecc.lower import fastrq
 from edgecc.lower.layout import (doubled, fits_int32, interleave_rows, offset_bytes, pack_words,
-                                 pad_cols, pad_to, round_up)
-from edgecc.lower.geom import DspAddGeom, DspConvGeom, DspDwGeom, DspFcGeom, PoolGeom
+                                 pad_to, round_up)
+from edgecc.lower.geom import DspAddGeom, DspDwGeom, DspFcGeom, PoolGeom
+from edgecc.lower.dsp_conv import conv_kernel, conv_rq, direct_fields, lower_conv  # noqa: F401
+from edgecc.lower.dsp_conv import fast_rq as _fast_rq
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multipliers, conv_groups,
-                                     conv_window, fc_unit_multipliers)
+from edgecc.ops._conv_common import (act_range, bias_or_zeros, conv_groups, conv_window,
+                                     fc_unit_multipliers)
 from edgecc.ops.add import add_quant
 from edgecc.ops.fully_connected import fc_dims
 from edgecc.ops.pool_2d import pool_geometry
@@ -44,60 +47,6 @@ def conv_applies(g: Graph, n: Node, target) -> str | None:
     if conv_groups(g, n) != 1:
         return "grouped convolution: portable kernel"
     return None
-
-
-def conv_rq(g: Graph, n: Node, rows: np.ndarray) -> fastrq.ConvRequant:
-    """The folded bias and fast requantization of a conv-like layer whose filter rows are
-    `rows` [oc, taps], or Refused."""
-    oc = rows.shape[0]
-    return _fast_rq(g, n, rows, *channel_multipliers(g, n, oc))
-
-
-def _fast_rq(g: Graph, n: Node, rows: np.ndarray, m: np.ndarray, s: np.ndarray
-             ) -> fastrq.ConvRequant:
-    """fastrq.conv_requant of filter rows [oc, taps] with per-channel (m, s), or Refused."""
-    lo, hi = act_range(g, n)
-    rq = fastrq.conv_requant(rows, bias_or_zeros(g, n, rows.shape[0]),
-                             int(in_type(g, n).q.zero_point[0]), m, s,
-                             int(out_type(g, n).q.zero_point[0]), lo, hi)
-    if rq.fr is None:
-        raise Refused(f"no exact fast requantization ({rq.why})")
-    return rq
-
-
-def direct_fields(win) -> bool:
-    """A 1x1 unpadded layer reads its receptive fields in place."""
-    return win.k_h == 1 and win.k_w == 1 and win.pad_t == 0 and win.pad_l == 0
-
-
-def _conv_kernel(win, x, rows: np.ndarray, rq, ic: int, direct: bool, variant: str,
-                 reason: str) -> Kernel:
-    """ec_dsp_conv_2d_4px_s8 over filter rows [oc, kh*kw*ic]. The kernel doubles the extended
-    activations, so it accumulates 2 * acc from 2 * bias."""
-    oc = rows.shape[0]
-    kp = round_up(rows.shape[1], 8)
-    geom = DspConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
-            oc, win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t,
-            win.pad_l, kp, int(direct), int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
-    consts = dict(w=pack_words(pad_cols(rows, kp)), bias=doubled(rq.folded), qmn=rq.fr.qmn(),
-                  qe=rq.fr.e)
-    return Kernel("dsp/conv_2d_4px.c.j2", params=dict(geom=geom), consts=consts,
-                  scratch=9 * kp + 4 * oc, variant=variant, reason=reason.format(kp=kp))
-
-
-def lower_conv(g: Graph, n: Node, target) -> Kernel:
-    """Every output pixel's receptive field sign-extended once into a block of 4 pixels; each
-    output channel's weights (zero-padded to a multiple of 8 taps, packed in words) read once
-    per block: 4 pixels x 1 channel of SMLADs. A 1x1 unpadded layer reads its fields in place;
-    others gather them (zero-point padded)."""
-    win = conv_window(g, n)
-    w = const(g, n, 1).astype(np.int64)
-    oc, kh, kw, ic = w.shape
-    rq = conv_rq(g, n, w.reshape(oc, -1))
-    direct = direct_fields(win)
-    how = "fields read in place" if direct else "fields gathered with zero-point padding"
-    return _conv_kernel(win, in_type(g, n), w.reshape(oc, -1), rq, ic, direct, "dsp-conv-4px",
-                        "Cortex-M DSP: 4 pixels x 1 channel SMLAD blocks over {kp} taps, " + how)
 
 
 # --------------------------------------------------------------------- DEPTHWISE_CONV_2D
@@ -133,14 +82,10 @@ def dw_as_conv_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_conv_2d_4px_s8's im2col blocks of 4 pixels, which handle any filter height."""
-    rows = dw_rows(g, n)
-    rq = conv_rq(g, n, rows)
-    if rq.fr.L != 1:  # conv_requant already refuses this; the conv kernel hard-wires it
-        raise Refused("requantization left shift is not 1: portable kernel")
-    return _conv_kernel(conv_window(g, n), in_type(g, n), rows, rq, 1, False, "dsp-dw-as-conv",
-                        "Cortex-M DSP: one input channel, run as a convolution: 4 pixels x 1 "
-                        "channel SMLAD blocks over {kp} taps")
+    """ec_dsp_conv_2d_4px_s8's im2col blocks of pixels, which handle any filter height."""
+    return conv_kernel(g, n, dw_rows(g, n), 1, False, "dsp-dw-as-conv",
+                       "Cortex-M DSP: one input channel, run as a convolution: blocks of pixels "
+                       "x 1 channel SMLADs over {kp} taps")
 
 
 def _pair16(a, b) -> int:
@@ -370,7 +315,7 @@ def pool_kernel(g: Graph, n: Node, isa: str) -> Kernel:
 
 
 TABLE: list[Candidate] = [
-    Candidate("CONV_2D", ISA, "conv-4px", conv_applies, lower_conv),
+    Candidate("CONV_2D", ISA, "conv-4px", conv_applies, lower_conv, onnx=True),
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dw_as_conv_applies, lower_dw_as_conv),
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw", dw_common, lower_dw),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u", fc_applies, lower_fc),

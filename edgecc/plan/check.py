@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from edgecc.ir import Graph
 from edgecc.plan.liveness import Buffer, op_traits
-from edgecc.plan.stream import Geometry, geometry, normalize
+from edgecc.plan.stream import Geometry, geometry, group_runs, normalize, run_of
 
 
 class PlanError(AssertionError):
@@ -77,6 +77,8 @@ def stream_safe(geo: Geometry, decl, shift: int, in_bytes: int) -> str | None:
                 reads = [((b * geo.in_h + fy[oy]) * geo.in_w + fx[ox]) * geo.in_px
                          for oy, ox in px if fy[oy] is not None and fx[ox] is not None]
                 table.append((lo, hi, min(reads) if reads else None))
+    if run_of(decl) > 1:  # (1, 1, k): passes of k pixels in raster order
+        table = group_runs(table, run_of(decl))
     later = in_bytes  # lowest input byte read from this pass on
     for k in range(len(table) - 1, -1, -1):
         lo, hi, r = table[k]

@@ -13,6 +13,17 @@ from edgecc.ir import Graph
 from edgecc.plan import Plan
 
 
+def _union_bytes(spans: list[tuple[int, int]]) -> int:
+    """Bytes covered by [lo, hi) spans (a streaming pair's overlap counted once)."""
+    total, end = 0, None
+    for lo, hi in sorted(spans):
+        if end is None or lo >= end:
+            total, end = total + hi - lo, hi
+        elif hi > end:
+            total, end = total + hi - end, hi
+    return total
+
+
 def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
     inputs, outputs = set(g.inputs), set(g.outputs)
     rows = []
@@ -33,8 +44,8 @@ def plan_report(g: Graph, plan: Plan, model: str = "") -> dict:
     for r in rows:
         if r["kind"] == "scratch":
             step = r["first"]
-            live = sum(b.size for b in plan.buffers
-                       if not b.name.startswith("scratch:") and b.first <= step <= b.last)
+            live = _union_bytes([(b.offset, b.offset + b.size) for b in plan.buffers
+                                 if not b.name.startswith("scratch:") and b.first <= step <= b.last])
             if live + r["size"] > lb:
                 over.append(dict(step=step, op=g.nodes[step].op, model_op=g.nodes[step].index,
                                  scratch=r["size"], live=live, over=live + r["size"] - lb))

@@ -9,7 +9,10 @@ Declaration. A kernel may set `Kernel.streams = (rows, cols)`: it produces its o
 over blocks of `rows` output rows x `cols` output columns (cols 0 = the whole row), blocks in
 raster order, batch by batch; a pass reads only input pixels inside the filter windows of its
 own pixels (and its scratch) and writes only its own output pixels. `(rows,)` means whole rows
-per pass. None (the default) means the order is unknown: the planner never overlaps.
+per pass. `(1, 1, k)`: passes of k consecutive output pixels in raster order over batches, rows
+and columns (a pass may span rows), each reading all its input before writing any output (the
+blocked SIMD convolutions). None (the default) means the order is unknown: the planner never
+overlaps.
 
 Bound. Put the output at byte `d` relative to the input (both in one arena). At the moment a pass
 writes, every input byte still to be read lies at or above S(j) = the lowest input byte any pass
@@ -105,9 +108,41 @@ def normalize(streams) -> tuple[int, int] | None:
     return rows, cols
 
 
+def run_of(streams) -> int:
+    """k of a `(1, 1, k)` declaration (pixels per pass across rows); 1 for the other forms."""
+    if not streams or len(streams) < 3:
+        return 1
+    k = int(streams[2])
+    if k < 1 or tuple(int(v) for v in streams[:2]) != (1, 1):
+        raise ValueError(f"bad streams declaration {streams!r}")
+    return k
+
+
+def group_runs(table: list, k: int, end=None) -> list:
+    """Per-pixel (write lo, write hi, lowest read or None) rows merged k at a time (in order), as
+    a `(1, 1, k)` kernel runs them: a pass has read all its input before it writes, so its third
+    entry is the lowest byte the NEXT pass reads (`end` after the last pass): the bound then
+    holds each pass's writes below what later passes still read, not below its own reads."""
+    out = []
+    for i in range(0, len(table), k):
+        part = table[i:i + k]
+        reads = [r for _, _, r in part if r is not None]
+        out.append([min(lo for lo, _, _ in part), max(hi for _, hi, _ in part),
+                    min(reads) if reads else None])
+    for j in range(len(out)):
+        out[j][2] = out[j + 1][2] if j + 1 < len(out) else end
+    return [tuple(r) for r in out]
+
+
 def pass_table(geo: Geometry, streams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pass, in execution order: (first output byte written, end of the bytes written, lowest
     input byte read, bounded from below by the first in-image window row and column)."""
+    k = run_of(streams)
+    if k > 1:
+        w_lo, w_hi, r_lo = pass_table(geo, (1, 1))
+        end = geo.batches * geo.in_h * geo.in_w * geo.in_px
+        t = np.array(group_runs(list(zip(w_lo, w_hi, r_lo)), k, end), np.int64).reshape(-1, 3)
+        return t[:, 0], t[:, 1], t[:, 2]
     rows, cols = normalize(streams)
     cols = cols or geo.out_w
     r0 = np.arange(0, geo.out_h, rows)

@@ -71,6 +71,20 @@ def test_dsp_conv_on_cortex_m4(case):
     check_on_target(conv_model(rng, **DSP_CASES[case]), "cortex-m4", "dsp-")
 
 
+# in_c not a multiple of 4 but filter rows of whole words (k_w * in_c = 4, 8): the DSP kernel
+# extends interior windows' rows in place and gathers the horizontally padded border ones.
+DSP_ROW_CASES = [
+    dict(h=7, w=9, ic=2, oc=5, kh=3, kw=2, padding=0, act=1),
+    dict(h=12, w=10, ic=1, oc=8, kh=5, kw=8, stride=(2, 2), padding=0, act=0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(DSP_ROW_CASES)))
+def test_dsp_conv_word_rows_on_cortex_m4(case):
+    rng = np.random.default_rng(4200 + case)
+    check_on_target(conv_model(rng, **DSP_ROW_CASES[case]), "cortex-m4", "dsp-", seeds=(0, 1))
+
+
 # Helium: the same shapes cover every field mode (pixels in place, rows in place, rows padded
 # to 16 bytes, byte gathers, copies) and border pixels (copied with zero-point padding).
 MVE_CASES = DSP_CASES + [

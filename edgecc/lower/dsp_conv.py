@@ -1,0 +1,123 @@
+"""The Cortex-M DSP convolution's lowering (runtime_c/dsp/conv_2d.h, templates/dsp/conv_2d_4px.c.j2).
+
+Owns: the constants of ec_dsp_conv_2d_4px_s8 (the filter rows packed in words, one record per
+output channel: the doubled bias with the input zero point folded in and the epilogue's
+constants), its streaming declaration and scratch, and the two epilogues it can end with:
+TFLite's fast requantization (edgecc/lower/fastrq.py, proven exact per channel) or, for
+ONNX-numerics nodes (edgecc/ops/_onnx_rq.py), onnxruntime's float32 requantization (the same C
+body, ec_dsp_conv_2d_4px_onnx_s8). The folding and fast-requantization proof the Helium table
+shares (conv_rq) is here too; edgecc/lower/dsp.py holds the table and re-exports them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import Graph, Node
+from edgecc.lower import fastrq
+from edgecc.lower.climits import c_define
+from edgecc.lower.geom import DspConvGeom
+from edgecc.lower.layout import pack_words, pad_cols, round_up
+from edgecc.lower.table import Refused
+from edgecc.ops import Kernel, const, in_type, out_type
+from edgecc.ops._conv_common import act_range, bias_or_zeros, channel_multipliers, conv_window
+from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.quant import INT32_MAX
+
+# The kernel extends and holds the fields of PX output pixels before it writes any of their
+# outputs: passes of PX pixels in raster order, all read before written (plan/stream.py).
+PX = c_define("dsp/conv_2d.h", "EC_DSP_CONV_PX")
+STREAMS = (1, 1, PX)
+
+
+def fast_rq(g: Graph, n: Node, rows: np.ndarray, m: np.ndarray, s: np.ndarray
+            ) -> fastrq.ConvRequant:
+    """fastrq.conv_requant of filter rows [oc, taps] with per-channel (m, s), or Refused."""
+    lo, hi = act_range(g, n)
+    rq = fastrq.conv_requant(rows, bias_or_zeros(g, n, rows.shape[0]),
+                             int(in_type(g, n).q.zero_point[0]), m, s,
+                             int(out_type(g, n).q.zero_point[0]), lo, hi)
+    if rq.fr is None:
+        raise Refused(f"no exact fast requantization ({rq.why})")
+    return rq
+
+
+def conv_rq(g: Graph, n: Node, rows: np.ndarray) -> fastrq.ConvRequant:
+    """The folded bias and fast requantization of a conv-like layer whose filter rows are
+    `rows` [oc, taps], or Refused."""
+    oc = rows.shape[0]
+    return fast_rq(g, n, rows, *channel_multipliers(g, n, oc))
+
+
+def direct_fields(win) -> bool:
+    """A 1x1 unpadded layer reads its receptive fields in place."""
+    return win.k_h == 1 and win.k_w == 1 and win.pad_t == 0 and win.pad_l == 0
+
+
+def _tflite_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """([oc, 4] records: 2 * folded bias, m, N, e; lo; hi) of TFLite's epilogue, or Refused."""
+    rq = conv_rq(g, n, rows)
+    if rq.fr.L != 1:  # conv_requant already refuses this; the kernel hard-wires it
+        raise Refused("requantization left shift is not 1: portable kernel")
+    fr = rq.fr
+    rec = np.stack([np.asarray(rq.folded, np.int64) * 2, fr.m, fr.n, fr.e], axis=1)
+    return rec, fr.lo, fr.hi
+
+
+def _onnx_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """([oc, 4] records: 2 * folded bias, bits of scale / 2, output zero point, 0; lo; hi) of
+    onnxruntime's epilogue (see runtime_c/dsp/conv_2d.h), or Refused when the doubled
+    accumulator could leave int32, a product could reach 2^30 or a half scale is not normal."""
+    oc = rows.shape[0]
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    bias = bias_or_zeros(g, n, oc).astype(np.int64)
+    lo_acc, hi_acc = fastrq.acc_range(rows, bias, in_zp)
+    big = np.maximum(-lo_acc, hi_acc)
+    if 2 * int(big.max()) > INT32_MAX:
+        raise Refused("doubled accumulator may overflow int32: portable kernel")
+    scale = onnx_scales(g, n, oc).astype(np.float32)
+    half = (scale / np.float32(2)).astype(np.float32)
+    if not (np.all(half >= np.finfo(np.float32).tiny) and np.all(half * 2 == scale)):
+        raise Refused("an output scale too small to halve exactly: portable kernel")
+    if float((big.astype(np.float64) * scale.astype(np.float64)).max()) >= 2.0 ** 30:
+        raise Refused("scaled accumulators may reach 2^30: portable kernel")
+    folded = bias - in_zp * np.asarray(rows, np.int64).sum(axis=1)
+    bits = half.view(np.int32).astype(np.int64)
+    zp = np.full(oc, int(out_type(g, n).q.zero_point[0]), np.int64)
+    lo, hi = act_range(g, n)
+    return np.stack([folded * 2, bits, zp, np.zeros(oc, np.int64)], axis=1), lo, hi
+
+
+def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, variant: str,
+                reason: str) -> Kernel:
+    """ec_dsp_conv_2d_4px_s8 (or its ONNX twin) over filter rows [oc, kh*kw*ic] of node n. The
+    kernel doubles the extended activations, so it accumulates 2 * acc from 2 * bias."""
+    win, x = conv_window(g, n), in_type(g, n)
+    onnx = is_onnx(n)
+    rec, lo, hi = (_onnx_records if onnx else _tflite_records)(g, n, rows)
+    oc = rows.shape[0]
+    kp = round_up(rows.shape[1], 8)
+    geom = DspConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
+                       win.out_w, oc, win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h,
+                       win.dil_w, win.pad_t, win.pad_l, kp, int(direct), int(x.q.zero_point[0]),
+                       lo, hi)
+    fn = "ec_dsp_conv_2d_4px_onnx_s8" if onnx else "ec_dsp_conv_2d_4px_s8"
+    epilogue = ("onnxruntime's float32 requantization" if onnx else
+                "fast requantization proven exact per channel")
+    return Kernel("dsp/conv_2d_4px.c.j2", params=dict(geom=geom, fn=fn, epilogue=epilogue),
+                  consts=dict(w=pack_words(pad_cols(rows, kp)), rec=rec.astype(np.int32).ravel()),
+                  scratch=(2 * PX + 1) * kp + PX * oc, variant=variant,  # EC_DSP_CONV_SCRATCH
+                  reason=reason.format(kp=kp) + ("; ONNX epilogue" if onnx else ""),
+                  streams=STREAMS)
+
+
+def lower_conv(g: Graph, n: Node, target) -> Kernel:
+    """Every output pixel's receptive field sign-extended once into a block of PX pixels; each
+    output channel's weights (zero-padded to a multiple of 8 taps, packed in words) read once
+    per block: PX pixels x 1 channel of SMLADs. A 1x1 unpadded layer reads its fields in place;
+    others gather them (zero-point padded)."""
+    w = const(g, n, 1).astype(np.int64)
+    oc, kh, kw, ic = w.shape
+    direct = direct_fields(conv_window(g, n))
+    how = "fields read in place" if direct else "fields gathered with zero-point padding"
+    return conv_kernel(g, n, w.reshape(oc, -1), ic, direct, "dsp-conv-4px",
+                       f"Cortex-M DSP: {PX} pixels x 1 channel SMLAD blocks over {{kp}} taps, " + how)
