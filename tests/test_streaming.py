@@ -33,6 +33,8 @@ from opcheck import check_model
 # Kernel.streams must be one of them (add a template only with its own overlap test).
 VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j2",
             "c/max_pool_2d.c.j2"}
+VERIFIED |= {"mve/conv_2d_4ch.c.j2", "mve/conv_2d_2ch3px.c.j2",  # tests/ops/test_mve_memory.py
+             "mve/depthwise_conv_2d_gather.c.j2"}
 
 
 # ---- the bound ------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from edgecc.lower.choose import choose
 from edgecc.lower.headers import headers_for
 from edgecc.ops import Kernel, get_op
 from edgecc.lower.table import ONNX_PORTABLE  # noqa: F401 (the reason inspect shows)
-from edgecc.plan.liveness import buffers_for, lower_bound
+from edgecc.plan.liveness import buffers_for, lower_bound, stream_savings
 from edgecc.plan.stream import STREAM_OPS
 from edgecc.quant import ScaleRangeError
 from edgecc.resources import data_dir
@@ -66,8 +66,9 @@ def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
 def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None = None
                 ) -> list[Lowered]:
     """One kernel per executing node. With `scratch_budget` (node position -> bytes dead at that
-    step), an optimized kernel whose scratch would not fit there gives way to the portable kernel
-    of the same op: speed never costs RAM beyond the activations' own peak."""
+    step), an optimized kernel whose scratch would not fit there (with what its streaming
+    overlap frees, stream_room) gives way to the portable kernel of the same op: speed never
+    costs RAM beyond the activations' own peak."""
     portable = replace(target, isa_path=("c",), features=frozenset())
     out = []
     for i, n in enumerate(g.nodes):
@@ -75,6 +76,8 @@ def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None 
             continue
         free = None if scratch_budget is None else scratch_budget.get(i, 0)
         lw = lower_node(g, n, replace(target, scratch_budget=free))
+        if free is not None and lw.kernel.streams:
+            free += stream_room(g, i, lw.kernel.streams)
         if free is not None and lw.kernel.scratch > free and not lw.template_path.startswith("c/"):
             alt = lower_node(g, n, replace(portable, scratch_budget=free))
             if alt.kernel.scratch < lw.kernel.scratch:
@@ -84,6 +87,14 @@ def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None 
                 lw = alt
         out.append(lw)
     return out
+
+
+def stream_room(g: Graph, i: int, streams) -> int:
+    """Bytes the streaming overlap of node i's input and output (its kernel's declared pass
+    order, Kernel.streams) frees at its step: a streaming kernel's scratch may use them and the
+    step still stays within the activations' own peak."""
+    bufs = buffers_for(g, {}, alias_ops(), streams={i: streams})
+    return stream_savings(bufs).get(i, 0)
 
 
 def alias_ops() -> set[str]:

@@ -65,6 +65,18 @@ def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveB
                      recs.ravel().astype(np.int32))
 
 
+def triple_streams(batches: int, out_h: int, out_w: int) -> tuple[int, ...] | None:
+    """The pass order of ec_mve_conv_2d_2ch3px_s8 (Kernel.streams): it writes three pixels in
+    raster order at a time, reading their fields as it goes, so a pass must hold whole
+    triples: one row when the rows hold whole triples, else 3 rows (3 * out_w pixels). A
+    triple that runs over into the next batch has no pass order: None."""
+    if out_w % 3 == 0:
+        return (1,)
+    if batches > 1 and out_h * out_w % 3:
+        return None
+    return (3,)
+
+
 def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     """Helium (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_4ch_s8): 4 output channels per pass, VMLADAVA on
     16-byte chunks of the receptive field. How interior pixels read their field (in place as
@@ -93,6 +105,8 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     rows[:, :, :run] = w.reshape(oc, kh, run)
     y0, y1, x0, x1 = win.interior()
     kp = round_up(kh * rowp, 16)
+    # 1x1 unpadded fields of whole 16-byte chunks are read in place: no field is ever copied
+    in_place = mode == 0 and ic % 16 == 0
     if kp > 64:
         # long fields: three pixels per weight pass, blocks of 2 channels
         # (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_2ch3px_s8)
@@ -103,7 +117,9 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
                 rq.fr.hi, y0, y1, x0, x1)
         return Kernel("mve/conv_2d_2ch3px.c.j2", params=dict(geom=geom),
                       consts=dict(w=b2.w, rq=b2.rq, offs=offs if len(offs) else
-                                  np.zeros(16, np.uint8)), scratch=3 * (b2.kp + 64),
+                                  np.zeros(16, np.uint8)),
+                      scratch=0 if in_place else 3 * (b2.kp + 64),
+                      streams=triple_streams(x.shape[0], win.out_h, win.out_w),
                       variant=f"mve-conv-2ch3px-m{mode}",
                       reason=f"Helium: three pixels per pass over the weights, blocks of 2 "
                              f"output channels (6 VMLADAVA sums) over {b2.kp} taps, {how}; "
@@ -115,7 +131,8 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     return Kernel("mve/conv_2d_4ch.c.j2", params=dict(geom=geom),
                   consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq, offs=offs if len(offs) else
                               np.zeros(16, np.uint8)),
-                  scratch=mb.kp + 64, variant=f"mve-conv-4ch-m{mode}",
+                  scratch=0 if in_place else mb.kp + 64, streams=(1,),
+                  variant=f"mve-conv-4ch-m{mode}",
                   reason=f"Helium: 4 output channels per pass, VMLADAVA over {mb.kp} taps in "
                          f"16-byte chunks, {how}; vector requantization")
 
@@ -158,7 +175,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     rq = dsp.conv_rq(g, n, dsp.dw_rows(g, n))
     # plane row: input columns at pad_l.., wide enough for the last output's window
     need = max(win.pad_l + win.in_w, (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1)
-    wp = round_up(need, 16)
+    wp = need
     offs = np.zeros((kh, 16), np.int64)
     for ph in range(kh):
         for fy in range(kh):
@@ -180,7 +197,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     return Kernel("mve/depthwise_conv_2d_gather.c.j2", params=dict(geom=geom),
                   consts=dict(w16=w16.ravel().astype(np.int8), rq=rqs.ravel().astype(np.int32),
                               offs=offs.ravel().astype(np.uint8)),
-                  scratch=ic * kh * wp, variant="mve-dw-gather",
+                  scratch=ic * kh * wp, variant="mve-dw-gather", streams=(1,),
                   reason=f"Helium: {kh}x{kw} window of a channel as one byte gather over int8 "
                          "channel planes, one VMLADAVA per output, 4 channels per requantization")
 
@@ -193,7 +210,7 @@ def _fc_kernel(g: Graph, n: Node, per_channel: bool) -> Kernel:
     fr = rq.fr
     mb = mve_blocks(const(g, n, 1).astype(np.int64), rq.folded, fr)
     geom = MveFcGeom(batches, depth, mb.kp, units, fr.lo, fr.hi)
-    scratch = 0 if depth == mb.kp else mb.kp
+    scratch = 0 if depth == mb.kp or mb.kp <= 64 else mb.kp  # (short rows: a stack copy)
     if per_channel:
         return Kernel("mve/fully_connected_4u_pc.c.j2", params=dict(geom=geom),
                       consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq), scratch=scratch,

@@ -97,7 +97,10 @@ EC_MVE_INLINE void ec_mve_interior(const ec_mve_conv_geom *g, const int8_t *xb,
     }
 }
 
-/* scratch: kp + 64 bytes (a copied field, or a short one assembled from rows / gathers). */
+/* scratch: kp + 64 bytes (a copied field, or a short one assembled from rows / gathers); none
+ * (NULL) for 1x1 unpadded layers whose in_c is a multiple of 16 (every field read in place).
+ * Writes whole output rows in raster order, each reading only its own pixels' fields: the
+ * planner may stream it (Kernel.streams = (1,)). */
 EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
                                const int8_t *w, const int32_t *bias, const int32_t *rq,
                                const uint8_t *offs, uint8_t *scratch) {
@@ -215,7 +218,8 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
                                      int8_t *col, int full) {
     const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
     const int32_t kp = g->kp, nc = kp / 16, out_c = g->out_c, cols = kp + 64;
-    const uint32x4_t yoff = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)out_c);
+    const uint32x4_t yoff = vsetq_lane_u32((uint32_t)out_c,
+                                           vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)out_c), 3);
     int32_t pix, oc;
     for (pix = 0; pix < g->pixels; pix += 3) {
         const int32_t np = g->pixels - pix < 3 ? g->pixels - pix : 3;
@@ -226,9 +230,10 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
         const int8_t *wp = w;
         const int32_t *r = rq;
         int8_t *yp = y + pix * out_c;
-        /* Whole triples with a pixel after them, even channel counts, int8 clamp: the
-         * epilogue in assembly, storing 4 lanes (the 4th lands on the next pixel's channel,
-         * which the next triple writes afterwards). */
+        /* Whole triples (but the last), even channel counts, int8 clamp: the epilogue in assembly, storing
+         * 4 lanes: the 4th holds the 2nd pixel's sum and yoff sends it to the 2nd pixel's
+         * byte again (the same value), so nothing outside the triple's own pixels is written
+         * (a streamed plan may still hold input under the next pass's output). */
         const int fast = full && np == 3 && pix + 3 < g->pixels && (out_c & 1) == 0;
         for (oc = 0; fast && oc < out_c; oc += 2, r += 8, yp += 2) {
             int32_t a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0, t0, t1, t2, t3;
@@ -274,7 +279,8 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
     }
 }
 
-/* scratch: 3 * (kp + 64) bytes. */
+/* scratch: 3 * (kp + 64) bytes; none (NULL) for 1x1 unpadded layers whose in_c is a multiple
+ * of 16. Streams in passes of whole triples (see ec_mve_conv23_run). */
 EC_MVE_SHARED void ec_mve_conv_2d_2ch3px_s8(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
                                  const int8_t *w, const int32_t *rq, const uint8_t *offs,
                                  uint8_t *scratch) {

@@ -19,10 +19,11 @@ typedef struct {
     int32_t k_h, s_h, s_w, pad_t, pad_l, wp, pad_val, lo, hi;
 } ec_mve_dw_geom;
 
-EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) { /* n a multiple of 16 */
+EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
     const int8x16_t z = vdupq_n_s8((int8_t)v);
     int32_t i;
-    for (i = 0; i < n; i += 16) vst1q_s8(d + i, z);
+    for (i = 0; i + 16 <= n; i += 16) vst1q_s8(d + i, z);
+    if (i < n) vstrbq_p_s8(d + i, z, vctp8q((uint32_t)(n - i)));
 }
 
 /* One output row: planes hold its k_h input rows at the slots offv names. w16: [oc][16]
@@ -109,7 +110,9 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
     }
 }
 
-/* scratch: in_c * k_h * wp bytes (wp a multiple of 16). offs: [k_h phases][16] offsets. */
+/* scratch: in_c * k_h * wp bytes (wp: the plane row, as wide as the windows reach). offs:
+ * [k_h phases][16] offsets. Output rows in order, each loading only the input rows of its own
+ * windows into the ring: the planner may stream it (Kernel.streams = (1,)). */
 EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_s8(const ec_mve_dw_geom *g, const int8_t *x, int8_t *y,
                              const int8_t *w16, const int32_t *rq, const uint8_t *offs,
                              uint8_t *scratch) {

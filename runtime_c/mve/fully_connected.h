@@ -4,8 +4,10 @@
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #include "common.h"
 
-/* FULLY_CONNECTED: per-tensor constants (rq: one record) or per-channel (_pc: one per 4 units). scratch: kp bytes when depth < kp
- * (the row is copied so its last 16-byte chunk stays inside); none (NULL) otherwise. */
+/* FULLY_CONNECTED: per-tensor constants (rq: one record) or per-channel (_pc: one per 4 units).
+ * A row whose last 16-byte chunk would read past it is copied: rows of at most 64 inputs (held
+ * in registers anyway) through 64 bytes of stack, longer ones into scratch (kp bytes); no
+ * scratch (NULL) otherwise. */
 typedef struct {
     int32_t batches, depth, kp, units, lo, hi;
 } ec_mve_fc_geom;
@@ -20,9 +22,11 @@ EC_MVE_INLINE void ec_mve_fully_connected_rows(const ec_mve_fc_geom *g, const in
     int32_t b;
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + b * g->depth;
+        int8_t row[64];
         if (g->depth != g->kp) { /* the row's last chunk would read past it: copy it */
-            memcpy(scratch, xb, (size_t)g->depth);
-            xb = (const int8_t *)scratch;
+            int8_t *d = g->kp <= 64 ? row : (int8_t *)scratch;
+            memcpy(d, xb, (size_t)g->depth);
+            xb = d;
         }
         ec_mve_row_any(xb, g->kp, w, bias, rq, per_channel, g->units, lo, hi, y + b * g->units);
     }
