@@ -153,6 +153,18 @@ def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
     return _conv_kernel(win, in_type(g, n), rows.reshape(-1, win.k_h, win.k_w, 1), rq, False)
 
 
+def dw_one_channel_applies(g: Graph, n: Node, target) -> str | None:
+    """One input channel: the layer IS a CONV_2D with in_c = 1 and out_c = the depth multiplier
+    (person_detect's first layer), whose fields of at most 64 bytes stay in registers across
+    all output channels (the depthwise gather walks its one plane once per 4 channels)."""
+    why = dsp.dw_common(g, n, target)
+    if why:
+        return why
+    if in_type(g, n).shape[3] != 1:
+        return "more than one input channel"
+    return None
+
+
 def dw_applies(g: Graph, n: Node, target) -> str | None:
     """ec_mve_depthwise_conv_2d_gather_s8 takes filters of at most 16 taps (bigger ones: the DSP kernel)."""
     why = dsp.dw_common(g, n, target)
@@ -245,8 +257,8 @@ def lower_add(g: Graph, n: Node, target) -> Kernel:
 
 TABLE: list[Candidate] = [
     Candidate("CONV_2D", ISA, "conv", dsp.conv_applies, lower_conv),
+    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dw_one_channel_applies, lower_dw_as_conv),
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-gather", dw_applies, lower_dw),
-    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dsp.dw_as_conv_applies, lower_dw_as_conv),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u", dsp.fc_applies, lower_fc),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u-pc", dsp.fc_pc_applies, lower_fc_pc),
     Candidate("ADD", ISA, "add-lut", dsp.add_applies, lower_add),

@@ -27,6 +27,9 @@ CASES = [
     (dict(op="conv", k=(3, 3), padding=1, oc=6), "mve-conv-2ch3px", (3,), None),  # VALID
     (dict(op="dw", k=(3, 3), padding=0), "mve-dw-gather", (1,), None),
     (dict(op="dw", k=(3, 3), stride=(2, 2), padding=0, mult=2), "mve-dw-gather", (1,), None),
+    # one input channel (person_detect's first layer): the convolution, fields by byte gathers
+    (dict(op="dw", k=(3, 3), stride=(2, 2), padding=0, mult=8, c=1), "mve-conv-4ch-m2", (1,),
+     None),
 ]
 
 
