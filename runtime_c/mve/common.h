@@ -147,6 +147,25 @@ EC_MVE_INLINE int32x4_t ec_mve_rq4(int32x4_t acc, const int32_t *bias, const int
     return full ? ec_mve_sat8(t) : vmaxq_s32(vminq_s32(t, hi), lo);
 }
 
+/* ONNX numerics (onnxruntime's epilogue; ec_onnx_rq in edgecc_rt.h is the scalar twin): the sum
+ * plus bias to float32, times the channel's float32 scale (one rounding), rounded half to even,
+ * plus the output zero point (saturating: a sum beyond int32 clamps as the twin's pre-clamp
+ * does), clamped to [lo, hi]. rq per 4 channels: [scale bits x4][zero point x4][unused x4]. The
+ * kernels' ONNX entry points (*_onnx_s8) exist only with MVE floating point. */
+EC_MVE_INLINE int32x4_t ec_mve_rq4_onnx(int32x4_t acc, const int32_t *bias, const int32_t *rq,
+                                        int32x4_t lo, int32x4_t hi) {
+#if (__ARM_FEATURE_MVE & 2)
+    const float32x4_t f = vmulq_f32(vcvtq_f32_s32(vaddq_s32(acc, vldrwq_s32(bias))),
+                                    vreinterpretq_f32_s32(vldrwq_s32(rq)));
+    return vmaxq_s32(vminq_s32(vqaddq_s32(vcvtnq_s32_f32(f), vldrwq_s32(rq + 4)), hi), lo);
+#else
+    (void)acc; (void)bias; (void)rq; (void)lo; (void)hi;
+    __builtin_trap(); /* unreachable: no ONNX entry point without MVE floating point */
+#endif
+}
+
+/* epi (a constant at each call site): 0 = TFLite's requantization clamped to [lo, hi], 1 = the
+ * same over the whole int8 range (saturation), 2 = ONNX numerics (ec_mve_rq4_onnx). */
 EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t *w,
                               const int32_t *bias, const int32_t *rq, int per_channel,
                               int32_t out_c, int full, int32x4_t lo, int32x4_t hi, int8_t *y) {
@@ -186,7 +205,7 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
             a0 = a1 = a2 = a3 = 0;
             EC_MVE_MAC4(xp, w, kp / 16, a0, a1, a2, a3);
         }
-        if (full && nc != 4 && out_c - oc >= 4) {
+        if (full == 1 && nc != 4 && out_c - oc >= 4) {
             /* the requantization in assembly (15 instructions; with 4 chunks held in registers
              * the compiler's own version spills less) */
             int32x4_t qx, qc;
@@ -210,7 +229,8 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
                                [b] "r"(bias), [rq] "r"(rq), [y] "l"(y)
                              : "memory");
         } else {
-            t = ec_mve_rq4(ec_mve_vec4(a0, a1, a2, a3), bias, rq, full, lo, hi);
+            t = full == 2 ? ec_mve_rq4_onnx(ec_mve_vec4(a0, a1, a2, a3), bias, rq, lo, hi)
+                          : ec_mve_rq4(ec_mve_vec4(a0, a1, a2, a3), bias, rq, full, lo, hi);
             if (out_c - oc >= 4) vstrbq_s32(y, t);
             else vstrbq_p_s32(y, t, vctp32q((uint32_t)(out_c - oc)));
         }
@@ -238,16 +258,19 @@ EC_MVE_RUN_FN(ec_mve_run_1, 1, 1)
 EC_MVE_RUN_FN(ec_mve_run_2, 2, 1)
 EC_MVE_RUN_FN(ec_mve_run_3, 3, 1)
 EC_MVE_RUN_FN(ec_mve_run_4, 4, 1)
+EC_MVE_RUN_FN(ec_mve_run_onnx, 0, 2)
 #undef EC_MVE_RUN_FN
 
+/* onnx: ONNX numerics (a constant at each call site) */
 EC_MVE_INLINE void ec_mve_run(const int8_t *x, int32_t xstep, int32_t n, int32_t kp,
                               const int8_t *w, const int32_t *bias, const int32_t *rq,
                               int per_channel, int32_t out_c, int32x4_t lo, int32x4_t hi,
-                              int8_t *y, int32_t ystep) {
+                              int8_t *y, int32_t ystep, int onnx) {
     const int full = vgetq_lane_s32(lo, 0) == -128 && vgetq_lane_s32(hi, 0) == 127;
     /* direct calls (no function pointer: the static stack bound follows the call graph) */
 #define EC_MVE_CALL(fn) fn(x, xstep, n, kp, w, bias, rq, per_channel, out_c, lo, hi, y, ystep)
-    if (!full) EC_MVE_CALL(ec_mve_run_c);
+    if (onnx) EC_MVE_CALL(ec_mve_run_onnx);
+    else if (!full) EC_MVE_CALL(ec_mve_run_c);
     else if (kp == 16) EC_MVE_CALL(ec_mve_run_1);
     else if (kp == 32) EC_MVE_CALL(ec_mve_run_2);
     else if (kp == 48) EC_MVE_CALL(ec_mve_run_3);
@@ -258,8 +281,9 @@ EC_MVE_INLINE void ec_mve_run(const int8_t *x, int32_t xstep, int32_t n, int32_t
 
 EC_MVE_INLINE void ec_mve_row_any(const int8_t *x, int32_t kp, const int8_t *w,
                                   const int32_t *bias, const int32_t *rq, int per_channel,
-                                  int32_t out_c, int32x4_t lo, int32x4_t hi, int8_t *y) {
-    ec_mve_run(x, 0, 1, kp, w, bias, rq, per_channel, out_c, lo, hi, y, 0);
+                                  int32_t out_c, int32x4_t lo, int32x4_t hi, int8_t *y,
+                                  int onnx) {
+    ec_mve_run(x, 0, 1, kp, w, bias, rq, per_channel, out_c, lo, hi, y, 0, onnx);
 }
 
 #endif /* __ARM_FEATURE_MVE */

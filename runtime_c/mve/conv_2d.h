@@ -101,9 +101,9 @@ EC_MVE_INLINE void ec_mve_interior(const ec_mve_conv_geom *g, const int8_t *xb,
  * (NULL) for 1x1 unpadded layers whose in_c is a multiple of 16 (every field read in place).
  * Writes whole output rows in raster order, each reading only its own pixels' fields: the
  * planner may stream it (Kernel.streams = (1,)). */
-EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
-                               const int8_t *w, const int32_t *bias, const int32_t *rq,
-                               const uint8_t *offs, uint8_t *scratch) {
+EC_MVE_INLINE void ec_mve_conv4(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
+                                 const int8_t *w, const int32_t *bias, const int32_t *rq,
+                                 const uint8_t *offs, uint8_t *scratch, int onnx) {
     const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
     const int full = g->lo == -128 && g->hi == 127;
     const int32_t c = g->in_c, kp = g->kp, plane = g->in_h * g->in_w * c;
@@ -115,13 +115,13 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
         const int32_t total = g->pixels * c;
         int32_t safe = total >= kp ? (total - kp) / c + 1 : 0;
         if (safe > g->pixels) safe = g->pixels;
-        ec_mve_run(x, c, safe, kp, w, bias, rq, 1, g->out_c, lo, hi, y, g->out_c);
+        ec_mve_run(x, c, safe, kp, w, bias, rq, 1, g->out_c, lo, hi, y, g->out_c, onnx);
         for (pix = safe; pix < g->pixels; ++pix) {
             for (i = 0; i < c; i += 16) {
                 const mve_pred16_t p = vctp8q((uint32_t)(c - i));
                 vstrbq_p_s8(col + i, vldrbq_z_s8(x + pix * c + i, p), p);
             }
-            ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, y + pix * g->out_c);
+            ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, y + pix * g->out_c, onnx);
         }
         return;
     }
@@ -135,7 +135,8 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
                 if (ox == xa) ox = xz;
                 if (ox >= g->out_w) break;
                 ec_mve_col(g, xb, oy, ox, col);
-                ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, yr + ox * g->out_c);
+                ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, yr + ox * g->out_c,
+                               onnx);
             }
             if (xz > xa) { /* interior pixels: fields in place (the chunk count a constant) */
                 const int8_t *base = xb + ((oy * g->s_h - g->pad_t) * g->in_w +
@@ -143,7 +144,8 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
                 const int32_t n = xz - xa;
                 int8_t *yp = yr + xa * g->out_c;
 #define EC_MVE_INT(nc, f) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, nc, f)
-                if (!full) EC_MVE_INT(0, 0);
+                if (onnx) EC_MVE_INT(0, 2);
+                else if (!full) EC_MVE_INT(0, 0);
                 else if (kp == 16) EC_MVE_INT(1, 1);
                 else if (kp == 32) EC_MVE_INT(2, 1);
                 else if (kp == 48) EC_MVE_INT(3, 1);
@@ -154,6 +156,22 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
         }
     }
 }
+
+EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
+                               const int8_t *w, const int32_t *bias, const int32_t *rq,
+                               const uint8_t *offs, uint8_t *scratch) {
+    ec_mve_conv4(g, x, y, w, bias, rq, offs, scratch, 0);
+}
+
+#if (__ARM_FEATURE_MVE & 2)
+/* ONNX numerics (mve/common.h, ec_mve_rq4_onnx): rq per 4 channels [scale bits x4][zp x4][0 x4]. */
+EC_MVE_SHARED void ec_mve_conv_2d_4ch_onnx_s8(const ec_mve_conv_geom *g, const int8_t *x,
+                                              int8_t *y, const int8_t *w, const int32_t *bias,
+                                              const int32_t *rq, const uint8_t *offs,
+                                              uint8_t *scratch) {
+    ec_mve_conv4(g, x, y, w, bias, rq, offs, scratch, 1);
+}
+#endif
 
 /* ---------------------------------------------------------------------------------------
  * CONV_2D with long fields (kp > 64): three output pixels (consecutive in raster order) per
@@ -166,6 +184,14 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
 EC_MVE_INLINE int32x4_t ec_mve_rq_ch(int32x4_t acc, const int32_t *r, int full, int32x4_t lo,
                                      int32x4_t hi) {
     int32x4_t t = vaddq_n_s32(acc, r[0]);
+#if (__ARM_FEATURE_MVE & 2)
+    if (full == 2) { /* ONNX numerics: r = [bias, scale bits, zp, 0] (ec_mve_rq4_onnx) */
+        float s;
+        memcpy(&s, &r[1], sizeof s);
+        t = vqaddq_n_s32(vcvtnq_s32_f32(vmulq_n_f32(vcvtq_f32_s32(t), s)), r[2]);
+        return vmaxq_s32(vminq_s32(t, hi), lo);
+    }
+#endif
     t = vaddq_s32(vaddq_n_s32(vqrdmulhq_n_s32(t, r[1]), r[2]), vshrq_n_s32(t, 31));
     t = vshlq_r_s32(t, r[3]);
     return full ? ec_mve_sat8(t) : vmaxq_s32(vminq_s32(t, hi), lo);
@@ -234,7 +260,7 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
          * 4 lanes: the 4th holds the 2nd pixel's sum and yoff sends it to the 2nd pixel's
          * byte again (the same value), so nothing outside the triple's own pixels is written
          * (a streamed plan may still hold input under the next pass's output). */
-        const int fast = full && np == 3 && pix + 3 < g->pixels && (out_c & 1) == 0;
+        const int fast = full == 1 && np == 3 && pix + 3 < g->pixels && (out_c & 1) == 0;
         for (oc = 0; fast && oc < out_c; oc += 2, r += 8, yp += 2) {
             int32_t a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0, t0, t1, t2, t3;
             int32x4_t qt, qx;
@@ -288,6 +314,15 @@ EC_MVE_SHARED void ec_mve_conv_2d_2ch3px_s8(const ec_mve_conv_geom *g, const int
     if (g->lo == -128 && g->hi == 127) ec_mve_conv23_run(g, x, y, w, rq, offs, col, 1);
     else ec_mve_conv23_run(g, x, y, w, rq, offs, col, 0);
 }
+
+#if (__ARM_FEATURE_MVE & 2)
+/* ONNX numerics: per channel [bias, scale bits, zp, 0] (ec_mve_rq_ch). */
+EC_MVE_SHARED void ec_mve_conv_2d_2ch3px_onnx_s8(const ec_mve_conv_geom *g, const int8_t *x,
+                                                 int8_t *y, const int8_t *w, const int32_t *rq,
+                                                 const uint8_t *offs, uint8_t *scratch) {
+    ec_mve_conv23_run(g, x, y, w, rq, offs, (int8_t *)scratch, 2);
+}
+#endif
 
 #endif /* __ARM_FEATURE_MVE */
 #endif /* EDGECC_MVE_CONV_2D_H */

@@ -28,7 +28,8 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
 
 /* One output row: planes hold its k_h input rows at the slots offv names. w16: [oc][16]
  * filter taps in window-lane order (zero lanes past the filter); rq: per 4 channels the
- * records [bias x4][m x4][N x4][-e x4]; channels padded to 4. */
+ * records [bias x4][m x4][N x4][-e x4]; channels padded to 4. full: the epilogue (epi of
+ * ec_mve_row, mve/common.h). */
 EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, int8_t *yr,
                                  const int8_t *w16, const int32_t *rq, uint8x16_t offv,
                                  int full) {
@@ -52,7 +53,7 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
         }
         const int32_t nv = out_c - oc;
         int8_t *yp = yr + oc;
-        if (full && nv >= 4) {
+        if (full == 1 && nv >= 4) {
             /* one pixel of 4 channels in assembly: 4 gathers + 4 VMLAV, the requantization
              * with the 4 records' vectors loaded in turn into one register (compilers keep
              * the constants live and spill the filters instead) */
@@ -98,12 +99,10 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
             const int32_t a1 = vmladavq_s8(vldrbq_gather_offset_s8(p1, offv), w1);
             const int32_t a2 = vmladavq_s8(vldrbq_gather_offset_s8(p2, offv), w2);
             const int32_t a3 = vmladavq_s8(vldrbq_gather_offset_s8(p3, offv), w3);
-            int32x4_t t = vaddq_s32(ec_mve_vec4(a0, a1, a2, a3), vldrwq_s32(rq));
-            t = vaddq_s32(vaddq_s32(vqrdmulhq_s32(t, vldrwq_s32(rq + 4)), vldrwq_s32(rq + 8)),
-                          vshrq_n_s32(t, 31));
-            t = vshlq_s32(t, vldrwq_s32(rq + 12));
-            t = full ? ec_mve_sat8(t)
-                     : vmaxq_s32(vminq_s32(t, vdupq_n_s32(g->hi)), vdupq_n_s32(g->lo));
+            const int32x4_t acc = ec_mve_vec4(a0, a1, a2, a3);
+            const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
+            const int32x4_t t = full == 2 ? ec_mve_rq4_onnx(acc, rq, rq + 4, lo, hi)
+                                          : ec_mve_rq4(acc, rq, rq + 4, full, lo, hi);
             if (nv >= 4) vstrbq_s32(yp, t);
             else vstrbq_p_s32(yp, t, vctp32q((uint32_t)nv));
         }
@@ -113,9 +112,9 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
 /* scratch: in_c * k_h * wp bytes (wp: the plane row, as wide as the windows reach). offs:
  * [k_h phases][16] offsets. Output rows in order, each loading only the input rows of its own
  * windows into the ring: the planner may stream it (Kernel.streams = (1,)). */
-EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_s8(const ec_mve_dw_geom *g, const int8_t *x, int8_t *y,
-                             const int8_t *w16, const int32_t *rq, const uint8_t *offs,
-                             uint8_t *scratch) {
+EC_MVE_INLINE void ec_mve_dw_gather(const ec_mve_dw_geom *g, const int8_t *x, int8_t *y,
+                                     const int8_t *w16, const int32_t *rq, const uint8_t *offs,
+                                     uint8_t *scratch, int onnx) {
     int8_t *planes = (int8_t *)scratch;
     const int32_t wp = g->wp, kh = g->k_h, blk = kh * wp, c_n = g->in_c;
     const uint16x8_t coff = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)blk);
@@ -151,11 +150,30 @@ EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_s8(const ec_mve_dw_geom *g, c
                 }
             }
             offv = vldrbq_u8(offs + 16 * ((oy * g->s_h) % kh));
-            if (full) ec_mve_dw_row(g, planes, yr, w16, rq, offv, 1);
+            if (onnx) ec_mve_dw_row(g, planes, yr, w16, rq, offv, 2);
+            else if (full) ec_mve_dw_row(g, planes, yr, w16, rq, offv, 1);
             else ec_mve_dw_row(g, planes, yr, w16, rq, offv, 0);
         }
     }
 }
+
+EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_s8(const ec_mve_dw_geom *g, const int8_t *x,
+                                                      int8_t *y, const int8_t *w16,
+                                                      const int32_t *rq, const uint8_t *offs,
+                                                      uint8_t *scratch) {
+    ec_mve_dw_gather(g, x, y, w16, rq, offs, scratch, 0);
+}
+
+#if (__ARM_FEATURE_MVE & 2)
+/* ONNX numerics: rq per 4 channels [bias x4][scale bits x4][zp x4][0 x4] (ec_mve_rq4_onnx). */
+EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_onnx_s8(const ec_mve_dw_geom *g,
+                                                           const int8_t *x, int8_t *y,
+                                                           const int8_t *w16, const int32_t *rq,
+                                                           const uint8_t *offs,
+                                                           uint8_t *scratch) {
+    ec_mve_dw_gather(g, x, y, w16, rq, offs, scratch, 1);
+}
+#endif
 
 #endif /* __ARM_FEATURE_MVE */
 #endif /* EDGECC_MVE_DEPTHWISE_CONV_2D_H */

@@ -17,7 +17,7 @@ typedef struct {
 EC_MVE_INLINE void ec_mve_fully_connected_rows(const ec_mve_fc_geom *g, const int8_t *x, int8_t *y,
                                                const int8_t *w, const int32_t *bias,
                                                const int32_t *rq, int per_channel,
-                                               uint8_t *scratch) {
+                                               uint8_t *scratch, int onnx) {
     const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
     int32_t b;
     for (b = 0; b < g->batches; ++b) {
@@ -28,14 +28,15 @@ EC_MVE_INLINE void ec_mve_fully_connected_rows(const ec_mve_fc_geom *g, const in
             memcpy(d, xb, (size_t)g->depth);
             xb = d;
         }
-        ec_mve_row_any(xb, g->kp, w, bias, rq, per_channel, g->units, lo, hi, y + b * g->units);
+        ec_mve_row_any(xb, g->kp, w, bias, rq, per_channel, g->units, lo, hi, y + b * g->units,
+                       onnx);
     }
 }
 
 EC_MVE_SHARED void ec_mve_fully_connected_4u_s8(const ec_mve_fc_geom *g, const int8_t *x, int8_t *y,
                              const int8_t *w, const int32_t *bias, const int32_t *rq,
                              uint8_t *scratch) {
-    ec_mve_fully_connected_rows(g, x, y, w, bias, rq, 0, scratch);
+    ec_mve_fully_connected_rows(g, x, y, w, bias, rq, 0, scratch, 0);
 }
 
 /* FULLY_CONNECTED with per-channel weights (one scale per unit): the same passes, rq holding
@@ -44,8 +45,18 @@ EC_MVE_SHARED void ec_mve_fully_connected_4u_pc_s8(const ec_mve_fc_geom *g, cons
                                                    int8_t *y, const int8_t *w,
                                                    const int32_t *bias, const int32_t *rq,
                                                    uint8_t *scratch) {
-    ec_mve_fully_connected_rows(g, x, y, w, bias, rq, 1, scratch);
+    ec_mve_fully_connected_rows(g, x, y, w, bias, rq, 1, scratch, 0);
 }
+
+#if (__ARM_FEATURE_MVE & 2)
+/* ONNX numerics: every 4 units' own record [scale bits x4][zp x4][0 x4] (ec_mve_rq4_onnx). */
+EC_MVE_SHARED void ec_mve_fully_connected_4u_pc_onnx_s8(const ec_mve_fc_geom *g, const int8_t *x,
+                                                     int8_t *y, const int8_t *w,
+                                                     const int32_t *bias, const int32_t *rq,
+                                                     uint8_t *scratch) {
+    ec_mve_fully_connected_rows(g, x, y, w, bias, rq, 1, scratch, 1);
+}
+#endif
 
 #endif /* __ARM_FEATURE_MVE */
 #endif /* EDGECC_MVE_FULLY_CONNECTED_H */
