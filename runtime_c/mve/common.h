@@ -259,6 +259,10 @@ EC_MVE_RUN_FN(ec_mve_run_2, 2, 1)
 EC_MVE_RUN_FN(ec_mve_run_3, 3, 1)
 EC_MVE_RUN_FN(ec_mve_run_4, 4, 1)
 EC_MVE_RUN_FN(ec_mve_run_onnx, 0, 2)
+EC_MVE_RUN_FN(ec_mve_run_onnx1, 1, 2)
+EC_MVE_RUN_FN(ec_mve_run_onnx2, 2, 2)
+EC_MVE_RUN_FN(ec_mve_run_onnx3, 3, 2)
+EC_MVE_RUN_FN(ec_mve_run_onnx4, 4, 2)
 #undef EC_MVE_RUN_FN
 
 /* onnx: ONNX numerics (a constant at each call site) */
@@ -269,8 +273,13 @@ EC_MVE_INLINE void ec_mve_run(const int8_t *x, int32_t xstep, int32_t n, int32_t
     const int full = vgetq_lane_s32(lo, 0) == -128 && vgetq_lane_s32(hi, 0) == 127;
     /* direct calls (no function pointer: the static stack bound follows the call graph) */
 #define EC_MVE_CALL(fn) fn(x, xstep, n, kp, w, bias, rq, per_channel, out_c, lo, hi, y, ystep)
-    if (onnx) EC_MVE_CALL(ec_mve_run_onnx);
-    else if (!full) EC_MVE_CALL(ec_mve_run_c);
+    if (onnx) {
+        if (kp == 16) EC_MVE_CALL(ec_mve_run_onnx1);
+        else if (kp == 32) EC_MVE_CALL(ec_mve_run_onnx2);
+        else if (kp == 48) EC_MVE_CALL(ec_mve_run_onnx3);
+        else if (kp == 64) EC_MVE_CALL(ec_mve_run_onnx4);
+        else EC_MVE_CALL(ec_mve_run_onnx);
+    } else if (!full) EC_MVE_CALL(ec_mve_run_c);
     else if (kp == 16) EC_MVE_CALL(ec_mve_run_1);
     else if (kp == 32) EC_MVE_CALL(ec_mve_run_2);
     else if (kp == 48) EC_MVE_CALL(ec_mve_run_3);
