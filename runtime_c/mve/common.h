@@ -205,26 +205,26 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
             a0 = a1 = a2 = a3 = 0;
             EC_MVE_MAC4(xp, w, kp / 16, a0, a1, a2, a3);
         }
-        if (full == 1 && nc != 4 && out_c - oc >= 4) {
-            /* the requantization in assembly (15 instructions; with 4 chunks held in registers
-             * the compiler's own version spills less) */
-            int32x4_t qx, qc;
+        if (full == 1 && out_c - oc >= 4) {
+            /* the requantization in assembly (15 instructions in two vector registers, the
+             * constants loaded in turn into the one the step frees) */
+            int32x4_t qx;
             __asm__ volatile("vmov %q[t][2], %q[t][0], %[v0], %[v2]\n\t"
                              "vmov %q[t][3], %q[t][1], %[v1], %[v3]\n\t"
-                             "vldrw.u32 %q[c], [%[b]]\n\t"
-                             "vadd.i32 %q[t], %q[t], %q[c]\n\t"
-                             "vldrw.u32 %q[c], [%[rq]]\n\t"
-                             "vqrdmulh.s32 %q[x], %q[t], %q[c]\n\t"
+                             "vldrw.u32 %q[x], [%[b]]\n\t"
+                             "vadd.i32 %q[t], %q[t], %q[x]\n\t"
+                             "vldrw.u32 %q[x], [%[rq]]\n\t"
+                             "vqrdmulh.s32 %q[x], %q[t], %q[x]\n\t"
                              "vshr.s32 %q[t], %q[t], #31\n\t"
                              "vadd.i32 %q[x], %q[x], %q[t]\n\t"
-                             "vldrw.u32 %q[c], [%[rq], #16]\n\t"
-                             "vadd.i32 %q[x], %q[x], %q[c]\n\t"
-                             "vldrw.u32 %q[c], [%[rq], #32]\n\t"
-                             "vshl.s32 %q[x], %q[x], %q[c]\n\t"
+                             "vldrw.u32 %q[t], [%[rq], #16]\n\t"
+                             "vadd.i32 %q[x], %q[x], %q[t]\n\t"
+                             "vldrw.u32 %q[t], [%[rq], #32]\n\t"
+                             "vshl.s32 %q[x], %q[x], %q[t]\n\t"
                              "vqshl.s32 %q[x], %q[x], #24\n\t"
                              "vshr.s32 %q[x], %q[x], #24\n\t"
                              "vstrb.32 %q[x], [%[y]]\n\t"
-                             : [t] "=&w"(t), [x] "=&w"(qx), [c] "=&w"(qc)
+                             : [t] "=&w"(t), [x] "=&w"(qx)
                              : [v0] "r"(a0), [v1] "r"(a1), [v2] "r"(a2), [v3] "r"(a3),
                                [b] "r"(bias), [rq] "r"(rq), [y] "l"(y)
                              : "memory");

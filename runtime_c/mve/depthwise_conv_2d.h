@@ -30,21 +30,21 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
  * leaves int8 lanes in x and stores them: TFLite's requantization, or (ONNX numerics over the
  * whole int8 range) float32(sum + bias) * scale, VCVTN, + zero point; both saturate to int8. */
 #define EC_MVE_DW_TFLITE \
-    "vldrw.u32 %q[c], [%[rq], #16]\n\t" \
-    "vqrdmulh.s32 %q[x], %q[t], %q[c]\n\t" \
+    "vldrw.u32 %q[x], [%[rq], #16]\n\t" \
+    "vqrdmulh.s32 %q[x], %q[t], %q[x]\n\t" \
     "vshr.s32 %q[t], %q[t], #31\n\t" \
     "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
-    "vldrw.u32 %q[c], [%[rq], #32]\n\t" \
-    "vadd.i32 %q[x], %q[x], %q[c]\n\t" \
-    "vldrw.u32 %q[c], [%[rq], #48]\n\t" \
-    "vshl.s32 %q[x], %q[x], %q[c]\n\t"
+    "vldrw.u32 %q[t], [%[rq], #32]\n\t" \
+    "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
+    "vldrw.u32 %q[t], [%[rq], #48]\n\t" \
+    "vshl.s32 %q[x], %q[x], %q[t]\n\t"
 #define EC_MVE_DW_ONNX \
     "vcvt.f32.s32 %q[t], %q[t]\n\t" \
-    "vldrw.u32 %q[c], [%[rq], #16]\n\t" \
-    "vmul.f32 %q[t], %q[t], %q[c]\n\t" \
+    "vldrw.u32 %q[x], [%[rq], #16]\n\t" \
+    "vmul.f32 %q[t], %q[t], %q[x]\n\t" \
     "vcvtn.s32.f32 %q[x], %q[t]\n\t" \
-    "vldrw.u32 %q[c], [%[rq], #32]\n\t" \
-    "vqadd.s32 %q[x], %q[x], %q[c]\n\t"
+    "vldrw.u32 %q[t], [%[rq], #32]\n\t" \
+    "vqadd.s32 %q[x], %q[x], %q[t]\n\t"
 #define EC_MVE_DW_PIXEL(epilogue) \
     __asm__ volatile( \
         "vldrb.u8 %q[x], [%[p0], %q[off]]\n\t" \
@@ -57,14 +57,14 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
         "vmlav.s8 %[a3], %q[x], %q[w3]\n\t" \
         "vmov %q[t][2], %q[t][0], %[a0], %[a2]\n\t" \
         "vmov %q[t][3], %q[t][1], %[a1], %[a3]\n\t" \
-        "vldrw.u32 %q[c], [%[rq]]\n\t" \
-        "vadd.i32 %q[t], %q[t], %q[c]\n\t" \
+        "vldrw.u32 %q[x], [%[rq]]\n\t" \
+        "vadd.i32 %q[t], %q[t], %q[x]\n\t" \
         epilogue \
         "vqshl.s32 %q[x], %q[x], #24\n\t" \
         "vshr.s32 %q[x], %q[x], #24\n\t" \
         "vstrb.32 %q[x], [%[y]]\n\t" \
         : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), \
-          [x] "=&w"(qx), [t] "=&w"(qt), [c] "=&w"(qc) \
+          [x] "=&w"(qx), [t] "=&w"(qt) \
         : [p0] "r"(p0), [p1] "r"(p1), [p2] "r"(p2), [p3] "r"(p3), [off] "w"(offv), \
           [w0] "w"(w0), [w1] "w"(w1), [w2] "w"(w2), [w3] "w"(w3), [rq] "r"(rq), \
           [y] "l"(yp) /* VSTRB.32 wants a low register */ \
@@ -99,12 +99,13 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
         int8_t *yp = yr + oc;
         if ((full == 1 || full == 3) && nv >= 4) {
             /* one pixel of 4 channels in assembly: 4 gathers + 4 VMLAV, the requantization
-             * with the 4 records' vectors loaded in turn into one register (compilers keep
-             * the constants live and spill the filters instead) */
+             * with the 4 records' vectors loaded in turn into the two working registers
+             * (compilers keep the constants live and spill the filters instead; the filters,
+             * the offsets and the two leave one vector register free) */
             for (ox = 0; ox < out_w; ++ox, p0 += sw, p1 += sw, p2 += sw, p3 += sw, yp += out_c) {
                 int32_t a0, a1, a2, a3;
                 int8x16_t qx;
-                int32x4_t qt, qc;
+                int32x4_t qt;
                 if (full == 1) EC_MVE_DW_PIXEL(EC_MVE_DW_TFLITE);
                 else EC_MVE_DW_PIXEL(EC_MVE_DW_ONNX);
             }
@@ -157,10 +158,13 @@ EC_MVE_INLINE void ec_mve_dw_gather(const ec_mve_dw_geom *g, const int8_t *x, in
                     const int8_t *src = xb + row * g->in_w * c_n;
                     dst += g->pad_l;
                     for (i = 0; i < g->in_w; ++i, src += c_n, ++dst) {
-                        for (c = 0; c < c_n; c += 8) {
+                        int8_t *d = dst;
+                        for (c = 0; c + 8 <= c_n; c += 8, d += 8 * blk) {
+                            vstrbq_scatter_offset_s16(d, coff, vldrbq_s16(src + c));
+                        }
+                        if (c < c_n) { /* (predicates only for the last few channels) */
                             const mve_pred16_t p = vctp16q((uint32_t)(c_n - c));
-                            vstrbq_scatter_offset_p_s16(dst + c * blk, coff,
-                                                        vldrbq_z_s16(src + c, p), p);
+                            vstrbq_scatter_offset_p_s16(d, coff, vldrbq_z_s16(src + c, p), p);
                         }
                     }
                 }
