@@ -271,6 +271,7 @@ TABLE: list[Candidate] = [
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-gather", dw_applies, lower_dw, onnx=True),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u", dsp.fc_applies, lower_fc, onnx=True),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u-pc", dsp.fc_pc_applies, lower_fc_pc, onnx=True),
+    Candidate("ADD", ISA, "add-onnx", mo.add_applies, mo.lower_add, onnx=True),
     Candidate("ADD", ISA, "add-lut", dsp.add_applies, lower_add),
     Candidate("AVERAGE_POOL_2D", ISA, "avgpool", dsp.pool_applies,
               lambda g, n, t: dsp.pool_kernel(g, n, ISA)),

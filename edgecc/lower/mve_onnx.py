@@ -7,7 +7,8 @@ conv_rq, fc_rq). ONNX-numerics nodes (edgecc/ops/_onnx_rq.py: onnxruntime's floa
 other contents: where the kernels read (m, N, -e) per channel they read (the float32 scale's
 bits, the output zero point, 0), and their ONNX entry points (*_onnx_s8, runtime_c/mve/,
 ec_mve_rq4_onnx / ec_mve_rq_ch) apply that epilogue with MVE floating point. The accumulator
-and the folded bias are the same exact integers either way.
+and the folded bias are the same exact integers either way. Also the ONNX ADD (onnxruntime's
+QLinearAdd: float32 fused multiply-adds, edgecc/ops/_onnx_elt.py), vectorized.
 """
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.lower import dsp, fastrq
 from edgecc.lower.table import Refused
-from edgecc.ops import in_type, out_type
+from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, fits_int32
+from edgecc.ops._onnx_elt import _c_params, add_params
 from edgecc.ops._onnx_rq import is_onnx, onnx_scales
 
 
@@ -83,3 +85,28 @@ def entry(fn: str, n: Node) -> str:
 
 def tag(variant: str, n: Node) -> str:
     return variant + "-onnx" if is_onnx(n) else variant
+
+
+def add_applies(g: Graph, n: Node, target) -> str | None:
+    """ONNX numerics, two same-shape int8 activations, scale ratios where onnxruntime's fused
+    multiply-adds and the portable kernel's double ones agree ([2^-14, 2^8))."""
+    if not is_onnx(n):
+        return "TFLite numerics: the table kernel (add-lut)"
+    why = dsp.add_applies(g, n, target)
+    if why:
+        return why
+    p = add_params(g, n)
+    if not all(2.0 ** -14 <= abs(float(p[r])) < 2.0 ** 8 for r in ("ra", "rb")):
+        return "scale ratio outside [2^-14, 2^8): portable kernel"
+    return None
+
+
+def lower_add(g: Graph, n: Node, target) -> Kernel:
+    """ec_mve_add_onnx_s8: both terms in float32 fused multiply-adds (b's first), 4 per vector.
+    (Its template is not named add_onnx.c.j2: the mve path would shadow the portable one.)"""
+    p = add_params(g, n)
+    assert not p["a_first"]  # (same shapes: neither operand is broadcast)
+    return Kernel("mve/add_fma_onnx.c.j2", params=dict(_c_params(p), n=in_type(g, n).numel),
+                  variant="mve-add-onnx", headers=("mve/add.h",),
+                  reason="Helium: onnxruntime's QLinearAdd in float32 fused multiply-adds, 4 "
+                         "elements per vector")

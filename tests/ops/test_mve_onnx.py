@@ -18,7 +18,8 @@ M55 = get_target("cortex-m55")
 
 def _onnx_variants(path) -> set[str]:
     c = compile_model(path, M55, "m")
-    return {lw.kernel.variant for lw in c.lowered if lw.kernel.variant.endswith("-onnx")}
+    return {lw.kernel.variant for lw in c.lowered if lw.kernel.variant.endswith("-onnx")
+            and lw.node.op != "ADD"}
 
 
 @pytest.mark.parametrize("group,relu", [(1, False), (1, True), (4, False)])
@@ -45,4 +46,20 @@ def test_mve_onnx_models_exact(name, variants):
     assert path.exists(), path
     assert _onnx_variants(path) == variants
     r = verify_model(path, M55, frames=2)
+    assert r.bit_exact, r.as_json()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mve_onnx_add_every_int8_pair_exact(tmp_path, seed, monkeypatch):
+    # onnxruntime's QLinearAdd on every int8 pair (a, b) (test_onnx_numerics's model and
+    # inputs), in float32 fused multiply-adds on Helium
+    import edgecc.verify as v
+    from test_onnx_numerics import ALL_PAIRS, _binary_model
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_binary_model("QLinearAdd", np.random.default_rng(seed)).SerializeToString())
+    assert _onnx_variants(p) == set() and "mve-add-onnx" in {
+        lw.kernel.variant for lw in compile_model(p, M55, "m").lowered}
+    monkeypatch.setattr(v, "seeded_frames",
+                        lambda g, s, n: [[a.copy() for a in ALL_PAIRS] for _ in range(n)])
+    r = verify_model(p, M55)
     assert r.bit_exact, r.as_json()
