@@ -190,7 +190,7 @@ EC_MVE_INLINE int32x4_t ec_mve_rq_ch(int32x4_t acc, const int32_t *r, int full, 
                                      int32x4_t hi) {
     int32x4_t t = vaddq_n_s32(acc, r[0]);
 #if (__ARM_FEATURE_MVE & 2)
-    if (full == 2) { /* ONNX numerics: r = [bias, scale bits, zp, 0] (ec_mve_rq4_onnx) */
+    if (full >= 2) { /* ONNX numerics: r = [bias, scale bits, zp, 0] (ec_mve_rq4_onnx) */
         float s;
         memcpy(&s, &r[1], sizeof s);
         t = vqaddq_n_s32(vcvtnq_s32_f32(vmulq_n_f32(vcvtq_f32_s32(t), s)), r[2]);
@@ -244,6 +244,22 @@ EC_MVE_INLINE const int8_t *ec_mve_field3(const ec_mve_conv_geom *g, const int8_
     return col;
 }
 
+/* The epilogues of one channel's 3 sums (t: sums + bias; r1..r3: the record's scalars) that
+ * leave int8-saturable lanes in x: TFLite's requantization, or ONNX numerics (float32 product
+ * with the scale, VCVTN, + zero point; over the whole int8 range, full == 3). */
+#define EC_MVE_RQ3_TFLITE \
+    "vqrdmulh.s32 %q[x], %q[t], %[r1]\n\t" \
+    "vshr.s32 %q[t], %q[t], #31\n\t" \
+    "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
+    "vadd.i32 %q[x], %q[x], %[r2]\n\t" \
+    "vshl.s32 %q[x], %[r3]\n\t"
+#define EC_MVE_RQ3_ONNX \
+    "vcvt.f32.s32 %q[t], %q[t]\n\t" \
+    "vmul.f32 %q[t], %q[t], %[r1]\n\t" \
+    "vcvtn.s32.f32 %q[x], %q[t]\n\t" \
+    "vqadd.s32 %q[x], %q[x], %[r2]\n\t"
+
+/* full: the epilogue (epi of ec_mve_row, mve/common.h; 3: ONNX over the whole int8 range) */
 EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
                                      const int8_t *w, const int32_t *rq, const uint8_t *offs,
                                      int8_t *col, int full) {
@@ -265,23 +281,20 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
          * 4 lanes: the 4th holds the 2nd pixel's sum and yoff sends it to the 2nd pixel's
          * byte again (the same value), so nothing outside the triple's own pixels is written
          * (a streamed plan may still hold input under the next pass's output). */
-        const int fast = full == 1 && np == 3 && pix + 3 < g->pixels && (out_c & 1) == 0;
+        const int fast = (full == 1 || full == 3) && np == 3 && pix + 3 < g->pixels &&
+                         (out_c & 1) == 0;
         for (oc = 0; fast && oc < out_c; oc += 2, r += 8, yp += 2) {
             int32_t a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0, t0, t1, t2, t3;
             int32x4_t qt, qx;
             const int8_t *pa = fa, *pb = fb, *pc = fc;
             EC_MVE_MAC2X3(pa, pb, pc, wp, nc, a0, a1, a2, b0, b1, b2);
-#define EC_MVE_RQ3(x0, x1, x2, rec, y) \
+#define EC_MVE_RQ3(x0, x1, x2, rec, y, epilogue) \
             __asm__ volatile("vmov %q[t][2], %q[t][0], %[v0], %[v2]\n\t" \
                              "vmov %q[t][3], %q[t][1], %[v1], %[v1]\n\t" \
                              "ldrd %[r0], %[r1], [%[rp]]\n\t" \
                              "ldrd %[r2], %[r3], [%[rp], #8]\n\t" \
                              "vadd.i32 %q[t], %q[t], %[r0]\n\t" \
-                             "vqrdmulh.s32 %q[x], %q[t], %[r1]\n\t" \
-                             "vshr.s32 %q[t], %q[t], #31\n\t" \
-                             "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
-                             "vadd.i32 %q[x], %q[x], %[r2]\n\t" \
-                             "vshl.s32 %q[x], %[r3]\n\t" \
+                             epilogue \
                              "vqshl.s32 %q[x], %q[x], #24\n\t" \
                              "vshr.s32 %q[x], %q[x], #24\n\t" \
                              "vstrb.32 %q[x], [%[yo], %q[off]]\n\t" \
@@ -290,8 +303,13 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
                              : [v0] "r"(x0), [v1] "r"(x1), [v2] "r"(x2), [rp] "r"(rec), \
                                [yo] "r"(y), [off] "w"(yoff) \
                              : "memory")
-            EC_MVE_RQ3(a0, a1, a2, r, yp);
-            EC_MVE_RQ3(b0, b1, b2, r + 4, yp + 1);
+            if (full == 1) {
+                EC_MVE_RQ3(a0, a1, a2, r, yp, EC_MVE_RQ3_TFLITE);
+                EC_MVE_RQ3(b0, b1, b2, r + 4, yp + 1, EC_MVE_RQ3_TFLITE);
+            } else {
+                EC_MVE_RQ3(a0, a1, a2, r, yp, EC_MVE_RQ3_ONNX);
+                EC_MVE_RQ3(b0, b1, b2, r + 4, yp + 1, EC_MVE_RQ3_ONNX);
+            }
 #undef EC_MVE_RQ3
         }
         for (; oc < out_c; oc += 2, r += 8, yp += 2) {
@@ -325,7 +343,8 @@ EC_MVE_SHARED void ec_mve_conv_2d_2ch3px_s8(const ec_mve_conv_geom *g, const int
 EC_MVE_SHARED void ec_mve_conv_2d_2ch3px_onnx_s8(const ec_mve_conv_geom *g, const int8_t *x,
                                                  int8_t *y, const int8_t *w, const int32_t *rq,
                                                  const uint8_t *offs, uint8_t *scratch) {
-    ec_mve_conv23_run(g, x, y, w, rq, offs, (int8_t *)scratch, 2);
+    if (g->lo == -128 && g->hi == 127) ec_mve_conv23_run(g, x, y, w, rq, offs, (int8_t *)scratch, 3);
+    else ec_mve_conv23_run(g, x, y, w, rq, offs, (int8_t *)scratch, 2);
 }
 #endif
 
