@@ -238,53 +238,59 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
     }
 }
 
-/* ec_mve_row with the chunk count and the clamp as constants of the call. */
-/* n rows x (x, x + xstep, ...) -> y, y + ystep, ...: the chunk count and the clamp become
- * constants of each loop (a switch outside it). */
-/* n rows x (x, x + xstep, ...) -> y, y + ystep, ...; one separate function per chunk count
- * and clamp (each loop's register allocation then stays its own). */
-#define EC_MVE_RUN_FN(name, nc, f) \
+/* n rows x (x, x + xstep, ...) -> y, y + ystep, ...; one separate function per chunk count,
+ * epilogue and record stride (pc: a record per 4 channels, or one for all: per-tensor fully
+ * connected layers), each a constant of its loop (each loop's register allocation then stays
+ * its own). */
+#define EC_MVE_RUN_FN(name, nc, f, pc) \
     static __attribute__((noinline, unused)) EC_MVE_NOSCHED void name( \
         const int8_t *x, int32_t xstep, int32_t n, int32_t kp, const int8_t *w, \
-        const int32_t *bias, const int32_t *rq, int per_channel, int32_t out_c, int32x4_t lo, \
+        const int32_t *bias, const int32_t *rq, int32_t out_c, int32x4_t lo, \
         int32x4_t hi, int8_t *y, int32_t ystep) { \
         int32_t i; \
         for (i = 0; i < n; ++i, x += xstep, y += ystep) \
-            ec_mve_row(x, kp, nc, w, bias, rq, per_channel, out_c, f, lo, hi, y); \
+            ec_mve_row(x, kp, nc, w, bias, rq, pc, out_c, f, lo, hi, y); \
     }
-EC_MVE_RUN_FN(ec_mve_run_c, 0, 0)
-EC_MVE_RUN_FN(ec_mve_run_0, 0, 1)
-EC_MVE_RUN_FN(ec_mve_run_1, 1, 1)
-EC_MVE_RUN_FN(ec_mve_run_2, 2, 1)
-EC_MVE_RUN_FN(ec_mve_run_3, 3, 1)
-EC_MVE_RUN_FN(ec_mve_run_4, 4, 1)
-EC_MVE_RUN_FN(ec_mve_run_onnx, 0, 2)
-EC_MVE_RUN_FN(ec_mve_run_onnx1, 1, 2)
-EC_MVE_RUN_FN(ec_mve_run_onnx2, 2, 2)
-EC_MVE_RUN_FN(ec_mve_run_onnx3, 3, 2)
-EC_MVE_RUN_FN(ec_mve_run_onnx4, 4, 2)
+/* prefix##0 .. prefix##4: 0 = the row streamed, 1-4 = that many chunks held in registers */
+#define EC_MVE_RUN_FNS(prefix, f) \
+    EC_MVE_RUN_FN(prefix##0, 0, f, 1) EC_MVE_RUN_FN(prefix##1, 1, f, 1) \
+    EC_MVE_RUN_FN(prefix##2, 2, f, 1) EC_MVE_RUN_FN(prefix##3, 3, f, 1) \
+    EC_MVE_RUN_FN(prefix##4, 4, f, 1)
+EC_MVE_RUN_FNS(ec_mve_run_, 1)
+EC_MVE_RUN_FNS(ec_mve_run_onnx, 2)
+EC_MVE_RUN_FN(ec_mve_run_c, 0, 0, 1)
+EC_MVE_RUN_FN(ec_mve_run_tc, 0, 0, 0)
+EC_MVE_RUN_FN(ec_mve_run_t, 0, 1, 0)
+#undef EC_MVE_RUN_FNS
 #undef EC_MVE_RUN_FN
 
-/* onnx: ONNX numerics (a constant at each call site) */
+/* call(prefix##nc): the chunk count nc held in registers for kp (0: streamed) */
+#define EC_MVE_BY_KP(call, prefix) do { \
+        if (kp == 16) call(prefix##1); \
+        else if (kp == 32) call(prefix##2); \
+        else if (kp == 48) call(prefix##3); \
+        else if (kp == 64) call(prefix##4); \
+        else call(prefix##0); \
+    } while (0)
+
+/* per_channel, onnx: a record per 4 channels, ONNX numerics (constants at each call site) */
 EC_MVE_INLINE void ec_mve_run(const int8_t *x, int32_t xstep, int32_t n, int32_t kp,
                               const int8_t *w, const int32_t *bias, const int32_t *rq,
                               int per_channel, int32_t out_c, int32x4_t lo, int32x4_t hi,
                               int8_t *y, int32_t ystep, int onnx) {
     const int full = vgetq_lane_s32(lo, 0) == -128 && vgetq_lane_s32(hi, 0) == 127;
     /* direct calls (no function pointer: the static stack bound follows the call graph) */
-#define EC_MVE_CALL(fn) fn(x, xstep, n, kp, w, bias, rq, per_channel, out_c, lo, hi, y, ystep)
-    if (onnx) {
-        if (kp == 16) EC_MVE_CALL(ec_mve_run_onnx1);
-        else if (kp == 32) EC_MVE_CALL(ec_mve_run_onnx2);
-        else if (kp == 48) EC_MVE_CALL(ec_mve_run_onnx3);
-        else if (kp == 64) EC_MVE_CALL(ec_mve_run_onnx4);
-        else EC_MVE_CALL(ec_mve_run_onnx);
-    } else if (!full) EC_MVE_CALL(ec_mve_run_c);
-    else if (kp == 16) EC_MVE_CALL(ec_mve_run_1);
-    else if (kp == 32) EC_MVE_CALL(ec_mve_run_2);
-    else if (kp == 48) EC_MVE_CALL(ec_mve_run_3);
-    else if (kp == 64) EC_MVE_CALL(ec_mve_run_4);
-    else EC_MVE_CALL(ec_mve_run_0);
+#define EC_MVE_CALL(fn) fn(x, xstep, n, kp, w, bias, rq, out_c, lo, hi, y, ystep)
+    if (!per_channel) { /* (per-tensor fully connected layers: TFLite numerics) */
+        if (full) EC_MVE_CALL(ec_mve_run_t);
+        else EC_MVE_CALL(ec_mve_run_tc);
+    } else if (onnx) {
+        EC_MVE_BY_KP(EC_MVE_CALL, ec_mve_run_onnx);
+    } else if (!full) {
+        EC_MVE_CALL(ec_mve_run_c);
+    } else {
+        EC_MVE_BY_KP(EC_MVE_CALL, ec_mve_run_);
+    }
 #undef EC_MVE_CALL
 }
 

@@ -144,18 +144,13 @@ EC_MVE_INLINE void ec_mve_conv4(const ec_mve_conv_geom *g, const int8_t *x, int8
                 const int32_t n = xz - xa;
                 int8_t *yp = yr + xa * g->out_c;
 #define EC_MVE_INT(nc, f) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, nc, f)
-                if (onnx) {
-                    if (kp == 16) EC_MVE_INT(1, 2);
-                    else if (kp == 32) EC_MVE_INT(2, 2);
-                    else if (kp == 48) EC_MVE_INT(3, 2);
-                    else if (kp == 64) EC_MVE_INT(4, 2);
-                    else EC_MVE_INT(0, 2);
-                } else if (!full) EC_MVE_INT(0, 0);
-                else if (kp == 16) EC_MVE_INT(1, 1);
-                else if (kp == 32) EC_MVE_INT(2, 1);
-                else if (kp == 48) EC_MVE_INT(3, 1);
-                else if (kp == 64) EC_MVE_INT(4, 1);
-                else EC_MVE_INT(0, 1);
+#define EC_MVE_INT_ONNX(nc) EC_MVE_INT(nc, 2)
+#define EC_MVE_INT_FULL(nc) EC_MVE_INT(nc, 1)
+                if (onnx) EC_MVE_BY_KP(EC_MVE_INT_ONNX, );
+                else if (!full) EC_MVE_INT(0, 0);
+                else EC_MVE_BY_KP(EC_MVE_INT_FULL, );
+#undef EC_MVE_INT_FULL
+#undef EC_MVE_INT_ONNX
 #undef EC_MVE_INT
             }
         }
