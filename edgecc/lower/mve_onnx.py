@@ -107,6 +107,6 @@ def lower_add(g: Graph, n: Node, target) -> Kernel:
     p = add_params(g, n)
     assert not p["a_first"]  # (same shapes: neither operand is broadcast)
     return Kernel("mve/add_fma_onnx.c.j2", params=dict(_c_params(p), n=in_type(g, n).numel),
-                  variant="mve-add-onnx", headers=("mve/add.h",),
+                  variant="mve-add-onnx",
                   reason="Helium: onnxruntime's QLinearAdd in float32 fused multiply-adds, 4 "
                          "elements per vector")
