@@ -35,6 +35,8 @@ from opcheck import check_model
 VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j2",
             "c/max_pool_2d.c.j2",
             "dsp/conv_2d_4px.c.j2"}  # (1, 1, PX): tests/ops/test_dsp_conv_stream.py
+VERIFIED |= {"mve/conv_2d_4ch.c.j2", "mve/conv_2d_2ch3px.c.j2",  # tests/ops/test_mve_memory.py
+             "mve/depthwise_conv_2d_gather.c.j2"}
 
 
 # ---- the bound ------------------------------------------------------------------------------

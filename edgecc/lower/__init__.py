@@ -66,8 +66,9 @@ def lower_node(g: Graph, n: Node, target: Target) -> Lowered:
 def lower_graph(g: Graph, target: Target, scratch_budget: dict[int, int] | None = None
                 ) -> list[Lowered]:
     """One kernel per executing node. With `scratch_budget` (node position -> bytes dead at that
-    step), an optimized kernel whose scratch would not fit there gives way to the portable kernel
-    of the same op: speed never costs RAM beyond the activations' own peak."""
+    step), an optimized kernel whose scratch would not fit there (with what its streaming
+    overlap frees, stream_saving) gives way to the portable kernel of the same op: speed never
+    costs RAM beyond the activations' own peak."""
     portable = replace(target, isa_path=("c",), features=frozenset())
     out = []
     for i, n in enumerate(g.nodes):

@@ -14,12 +14,14 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.lower import dsp
+from edgecc.lower import mve_onnx as mo
 from edgecc.lower.fastrq import FastRequant
 from edgecc.lower.layout import interleave_rows, pad_to, round_up
 from edgecc.lower.geom import MveConvGeom, MveDwGeom, MveFcGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import conv_window
+from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops.fully_connected import fc_dims
 
 ISA = "mve"
@@ -65,7 +67,19 @@ def mve_blocks2(w_rows: np.ndarray, folded: np.ndarray, fr: FastRequant) -> MveB
                      recs.ravel().astype(np.int32))
 
 
-def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
+def triple_streams(batches: int, out_h: int, out_w: int) -> tuple[int, ...] | None:
+    """The pass order of ec_mve_conv_2d_2ch3px_s8 (Kernel.streams): it writes three pixels in
+    raster order at a time, reading their fields as it goes, so a pass must hold whole
+    triples: one row when the rows hold whole triples, else 3 rows (3 * out_w pixels). A
+    triple that runs over into the next batch has no pass order: None."""
+    if out_w % 3 == 0:
+        return (1,)
+    if batches > 1 and out_h * out_w % 3:
+        return None
+    return (3,)
+
+
+def _conv_kernel(n: Node, win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     """Helium (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_4ch_s8): 4 output channels per pass, VMLADAVA on
     16-byte chunks of the receptive field. How interior pixels read their field (in place as
     one run, as one run per filter row, or by byte gathers) decides the weights' input order."""
@@ -93,6 +107,8 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     rows[:, :, :run] = w.reshape(oc, kh, run)
     y0, y1, x0, x1 = win.interior()
     kp = round_up(kh * rowp, 16)
+    # 1x1 unpadded fields of whole 16-byte chunks are read in place: no field is ever copied
+    in_place = mode == 0 and ic % 16 == 0
     if kp > 64:
         # long fields: three pixels per weight pass, blocks of 2 channels
         # (runtime_c/mve/conv_2d.h, ec_mve_conv_2d_2ch3px_s8)
@@ -101,10 +117,13 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
                 win.out_w, oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w,
                 win.pad_t, win.pad_l, b2.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo,
                 rq.fr.hi, y0, y1, x0, x1)
-        return Kernel("mve/conv_2d_2ch3px.c.j2", params=dict(geom=geom),
+        return Kernel("mve/conv_2d_2ch3px.c.j2",
+                      params=dict(geom=geom, fn=mo.entry("ec_mve_conv_2d_2ch3px_s8", n)),
                       consts=dict(w=b2.w, rq=b2.rq, offs=offs if len(offs) else
-                                  np.zeros(16, np.uint8)), scratch=3 * (b2.kp + 64),
-                      variant=f"mve-conv-2ch3px-m{mode}",
+                                  np.zeros(16, np.uint8)),
+                      scratch=0 if in_place else 3 * (b2.kp + 64),
+                      streams=triple_streams(x.shape[0], win.out_h, win.out_w),
+                      variant=mo.tag(f"mve-conv-2ch3px-m{mode}", n),
                       reason=f"Helium: three pixels per pass over the weights, blocks of 2 "
                              f"output channels (6 VMLADAVA sums) over {b2.kp} taps, {how}; "
                              "per-channel requantization of 3 pixels")
@@ -112,10 +131,12 @@ def _conv_kernel(win, x, w: np.ndarray, rq, direct: bool) -> Kernel:
     geom = MveConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h, win.out_w,
             oc, kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
             mb.kp, mode, rowp, int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi, y0, y1, x0, x1)
-    return Kernel("mve/conv_2d_4ch.c.j2", params=dict(geom=geom),
+    return Kernel("mve/conv_2d_4ch.c.j2",
+                  params=dict(geom=geom, fn=mo.entry("ec_mve_conv_2d_4ch_s8", n)),
                   consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq, offs=offs if len(offs) else
                               np.zeros(16, np.uint8)),
-                  scratch=mb.kp + 64, variant=f"mve-conv-4ch-m{mode}",
+                  scratch=0 if in_place else mb.kp + 64, streams=(1,),
+                  variant=mo.tag(f"mve-conv-4ch-m{mode}", n),
                   reason=f"Helium: 4 output channels per pass, VMLADAVA over {mb.kp} taps in "
                          f"16-byte chunks, {how}; vector requantization")
 
@@ -124,16 +145,28 @@ def lower_conv(g: Graph, n: Node, target) -> Kernel:
     """The receptive fields of the DSP convolution against 4 output channels at a time."""
     win = conv_window(g, n)
     w = const(g, n, 1).astype(np.int64)
-    rq = dsp.conv_rq(g, n, w.reshape(w.shape[0], -1))
-    return _conv_kernel(win, in_type(g, n), w, rq, dsp.direct_fields(win))
+    rq = mo.conv_rq(g, n, w.reshape(w.shape[0], -1))
+    return _conv_kernel(n, win, in_type(g, n), w, rq, dsp.direct_fields(win))
 
 
 def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
     """One input channel, a filter over 8 rows: the convolution kernel on filter [oc, kh, kw, 1]."""
     win = conv_window(g, n)
     rows = dsp.dw_rows(g, n)
-    rq = dsp.conv_rq(g, n, rows)
-    return _conv_kernel(win, in_type(g, n), rows.reshape(-1, win.k_h, win.k_w, 1), rq, False)
+    rq = mo.conv_rq(g, n, rows)
+    return _conv_kernel(n, win, in_type(g, n), rows.reshape(-1, win.k_h, win.k_w, 1), rq, False)
+
+
+def dw_one_channel_applies(g: Graph, n: Node, target) -> str | None:
+    """One input channel: the layer IS a CONV_2D with in_c = 1 and out_c = the depth multiplier
+    (person_detect's first layer), whose fields of at most 64 bytes stay in registers across
+    all output channels (the depthwise gather walks its one plane once per 4 channels)."""
+    why = dsp.dw_common(g, n, target)
+    if why:
+        return why
+    if in_type(g, n).shape[3] != 1:
+        return "more than one input channel"
+    return None
 
 
 def dw_applies(g: Graph, n: Node, target) -> str | None:
@@ -155,10 +188,10 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
     kh, kw, oc = w.shape
     ic = x.shape[3]
-    rq = dsp.conv_rq(g, n, dsp.dw_rows(g, n))
+    rq = mo.conv_rq(g, n, dsp.dw_rows(g, n))
     # plane row: input columns at pad_l.., wide enough for the last output's window
     need = max(win.pad_l + win.in_w, (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1)
-    wp = round_up(need, 16)
+    wp = need
     offs = np.zeros((kh, 16), np.int64)
     for ph in range(kh):
         for fy in range(kh):
@@ -177,10 +210,11 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     geom = MveDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh,
             win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, int(x.q.zero_point[0]),
             rq.fr.lo, rq.fr.hi)
-    return Kernel("mve/depthwise_conv_2d_gather.c.j2", params=dict(geom=geom),
+    return Kernel("mve/depthwise_conv_2d_gather.c.j2",
+                  params=dict(geom=geom, fn=mo.entry("ec_mve_depthwise_conv_2d_gather_s8", n)),
                   consts=dict(w16=w16.ravel().astype(np.int8), rq=rqs.ravel().astype(np.int32),
                               offs=offs.ravel().astype(np.uint8)),
-                  scratch=ic * kh * wp, variant="mve-dw-gather",
+                  scratch=ic * kh * wp, variant=mo.tag("mve-dw-gather", n), streams=(1,),
                   reason=f"Helium: {kh}x{kw} window of a channel as one byte gather over int8 "
                          "channel planes, one VMLADAVA per output, 4 channels per requantization")
 
@@ -189,15 +223,18 @@ def _fc_kernel(g: Graph, n: Node, per_channel: bool) -> Kernel:
     """4 units per pass, VMLADAVA on 16-byte chunks (mve/fully_connected.h): per-tensor weights
     one requantization record for every block, per-channel weights every block's own record."""
     batches, units, depth = fc_dims(g, n)
-    rq = dsp.fc_rq(g, n, uniform=not per_channel)
+    per_channel = per_channel or is_onnx(n)  # (ONNX numerics: a scale per unit)
+    w = const(g, n, 1).astype(np.int64)
+    rq = mo.fc_rq(g, n, w, per_channel)
     fr = rq.fr
-    mb = mve_blocks(const(g, n, 1).astype(np.int64), rq.folded, fr)
+    mb = mve_blocks(w, rq.folded, fr)
     geom = MveFcGeom(batches, depth, mb.kp, units, fr.lo, fr.hi)
-    scratch = 0 if depth == mb.kp else mb.kp
+    scratch = 0 if depth == mb.kp or mb.kp <= 64 else mb.kp  # (short rows: a stack copy)
     if per_channel:
-        return Kernel("mve/fully_connected_4u_pc.c.j2", params=dict(geom=geom),
+        return Kernel("mve/fully_connected_4u_pc.c.j2",
+                      params=dict(geom=geom, fn=mo.entry("ec_mve_fully_connected_4u_pc_s8", n)),
                       consts=dict(w=mb.w, bias=mb.bias, rq=mb.rq), scratch=scratch,
-                      variant="mve-fc-4u-pc",
+                      variant=mo.tag("mve-fc-4u-pc", n),
                       reason="Helium: 4 units per pass, VMLADAVA on 16-byte chunks, per-channel "
                              "weights: each 4 units' own requantization record")
     rec = mb.rq[:12]  # per-tensor: one requantization record for every block
@@ -227,11 +264,14 @@ def lower_add(g: Graph, n: Node, target) -> Kernel:
                          "gathers, 4 elements per vector")
 
 TABLE: list[Candidate] = [
-    Candidate("CONV_2D", ISA, "conv", dsp.conv_applies, lower_conv),
-    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-gather", dw_applies, lower_dw),
-    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dsp.dw_as_conv_applies, lower_dw_as_conv),
-    Candidate("FULLY_CONNECTED", ISA, "fc-4u", dsp.fc_applies, lower_fc),
-    Candidate("FULLY_CONNECTED", ISA, "fc-4u-pc", dsp.fc_pc_applies, lower_fc_pc),
+    # (onnx: the conv / depthwise / FC kernels also run ONNX numerics, edgecc/lower/mve_onnx.py)
+    Candidate("CONV_2D", ISA, "conv", dsp.conv_applies, lower_conv, onnx=True),
+    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dw_one_channel_applies, lower_dw_as_conv,
+              onnx=True),
+    Candidate("DEPTHWISE_CONV_2D", ISA, "dw-gather", dw_applies, lower_dw, onnx=True),
+    Candidate("FULLY_CONNECTED", ISA, "fc-4u", dsp.fc_applies, lower_fc, onnx=True),
+    Candidate("FULLY_CONNECTED", ISA, "fc-4u-pc", dsp.fc_pc_applies, lower_fc_pc, onnx=True),
+    Candidate("ADD", ISA, "add-onnx", mo.add_applies, mo.lower_add, onnx=True),
     Candidate("ADD", ISA, "add-lut", dsp.add_applies, lower_add),
     Candidate("AVERAGE_POOL_2D", ISA, "avgpool", dsp.pool_applies,
               lambda g, n, t: dsp.pool_kernel(g, n, ISA)),

@@ -46,5 +46,28 @@ EC_MVE_SHARED void ec_mve_add_lut_s8(const ec_dsp_add_geom *g, const int8_t *a, 
     else ec_mve_add_run(g, a, b, y, ta, tb, 0);
 }
 
+#if (__ARM_FEATURE_MVE & 2)
+/* ---------------------------------------------------------------------------------------
+ * ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/ops/_onnx_elt.py): n elements of
+ * two same-shape int8 tensors, 4 per vector: t = fma(b, rb, k), v = fma(a, ra, t) in float32
+ * (VFMA: one rounding each, as onnxruntime's fused multiply-adds), VCVTN (round half to even,
+ * saturating, as the C twin's clamp to +-2^15 then rounding), clamped to [lo, hi]. Element i
+ * is written after a[i], b[i] are read (in-place safe).
+ */
+EC_MVE_SHARED void ec_mve_add_onnx_s8(const int8_t *a, const int8_t *b, int8_t *y, int32_t n,
+                                      float ra, float rb, float k, int32_t lo, int32_t hi) {
+    const float32x4_t vk = vdupq_n_f32(k);
+    const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
+    int32_t i;
+    for (i = 0; i < n; i += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const float32x4_t fa = vcvtq_f32_s32(vldrbq_z_s32(a + i, p));
+        const float32x4_t fb = vcvtq_f32_s32(vldrbq_z_s32(b + i, p));
+        const float32x4_t v = vfmaq_n_f32(vfmaq_n_f32(vk, fb, rb), fa, ra);
+        vstrbq_p_s32(y + i, vmaxq_s32(vminq_s32(vcvtnq_s32_f32(v), vhi), vlo), p);
+    }
+}
+#endif
+
 #endif /* __ARM_FEATURE_MVE */
 #endif /* EDGECC_MVE_ADD_H */

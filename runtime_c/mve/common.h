@@ -147,6 +147,25 @@ EC_MVE_INLINE int32x4_t ec_mve_rq4(int32x4_t acc, const int32_t *bias, const int
     return full ? ec_mve_sat8(t) : vmaxq_s32(vminq_s32(t, hi), lo);
 }
 
+/* ONNX numerics (onnxruntime's epilogue; ec_onnx_rq in edgecc_rt.h is the scalar twin): the sum
+ * plus bias to float32, times the channel's float32 scale (one rounding), rounded half to even,
+ * plus the output zero point (saturating: a sum beyond int32 clamps as the twin's pre-clamp
+ * does), clamped to [lo, hi]. rq per 4 channels: [scale bits x4][zero point x4][unused x4]. The
+ * kernels' ONNX entry points (*_onnx_s8) exist only with MVE floating point. */
+EC_MVE_INLINE int32x4_t ec_mve_rq4_onnx(int32x4_t acc, const int32_t *bias, const int32_t *rq,
+                                        int32x4_t lo, int32x4_t hi) {
+#if (__ARM_FEATURE_MVE & 2)
+    const float32x4_t f = vmulq_f32(vcvtq_f32_s32(vaddq_s32(acc, vldrwq_s32(bias))),
+                                    vreinterpretq_f32_s32(vldrwq_s32(rq)));
+    return vmaxq_s32(vminq_s32(vqaddq_s32(vcvtnq_s32_f32(f), vldrwq_s32(rq + 4)), hi), lo);
+#else
+    (void)acc; (void)bias; (void)rq; (void)lo; (void)hi;
+    __builtin_trap(); /* unreachable: no ONNX entry point without MVE floating point */
+#endif
+}
+
+/* epi (a constant at each call site): 0 = TFLite's requantization clamped to [lo, hi], 1 = the
+ * same over the whole int8 range (saturation), 2 = ONNX numerics (ec_mve_rq4_onnx). */
 EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t *w,
                               const int32_t *bias, const int32_t *rq, int per_channel,
                               int32_t out_c, int full, int32x4_t lo, int32x4_t hi, int8_t *y) {
@@ -186,31 +205,32 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
             a0 = a1 = a2 = a3 = 0;
             EC_MVE_MAC4(xp, w, kp / 16, a0, a1, a2, a3);
         }
-        if (full && nc != 4 && out_c - oc >= 4) {
-            /* the requantization in assembly (15 instructions; with 4 chunks held in registers
-             * the compiler's own version spills less) */
-            int32x4_t qx, qc;
+        if (full == 1 && out_c - oc >= 4) {
+            /* the requantization in assembly (15 instructions in two vector registers, the
+             * constants loaded in turn into the one the step frees) */
+            int32x4_t qx;
             __asm__ volatile("vmov %q[t][2], %q[t][0], %[v0], %[v2]\n\t"
                              "vmov %q[t][3], %q[t][1], %[v1], %[v3]\n\t"
-                             "vldrw.u32 %q[c], [%[b]]\n\t"
-                             "vadd.i32 %q[t], %q[t], %q[c]\n\t"
-                             "vldrw.u32 %q[c], [%[rq]]\n\t"
-                             "vqrdmulh.s32 %q[x], %q[t], %q[c]\n\t"
+                             "vldrw.u32 %q[x], [%[b]]\n\t"
+                             "vadd.i32 %q[t], %q[t], %q[x]\n\t"
+                             "vldrw.u32 %q[x], [%[rq]]\n\t"
+                             "vqrdmulh.s32 %q[x], %q[t], %q[x]\n\t"
                              "vshr.s32 %q[t], %q[t], #31\n\t"
                              "vadd.i32 %q[x], %q[x], %q[t]\n\t"
-                             "vldrw.u32 %q[c], [%[rq], #16]\n\t"
-                             "vadd.i32 %q[x], %q[x], %q[c]\n\t"
-                             "vldrw.u32 %q[c], [%[rq], #32]\n\t"
-                             "vshl.s32 %q[x], %q[x], %q[c]\n\t"
+                             "vldrw.u32 %q[t], [%[rq], #16]\n\t"
+                             "vadd.i32 %q[x], %q[x], %q[t]\n\t"
+                             "vldrw.u32 %q[t], [%[rq], #32]\n\t"
+                             "vshl.s32 %q[x], %q[x], %q[t]\n\t"
                              "vqshl.s32 %q[x], %q[x], #24\n\t"
                              "vshr.s32 %q[x], %q[x], #24\n\t"
                              "vstrb.32 %q[x], [%[y]]\n\t"
-                             : [t] "=&w"(t), [x] "=&w"(qx), [c] "=&w"(qc)
+                             : [t] "=&w"(t), [x] "=&w"(qx)
                              : [v0] "r"(a0), [v1] "r"(a1), [v2] "r"(a2), [v3] "r"(a3),
                                [b] "r"(bias), [rq] "r"(rq), [y] "l"(y)
                              : "memory");
         } else {
-            t = ec_mve_rq4(ec_mve_vec4(a0, a1, a2, a3), bias, rq, full, lo, hi);
+            t = full == 2 ? ec_mve_rq4_onnx(ec_mve_vec4(a0, a1, a2, a3), bias, rq, lo, hi)
+                          : ec_mve_rq4(ec_mve_vec4(a0, a1, a2, a3), bias, rq, full, lo, hi);
             if (out_c - oc >= 4) vstrbq_s32(y, t);
             else vstrbq_p_s32(y, t, vctp32q((uint32_t)(out_c - oc)));
         }
@@ -218,48 +238,67 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
     }
 }
 
-/* ec_mve_row with the chunk count and the clamp as constants of the call. */
-/* n rows x (x, x + xstep, ...) -> y, y + ystep, ...: the chunk count and the clamp become
- * constants of each loop (a switch outside it). */
-/* n rows x (x, x + xstep, ...) -> y, y + ystep, ...; one separate function per chunk count
- * and clamp (each loop's register allocation then stays its own). */
-#define EC_MVE_RUN_FN(name, nc, f) \
+/* n rows x (x, x + xstep, ...) -> y, y + ystep, ...; one separate function per chunk count,
+ * epilogue and record stride (pc: a record per 4 channels, or one for all: per-tensor fully
+ * connected layers), each a constant of its loop (each loop's register allocation then stays
+ * its own). */
+#define EC_MVE_RUN_FN(name, nc, f, pc) \
     static __attribute__((noinline, unused)) EC_MVE_NOSCHED void name( \
         const int8_t *x, int32_t xstep, int32_t n, int32_t kp, const int8_t *w, \
-        const int32_t *bias, const int32_t *rq, int per_channel, int32_t out_c, int32x4_t lo, \
+        const int32_t *bias, const int32_t *rq, int32_t out_c, int32x4_t lo, \
         int32x4_t hi, int8_t *y, int32_t ystep) { \
         int32_t i; \
         for (i = 0; i < n; ++i, x += xstep, y += ystep) \
-            ec_mve_row(x, kp, nc, w, bias, rq, per_channel, out_c, f, lo, hi, y); \
+            ec_mve_row(x, kp, nc, w, bias, rq, pc, out_c, f, lo, hi, y); \
     }
-EC_MVE_RUN_FN(ec_mve_run_c, 0, 0)
-EC_MVE_RUN_FN(ec_mve_run_0, 0, 1)
-EC_MVE_RUN_FN(ec_mve_run_1, 1, 1)
-EC_MVE_RUN_FN(ec_mve_run_2, 2, 1)
-EC_MVE_RUN_FN(ec_mve_run_3, 3, 1)
-EC_MVE_RUN_FN(ec_mve_run_4, 4, 1)
+/* prefix##0 .. prefix##4: 0 = the row streamed, 1-4 = that many chunks held in registers */
+#define EC_MVE_RUN_FNS(prefix, f) \
+    EC_MVE_RUN_FN(prefix##0, 0, f, 1) EC_MVE_RUN_FN(prefix##1, 1, f, 1) \
+    EC_MVE_RUN_FN(prefix##2, 2, f, 1) EC_MVE_RUN_FN(prefix##3, 3, f, 1) \
+    EC_MVE_RUN_FN(prefix##4, 4, f, 1)
+EC_MVE_RUN_FNS(ec_mve_run_, 1)
+EC_MVE_RUN_FNS(ec_mve_run_onnx, 2)
+EC_MVE_RUN_FN(ec_mve_run_c, 0, 0, 1)
+EC_MVE_RUN_FN(ec_mve_run_tc, 0, 0, 0)
+EC_MVE_RUN_FN(ec_mve_run_t, 0, 1, 0)
+#undef EC_MVE_RUN_FNS
 #undef EC_MVE_RUN_FN
 
+/* call(prefix##nc): the chunk count nc held in registers for kp (0: streamed) */
+#define EC_MVE_BY_KP(call, prefix) do { \
+        if (kp == 16) call(prefix##1); \
+        else if (kp == 32) call(prefix##2); \
+        else if (kp == 48) call(prefix##3); \
+        else if (kp == 64) call(prefix##4); \
+        else call(prefix##0); \
+    } while (0)
+
+/* per_channel, onnx: a record per 4 channels, ONNX numerics (constants at each call site) */
 EC_MVE_INLINE void ec_mve_run(const int8_t *x, int32_t xstep, int32_t n, int32_t kp,
                               const int8_t *w, const int32_t *bias, const int32_t *rq,
                               int per_channel, int32_t out_c, int32x4_t lo, int32x4_t hi,
-                              int8_t *y, int32_t ystep) {
+                              int8_t *y, int32_t ystep, int onnx) {
     const int full = vgetq_lane_s32(lo, 0) == -128 && vgetq_lane_s32(hi, 0) == 127;
     /* direct calls (no function pointer: the static stack bound follows the call graph) */
-#define EC_MVE_CALL(fn) fn(x, xstep, n, kp, w, bias, rq, per_channel, out_c, lo, hi, y, ystep)
-    if (!full) EC_MVE_CALL(ec_mve_run_c);
-    else if (kp == 16) EC_MVE_CALL(ec_mve_run_1);
-    else if (kp == 32) EC_MVE_CALL(ec_mve_run_2);
-    else if (kp == 48) EC_MVE_CALL(ec_mve_run_3);
-    else if (kp == 64) EC_MVE_CALL(ec_mve_run_4);
-    else EC_MVE_CALL(ec_mve_run_0);
+#define EC_MVE_CALL(fn) fn(x, xstep, n, kp, w, bias, rq, out_c, lo, hi, y, ystep)
+    if (!per_channel) { /* (per-tensor fully connected layers: TFLite numerics) */
+        if (full) EC_MVE_CALL(ec_mve_run_t);
+        else EC_MVE_CALL(ec_mve_run_tc);
+    } else if (onnx) {
+        EC_MVE_BY_KP(EC_MVE_CALL, ec_mve_run_onnx);
+    } else if (!full) {
+        EC_MVE_CALL(ec_mve_run_c);
+    } else {
+        EC_MVE_BY_KP(EC_MVE_CALL, ec_mve_run_);
+    }
 #undef EC_MVE_CALL
 }
 
 EC_MVE_INLINE void ec_mve_row_any(const int8_t *x, int32_t kp, const int8_t *w,
                                   const int32_t *bias, const int32_t *rq, int per_channel,
-                                  int32_t out_c, int32x4_t lo, int32x4_t hi, int8_t *y) {
-    ec_mve_run(x, 0, 1, kp, w, bias, rq, per_channel, out_c, lo, hi, y, 0);
+                                  int32_t out_c, int32x4_t lo, int32x4_t hi, int8_t *y,
+                                  int onnx) {
+    ec_mve_run(x, 0, 1, kp, w, bias, rq, per_channel, out_c, lo, hi, y, 0, onnx);
 }
 
 #endif /* __ARM_FEATURE_MVE */

@@ -97,10 +97,13 @@ EC_MVE_INLINE void ec_mve_interior(const ec_mve_conv_geom *g, const int8_t *xb,
     }
 }
 
-/* scratch: kp + 64 bytes (a copied field, or a short one assembled from rows / gathers). */
-EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
-                               const int8_t *w, const int32_t *bias, const int32_t *rq,
-                               const uint8_t *offs, uint8_t *scratch) {
+/* scratch: kp + 64 bytes (a copied field, or a short one assembled from rows / gathers); none
+ * (NULL) for 1x1 unpadded layers whose in_c is a multiple of 16 (every field read in place).
+ * Writes whole output rows in raster order, each reading only its own pixels' fields: the
+ * planner may stream it (Kernel.streams = (1,)). */
+EC_MVE_INLINE void ec_mve_conv4(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
+                                 const int8_t *w, const int32_t *bias, const int32_t *rq,
+                                 const uint8_t *offs, uint8_t *scratch, int onnx) {
     const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
     const int full = g->lo == -128 && g->hi == 127;
     const int32_t c = g->in_c, kp = g->kp, plane = g->in_h * g->in_w * c;
@@ -112,13 +115,13 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
         const int32_t total = g->pixels * c;
         int32_t safe = total >= kp ? (total - kp) / c + 1 : 0;
         if (safe > g->pixels) safe = g->pixels;
-        ec_mve_run(x, c, safe, kp, w, bias, rq, 1, g->out_c, lo, hi, y, g->out_c);
+        ec_mve_run(x, c, safe, kp, w, bias, rq, 1, g->out_c, lo, hi, y, g->out_c, onnx);
         for (pix = safe; pix < g->pixels; ++pix) {
             for (i = 0; i < c; i += 16) {
                 const mve_pred16_t p = vctp8q((uint32_t)(c - i));
                 vstrbq_p_s8(col + i, vldrbq_z_s8(x + pix * c + i, p), p);
             }
-            ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, y + pix * g->out_c);
+            ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, y + pix * g->out_c, onnx);
         }
         return;
     }
@@ -132,7 +135,8 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
                 if (ox == xa) ox = xz;
                 if (ox >= g->out_w) break;
                 ec_mve_col(g, xb, oy, ox, col);
-                ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, yr + ox * g->out_c);
+                ec_mve_row_any(col, kp, w, bias, rq, 1, g->out_c, lo, hi, yr + ox * g->out_c,
+                               onnx);
             }
             if (xz > xa) { /* interior pixels: fields in place (the chunk count a constant) */
                 const int8_t *base = xb + ((oy * g->s_h - g->pad_t) * g->in_w +
@@ -140,17 +144,34 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
                 const int32_t n = xz - xa;
                 int8_t *yp = yr + xa * g->out_c;
 #define EC_MVE_INT(nc, f) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, nc, f)
-                if (!full) EC_MVE_INT(0, 0);
-                else if (kp == 16) EC_MVE_INT(1, 1);
-                else if (kp == 32) EC_MVE_INT(2, 1);
-                else if (kp == 48) EC_MVE_INT(3, 1);
-                else if (kp == 64) EC_MVE_INT(4, 1);
-                else EC_MVE_INT(0, 1);
+#define EC_MVE_INT_ONNX(nc) EC_MVE_INT(nc, 2)
+#define EC_MVE_INT_FULL(nc) EC_MVE_INT(nc, 1)
+                if (onnx) EC_MVE_BY_KP(EC_MVE_INT_ONNX, );
+                else if (!full) EC_MVE_INT(0, 0);
+                else EC_MVE_BY_KP(EC_MVE_INT_FULL, );
+#undef EC_MVE_INT_FULL
+#undef EC_MVE_INT_ONNX
 #undef EC_MVE_INT
             }
         }
     }
 }
+
+EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
+                               const int8_t *w, const int32_t *bias, const int32_t *rq,
+                               const uint8_t *offs, uint8_t *scratch) {
+    ec_mve_conv4(g, x, y, w, bias, rq, offs, scratch, 0);
+}
+
+#if (__ARM_FEATURE_MVE & 2)
+/* ONNX numerics (mve/common.h, ec_mve_rq4_onnx): rq per 4 channels [scale bits x4][zp x4][0 x4]. */
+EC_MVE_SHARED void ec_mve_conv_2d_4ch_onnx_s8(const ec_mve_conv_geom *g, const int8_t *x,
+                                              int8_t *y, const int8_t *w, const int32_t *bias,
+                                              const int32_t *rq, const uint8_t *offs,
+                                              uint8_t *scratch) {
+    ec_mve_conv4(g, x, y, w, bias, rq, offs, scratch, 1);
+}
+#endif
 
 /* ---------------------------------------------------------------------------------------
  * CONV_2D with long fields (kp > 64): three output pixels (consecutive in raster order) per
@@ -163,6 +184,14 @@ EC_MVE_SHARED void ec_mve_conv_2d_4ch_s8(const ec_mve_conv_geom *g, const int8_t
 EC_MVE_INLINE int32x4_t ec_mve_rq_ch(int32x4_t acc, const int32_t *r, int full, int32x4_t lo,
                                      int32x4_t hi) {
     int32x4_t t = vaddq_n_s32(acc, r[0]);
+#if (__ARM_FEATURE_MVE & 2)
+    if (full >= 2) { /* ONNX numerics: r = [bias, scale bits, zp, 0] (ec_mve_rq4_onnx) */
+        float s;
+        memcpy(&s, &r[1], sizeof s);
+        t = vqaddq_n_s32(vcvtnq_s32_f32(vmulq_n_f32(vcvtq_f32_s32(t), s)), r[2]);
+        return vmaxq_s32(vminq_s32(t, hi), lo);
+    }
+#endif
     t = vaddq_s32(vaddq_n_s32(vqrdmulhq_n_s32(t, r[1]), r[2]), vshrq_n_s32(t, 31));
     t = vshlq_r_s32(t, r[3]);
     return full ? ec_mve_sat8(t) : vmaxq_s32(vminq_s32(t, hi), lo);
@@ -210,12 +239,29 @@ EC_MVE_INLINE const int8_t *ec_mve_field3(const ec_mve_conv_geom *g, const int8_
     return col;
 }
 
+/* The epilogues of one channel's 3 sums (t: sums + bias; r1..r3: the record's scalars) that
+ * leave int8-saturable lanes in x: TFLite's requantization, or ONNX numerics (float32 product
+ * with the scale, VCVTN, + zero point; over the whole int8 range, full == 3). */
+#define EC_MVE_RQ3_TFLITE \
+    "vqrdmulh.s32 %q[x], %q[t], %[r1]\n\t" \
+    "vshr.s32 %q[t], %q[t], #31\n\t" \
+    "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
+    "vadd.i32 %q[x], %q[x], %[r2]\n\t" \
+    "vshl.s32 %q[x], %[r3]\n\t"
+#define EC_MVE_RQ3_ONNX \
+    "vcvt.f32.s32 %q[t], %q[t]\n\t" \
+    "vmul.f32 %q[t], %q[t], %[r1]\n\t" \
+    "vcvtn.s32.f32 %q[x], %q[t]\n\t" \
+    "vqadd.s32 %q[x], %q[x], %[r2]\n\t"
+
+/* full: the epilogue (epi of ec_mve_row, mve/common.h; 3: ONNX over the whole int8 range) */
 EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
                                      const int8_t *w, const int32_t *rq, const uint8_t *offs,
                                      int8_t *col, int full) {
     const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
     const int32_t kp = g->kp, nc = kp / 16, out_c = g->out_c, cols = kp + 64;
-    const uint32x4_t yoff = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)out_c);
+    const uint32x4_t yoff = vsetq_lane_u32((uint32_t)out_c,
+                                           vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)out_c), 3);
     int32_t pix, oc;
     for (pix = 0; pix < g->pixels; pix += 3) {
         const int32_t np = g->pixels - pix < 3 ? g->pixels - pix : 3;
@@ -226,26 +272,24 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
         const int8_t *wp = w;
         const int32_t *r = rq;
         int8_t *yp = y + pix * out_c;
-        /* Whole triples with a pixel after them, even channel counts, int8 clamp: the
-         * epilogue in assembly, storing 4 lanes (the 4th lands on the next pixel's channel,
-         * which the next triple writes afterwards). */
-        const int fast = full && np == 3 && pix + 3 < g->pixels && (out_c & 1) == 0;
+        /* Whole triples (but the last), even channel counts, int8 clamp: the epilogue in assembly, storing
+         * 4 lanes: the 4th holds the 2nd pixel's sum and yoff sends it to the 2nd pixel's
+         * byte again (the same value), so nothing outside the triple's own pixels is written
+         * (a streamed plan may still hold input under the next pass's output). */
+        const int fast = (full == 1 || full == 3) && np == 3 && pix + 3 < g->pixels &&
+                         (out_c & 1) == 0;
         for (oc = 0; fast && oc < out_c; oc += 2, r += 8, yp += 2) {
             int32_t a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0, t0, t1, t2, t3;
             int32x4_t qt, qx;
             const int8_t *pa = fa, *pb = fb, *pc = fc;
             EC_MVE_MAC2X3(pa, pb, pc, wp, nc, a0, a1, a2, b0, b1, b2);
-#define EC_MVE_RQ3(x0, x1, x2, rec, y) \
+#define EC_MVE_RQ3(x0, x1, x2, rec, y, epilogue) \
             __asm__ volatile("vmov %q[t][2], %q[t][0], %[v0], %[v2]\n\t" \
                              "vmov %q[t][3], %q[t][1], %[v1], %[v1]\n\t" \
                              "ldrd %[r0], %[r1], [%[rp]]\n\t" \
                              "ldrd %[r2], %[r3], [%[rp], #8]\n\t" \
                              "vadd.i32 %q[t], %q[t], %[r0]\n\t" \
-                             "vqrdmulh.s32 %q[x], %q[t], %[r1]\n\t" \
-                             "vshr.s32 %q[t], %q[t], #31\n\t" \
-                             "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
-                             "vadd.i32 %q[x], %q[x], %[r2]\n\t" \
-                             "vshl.s32 %q[x], %[r3]\n\t" \
+                             epilogue \
                              "vqshl.s32 %q[x], %q[x], #24\n\t" \
                              "vshr.s32 %q[x], %q[x], #24\n\t" \
                              "vstrb.32 %q[x], [%[yo], %q[off]]\n\t" \
@@ -254,8 +298,13 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
                              : [v0] "r"(x0), [v1] "r"(x1), [v2] "r"(x2), [rp] "r"(rec), \
                                [yo] "r"(y), [off] "w"(yoff) \
                              : "memory")
-            EC_MVE_RQ3(a0, a1, a2, r, yp);
-            EC_MVE_RQ3(b0, b1, b2, r + 4, yp + 1);
+            if (full == 1) {
+                EC_MVE_RQ3(a0, a1, a2, r, yp, EC_MVE_RQ3_TFLITE);
+                EC_MVE_RQ3(b0, b1, b2, r + 4, yp + 1, EC_MVE_RQ3_TFLITE);
+            } else {
+                EC_MVE_RQ3(a0, a1, a2, r, yp, EC_MVE_RQ3_ONNX);
+                EC_MVE_RQ3(b0, b1, b2, r + 4, yp + 1, EC_MVE_RQ3_ONNX);
+            }
 #undef EC_MVE_RQ3
         }
         for (; oc < out_c; oc += 2, r += 8, yp += 2) {
@@ -274,7 +323,8 @@ EC_MVE_INLINE void ec_mve_conv23_run(const ec_mve_conv_geom *g, const int8_t *x,
     }
 }
 
-/* scratch: 3 * (kp + 64) bytes. */
+/* scratch: 3 * (kp + 64) bytes; none (NULL) for 1x1 unpadded layers whose in_c is a multiple
+ * of 16. Streams in passes of whole triples (see ec_mve_conv23_run). */
 EC_MVE_SHARED void ec_mve_conv_2d_2ch3px_s8(const ec_mve_conv_geom *g, const int8_t *x, int8_t *y,
                                  const int8_t *w, const int32_t *rq, const uint8_t *offs,
                                  uint8_t *scratch) {
@@ -282,6 +332,16 @@ EC_MVE_SHARED void ec_mve_conv_2d_2ch3px_s8(const ec_mve_conv_geom *g, const int
     if (g->lo == -128 && g->hi == 127) ec_mve_conv23_run(g, x, y, w, rq, offs, col, 1);
     else ec_mve_conv23_run(g, x, y, w, rq, offs, col, 0);
 }
+
+#if (__ARM_FEATURE_MVE & 2)
+/* ONNX numerics: per channel [bias, scale bits, zp, 0] (ec_mve_rq_ch). */
+EC_MVE_SHARED void ec_mve_conv_2d_2ch3px_onnx_s8(const ec_mve_conv_geom *g, const int8_t *x,
+                                                 int8_t *y, const int8_t *w, const int32_t *rq,
+                                                 const uint8_t *offs, uint8_t *scratch) {
+    if (g->lo == -128 && g->hi == 127) ec_mve_conv23_run(g, x, y, w, rq, offs, (int8_t *)scratch, 3);
+    else ec_mve_conv23_run(g, x, y, w, rq, offs, (int8_t *)scratch, 2);
+}
+#endif
 
 #endif /* __ARM_FEATURE_MVE */
 #endif /* EDGECC_MVE_CONV_2D_H */

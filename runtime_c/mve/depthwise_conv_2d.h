@@ -19,15 +19,61 @@ typedef struct {
     int32_t k_h, s_h, s_w, pad_t, pad_l, wp, pad_val, lo, hi;
 } ec_mve_dw_geom;
 
-EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) { /* n a multiple of 16 */
+EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
     const int8x16_t z = vdupq_n_s8((int8_t)v);
     int32_t i;
-    for (i = 0; i < n; i += 16) vst1q_s8(d + i, z);
+    for (i = 0; i + 16 <= n; i += 16) vst1q_s8(d + i, z);
+    if (i < n) vstrbq_p_s8(d + i, z, vctp8q((uint32_t)(n - i)));
 }
+
+/* The 4 sums of one pixel's 4 channels (gathers + VMLAV), then an epilogue in assembly that
+ * leaves int8 lanes in x and stores them: TFLite's requantization, or (ONNX numerics over the
+ * whole int8 range) float32(sum + bias) * scale, VCVTN, + zero point; both saturate to int8. */
+#define EC_MVE_DW_TFLITE \
+    "vldrw.u32 %q[x], [%[rq], #16]\n\t" \
+    "vqrdmulh.s32 %q[x], %q[t], %q[x]\n\t" \
+    "vshr.s32 %q[t], %q[t], #31\n\t" \
+    "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
+    "vldrw.u32 %q[t], [%[rq], #32]\n\t" \
+    "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
+    "vldrw.u32 %q[t], [%[rq], #48]\n\t" \
+    "vshl.s32 %q[x], %q[x], %q[t]\n\t"
+#define EC_MVE_DW_ONNX \
+    "vcvt.f32.s32 %q[t], %q[t]\n\t" \
+    "vldrw.u32 %q[x], [%[rq], #16]\n\t" \
+    "vmul.f32 %q[t], %q[t], %q[x]\n\t" \
+    "vcvtn.s32.f32 %q[x], %q[t]\n\t" \
+    "vldrw.u32 %q[t], [%[rq], #32]\n\t" \
+    "vqadd.s32 %q[x], %q[x], %q[t]\n\t"
+#define EC_MVE_DW_PIXEL(epilogue) \
+    __asm__ volatile( \
+        "vldrb.u8 %q[x], [%[p0], %q[off]]\n\t" \
+        "vmlav.s8 %[a0], %q[x], %q[w0]\n\t" \
+        "vldrb.u8 %q[x], [%[p1], %q[off]]\n\t" \
+        "vmlav.s8 %[a1], %q[x], %q[w1]\n\t" \
+        "vldrb.u8 %q[x], [%[p2], %q[off]]\n\t" \
+        "vmlav.s8 %[a2], %q[x], %q[w2]\n\t" \
+        "vldrb.u8 %q[x], [%[p3], %q[off]]\n\t" \
+        "vmlav.s8 %[a3], %q[x], %q[w3]\n\t" \
+        "vmov %q[t][2], %q[t][0], %[a0], %[a2]\n\t" \
+        "vmov %q[t][3], %q[t][1], %[a1], %[a3]\n\t" \
+        "vldrw.u32 %q[x], [%[rq]]\n\t" \
+        "vadd.i32 %q[t], %q[t], %q[x]\n\t" \
+        epilogue \
+        "vqshl.s32 %q[x], %q[x], #24\n\t" \
+        "vshr.s32 %q[x], %q[x], #24\n\t" \
+        "vstrb.32 %q[x], [%[y]]\n\t" \
+        : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), \
+          [x] "=&w"(qx), [t] "=&w"(qt) \
+        : [p0] "r"(p0), [p1] "r"(p1), [p2] "r"(p2), [p3] "r"(p3), [off] "w"(offv), \
+          [w0] "w"(w0), [w1] "w"(w1), [w2] "w"(w2), [w3] "w"(w3), [rq] "r"(rq), \
+          [y] "l"(yp) /* VSTRB.32 wants a low register */ \
+        : "memory")
 
 /* One output row: planes hold its k_h input rows at the slots offv names. w16: [oc][16]
  * filter taps in window-lane order (zero lanes past the filter); rq: per 4 channels the
- * records [bias x4][m x4][N x4][-e x4]; channels padded to 4. */
+ * records [bias x4][m x4][N x4][-e x4]; channels padded to 4. full: the epilogue (epi of
+ * ec_mve_row, mve/common.h; 3: ONNX numerics over the whole int8 range). */
 EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, int8_t *yr,
                                  const int8_t *w16, const int32_t *rq, uint8x16_t offv,
                                  int full) {
@@ -51,44 +97,17 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
         }
         const int32_t nv = out_c - oc;
         int8_t *yp = yr + oc;
-        if (full && nv >= 4) {
+        if ((full == 1 || full == 3) && nv >= 4) {
             /* one pixel of 4 channels in assembly: 4 gathers + 4 VMLAV, the requantization
-             * with the 4 records' vectors loaded in turn into one register (compilers keep
-             * the constants live and spill the filters instead) */
+             * with the 4 records' vectors loaded in turn into the two working registers
+             * (compilers keep the constants live and spill the filters instead; the filters,
+             * the offsets and the two leave one vector register free) */
             for (ox = 0; ox < out_w; ++ox, p0 += sw, p1 += sw, p2 += sw, p3 += sw, yp += out_c) {
                 int32_t a0, a1, a2, a3;
                 int8x16_t qx;
-                int32x4_t qt, qc;
-                __asm__ volatile(
-                    "vldrb.u8 %q[x], [%[p0], %q[off]]\n\t"
-                    "vmlav.s8 %[a0], %q[x], %q[w0]\n\t"
-                    "vldrb.u8 %q[x], [%[p1], %q[off]]\n\t"
-                    "vmlav.s8 %[a1], %q[x], %q[w1]\n\t"
-                    "vldrb.u8 %q[x], [%[p2], %q[off]]\n\t"
-                    "vmlav.s8 %[a2], %q[x], %q[w2]\n\t"
-                    "vldrb.u8 %q[x], [%[p3], %q[off]]\n\t"
-                    "vmlav.s8 %[a3], %q[x], %q[w3]\n\t"
-                    "vmov %q[t][2], %q[t][0], %[a0], %[a2]\n\t"
-                    "vmov %q[t][3], %q[t][1], %[a1], %[a3]\n\t"
-                    "vldrw.u32 %q[c], [%[rq]]\n\t"
-                    "vadd.i32 %q[t], %q[t], %q[c]\n\t"
-                    "vldrw.u32 %q[c], [%[rq], #16]\n\t"
-                    "vqrdmulh.s32 %q[x], %q[t], %q[c]\n\t"
-                    "vshr.s32 %q[t], %q[t], #31\n\t"
-                    "vadd.i32 %q[x], %q[x], %q[t]\n\t"
-                    "vldrw.u32 %q[c], [%[rq], #32]\n\t"
-                    "vadd.i32 %q[x], %q[x], %q[c]\n\t"
-                    "vldrw.u32 %q[c], [%[rq], #48]\n\t"
-                    "vshl.s32 %q[x], %q[x], %q[c]\n\t"
-                    "vqshl.s32 %q[x], %q[x], #24\n\t"
-                    "vshr.s32 %q[x], %q[x], #24\n\t"
-                    "vstrb.32 %q[x], [%[y]]\n\t"
-                    : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3),
-                      [x] "=&w"(qx), [t] "=&w"(qt), [c] "=&w"(qc)
-                    : [p0] "r"(p0), [p1] "r"(p1), [p2] "r"(p2), [p3] "r"(p3), [off] "w"(offv),
-                      [w0] "w"(w0), [w1] "w"(w1), [w2] "w"(w2), [w3] "w"(w3), [rq] "r"(rq),
-                      [y] "l"(yp) /* VSTRB.32 wants a low register */
-                    : "memory");
+                int32x4_t qt;
+                if (full == 1) EC_MVE_DW_PIXEL(EC_MVE_DW_TFLITE);
+                else EC_MVE_DW_PIXEL(EC_MVE_DW_ONNX);
             }
             continue;
         }
@@ -97,22 +116,22 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
             const int32_t a1 = vmladavq_s8(vldrbq_gather_offset_s8(p1, offv), w1);
             const int32_t a2 = vmladavq_s8(vldrbq_gather_offset_s8(p2, offv), w2);
             const int32_t a3 = vmladavq_s8(vldrbq_gather_offset_s8(p3, offv), w3);
-            int32x4_t t = vaddq_s32(ec_mve_vec4(a0, a1, a2, a3), vldrwq_s32(rq));
-            t = vaddq_s32(vaddq_s32(vqrdmulhq_s32(t, vldrwq_s32(rq + 4)), vldrwq_s32(rq + 8)),
-                          vshrq_n_s32(t, 31));
-            t = vshlq_s32(t, vldrwq_s32(rq + 12));
-            t = full ? ec_mve_sat8(t)
-                     : vmaxq_s32(vminq_s32(t, vdupq_n_s32(g->hi)), vdupq_n_s32(g->lo));
+            const int32x4_t acc = ec_mve_vec4(a0, a1, a2, a3);
+            const int32x4_t lo = vdupq_n_s32(g->lo), hi = vdupq_n_s32(g->hi);
+            const int32x4_t t = full >= 2 ? ec_mve_rq4_onnx(acc, rq, rq + 4, lo, hi)
+                                          : ec_mve_rq4(acc, rq, rq + 4, full, lo, hi);
             if (nv >= 4) vstrbq_s32(yp, t);
             else vstrbq_p_s32(yp, t, vctp32q((uint32_t)nv));
         }
     }
 }
 
-/* scratch: in_c * k_h * wp bytes (wp a multiple of 16). offs: [k_h phases][16] offsets. */
-EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_s8(const ec_mve_dw_geom *g, const int8_t *x, int8_t *y,
-                             const int8_t *w16, const int32_t *rq, const uint8_t *offs,
-                             uint8_t *scratch) {
+/* scratch: in_c * k_h * wp bytes (wp: the plane row, as wide as the windows reach). offs:
+ * [k_h phases][16] offsets. Output rows in order, each loading only the input rows of its own
+ * windows into the ring: the planner may stream it (Kernel.streams = (1,)). */
+EC_MVE_INLINE void ec_mve_dw_gather(const ec_mve_dw_geom *g, const int8_t *x, int8_t *y,
+                                     const int8_t *w16, const int32_t *rq, const uint8_t *offs,
+                                     uint8_t *scratch, int onnx) {
     int8_t *planes = (int8_t *)scratch;
     const int32_t wp = g->wp, kh = g->k_h, blk = kh * wp, c_n = g->in_c;
     const uint16x8_t coff = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)blk);
@@ -139,20 +158,43 @@ EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_s8(const ec_mve_dw_geom *g, c
                     const int8_t *src = xb + row * g->in_w * c_n;
                     dst += g->pad_l;
                     for (i = 0; i < g->in_w; ++i, src += c_n, ++dst) {
-                        for (c = 0; c < c_n; c += 8) {
+                        int8_t *d = dst;
+                        for (c = 0; c + 8 <= c_n; c += 8, d += 8 * blk) {
+                            vstrbq_scatter_offset_s16(d, coff, vldrbq_s16(src + c));
+                        }
+                        if (c < c_n) { /* (predicates only for the last few channels) */
                             const mve_pred16_t p = vctp16q((uint32_t)(c_n - c));
-                            vstrbq_scatter_offset_p_s16(dst + c * blk, coff,
-                                                        vldrbq_z_s16(src + c, p), p);
+                            vstrbq_scatter_offset_p_s16(d, coff, vldrbq_z_s16(src + c, p), p);
                         }
                     }
                 }
             }
             offv = vldrbq_u8(offs + 16 * ((oy * g->s_h) % kh));
-            if (full) ec_mve_dw_row(g, planes, yr, w16, rq, offv, 1);
+            if (onnx && full) ec_mve_dw_row(g, planes, yr, w16, rq, offv, 3);
+            else if (onnx) ec_mve_dw_row(g, planes, yr, w16, rq, offv, 2);
+            else if (full) ec_mve_dw_row(g, planes, yr, w16, rq, offv, 1);
             else ec_mve_dw_row(g, planes, yr, w16, rq, offv, 0);
         }
     }
 }
+
+EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_s8(const ec_mve_dw_geom *g, const int8_t *x,
+                                                      int8_t *y, const int8_t *w16,
+                                                      const int32_t *rq, const uint8_t *offs,
+                                                      uint8_t *scratch) {
+    ec_mve_dw_gather(g, x, y, w16, rq, offs, scratch, 0);
+}
+
+#if (__ARM_FEATURE_MVE & 2)
+/* ONNX numerics: rq per 4 channels [bias x4][scale bits x4][zp x4][0 x4] (ec_mve_rq4_onnx). */
+EC_MVE_SHARED void ec_mve_depthwise_conv_2d_gather_onnx_s8(const ec_mve_dw_geom *g,
+                                                           const int8_t *x, int8_t *y,
+                                                           const int8_t *w16, const int32_t *rq,
+                                                           const uint8_t *offs,
+                                                           uint8_t *scratch) {
+    ec_mve_dw_gather(g, x, y, w16, rq, offs, scratch, 1);
+}
+#endif
 
 #endif /* __ARM_FEATURE_MVE */
 #endif /* EDGECC_MVE_DEPTHWISE_CONV_2D_H */

@@ -1,0 +1,65 @@
+"""Helium kernels with ONNX numerics (onnxruntime's float32 epilogue, edgecc/lower/mve_onnx.py):
+each conv / depthwise / fully connected variant runs ONNX-numerics nodes on cortex-m55 under
+QEMU, bit-exact with onnxruntime (as the portable ONNX kernels are), and the kernels it replaces
+really are the Helium ones."""
+import numpy as np
+import pytest
+
+from conftest import SHARED
+from edgecc.compiler import compile_model
+from edgecc.targets import get_target
+from edgecc.verify import verify_model
+from test_onnx_frontend import _save, qdq_conv_model
+
+pytestmark = pytest.mark.qemu
+
+M55 = get_target("cortex-m55")
+
+
+def _onnx_variants(path) -> set[str]:
+    c = compile_model(path, M55, "m")
+    return {lw.kernel.variant for lw in c.lowered if lw.kernel.variant.endswith("-onnx")
+            and lw.node.op != "ADD"}
+
+
+@pytest.mark.parametrize("group,relu", [(1, False), (1, True), (4, False)])
+def test_mve_onnx_conv_and_depthwise_exact(tmp_path, group, relu):
+    # a 3x3 conv of 4 channels (fields of filter rows padded to 16 B), clamped by a fused
+    # Relu or not, and its grouped (depthwise) twin
+    p = _save(qdq_conv_model(np.random.default_rng(16 + group), relu=relu, group=group), tmp_path)
+    want = "mve-dw-gather-onnx" if group > 1 else "mve-conv-4ch-m1-onnx"
+    assert _onnx_variants(p) == {want}
+    for seed in (0, 1):
+        r = verify_model(p, M55, seed=seed)
+        assert r.bit_exact, r.as_json()
+
+
+@pytest.mark.parametrize("name,variants", [
+    ("tfl_kws_ref_model_qdq", {"mve-conv-4ch-m2-onnx", "mve-conv-4ch-m0-onnx",
+                               "mve-dw-gather-onnx", "mve-fc-4u-pc-onnx"}),
+    pytest.param("ox_se_mbv2_qdq_u8", {"mve-conv-4ch-m1-onnx", "mve-conv-4ch-m0-onnx",
+                                       "mve-dw-gather-onnx", "mve-conv-2ch3px-m0-onnx",
+                                       "mve-fc-4u-pc-onnx"}, marks=pytest.mark.slow),
+])
+def test_mve_onnx_models_exact(name, variants):
+    path = SHARED / "models" / "onnx_models" / f"{name}.onnx"
+    assert path.exists(), path
+    assert _onnx_variants(path) == variants
+    r = verify_model(path, M55, frames=2)
+    assert r.bit_exact, r.as_json()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mve_onnx_add_every_int8_pair_exact(tmp_path, seed, monkeypatch):
+    # onnxruntime's QLinearAdd on every int8 pair (a, b) (test_onnx_numerics's model and
+    # inputs), in float32 fused multiply-adds on Helium
+    import edgecc.verify as v
+    from test_onnx_numerics import ALL_PAIRS, _binary_model
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_binary_model("QLinearAdd", np.random.default_rng(seed)).SerializeToString())
+    assert _onnx_variants(p) == set() and "mve-add-onnx" in {
+        lw.kernel.variant for lw in compile_model(p, M55, "m").lowered}
+    monkeypatch.setattr(v, "seeded_frames",
+                        lambda g, s, n: [[a.copy() for a in ALL_PAIRS] for _ in range(n)])
+    r = verify_model(p, M55)
+    assert r.bit_exact, r.as_json()
