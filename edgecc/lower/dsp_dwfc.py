@@ -1,0 +1,95 @@
+"""Cortex-M DSP kernels that need no arena scratch: depthwise read in place, fully connected
+reading its int8 input as it goes.
+
+Owns: when these kernels apply and their constants (weights re-laid out, folded biases, the
+requantization records), and `TABLE`: the DSP table of edgecc/lower/dsp.py with these entries
+placed before the kernels they replace (edgecc/lower/choose.py tries it; dsp.py cannot list
+them itself without an import cycle). The C is runtime_c/dsp/{depthwise_conv_2d,fully_connected}.h,
+the calls templates/dsp/.
+
+Why: the planes depthwise and the FC kernels with an extended-input buffer buy their speed with
+scratch that lifts the arena over the live-bytes lower bound (kws, str_ww, ad01, hello_world).
+These read the activations where they are, so their steps cost only their tensors, and the
+depthwise one streams (Kernel.streams = (1, 1)): each output pixel reads only its own window.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import Graph, Node
+from edgecc.lower import dsp
+from edgecc.lower.dsp import DW_MAX_KH, conv_rq, dw_rows, _int16
+from edgecc.lower.geom import record
+from edgecc.lower.layout import fits_int32
+from edgecc.lower.table import Candidate, Refused
+from edgecc.ops import Kernel, const, in_type
+from edgecc.ops._conv_common import conv_window
+
+DspDwDirectGeom = record("ec_dsp_dw_direct_geom",
+                         "batches in_h in_w c out_h out_w k_h k_w s_h s_w pad_t pad_l pad_val lo hi")
+
+
+# --------------------------------------------------------------------- DEPTHWISE_CONV_2D
+
+def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
+    """int8, undilated, depth multiplier 1, channels a multiple of 4 (one SXTB16 pair each),
+    and a filter the planes kernel handles badly: one column (its tap pairs would be half
+    zero, its planes mostly padding) or over 8 rows (it has no slots for them). Elsewhere the
+    planes kernel is faster (two outputs per pass share their loads; ~1.3x on kws's 3x3)."""
+    if _int16(g, n):
+        return _int16(g, n)
+    win = conv_window(g, n)
+    if win.dil_h != 1 or win.dil_w != 1:
+        return "dilated depthwise: portable kernel"
+    if win.k_w != 1 and win.k_h <= DW_MAX_KH:
+        return "filter of several columns and at most 8 rows: the planes kernel"
+    ic = in_type(g, n).shape[3]
+    if const(g, n, 1).shape[3] != ic:
+        return "depth multiplier above 1: the planes kernel"
+    if ic % 4:
+        return "channels not a multiple of 4: the planes kernel"
+    return None
+
+
+def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_depthwise_conv_2d_direct_s8: weights as int16 pairs (w0, w2), (w1, w3) of each
+    channel quad and tap, scaled by 2^L so the accumulator is what the fast requantization
+    takes; bias * 2^L; (m, N, e) per channel."""
+    win = conv_window(g, n)
+    x = in_type(g, n)
+    rows = dw_rows(g, n)  # [c, kh*kw]
+    c, taps = rows.shape
+    rq = conv_rq(g, n, rows)
+    L = rq.fr.L
+    if L > 8:  # the scaled weights must stay int16
+        raise Refused("requantization left shift above 8: portable kernel")
+    w = (rows << L).reshape(c // 4, 4, taps).transpose(0, 2, 1)  # [quad, tap, 4]
+    lo16 = w[:, :, [0, 1]] & 0xFFFF
+    hi16 = w[:, :, [2, 3]] & 0xFFFF
+    words = (lo16 | (hi16 << 16)).astype(np.uint32).view(np.int32)  # [quad, tap, 2]
+    bias = rq.folded.astype(np.int64) << L
+    recs = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int64)
+    if not fits_int32(bias):
+        raise Refused("scaled bias overflows int32: portable kernel")
+    geom = DspDwDirectGeom(x.shape[0], win.in_h, win.in_w, c, win.out_h, win.out_w, win.k_h,
+                           win.k_w, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
+                           int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
+    return Kernel("dsp/depthwise_conv_2d_direct.c.j2", params=dict(geom=geom),
+                  consts=dict(w=words.ravel(), bias=bias.astype(np.int32),
+                              rq=recs.ravel().astype(np.int32)),
+                  variant="dsp-dw-direct", streams=(1, 1),
+                  reason=f"Cortex-M DSP: {win.k_h}x{win.k_w} read in place, 4 channels per "
+                         "SXTB16 pair, SMLABB/SMLATT per tap (no scratch)")
+
+
+# --------------------------------------------------------------------------------- table
+
+def _before(table: list[Candidate], op: str, variant: str, new: list[Candidate]) -> list[Candidate]:
+    """table with `new` inserted before the entry (op, variant)."""
+    i = next(k for k, c in enumerate(table) if c.op == op and c.variant == variant)
+    return table[:i] + new + table[i:]
+
+
+TABLE: list[Candidate] = _before(dsp.TABLE, "DEPTHWISE_CONV_2D", "dw", [
+    Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-direct", dw_direct_applies, lower_dw_direct),
+])
