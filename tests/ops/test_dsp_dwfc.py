@@ -51,3 +51,29 @@ def test_dsp_depthwise_streams_bit_exact(case):
         assert c.plan.streaming and c.plan.arena < nx + ny + lw.kernel.scratch
         r = verify_model(p, get_target("cortex-m4"))
         assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+# The in-place FC (dsp-fc-4u-rd): depths with and without a tail of under 8 inputs, units off
+# the multiple of 4, several batches whose rows start unaligned, clamps.
+FC_RD_CASES = [
+    dict(depth=13, units=6, act=1),
+    dict(batches=2, depth=42, units=9, act=3, w_max=40),
+    dict(depth=5, units=3, act=0),                    # no 8-input step at all: the tail only
+]
+
+
+@pytest.mark.parametrize("case", range(len(FC_RD_CASES)))
+def test_dsp_fc_in_place_on_cortex_m4(case):
+    from test_simd_fc import fc_model
+    rng = np.random.default_rng(6500 + case)
+    check_on_target(fc_model(rng, **FC_RD_CASES[case]), "cortex-m4", "dsp-fc-4u-rd")
+
+
+# (str_ww_ref_model, kws_ref_model: over only at CONV_2D steps, the DSP convolution's scratch)
+@pytest.mark.parametrize("model", ["ad01_int8", "hello_world_int8"])
+def test_dsp_arena_at_or_under_the_lower_bound(model):
+    """The default cortex-m4 build of these models needs no more RAM than their live bytes."""
+    from conftest import shared_model
+    from edgecc.plan import model_lower_bound
+    c = compile_model(shared_model(model), get_target("cortex-m4"), "m")
+    assert c.plan.arena <= model_lower_bound(c.imported), (c.plan.arena, model)
