@@ -87,6 +87,30 @@ def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
 
 # ----------------------------------------------------------------------- FULLY_CONNECTED
 
+def dead_bytes(g: Graph, n: Node, target) -> int:
+    """Bytes the activations' own peak leaves dead at n's step: the target's budget under
+    `--scratch fit`, else the same measure (edgecc.compiler.scratch_budget) taken here, so
+    the default build too gives a kernel scratch only where it cannot grow the arena."""
+    if getattr(target, "scratch_budget", None) is not None:
+        return int(target.scratch_budget)
+    from edgecc.ops import all_ops
+    from edgecc.plan.liveness import buffers_for
+    bufs = buffers_for(g, {}, {k for k, op in all_ops().items() if op.alias})
+    i = next(k for k, m in enumerate(g.nodes) if m is n)
+    live = [sum(b.size for b in bufs if b.first <= s <= b.last) for s in range(len(g.nodes))]
+    return max(live, default=0) - live[i]
+
+
+def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
+    """The DSP FC kernels with an extended-input scratch (dsp.lower_fc: 30 instructions per 32
+    MACs in the offset-byte form), where that scratch fits in bytes dead at this step."""
+    k = dsp.lower_fc(g, n, target)
+    free = dead_bytes(g, n, target)
+    if k.scratch > free:
+        raise Refused(f"{k.variant} needs {k.scratch} B scratch, {free} B are dead at this step")
+    return k
+
+
 def fc_rd_applies(g: Graph, n: Node, target) -> str | None:
     """int8, per-tensor weights (as the DSP fc-4u entry)."""
     return dsp.fc_applies(g, n, target)
@@ -136,5 +160,6 @@ TABLE: list[Candidate] = _before(dsp.TABLE, "DEPTHWISE_CONV_2D", "dw", [
     Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-direct", dw_direct_applies, lower_dw_direct),
 ])
 TABLE = _before(TABLE, "FULLY_CONNECTED", "fc-4u", [
+    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-fits", fc_rd_applies, lower_fc_fits),
     Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-rd", fc_rd_applies, lower_fc_rd),
 ])

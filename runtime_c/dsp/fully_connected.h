@@ -271,12 +271,10 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, cons
  *                                         + 32768 (x0 + x2) + 127 (w0 + w2) + 32512.
  * The weight terms are in bias256 (compile time), the input term (32768 * the row's even-input
  * sum) is subtracted once per row. geometry: ec_dsp_fc_geom with dp = the depth rounded down to
- * 8 (the asm loop's inputs: 36 instructions per 32 MACs), cp = 0; the last depth - dp inputs use
+ * 8 (the asm loop's inputs: 35 instructions per 32 MACs on word-aligned rows, 36 else), cp = 0; the last depth - dp inputs use
  * the plain int8 weights wt [up][depth - dp]. Accumulators below 2^23 (the compiler checks).
  */
-#define EC_FCR_ASM_STEP \
-        "ldr %[pa], [%[xp]], #4\n\t" \
-        "ldr %[pb], [%[xp]], #4\n\t" \
+#define EC_FCR_ASM_PAIRS \
         "rev16 %[qa], %[pa]\n\t" \
         "eor %[qa], %[qa], #0x007F007F\n\t" \
         "sxtb16 %[pa], %[pa], ror #8\n\t" \
@@ -285,6 +283,19 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, cons
         "sxtb16 %[pb], %[pb], ror #8\n\t" \
         EC_FCU_ASM_UNIT("%[a0]") EC_FCU_ASM_UNIT("%[a1]") \
         EC_FCU_ASM_UNIT("%[a2]") EC_FCU_ASM_UNIT("%[a3]")
+/* one 8-input step; LDRD where the row is word aligned (LDR takes any address) */
+#define EC_FCR_ASM_STEP "ldr %[pa], [%[xp]], #4\n\t" "ldr %[pb], [%[xp]], #4\n\t" EC_FCR_ASM_PAIRS
+#define EC_FCR_ASM_STEP_AL "ldrd %[pa], %[pb], [%[xp]], #8\n\t" EC_FCR_ASM_PAIRS
+
+/* The 4 units' sums over the row's first dp inputs (steps: dp / 8 > 0): one step alone when
+ * their count is odd, then pairs. */
+#define EC_FCR_ASM_ROW(step) do { \
+        if ((dp >> 3) & 1) __asm__ volatile(step : EC_FCU_ASM_OUTS : : "memory"); \
+        if (xp != xend) { \
+            __asm__ volatile("1:\n\t" step step "cmp %[xp], %[xe]\n\t" "bne 1b\n\t" \
+                             : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory"); \
+        } \
+    } while (0)
 
 EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_s8(const ec_dsp_fc_geom *g, const int8_t *x,
                                                    int8_t *y, const int32_t *w,
@@ -311,11 +322,11 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_s8(const ec_dsp_fc_geom *g, cons
                 const int8_t *xp = xb;
                 const int8_t *xend = xb + dp;
                 int32_t pa, qa, pb, qb, wa, wb;
-                if (xp != xend) {
-                    __asm__ volatile("1:\n\t" EC_FCR_ASM_STEP
-                                     "cmp %[xp], %[xe]\n\t"
-                                     "bne 1b\n\t"
-                                     : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory");
+                if (dp == 0) {
+                } else if (((uintptr_t)xb & 3) == 0) {
+                    EC_FCR_ASM_ROW(EC_FCR_ASM_STEP_AL);
+                } else {
+                    EC_FCR_ASM_ROW(EC_FCR_ASM_STEP);
                 }
                 if (rest) { /* the last depth - dp inputs, 256 * x * w */
                     const int8_t *t = wt + u * rest;
