@@ -24,8 +24,9 @@ from edgecc.lower import fastrq
 from edgecc.lower.geom import DspFcGeom
 from edgecc.lower.layout import fits_int32, interleave_rows, pack_words, pad_to, round_up, wrap32
 from edgecc.lower.table import Candidate, Refused
-from edgecc.ops import Kernel, const, in_type
-from edgecc.ops._conv_common import bias_or_zeros, conv_window
+from edgecc.ops import Kernel, const, in_type, out_type
+from edgecc.ops._conv_common import act_range, bias_or_zeros, conv_window
+from edgecc.ops._onnx_rq import is_onnx, onnx_scales
 from edgecc.ops.fully_connected import fc_dims
 
 DspDwDirectGeom = record("ec_dsp_dw_direct_geom",
@@ -112,7 +113,10 @@ def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
 
 
 def fc_rd_applies(g: Graph, n: Node, target) -> str | None:
-    """int8, per-tensor weights (as the DSP fc-4u entry)."""
+    """int8; per-tensor weights (as the DSP fc-4u entry) unless the node has ONNX numerics,
+    whose float32 epilogue takes a scale per unit either way."""
+    if is_onnx(n):
+        return _int16(g, n)
     return dsp.fc_applies(g, n, target)
 
 
@@ -120,14 +124,22 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     """ec_dsp_fully_connected_4u_rd_s8: the offset-byte weights of the first dp = depth rounded
     down to 8 inputs, interleaved 4 units x 8 inputs; bias256 = 256 * bias minus the weight
     terms of the on-the-fly input pairs (127 * even-input weights + 32512 per 4 inputs); the
-    last depth - dp inputs' plain weights. Refused unless every accumulator stays below 2^23."""
+    last depth - dp inputs' plain weights. Refused unless every accumulator stays below 2^23.
+    ONNX numerics: the same sums, onnxruntime's epilogue (..._rd_onnx_s8, float32 scales)."""
     batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
-    rq = dsp.fc_rq(g, n)
-    fr = rq.fr
-    lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, units), int(in_type(g, n).q.zero_point[0]))
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, units), in_zp)
     if max(-int(lo_acc.min()), int(hi_acc.max())) >= (1 << 23):
         raise Refused("accumulators reach 2^23: the kernel's 256 * acc would overflow")
+    if is_onnx(n):
+        folded = bias_or_zeros(g, n, units) - in_zp * w.sum(axis=1)
+        lo, hi = act_range(g, n)
+        geom_q = (0, int(out_type(g, n).q.zero_point[0]), 0, lo, hi)  # m, n = out zp, e
+    else:
+        rq = dsp.fc_rq(g, n)
+        folded = rq.folded
+        geom_q = (int(rq.fr.m[0]), int(rq.fr.n[0]), int(rq.fr.e[0]), rq.fr.lo, rq.fr.hi)
     dp, up = depth // 8 * 8, round_up(units, 4)
     wpad = np.zeros((up, depth), np.int64)
     wpad[:units] = w
@@ -135,17 +147,20 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     stored = head.copy()
     stored[:, 0::2] += 128
     stored = np.where(stored > 127, stored - 256, stored).astype(np.int8)
-    b256 = 256 * pad_to(rq.folded, up) - 127 * head[:, 0::2].sum(axis=1) - 32512 * (dp // 4)
+    b256 = 256 * pad_to(folded, up) - 127 * head[:, 0::2].sum(axis=1) - 32512 * (dp // 4)
     tail = wpad[:, dp:].astype(np.int8).ravel() if depth > dp else np.zeros(4, np.int8)
-    geom = DspFcGeom(batches, depth, dp, units, up, int(fr.m[0]), int(fr.n[0]), int(fr.e[0]),
-                     fr.lo, fr.hi, 0)
-    return Kernel("dsp/fully_connected_4u_rd.c.j2", params=dict(geom=geom),
-                  consts=dict(w=pack_words(interleave_rows(stored, 4, 8)) if dp else
-                              np.zeros(1, np.int32),
-                              bias=wrap32(b256).astype(np.int32), wt=tail),
-                  variant="dsp-fc-4u-rd",
-                  reason="Cortex-M DSP: 4 units per pass over offset weight bytes, the input "
-                         "read in place (SXTB16 / REV16 pairs per word; no scratch)")
+    geom = DspFcGeom(batches, depth, dp, units, up, *geom_q, 0)
+    consts = dict(w=pack_words(interleave_rows(stored, 4, 8)) if dp else np.zeros(1, np.int32),
+                  bias=wrap32(b256).astype(np.int32), wt=tail)
+    how = ("4 units per pass over offset weight bytes, the input read in place (SXTB16 / "
+           "REV16 pairs per word; no scratch)")
+    if is_onnx(n):
+        consts["scale"] = onnx_scales(g, n, units)
+        return Kernel("dsp/fully_connected_4u_rd_onnx.c.j2", params=dict(geom=geom),
+                      consts=consts, variant="dsp-fc-4u-rd-onnx",
+                      reason=f"Cortex-M DSP: {how}; onnxruntime's float32 epilogue")
+    return Kernel("dsp/fully_connected_4u_rd.c.j2", params=dict(geom=geom), consts=consts,
+                  variant="dsp-fc-4u-rd", reason=f"Cortex-M DSP: {how}")
 
 
 # --------------------------------------------------------------------------------- table
@@ -161,5 +176,5 @@ TABLE: list[Candidate] = _before(dsp.TABLE, "DEPTHWISE_CONV_2D", "dw", [
 ])
 TABLE = _before(TABLE, "FULLY_CONNECTED", "fc-4u", [
     Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-fits", fc_rd_applies, lower_fc_fits),
-    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-rd", fc_rd_applies, lower_fc_rd),
+    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-rd", fc_rd_applies, lower_fc_rd, onnx=True),
 ])

@@ -40,6 +40,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "dsp/fully_connected_4u.c.j2": ("dsp/fully_connected.h",),
     "dsp/fully_connected_4u_pc.c.j2": ("dsp/fully_connected.h",),
     "dsp/fully_connected_4u_rd.c.j2": ("dsp/fully_connected.h",),
+    "dsp/fully_connected_4u_rd_onnx.c.j2": ("dsp/fully_connected.h",),
     "dsp/pool_2d.c.j2": ("dsp/pool_2d.h",),
     "mve/add_lut.c.j2": ("mve/add.h",),
     "mve/conv_2d_4ch.c.j2": ("mve/conv_2d.h",),

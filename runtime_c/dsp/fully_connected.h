@@ -3,6 +3,7 @@
 #define EDGECC_DSP_FULLY_CONNECTED_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
+#include "../edgecc_rt.h" /* ec_onnx_rq: the ONNX epilogue */
 
 /* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
 #define EC_DSP_FC_UNIT(acc, wp, x0, x1, x2, x3) do { \
@@ -297,10 +298,26 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, cons
         } \
     } while (0)
 
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_s8(const ec_dsp_fc_geom *g, const int8_t *x,
-                                                   int8_t *y, const int32_t *w,
-                                                   const int32_t *bias256, const int8_t *wt) {
-    const int32_t dp = g->dp, rest = g->depth - dp;
+/* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
+ * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n; else TFLite's
+ * fast requantization (m, n, e) of the sums (2 * acc). One body, the epilogue chosen here. */
+static inline __attribute__((always_inline)) void ec_dsp_fc_rd_out(
+        const ec_dsp_fc_geom *g, const int32_t *sums, int8_t *yo, int32_t u0, int32_t nu,
+        const float *scale) {
+    int32_t i;
+    if (scale == 0) {
+        ec_dsp_fc_out(g, sums, yo, nu);
+        return;
+    }
+    for (i = 0; i < nu; ++i) {
+        yo[i] = ec_dsp_clamp8(ec_onnx_rq(sums[i], scale[u0 + i], 0) + g->n, g->lo, g->hi);
+    }
+}
+
+static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
+        const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
+        const int32_t *bias256, const int8_t *wt, const float *scale) {
+    const int32_t dp = g->dp, rest = g->depth - dp, sh = scale == 0 ? 7 : 8;
     int32_t accs[16];
     int32_t b, i, u, u0;
     for (b = 0; b < g->batches; ++b) {
@@ -340,14 +357,29 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_s8(const ec_dsp_fc_geom *g, cons
                     }
                     a0 += s0 * 256; a1 += s1 * 256; a2 += s2 * 256; a3 += s3 * 256;
                 }
-                accs[u - u0] = a0 >> 7; /* 256 * acc -> 2 * acc, exactly */
-                accs[u - u0 + 1] = a1 >> 7;
-                accs[u - u0 + 2] = a2 >> 7;
-                accs[u - u0 + 3] = a3 >> 7;
+                /* 256 * acc -> 2 * acc (TFLite's epilogue) or acc (ONNX's), exactly */
+                accs[u - u0] = a0 >> sh;
+                accs[u - u0 + 1] = a1 >> sh;
+                accs[u - u0 + 2] = a2 >> sh;
+                accs[u - u0 + 3] = a3 >> sh;
             }
-            ec_dsp_fc_out(g, accs, yb + u0, (u1 < g->units ? u1 : g->units) - u0);
+            ec_dsp_fc_rd_out(g, accs, yb + u0, u0, (u1 < g->units ? u1 : g->units) - u0, scale);
         }
     }
+}
+
+EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_s8(const ec_dsp_fc_geom *g, const int8_t *x,
+                                                   int8_t *y, const int32_t *w,
+                                                   const int32_t *bias256, const int8_t *wt) {
+    ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, 0);
+}
+
+/* The same with onnxruntime's epilogue: scale[u] float32 per unit, g->n the output zero point. */
+EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_onnx_s8(const ec_dsp_fc_geom *g, const int8_t *x,
+                                                        int8_t *y, const int32_t *w,
+                                                        const int32_t *bias256, const int8_t *wt,
+                                                        const float *scale) {
+    ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, scale);
 }
 
 #endif /* __ARM_FEATURE_DSP */

@@ -77,3 +77,63 @@ def test_dsp_arena_at_or_under_the_lower_bound(model):
     from edgecc.plan import model_lower_bound
     c = compile_model(shared_model(model), get_target("cortex-m4"), "m")
     assert c.plan.arena <= model_lower_bound(c.imported), (c.plan.arena, model)
+
+
+def _qdq_gemm(rng, batches: int, depth: int, units: int, per_channel: bool):
+    """float input -> Q -> DQ -> Gemm (int8 weights, int32 bias, transB) -> Q -> DQ, as
+    onnxruntime's quantize_static writes a fully connected layer."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    init = numpy_helper.from_array
+    xs, ys = np.float32(0.05), np.float32(0.4)
+    ws = (rng.random(units if per_channel else 1) * 0.02 + 0.005).astype(np.float32)
+    w = rng.integers(-127, 128, size=(units, depth)).astype(np.int8)
+    inits = [init(xs, "xs"), init(np.int8(5), "xz"), init(ys, "ys"), init(np.int8(-3), "yz"),
+             init(w, "w"), init(ws if per_channel else ws[0], "ws"),
+             init(np.zeros(units, np.int8) if per_channel else np.int8(0), "wz"),
+             init(rng.integers(-900, 900, size=units).astype(np.int32), "b"),
+             init((xs * ws).astype(np.float32) if per_channel else xs * ws[0], "bs"),
+             init(np.zeros(units, np.int32) if per_channel else np.int32(0), "bz")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+             helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bd"], axis=0),
+             helper.make_node("Gemm", ["xd", "wd", "bd"], ["gy"], transB=1),
+             helper.make_node("QuantizeLinear", ["gy", "ys", "yz"], ["yq"]),
+             helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
+    g = helper.make_graph(
+        nodes, "fc", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batches, depth])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batches, units])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+# ONNX numerics through the in-place FC: onnxruntime's float32 epilogue, per tensor and per unit
+ONNX_FC_CASES = [dict(batches=1, depth=21, units=6, per_channel=False),
+                 dict(batches=2, depth=40, units=9, per_channel=True)]
+
+
+@pytest.mark.parametrize("case", range(len(ONNX_FC_CASES)))
+def test_dsp_fc_onnx_epilogue_on_cortex_m4(case, tmp_path):
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_qdq_gemm(np.random.default_rng(6600 + case),
+                            **ONNX_FC_CASES[case]).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    fc = [lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"]
+    assert fc == ["dsp-fc-4u-rd-onnx"], [lw.kernel.variant for lw in c.lowered]
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+def test_dsp_fc_onnx_ad01_on_cortex_m4():
+    """tfl_ad01_int8_qdq.onnx (ad01's int8 weights through tf2onnx): every FC layer on the DSP
+    kernel with onnxruntime's epilogue, bit-exact, the arena at the lower bound."""
+    from conftest import SHARED
+    from edgecc.plan import model_lower_bound
+    p = SHARED / "models" / "onnx_models" / "tfl_ad01_int8_qdq.onnx"
+    assert p.is_file(), f"shared model missing: {p}"
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    assert {lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"} == \
+        {"dsp-fc-4u-rd-onnx"}
+    assert c.plan.arena <= model_lower_bound(c.imported)
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
