@@ -21,6 +21,7 @@ from edgecc.lower import dsp
 from edgecc.lower.dsp import DW_MAX_KH, conv_rq, dw_rows, _int16
 from edgecc.lower.geom import record
 from edgecc.lower import fastrq
+from edgecc.lower.climits import c_define
 from edgecc.lower.geom import DspFcGeom
 from edgecc.lower.layout import fits_int32, interleave_rows, pack_words, pad_to, round_up, wrap32
 from edgecc.lower.table import Candidate, Refused
@@ -29,6 +30,9 @@ from edgecc.ops._conv_common import act_range, bias_or_zeros, conv_window
 from edgecc.ops._onnx_rq import is_onnx, onnx_scales
 from edgecc.ops.fully_connected import fc_dims
 
+DW1_MAX_WIN = c_define("dsp/depthwise_conv_2d.h", "EC_DSP_DW1_MAX_WIN")
+DspDw1Geom = record("ec_dsp_dw1_geom", "batches in_h in_w out_h out_w c k_h k_w groups s_h s_w "
+                    "pad_t pad_l pad_val lo hi")
 DspDwDirectGeom = record("ec_dsp_dw_direct_geom",
                          "batches in_h in_w c out_h out_w k_h k_w s_h s_w pad_t pad_l pad_val lo hi")
 
@@ -55,6 +59,34 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
     return None
 
 
+def _pair_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """int16 pairs (a in the bottom half, SMLAD's / SMLABB's first) as int32 words."""
+    return ((a & 0xFFFF) | ((b & 0xFFFF) << 16)).astype(np.uint32).view(np.int32)
+
+
+def _scaled(g: Graph, n: Node, rows: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, object]:
+    """(L, bias * 2^L, per-channel (m, N, e) records, fast requantization) of filter rows
+    [c, taps] whose int16 weights the kernel takes scaled by 2^L, or Refused."""
+    rq = conv_rq(g, n, rows)
+    L = rq.fr.L
+    if L > 8:  # the scaled weights must stay int16
+        raise Refused("requantization left shift above 8: portable kernel")
+    bias = rq.folded.astype(np.int64) << L
+    if not fits_int32(bias):
+        raise Refused("scaled bias overflows int32: portable kernel")
+    recs = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int32).ravel()
+    return L, bias.astype(np.int32), recs, rq.fr
+
+
+def _streaming_dw(kind: str, geom, words: np.ndarray, bias: np.ndarray, recs: np.ndarray,
+                  how: str) -> Kernel:
+    """The scratch-free depthwise kernel `kind` (templates/dsp/depthwise_conv_2d_<kind>.c.j2):
+    output pixels in raster order, each reading only its own window, so it streams (1, 1)."""
+    return Kernel(f"dsp/depthwise_conv_2d_{kind}.c.j2", params=dict(geom=geom),
+                  consts=dict(w=words.ravel(), bias=bias, rq=recs), variant=f"dsp-dw-{kind}",
+                  streams=(1, 1), reason=f"Cortex-M DSP: {how} (no scratch)")
+
+
 def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
     """ec_dsp_depthwise_conv_2d_direct_s8: weights as int16 pairs (w0, w2), (w1, w3) of each
     channel quad and tap, scaled by 2^L so the accumulator is what the fast requantization
@@ -63,27 +95,51 @@ def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
     x = in_type(g, n)
     rows = dw_rows(g, n)  # [c, kh*kw]
     c, taps = rows.shape
-    rq = conv_rq(g, n, rows)
-    L = rq.fr.L
-    if L > 8:  # the scaled weights must stay int16
-        raise Refused("requantization left shift above 8: portable kernel")
+    L, bias, recs, fr = _scaled(g, n, rows)
     w = (rows << L).reshape(c // 4, 4, taps).transpose(0, 2, 1)  # [quad, tap, 4]
-    lo16 = w[:, :, [0, 1]] & 0xFFFF
-    hi16 = w[:, :, [2, 3]] & 0xFFFF
-    words = (lo16 | (hi16 << 16)).astype(np.uint32).view(np.int32)  # [quad, tap, 2]
-    bias = rq.folded.astype(np.int64) << L
-    recs = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int64)
-    if not fits_int32(bias):
-        raise Refused("scaled bias overflows int32: portable kernel")
+    words = _pair_words(w[:, :, [0, 1]], w[:, :, [2, 3]])  # [quad, tap, 2]
     geom = DspDwDirectGeom(x.shape[0], win.in_h, win.in_w, c, win.out_h, win.out_w, win.k_h,
                            win.k_w, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
-                           int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
-    return Kernel("dsp/depthwise_conv_2d_direct.c.j2", params=dict(geom=geom),
-                  consts=dict(w=words.ravel(), bias=bias.astype(np.int32),
-                              rq=recs.ravel().astype(np.int32)),
-                  variant="dsp-dw-direct", streams=(1, 1),
-                  reason=f"Cortex-M DSP: {win.k_h}x{win.k_w} read in place, 4 channels per "
-                         "SXTB16 pair, SMLABB/SMLATT per tap (no scratch)")
+                           int(x.q.zero_point[0]), fr.lo, fr.hi)
+    return _streaming_dw("direct", geom, words, bias, recs,
+                         f"{win.k_h}x{win.k_w} read in place, 4 channels per SXTB16 pair, "
+                         "SMLABB/SMLATT per tap")
+
+
+def dw_one_applies(g: Graph, n: Node, target) -> str | None:
+    """int8, undilated, one input channel, output channels a multiple of 4, a window padded to
+    whole words of at most EC_DSP_DW1_MAX_WIN bytes."""
+    if _int16(g, n):
+        return _int16(g, n)
+    win = conv_window(g, n)
+    if win.dil_h != 1 or win.dil_w != 1:
+        return "dilated depthwise: portable kernel"
+    if in_type(g, n).shape[3] != 1 or const(g, n, 1).shape[3] % 4:
+        return "not one input channel with output channels a multiple of 4"
+    if win.k_h * round_up(win.k_w, 4) > DW1_MAX_WIN:
+        return f"window over {DW1_MAX_WIN} bytes: the convolution form"
+    return None
+
+
+def lower_dw_one(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_depthwise_conv_2d_one_s8: weights [quad][row][4-tap group][channel][2 words],
+    taps past k_w zero, scaled by 2^L."""
+    win = conv_window(g, n)
+    x = in_type(g, n)
+    rows = dw_rows(g, n)  # [c, kh*kw]
+    c = rows.shape[0]
+    groups = -(-win.k_w // 4)
+    L, bias, recs, fr = _scaled(g, n, rows)
+    w = np.zeros((c, win.k_h, 4 * groups), np.int64)
+    w[:, :, :win.k_w] = (rows << L).reshape(c, win.k_h, win.k_w)
+    w = w.reshape(c // 4, 4, win.k_h, groups, 4).transpose(0, 2, 3, 1, 4)  # [q, fy, k, ch, tap]
+    words = _pair_words(w[..., [0, 1]], w[..., [2, 3]])  # [q, fy, k, ch, 2]
+    geom = DspDw1Geom(x.shape[0], win.in_h, win.in_w, win.out_h, win.out_w, c, win.k_h, win.k_w,
+                      groups, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
+                      int(x.q.zero_point[0]), fr.lo, fr.hi)
+    return _streaming_dw("one", geom, words, bias, recs,
+                         f"one input channel, {win.k_h}x{win.k_w}: 4 taps per SXTB16 pair, "
+                         "4 channels per pass")
 
 
 # ----------------------------------------------------------------------- FULLY_CONNECTED
@@ -171,7 +227,10 @@ def _before(table: list[Candidate], op: str, variant: str, new: list[Candidate])
     return table[:i] + new + table[i:]
 
 
-TABLE: list[Candidate] = _before(dsp.TABLE, "DEPTHWISE_CONV_2D", "dw", [
+TABLE: list[Candidate] = _before(dsp.TABLE, "DEPTHWISE_CONV_2D", "dw-as-conv", [
+    Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-one", dw_one_applies, lower_dw_one),
+])
+TABLE = _before(TABLE, "DEPTHWISE_CONV_2D", "dw", [
     Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-direct", dw_direct_applies, lower_dw_direct),
 ])
 TABLE = _before(TABLE, "FULLY_CONNECTED", "fc-4u", [

@@ -37,6 +37,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "dsp/conv_2d_4px.c.j2": ("dsp/conv_2d.h",),
     "dsp/depthwise_conv_2d_planes.c.j2": ("dsp/depthwise_conv_2d.h",),
     "dsp/depthwise_conv_2d_direct.c.j2": ("dsp/depthwise_conv_2d.h",),
+    "dsp/depthwise_conv_2d_one.c.j2": ("dsp/depthwise_conv_2d.h",),
     "dsp/fully_connected_4u.c.j2": ("dsp/fully_connected.h",),
     "dsp/fully_connected_4u_pc.c.j2": ("dsp/fully_connected.h",),
     "dsp/fully_connected_4u_rd.c.j2": ("dsp/fully_connected.h",),

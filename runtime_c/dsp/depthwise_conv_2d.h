@@ -303,5 +303,92 @@ EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_s8(const ec_dsp_dw_direct_geo
     else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, 0);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * DEPTHWISE_CONV_2D of one input channel (out_c = the depth multiplier, a multiple of 4; e.g.
+ * micro_speech's 10x8 first layer): no scratch. A filter row's taps are consecutive input bytes,
+ * so each input word (4 taps) is split once by SXTB16 into (t0, t2), (t1, t3) and meets 4
+ * channels' weight pairs with 2 SMLADs each: 15 instructions per 16 MACs. Weights [channel
+ * quad][filter row][4-tap group][channel][(w0, w2), (w1, w3)], int16 scaled by 2^L, taps past
+ * k_w zero. A window that leaves the image (or whose last group would read past its row) is
+ * first copied into a stack buffer padded with the zero point. Streams (1, 1).
+ * bias: per channel bias * 2^L; rq: per channel (m, N, e).
+ */
+typedef struct {
+    int32_t batches, in_h, in_w, out_h, out_w, c, k_h, k_w, groups, s_h, s_w, pad_t, pad_l;
+    int32_t pad_val, lo, hi;
+} ec_dsp_dw1_geom;
+
+#define EC_DSP_DW1_MAX_WIN 256 /* bytes of a padded window (k_h * 4 * groups) on the stack */
+
+/* The 4 channels of quad wq over a window whose rows start stride bytes apart at r. */
+EC_DSP_INLINE void ec_dsp_dw1_quad(const ec_dsp_dw1_geom *g, const int8_t *r, int32_t stride,
+                                   const int32_t *wq, const int32_t *bias, const int32_t *rq,
+                                   int8_t *yp, int full) {
+    int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+    int32_t fy, k;
+    for (fy = 0; fy < g->k_h; ++fy, r += stride) {
+        for (k = 0; k < g->groups; ++k) {
+            const int32_t v = ec_dsp_ld32(r + 4 * k);
+            const int32_t e = __sxtb16(v), o = ec_dsp_sxtb16_r8(v);
+            int32_t p, q;
+            EC_DSP_LDRD_PI(wq, p, q); a0 = __smlad(e, p, a0); a0 = __smlad(o, q, a0);
+            EC_DSP_LDRD_PI(wq, p, q); a1 = __smlad(e, p, a1); a1 = __smlad(o, q, a1);
+            EC_DSP_LDRD_PI(wq, p, q); a2 = __smlad(e, p, a2); a2 = __smlad(o, q, a2);
+            EC_DSP_LDRD_PI(wq, p, q); a3 = __smlad(e, p, a3); a3 = __smlad(o, q, a3);
+        }
+    }
+    yp[0] = ec_dsp_rq_out(a0, rq, full, g->lo, g->hi);
+    yp[1] = ec_dsp_rq_out(a1, rq + 3, full, g->lo, g->hi);
+    yp[2] = ec_dsp_rq_out(a2, rq + 6, full, g->lo, g->hi);
+    yp[3] = ec_dsp_rq_out(a3, rq + 9, full, g->lo, g->hi);
+}
+
+EC_DSP_INLINE void ec_dsp_dw1_all(const ec_dsp_dw1_geom *g, const int8_t *x, int8_t *y,
+                                  const int32_t *w, const int32_t *bias, const int32_t *rq,
+                                  int full) {
+    const int32_t kw4 = 4 * g->groups, qw = g->k_h * kw4 * 2; /* weight words per quad */
+    int8_t win[EC_DSP_DW1_MAX_WIN] __attribute__((aligned(4)));
+    int32_t b, oy, ox, c, fy, fx;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->in_h * g->in_w;
+        for (oy = 0; oy < g->out_h; ++oy) {
+            const int32_t iy = oy * g->s_h - g->pad_t;
+            for (ox = 0; ox < g->out_w; ++ox, y += g->c) {
+                const int32_t ix = ox * g->s_w - g->pad_l;
+                const int8_t *r;
+                int32_t stride;
+                if (iy >= 0 && iy + g->k_h <= g->in_h && ix >= 0 && ix + kw4 <= g->in_w) {
+                    r = xb + iy * g->in_w + ix;
+                    stride = g->in_w;
+                } else { /* the window's in-image bytes over the zero point */
+                    const int32_t fx0 = ix < 0 ? -ix : 0;
+                    const int32_t fx1 = g->in_w - ix < g->k_w ? g->in_w - ix : g->k_w;
+                    const int32_t fy0 = iy < 0 ? -iy : 0;
+                    const int32_t fy1 = g->in_h - iy < g->k_h ? g->in_h - iy : g->k_h;
+                    ec_dsp_fill8(win, g->pad_val, g->k_h * kw4);
+                    for (fy = fy0; fy < fy1; ++fy) {
+                        const int8_t *src = xb + (iy + fy) * g->in_w + ix;
+                        int8_t *dst = win + fy * kw4;
+                        for (fx = fx0; fx < fx1; ++fx) dst[fx] = src[fx];
+                    }
+                    r = win;
+                    stride = kw4;
+                }
+                for (c = 0; c < g->c; c += 4) {
+                    ec_dsp_dw1_quad(g, r, stride, w + (c / 4) * qw, bias + c, rq + 3 * c, y + c,
+                                    full);
+                }
+            }
+        }
+    }
+}
+
+EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_one_s8(const ec_dsp_dw1_geom *g, const int8_t *x,
+                                                   int8_t *y, const int32_t *w,
+                                                   const int32_t *bias, const int32_t *rq) {
+    if (g->lo == -128 && g->hi == 127) ec_dsp_dw1_all(g, x, y, w, bias, rq, 1);
+    else ec_dsp_dw1_all(g, x, y, w, bias, rq, 0);
+}
+
 #endif /* __ARM_FEATURE_DSP */
 #endif /* EDGECC_DSP_DEPTHWISE_CONV_2D_H */

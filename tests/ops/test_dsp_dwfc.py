@@ -30,10 +30,25 @@ def test_dsp_depthwise_direct_on_cortex_m4(case):
     check_on_target(dw_model(rng, **DIRECT_CASES[case]), "cortex-m4", "dsp-dw-direct")
 
 
-# (kernel variant, case): the planes kernel streams by whole rows, the direct one by pixels
+# one input channel (micro_speech's first layer): widths off the 4-tap word, padding all round
+ONE_CASES = [
+    dict(h=13, w=11, ic=1, dm=8, kh=10, kw=8, stride=(2, 2), padding=0, act=1),
+    dict(n=2, h=9, w=10, ic=1, dm=4, kh=3, kw=5, padding=0, act=3, per_channel=False),
+    dict(h=8, w=9, ic=1, dm=12, kh=2, kw=2, stride=(1, 2), padding=1, act=0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ONE_CASES)))
+def test_dsp_depthwise_one_channel_on_cortex_m4(case):
+    rng = np.random.default_rng(6700 + case)
+    check_on_target(dw_model(rng, **ONE_CASES[case]), "cortex-m4", "dsp-dw-one")
+
+
+# (kernel variant, case): the planes kernel streams by whole rows, the others by pixels
 STREAM_CASES = [("dsp-dw3x3-s1", dict(h=9, w=6, ic=8, padding=0, act=1)),
                 ("dsp-dw3x3-s2", dict(h=10, w=7, ic=8, stride=(2, 2), padding=0, act=0)),
-                ("dsp-dw-direct", dict(h=12, w=3, ic=8, kh=5, kw=1, padding=1, act=0))]
+                ("dsp-dw-direct", dict(h=12, w=3, ic=8, kh=5, kw=1, padding=1, act=0)),
+                ("dsp-dw-one", dict(h=14, w=12, ic=1, dm=4, kh=4, kw=3, padding=0, act=0))]
 
 
 @pytest.mark.parametrize("case", range(len(STREAM_CASES)))
@@ -70,7 +85,7 @@ def test_dsp_fc_in_place_on_cortex_m4(case):
 
 
 # (str_ww_ref_model, kws_ref_model: over only at CONV_2D steps, the DSP convolution's scratch)
-@pytest.mark.parametrize("model", ["ad01_int8", "hello_world_int8"])
+@pytest.mark.parametrize("model", ["ad01_int8", "hello_world_int8", "micro_speech_quantized"])
 def test_dsp_arena_at_or_under_the_lower_bound(model):
     """The default cortex-m4 build of these models needs no more RAM than their live bytes."""
     from conftest import shared_model
