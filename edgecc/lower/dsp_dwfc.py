@@ -4,7 +4,7 @@ reading its int8 input as it goes.
 Owns: when these kernels apply and their constants (weights re-laid out, folded biases, the
 requantization records), and `TABLE`: the DSP table of edgecc/lower/dsp.py with these entries
 placed before the kernels they replace (edgecc/lower/choose.py tries it; dsp.py cannot list
-them itself without an import cycle). The C is runtime_c/dsp/{depthwise_conv_2d,fully_connected}.h,
+them itself without an import cycle). The C is runtime_c/dsp/{depthwise_conv_2d_direct,fully_connected}.h,
 the calls templates/dsp/.
 
 Why: the planes depthwise and the FC kernels with an extended-input buffer buy their speed with
@@ -13,6 +13,8 @@ These read the activations where they are, so their steps cost only their tensor
 depthwise one streams (Kernel.streams = (1, 1)): each output pixel reads only its own window.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,7 +32,7 @@ from edgecc.ops._conv_common import act_range, bias_or_zeros, conv_window
 from edgecc.ops._onnx_rq import is_onnx, onnx_scales
 from edgecc.ops.fully_connected import fc_dims
 
-DW1_MAX_WIN = c_define("dsp/depthwise_conv_2d.h", "EC_DSP_DW1_MAX_WIN")
+DW1_MAX_WIN = c_define("dsp/depthwise_conv_2d_direct.h", "EC_DSP_DW1_MAX_WIN")
 DspDw1Geom = record("ec_dsp_dw1_geom", "batches in_h in_w out_h out_w c k_h k_w groups s_h s_w "
                     "pad_t pad_l pad_val lo hi")
 DspDwDirectGeom = record("ec_dsp_dw_direct_geom",
@@ -43,13 +45,14 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
     """int8, undilated, depth multiplier 1, channels a multiple of 4 (one SXTB16 pair each),
     and a filter the planes kernel handles badly: one column (its tap pairs would be half
     zero, its planes mostly padding) or over 8 rows (it has no slots for them). Elsewhere the
-    planes kernel is faster (two outputs per pass share their loads; ~1.3x on kws's 3x3)."""
+    planes kernel is faster (two outputs per pass share their loads; ~1.3x on kws's 3x3), but
+    it has TFLite's epilogue only: ONNX-numerics nodes take this one whatever their filter."""
     if _int16(g, n):
         return _int16(g, n)
     win = conv_window(g, n)
     if win.dil_h != 1 or win.dil_w != 1:
         return "dilated depthwise: portable kernel"
-    if win.k_w != 1 and win.k_h <= DW_MAX_KH:
+    if win.k_w != 1 and win.k_h <= DW_MAX_KH and not is_onnx(n):
         return "filter of several columns and at most 8 rows: the planes kernel"
     ic = in_type(g, n).shape[3]
     if const(g, n, 1).shape[3] != ic:
@@ -64,9 +67,20 @@ def _pair_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return ((a & 0xFFFF) | ((b & 0xFFFF) << 16)).astype(np.uint32).view(np.int32)
 
 
-def _scaled(g: Graph, n: Node, rows: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, object]:
-    """(L, bias * 2^L, per-channel (m, N, e) records, fast requantization) of filter rows
-    [c, taps] whose int16 weights the kernel takes scaled by 2^L, or Refused."""
+def _scaled(g: Graph, n: Node, rows: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, int, int]:
+    """(L, bias * 2^L, per-channel records, lo, hi) of filter rows [c, taps] whose int16
+    weights the kernel takes scaled by 2^L, or Refused. Records: TFLite's fast requantization
+    (m, N, e); ONNX numerics (L = 0): the float32 scale's bits, the output zero point, 0."""
+    if is_onnx(n):
+        c = rows.shape[0]
+        in_zp = int(in_type(g, n).q.zero_point[0])
+        folded = bias_or_zeros(g, n, c) - in_zp * rows.sum(axis=1)
+        if not fits_int32(folded):
+            raise Refused("folded bias overflows int32: portable kernel")
+        recs = np.zeros((c, 3), np.int32)
+        recs[:, 0] = onnx_scales(g, n, c).view(np.int32)
+        recs[:, 1] = int(out_type(g, n).q.zero_point[0])
+        return 0, folded.astype(np.int32), recs.ravel(), *act_range(g, n)
     rq = conv_rq(g, n, rows)
     L = rq.fr.L
     if L > 8:  # the scaled weights must stay int16
@@ -75,16 +89,25 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray) -> tuple[int, np.ndarray, np.nd
     if not fits_int32(bias):
         raise Refused("scaled bias overflows int32: portable kernel")
     recs = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int32).ravel()
-    return L, bias.astype(np.int32), recs, rq.fr
+    return L, bias.astype(np.int32), recs, rq.fr.lo, rq.fr.hi
 
 
-def _streaming_dw(kind: str, geom, words: np.ndarray, bias: np.ndarray, recs: np.ndarray,
+class _Geom(NamedTuple):
+    geom: tuple   # the kernel's C struct record
+    onnx: bool    # onnxruntime's epilogue
+
+
+def _streaming_dw(kind: str, geom: _Geom, words: np.ndarray, bias: np.ndarray, recs: np.ndarray,
                   how: str) -> Kernel:
     """The scratch-free depthwise kernel `kind` (templates/dsp/depthwise_conv_2d_<kind>.c.j2):
     output pixels in raster order, each reading only its own window, so it streams (1, 1)."""
-    return Kernel(f"dsp/depthwise_conv_2d_{kind}.c.j2", params=dict(geom=geom),
-                  consts=dict(w=words.ravel(), bias=bias, rq=recs), variant=f"dsp-dw-{kind}",
-                  streams=(1, 1), reason=f"Cortex-M DSP: {how} (no scratch)")
+    onnx = "_onnx" if geom.onnx else ""
+    return Kernel(f"dsp/depthwise_conv_2d_{kind}.c.j2",
+                  params=dict(geom=geom.geom, fn=f"ec_dsp_depthwise_conv_2d_{kind}{onnx}_s8"),
+                  consts=dict(w=words.ravel(), bias=bias, rq=recs),
+                  variant=f"dsp-dw-{kind}{onnx.replace('_', '-')}", streams=(1, 1),
+                  reason=f"Cortex-M DSP: {how} (no scratch)"
+                         + ("; onnxruntime's float32 epilogue" if onnx else ""))
 
 
 def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
@@ -95,13 +118,13 @@ def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
     x = in_type(g, n)
     rows = dw_rows(g, n)  # [c, kh*kw]
     c, taps = rows.shape
-    L, bias, recs, fr = _scaled(g, n, rows)
+    L, bias, recs, lo, hi = _scaled(g, n, rows)
     w = (rows << L).reshape(c // 4, 4, taps).transpose(0, 2, 1)  # [quad, tap, 4]
     words = _pair_words(w[:, :, [0, 1]], w[:, :, [2, 3]])  # [quad, tap, 2]
     geom = DspDwDirectGeom(x.shape[0], win.in_h, win.in_w, c, win.out_h, win.out_w, win.k_h,
                            win.k_w, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
-                           int(x.q.zero_point[0]), fr.lo, fr.hi)
-    return _streaming_dw("direct", geom, words, bias, recs,
+                           int(x.q.zero_point[0]), lo, hi)
+    return _streaming_dw("direct", _Geom(geom, is_onnx(n)), words, bias, recs,
                          f"{win.k_h}x{win.k_w} read in place, 4 channels per SXTB16 pair, "
                          "SMLABB/SMLATT per tap")
 
@@ -129,15 +152,15 @@ def lower_dw_one(g: Graph, n: Node, target) -> Kernel:
     rows = dw_rows(g, n)  # [c, kh*kw]
     c = rows.shape[0]
     groups = -(-win.k_w // 4)
-    L, bias, recs, fr = _scaled(g, n, rows)
+    L, bias, recs, lo, hi = _scaled(g, n, rows)
     w = np.zeros((c, win.k_h, 4 * groups), np.int64)
     w[:, :, :win.k_w] = (rows << L).reshape(c, win.k_h, win.k_w)
     w = w.reshape(c // 4, 4, win.k_h, groups, 4).transpose(0, 2, 3, 1, 4)  # [q, fy, k, ch, tap]
     words = _pair_words(w[..., [0, 1]], w[..., [2, 3]])  # [q, fy, k, ch, 2]
     geom = DspDw1Geom(x.shape[0], win.in_h, win.in_w, win.out_h, win.out_w, c, win.k_h, win.k_w,
                       groups, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
-                      int(x.q.zero_point[0]), fr.lo, fr.hi)
-    return _streaming_dw("one", geom, words, bias, recs,
+                      int(x.q.zero_point[0]), lo, hi)
+    return _streaming_dw("one", _Geom(geom, is_onnx(n)), words, bias, recs,
                          f"one input channel, {win.k_h}x{win.k_w}: 4 taps per SXTB16 pair, "
                          "4 channels per pass")
 
@@ -231,7 +254,8 @@ TABLE: list[Candidate] = _before(dsp.TABLE, "DEPTHWISE_CONV_2D", "dw-as-conv", [
     Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-one", dw_one_applies, lower_dw_one),
 ])
 TABLE = _before(TABLE, "DEPTHWISE_CONV_2D", "dw", [
-    Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-direct", dw_direct_applies, lower_dw_direct),
+    Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-direct", dw_direct_applies, lower_dw_direct,
+              onnx=True),
 ])
 TABLE = _before(TABLE, "FULLY_CONNECTED", "fc-4u", [
     Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-fits", fc_rd_applies, lower_fc_fits),

@@ -4,6 +4,7 @@
 #define EDGECC_DSP_DEPTHWISE_CONV_2D_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
+#include "../edgecc_rt.h" /* ec_onnx_rq: the ONNX epilogue */
 
 /* ---------------------------------------------------------------------------------------
  * DEPTHWISE_CONV_2D on channel planes. Each input row is transposed once into k_h ring slots of
@@ -80,6 +81,20 @@ EC_DSP_INLINE int8_t ec_dsp_rq_out(int32_t a, const int32_t *q, int full, int32_
     __asm__("smmlar %0, %1, %2, %3" : "=r"(t) : "r"(a), "r"(q[0]), "r"(q[1]));
     t = (t + (a >> 31)) >> q[2];
     return full ? (int8_t)__ssat(t, 8) : ec_dsp_clamp8(t, lo, hi);
+}
+
+/* The epilogue by mode (a constant at each call site): 0 TFLite's clamp, 1 TFLite's full-range
+ * saturation (q = m, N, e), EC_DSP_ONNX onnxruntime's float32 epilogue (q = the float32 scale's
+ * bits, the output zero point). */
+#define EC_DSP_ONNX 2
+EC_DSP_INLINE int8_t ec_dsp_rq_mode(int32_t a, const int32_t *q, int mode, int32_t lo,
+                                    int32_t hi) {
+    if (mode == EC_DSP_ONNX) {
+        float s;
+        memcpy(&s, q, 4);
+        return ec_dsp_clamp8(ec_onnx_rq(a, s, 0) + q[1], lo, hi);
+    }
+    return ec_dsp_rq_out(a, q, mode, lo, hi);
 }
 
 /* One output row of one channel: rec = its record, p[fy] = its plane row of filter row fy. */
@@ -191,203 +206,6 @@ EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_planes_s8(const ec_dsp_dw_geom *g, c
     int16_t *planes = (int16_t *)(void *)scratch;
     if (g->lo == -128 && g->hi == 127) ec_dsp_dw_rows(g, x, y, recs, planes, 1);
     else ec_dsp_dw_rows(g, x, y, recs, planes, 0);
-}
-
-/* ---------------------------------------------------------------------------------------
- * DEPTHWISE_CONV_2D read in place (depth multiplier 1, channels a multiple of 4): no scratch.
- * For each output pixel, 4 channels at a time: each in-image tap's 4 input bytes are split by
- * SXTB16 into (c0, c2) and (c1, c3), and SMLABB / SMLATT multiply them with the tap's weight
- * pairs (int16, stored [channel quad][tap][(w0, w2), (w1, w3)], pre-scaled by 2^L as the planes
- * kernel's are): 8 instructions per 4 MACs, whatever the filter size or stride. Taps in the
- * padding take the word of four zero points (the folded bias cancels them exactly). Output
- * pixels go in raster order, each reading only its own window: the kernel streams (1, 1).
- * bias: per channel bias * 2^L; rq: per channel (m, N, e).
- */
-typedef struct {
-    int32_t batches, in_h, in_w, c, out_h, out_w, k_h, k_w, s_h, s_w, pad_t, pad_l;
-    int32_t pad_val, lo, hi;
-} ec_dsp_dw_direct_geom;
-
-/* One tap of one channel quad: v = its 4 input bytes; its 2 weight words at wq, wq += 2. */
-#define EC_DSP_DWD_TAP(v, wq) do { \
-        int32_t w02_, w13_; \
-        const int32_t e_ = __sxtb16(v), o_ = ec_dsp_sxtb16_r8(v); \
-        EC_DSP_LDRD_PI(wq, w02_, w13_); \
-        a0 = __smlabb(e_, w02_, a0); a2 = __smlatt(e_, w02_, a2); \
-        a1 = __smlabb(o_, w13_, a1); a3 = __smlatt(o_, w13_, a3); \
-    } while (0)
-/* n taps whose input is the zero-point word (e, o: its two SXTB16 halves). */
-#define EC_DSP_DWD_PAD(n, wq) do { \
-        int32_t k_; \
-        for (k_ = 0; k_ < (n); ++k_) { \
-            int32_t w02_, w13_; \
-            EC_DSP_LDRD_PI(wq, w02_, w13_); \
-            a0 = __smlabb(pe, w02_, a0); a2 = __smlatt(pe, w02_, a2); \
-            a1 = __smlabb(po, w13_, a1); a3 = __smlatt(po, w13_, a3); \
-        } \
-    } while (0)
-
-/* One output pixel, all channels: window rows fy0..fy1-1 and columns fx0..fx1-1 are in the
- * image (the others are padding); x0 = the window's top-left input pixel (channel 0). */
-EC_DSP_INLINE void ec_dsp_dw_direct_px(const ec_dsp_dw_direct_geom *g, const int8_t *x0,
-                                       int32_t fy0, int32_t fy1, int32_t fx0, int32_t fx1,
-                                       int8_t *yp, const int32_t *w, const int32_t *bias,
-                                       const int32_t *rq, int full) {
-    const int32_t cn = g->c, kh = g->k_h, kw = g->k_w, row = g->in_w * cn;
-    const int32_t padw = (int32_t)(0x01010101u * (uint8_t)g->pad_val);
-    const int32_t pe = __sxtb16(padw), po = ec_dsp_sxtb16_r8(padw);
-    const int inside = fy0 == 0 && fx0 == 0 && fy1 == kh && fx1 == kw;
-    int32_t c, fy, fx;
-    for (c = 0; c < cn; c += 4) {
-        int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-        const int8_t *pr = x0 + c;
-        if (inside && kw == 3) {
-            for (fy = 0; fy < kh; ++fy, pr += row) {
-                EC_DSP_DWD_TAP(ec_dsp_ld32(pr), w);
-                EC_DSP_DWD_TAP(ec_dsp_ld32(pr + cn), w);
-                EC_DSP_DWD_TAP(ec_dsp_ld32(pr + 2 * cn), w);
-            }
-        } else if (inside) {
-            for (fy = 0; fy < kh; ++fy, pr += row) {
-                const int8_t *p = pr;
-                for (fx = 0; fx < kw; ++fx, p += cn) EC_DSP_DWD_TAP(ec_dsp_ld32(p), w);
-            }
-        } else {
-            for (fy = 0; fy < kh; ++fy, pr += row) {
-                if (fy < fy0 || fy >= fy1) {
-                    EC_DSP_DWD_PAD(kw, w);
-                } else {
-                    const int8_t *p = pr + fx0 * cn;
-                    EC_DSP_DWD_PAD(fx0, w);
-                    for (fx = fx0; fx < fx1; ++fx, p += cn) EC_DSP_DWD_TAP(ec_dsp_ld32(p), w);
-                    EC_DSP_DWD_PAD(kw - fx1, w);
-                }
-            }
-        }
-        yp[c] = ec_dsp_rq_out(a0, rq, full, g->lo, g->hi);
-        yp[c + 1] = ec_dsp_rq_out(a1, rq + 3, full, g->lo, g->hi);
-        yp[c + 2] = ec_dsp_rq_out(a2, rq + 6, full, g->lo, g->hi);
-        yp[c + 3] = ec_dsp_rq_out(a3, rq + 9, full, g->lo, g->hi);
-        rq += 12;
-    }
-}
-
-EC_DSP_INLINE void ec_dsp_dw_direct_all(const ec_dsp_dw_direct_geom *g, const int8_t *x,
-                                        int8_t *y, const int32_t *w, const int32_t *bias,
-                                        const int32_t *rq, int full) {
-    int32_t b, oy, ox;
-    for (b = 0; b < g->batches; ++b) {
-        const int8_t *xb = x + b * g->in_h * g->in_w * g->c;
-        for (oy = 0; oy < g->out_h; ++oy) {
-            const int32_t iy = oy * g->s_h - g->pad_t;
-            const int32_t fy0 = iy < 0 ? -iy : 0;
-            const int32_t fy1 = g->in_h - iy < g->k_h ? g->in_h - iy : g->k_h;
-            for (ox = 0; ox < g->out_w; ++ox) {
-                const int32_t ix = ox * g->s_w - g->pad_l;
-                const int32_t fx0 = ix < 0 ? -ix : 0;
-                const int32_t fx1 = g->in_w - ix < g->k_w ? g->in_w - ix : g->k_w;
-                /* the window's top-left pixel, possibly outside: only in-image taps are read */
-                const int8_t *x0 = xb + ((intptr_t)iy * g->in_w + ix) * g->c;
-                ec_dsp_dw_direct_px(g, x0, fy0, fy1, fx0, fx1, y, w, bias, rq, full);
-                y += g->c;
-            }
-        }
-    }
-}
-
-EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_s8(const ec_dsp_dw_direct_geom *g,
-                                                      const int8_t *x, int8_t *y,
-                                                      const int32_t *w, const int32_t *bias,
-                                                      const int32_t *rq) {
-    if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, 1);
-    else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, 0);
-}
-
-/* ---------------------------------------------------------------------------------------
- * DEPTHWISE_CONV_2D of one input channel (out_c = the depth multiplier, a multiple of 4; e.g.
- * micro_speech's 10x8 first layer): no scratch. A filter row's taps are consecutive input bytes,
- * so each input word (4 taps) is split once by SXTB16 into (t0, t2), (t1, t3) and meets 4
- * channels' weight pairs with 2 SMLADs each: 15 instructions per 16 MACs. Weights [channel
- * quad][filter row][4-tap group][channel][(w0, w2), (w1, w3)], int16 scaled by 2^L, taps past
- * k_w zero. A window that leaves the image (or whose last group would read past its row) is
- * first copied into a stack buffer padded with the zero point. Streams (1, 1).
- * bias: per channel bias * 2^L; rq: per channel (m, N, e).
- */
-typedef struct {
-    int32_t batches, in_h, in_w, out_h, out_w, c, k_h, k_w, groups, s_h, s_w, pad_t, pad_l;
-    int32_t pad_val, lo, hi;
-} ec_dsp_dw1_geom;
-
-#define EC_DSP_DW1_MAX_WIN 256 /* bytes of a padded window (k_h * 4 * groups) on the stack */
-
-/* The 4 channels of quad wq over a window whose rows start stride bytes apart at r. */
-EC_DSP_INLINE void ec_dsp_dw1_quad(const ec_dsp_dw1_geom *g, const int8_t *r, int32_t stride,
-                                   const int32_t *wq, const int32_t *bias, const int32_t *rq,
-                                   int8_t *yp, int full) {
-    int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
-    int32_t fy, k;
-    for (fy = 0; fy < g->k_h; ++fy, r += stride) {
-        for (k = 0; k < g->groups; ++k) {
-            const int32_t v = ec_dsp_ld32(r + 4 * k);
-            const int32_t e = __sxtb16(v), o = ec_dsp_sxtb16_r8(v);
-            int32_t p, q;
-            EC_DSP_LDRD_PI(wq, p, q); a0 = __smlad(e, p, a0); a0 = __smlad(o, q, a0);
-            EC_DSP_LDRD_PI(wq, p, q); a1 = __smlad(e, p, a1); a1 = __smlad(o, q, a1);
-            EC_DSP_LDRD_PI(wq, p, q); a2 = __smlad(e, p, a2); a2 = __smlad(o, q, a2);
-            EC_DSP_LDRD_PI(wq, p, q); a3 = __smlad(e, p, a3); a3 = __smlad(o, q, a3);
-        }
-    }
-    yp[0] = ec_dsp_rq_out(a0, rq, full, g->lo, g->hi);
-    yp[1] = ec_dsp_rq_out(a1, rq + 3, full, g->lo, g->hi);
-    yp[2] = ec_dsp_rq_out(a2, rq + 6, full, g->lo, g->hi);
-    yp[3] = ec_dsp_rq_out(a3, rq + 9, full, g->lo, g->hi);
-}
-
-EC_DSP_INLINE void ec_dsp_dw1_all(const ec_dsp_dw1_geom *g, const int8_t *x, int8_t *y,
-                                  const int32_t *w, const int32_t *bias, const int32_t *rq,
-                                  int full) {
-    const int32_t kw4 = 4 * g->groups, qw = g->k_h * kw4 * 2; /* weight words per quad */
-    int8_t win[EC_DSP_DW1_MAX_WIN] __attribute__((aligned(4)));
-    int32_t b, oy, ox, c, fy, fx;
-    for (b = 0; b < g->batches; ++b) {
-        const int8_t *xb = x + b * g->in_h * g->in_w;
-        for (oy = 0; oy < g->out_h; ++oy) {
-            const int32_t iy = oy * g->s_h - g->pad_t;
-            for (ox = 0; ox < g->out_w; ++ox, y += g->c) {
-                const int32_t ix = ox * g->s_w - g->pad_l;
-                const int8_t *r;
-                int32_t stride;
-                if (iy >= 0 && iy + g->k_h <= g->in_h && ix >= 0 && ix + kw4 <= g->in_w) {
-                    r = xb + iy * g->in_w + ix;
-                    stride = g->in_w;
-                } else { /* the window's in-image bytes over the zero point */
-                    const int32_t fx0 = ix < 0 ? -ix : 0;
-                    const int32_t fx1 = g->in_w - ix < g->k_w ? g->in_w - ix : g->k_w;
-                    const int32_t fy0 = iy < 0 ? -iy : 0;
-                    const int32_t fy1 = g->in_h - iy < g->k_h ? g->in_h - iy : g->k_h;
-                    ec_dsp_fill8(win, g->pad_val, g->k_h * kw4);
-                    for (fy = fy0; fy < fy1; ++fy) {
-                        const int8_t *src = xb + (iy + fy) * g->in_w + ix;
-                        int8_t *dst = win + fy * kw4;
-                        for (fx = fx0; fx < fx1; ++fx) dst[fx] = src[fx];
-                    }
-                    r = win;
-                    stride = kw4;
-                }
-                for (c = 0; c < g->c; c += 4) {
-                    ec_dsp_dw1_quad(g, r, stride, w + (c / 4) * qw, bias + c, rq + 3 * c, y + c,
-                                    full);
-                }
-            }
-        }
-    }
-}
-
-EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_one_s8(const ec_dsp_dw1_geom *g, const int8_t *x,
-                                                   int8_t *y, const int32_t *w,
-                                                   const int32_t *bias, const int32_t *rq) {
-    if (g->lo == -128 && g->hi == 127) ec_dsp_dw1_all(g, x, y, w, bias, rq, 1);
-    else ec_dsp_dw1_all(g, x, y, w, bias, rq, 0);
 }
 
 #endif /* __ARM_FEATURE_DSP */

@@ -152,3 +152,17 @@ def test_dsp_fc_onnx_ad01_on_cortex_m4():
     assert c.plan.arena <= model_lower_bound(c.imported)
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("group", [4])
+def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(group, tmp_path):
+    """A QDQ depthwise Conv (group = channels, padding on three sides, stride 1 x 2) takes the
+    in-place DSP kernel with onnxruntime's epilogue, bit-exact with onnxruntime."""
+    from test_onnx_frontend import qdq_conv_model
+    p = tmp_path / "m.onnx"
+    p.write_bytes(qdq_conv_model(np.random.default_rng(6800), group=group).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    dw = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
+    assert dw == ["dsp-dw-direct-onnx"], [lw.kernel.variant for lw in c.lowered]
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
