@@ -11,8 +11,9 @@
  * For each output pixel, 4 channels at a time: each in-image tap's 4 input bytes are split by
  * SXTB16 into (c0, c2) and (c1, c3), and SMLABB / SMLATT multiply them with the tap's weight
  * pairs (int16, stored [channel quad][tap][(w0, w2), (w1, w3)], pre-scaled by 2^L as the planes
- * kernel's are): 8 instructions per 4 MACs, whatever the filter size or stride. Taps in the
- * padding take the word of four zero points (the folded bias cancels them exactly). Output
+ * kernel's are): 9 instructions per 4 MACs with the tap's pointer load, whatever the filter
+ * size or stride. Taps in the padding read zrow, a row of c zero points (the folded bias cancels
+ * them exactly), so border pixels run the same loop. Output
  * pixels go in raster order, each reading only its own window: the kernel streams (1, 1).
  * bias: per channel bias * 2^L; rq: per channel (m, N, e).
  */
@@ -29,80 +30,53 @@ typedef struct {
         a0 = __smlabb(e_, w02_, a0); a2 = __smlatt(e_, w02_, a2); \
         a1 = __smlabb(o_, w13_, a1); a3 = __smlatt(o_, w13_, a3); \
     } while (0)
-/* n taps whose input is the zero-point word (e, o: its two SXTB16 halves). */
-#define EC_DSP_DWD_PAD(n, wq) do { \
-        int32_t k_; \
-        for (k_ = 0; k_ < (n); ++k_) { \
-            int32_t w02_, w13_; \
-            EC_DSP_LDRD_PI(wq, w02_, w13_); \
-            a0 = __smlabb(pe, w02_, a0); a2 = __smlatt(pe, w02_, a2); \
-            a1 = __smlabb(po, w13_, a1); a3 = __smlatt(po, w13_, a3); \
-        } \
-    } while (0)
+#define EC_DSP_DWD_MAX_TAPS 64 /* k_h * k_w: the per-pixel tap pointers on the stack */
 
-/* One output pixel, all channels: window rows fy0..fy1-1 and columns fx0..fx1-1 are in the
- * image (the others are padding); x0 = the window's top-left input pixel (channel 0). */
-EC_DSP_INLINE void ec_dsp_dw_direct_px(const ec_dsp_dw_direct_geom *g, const int8_t *x0,
-                                       int32_t fy0, int32_t fy1, int32_t fx0, int32_t fx1,
-                                       int8_t *yp, const int32_t *w, const int32_t *bias,
-                                       const int32_t *rq, int mode) {
-    const int32_t cn = g->c, kh = g->k_h, kw = g->k_w, row = g->in_w * cn;
-    const int32_t padw = (int32_t)(0x01010101u * (uint8_t)g->pad_val);
-    const int32_t pe = __sxtb16(padw), po = ec_dsp_sxtb16_r8(padw);
-    const int inside = fy0 == 0 && fx0 == 0 && fy1 == kh && fx1 == kw;
-    int32_t c, fy, fx;
-    for (c = 0; c < cn; c += 4) {
+/* One output pixel, all channels: tp[t] = tap t's input pixel (channel 0), or zrow (c bytes of
+ * the zero point) where the tap is padding, so every tap is one load whatever the border. */
+EC_DSP_INLINE void ec_dsp_dw_direct_px(const ec_dsp_dw_direct_geom *g,
+                                       const int8_t *const *tp, int8_t *yp, const int32_t *w,
+                                       const int32_t *bias, const int32_t *rq, int mode) {
+    const int32_t cn = g->c, taps = g->k_h * g->k_w;
+    int32_t c, t;
+    for (c = 0; c < cn; c += 4, rq += 12) {
         int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-        const int8_t *pr = x0 + c;
-        if (inside && kw == 3) {
-            for (fy = 0; fy < kh; ++fy, pr += row) {
-                EC_DSP_DWD_TAP(ec_dsp_ld32(pr), w);
-                EC_DSP_DWD_TAP(ec_dsp_ld32(pr + cn), w);
-                EC_DSP_DWD_TAP(ec_dsp_ld32(pr + 2 * cn), w);
-            }
-        } else if (inside) {
-            for (fy = 0; fy < kh; ++fy, pr += row) {
-                const int8_t *p = pr;
-                for (fx = 0; fx < kw; ++fx, p += cn) EC_DSP_DWD_TAP(ec_dsp_ld32(p), w);
-            }
+        if (taps == 9) {
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[0] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[1] + c), w);
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[2] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[3] + c), w);
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[4] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[5] + c), w);
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[6] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[7] + c), w);
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[8] + c), w);
         } else {
-            for (fy = 0; fy < kh; ++fy, pr += row) {
-                if (fy < fy0 || fy >= fy1) {
-                    EC_DSP_DWD_PAD(kw, w);
-                } else {
-                    const int8_t *p = pr + fx0 * cn;
-                    EC_DSP_DWD_PAD(fx0, w);
-                    for (fx = fx0; fx < fx1; ++fx, p += cn) EC_DSP_DWD_TAP(ec_dsp_ld32(p), w);
-                    EC_DSP_DWD_PAD(kw - fx1, w);
-                }
-            }
+            for (t = 0; t < taps; ++t) EC_DSP_DWD_TAP(ec_dsp_ld32(tp[t] + c), w);
         }
         yp[c] = ec_dsp_rq_mode(a0, rq, mode, g->lo, g->hi);
         yp[c + 1] = ec_dsp_rq_mode(a1, rq + 3, mode, g->lo, g->hi);
         yp[c + 2] = ec_dsp_rq_mode(a2, rq + 6, mode, g->lo, g->hi);
         yp[c + 3] = ec_dsp_rq_mode(a3, rq + 9, mode, g->lo, g->hi);
-        rq += 12;
     }
 }
 
 EC_DSP_INLINE void ec_dsp_dw_direct_all(const ec_dsp_dw_direct_geom *g, const int8_t *x,
                                         int8_t *y, const int32_t *w, const int32_t *bias,
-                                        const int32_t *rq, int mode) {
-    int32_t b, oy, ox;
+                                        const int32_t *rq, const int8_t *zrow, int mode) {
+    const int8_t *tp[EC_DSP_DWD_MAX_TAPS];
+    int32_t b, oy, ox, fy, fx;
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + b * g->in_h * g->in_w * g->c;
         for (oy = 0; oy < g->out_h; ++oy) {
             const int32_t iy = oy * g->s_h - g->pad_t;
-            const int32_t fy0 = iy < 0 ? -iy : 0;
-            const int32_t fy1 = g->in_h - iy < g->k_h ? g->in_h - iy : g->k_h;
-            for (ox = 0; ox < g->out_w; ++ox) {
+            for (ox = 0; ox < g->out_w; ++ox, y += g->c) {
                 const int32_t ix = ox * g->s_w - g->pad_l;
-                const int32_t fx0 = ix < 0 ? -ix : 0;
-                const int32_t fx1 = g->in_w - ix < g->k_w ? g->in_w - ix : g->k_w;
-                /* the window's top-left pixel, possibly outside: only in-image taps are read */
-                const int8_t *x0 = xb + ((intptr_t)iy * g->in_w + ix) * g->c;
-                ec_dsp_dw_direct_px(g, x0, fy0, fy1, fx0, fx1, y, w, bias, rq, mode);
-                y += g->c;
+                const int8_t **p = tp;
+                for (fy = 0; fy < g->k_h; ++fy) {
+                    const int in_row = iy + fy >= 0 && iy + fy < g->in_h;
+                    for (fx = 0; fx < g->k_w; ++fx) {
+                        *p++ = in_row && ix + fx >= 0 && ix + fx < g->in_w
+                                   ? xb + ((iy + fy) * g->in_w + ix + fx) * g->c : zrow;
+                    }
+                }
+                ec_dsp_dw_direct_px(g, tp, y, w, bias, rq, mode);
             }
         }
     }
@@ -111,9 +85,9 @@ EC_DSP_INLINE void ec_dsp_dw_direct_all(const ec_dsp_dw_direct_geom *g, const in
 EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_s8(const ec_dsp_dw_direct_geom *g,
                                                       const int8_t *x, int8_t *y,
                                                       const int32_t *w, const int32_t *bias,
-                                                      const int32_t *rq) {
-    if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, 1);
-    else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, 0);
+                                                      const int32_t *rq, const int8_t *zrow) {
+    if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, 1);
+    else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, 0);
 }
 
 /* The same with onnxruntime's epilogue (rq: per channel the float32 scale's bits, zero point,
@@ -122,8 +96,9 @@ EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_onnx_s8(const ec_dsp_dw_direc
                                                            const int8_t *x, int8_t *y,
                                                            const int32_t *w,
                                                            const int32_t *bias,
-                                                           const int32_t *rq) {
-    ec_dsp_dw_direct_all(g, x, y, w, bias, rq, EC_DSP_ONNX);
+                                                           const int32_t *rq,
+                                                           const int8_t *zrow) {
+    ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX);
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from test_simd_depthwise import dw_model
 pytestmark = pytest.mark.qemu
 
 DIRECT_CASES = [
+    dict(h=7, w=5, ic=16, padding=0, act=0),                               # 3x3 SAME, unrolled
+    dict(h=9, w=8, ic=8, stride=(2, 2), padding=0, act=1),                 # 3x3 stride 2
     dict(h=14, w=3, ic=8, kh=5, kw=1, padding=0, act=1),                  # 5x1 SAME
     dict(h=16, w=2, ic=12, kh=10, kw=1, stride=(2, 1), padding=1, act=0),  # 10x1 stride 2
     dict(n=2, h=11, w=5, ic=4, kh=9, kw=3, stride=(1, 2), padding=0, act=3,
@@ -45,8 +47,9 @@ def test_dsp_depthwise_one_channel_on_cortex_m4(case):
 
 
 # (kernel variant, case): the planes kernel streams by whole rows, the others by pixels
-STREAM_CASES = [("dsp-dw3x3-s1", dict(h=9, w=6, ic=8, padding=0, act=1)),
-                ("dsp-dw3x3-s2", dict(h=10, w=7, ic=8, stride=(2, 2), padding=0, act=0)),
+STREAM_CASES = [("dsp-dw3x3-s1", dict(h=9, w=6, ic=6, padding=0, act=1)),
+                ("dsp-dw3x3-s2", dict(h=10, w=7, ic=4, dm=2, stride=(2, 2), padding=0, act=0)),
+                ("dsp-dw-direct", dict(h=9, w=5, ic=8, padding=0, act=3)),
                 ("dsp-dw-direct", dict(h=12, w=3, ic=8, kh=5, kw=1, padding=1, act=0)),
                 ("dsp-dw-one", dict(h=14, w=12, ic=1, dm=4, kh=4, kw=3, padding=0, act=0))]
 
