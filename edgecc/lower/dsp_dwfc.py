@@ -4,7 +4,7 @@ reading its int8 input as it goes.
 Owns: when these kernels apply and their constants (weights re-laid out, folded biases, the
 requantization records), and `TABLE`: the DSP table of edgecc/lower/dsp.py with these entries
 placed before the kernels they replace (edgecc/lower/choose.py tries it; dsp.py cannot list
-them itself without an import cycle). The C is runtime_c/dsp/{depthwise_conv_2d_direct,fully_connected}.h,
+them itself without an import cycle). The C is runtime_c/dsp/{depthwise_conv_2d_direct,fully_connected_rd}.h,
 the calls templates/dsp/.
 
 Why: the planes depthwise and the FC kernels with an extended-input buffer buy their speed with
@@ -25,7 +25,8 @@ from edgecc.lower.geom import record
 from edgecc.lower import fastrq
 from edgecc.lower.climits import c_define
 from edgecc.lower.geom import DspFcGeom
-from edgecc.lower.layout import fits_int32, interleave_rows, pack_words, pad_to, round_up, wrap32
+from edgecc.lower.layout import (fits_int32, interleave_rows, offset_bytes, pack_words, pad_to,
+                                 round_up, wrap32)
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, conv_window
@@ -182,10 +183,46 @@ def dead_bytes(g: Graph, n: Node, target) -> int:
     return max(live, default=0) - live[i]
 
 
+def _onnx_fc(g: Graph, n: Node) -> tuple[np.ndarray, tuple]:
+    """(folded bias, (m, n = output zero point, e, lo, hi)) of an ONNX-numerics FC: the kernels'
+    sums are acc itself, requantized by onnxruntime's float32 epilogue (scale per unit)."""
+    w = const(g, n, 1).astype(np.int64)
+    folded = bias_or_zeros(g, n, w.shape[0]) - int(in_type(g, n).q.zero_point[0]) * w.sum(axis=1)
+    return folded, (0, int(out_type(g, n).q.zero_point[0]), 0, *act_range(g, n))
+
+
+def _check_below_2_23(g: Graph, n: Node) -> None:
+    """Refused unless every accumulator of n stays below 2^23 (the offset-byte kernels sum
+    256 * acc in int32)."""
+    w = const(g, n, 1).astype(np.int64)
+    lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, w.shape[0]),
+                                      int(in_type(g, n).q.zero_point[0]))
+    if max(-int(lo_acc.min()), int(hi_acc.max())) >= (1 << 23):
+        raise Refused("accumulators reach 2^23: the kernel's 256 * acc would overflow")
+
+
+def _fc_ub_onnx(g: Graph, n: Node) -> Kernel:
+    """ec_dsp_fully_connected_4u_ub_onnx_s8: dsp.lower_fc's offset-byte form (input row
+    extended into scratch) with onnxruntime's epilogue."""
+    _check_below_2_23(g, n)
+    batches, units, depth = fc_dims(g, n)
+    folded, q = _onnx_fc(g, n)
+    dp, up, wpad, bias = dsp._fc_padded(g, n, folded)
+    cp, scratch = dsp.fc_chunk(dp, up)
+    wb, b256 = offset_bytes(wpad, bias)
+    return Kernel("dsp/fully_connected_4u_ub_onnx.c.j2",
+                  params=dict(geom=DspFcGeom(batches, depth, dp, units, up, *q, cp)),
+                  consts=dict(w=pack_words(interleave_rows(wb, 4, 8)), bias=b256,
+                              scale=onnx_scales(g, n, units)),
+                  scratch=scratch, variant="dsp-fc-4u-ub-onnx",
+                  reason="Cortex-M DSP: 4 units per pass over offset weight bytes, the input "
+                         "extended once; onnxruntime's float32 epilogue")
+
+
 def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
     """The DSP FC kernels with an extended-input scratch (dsp.lower_fc: 30 instructions per 32
     MACs in the offset-byte form), where that scratch fits in bytes dead at this step."""
-    k = dsp.lower_fc(g, n, target)
+    k = _fc_ub_onnx(g, n) if is_onnx(n) else dsp.lower_fc(g, n, target)
     free = dead_bytes(g, n, target)
     if k.scratch > free:
         raise Refused(f"{k.variant} needs {k.scratch} B scratch, {free} B are dead at this step")
@@ -208,14 +245,9 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     ONNX numerics: the same sums, onnxruntime's epilogue (..._rd_onnx_s8, float32 scales)."""
     batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
-    in_zp = int(in_type(g, n).q.zero_point[0])
-    lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, units), in_zp)
-    if max(-int(lo_acc.min()), int(hi_acc.max())) >= (1 << 23):
-        raise Refused("accumulators reach 2^23: the kernel's 256 * acc would overflow")
+    _check_below_2_23(g, n)
     if is_onnx(n):
-        folded = bias_or_zeros(g, n, units) - in_zp * w.sum(axis=1)
-        lo, hi = act_range(g, n)
-        geom_q = (0, int(out_type(g, n).q.zero_point[0]), 0, lo, hi)  # m, n = out zp, e
+        folded, geom_q = _onnx_fc(g, n)
     else:
         rq = dsp.fc_rq(g, n)
         folded = rq.folded
@@ -259,6 +291,6 @@ TABLE = _before(TABLE, "DEPTHWISE_CONV_2D", "dw", [
               onnx=True),
 ])
 TABLE = _before(TABLE, "FULLY_CONNECTED", "fc-4u", [
-    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-fits", fc_rd_applies, lower_fc_fits),
+    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-fits", fc_rd_applies, lower_fc_fits, onnx=True),
     Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-rd", fc_rd_applies, lower_fc_rd, onnx=True),
 ])

@@ -185,10 +185,27 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
         [pa] "=&r"(pa), [qa] "=&r"(qa), [pb] "=&r"(pb), [qb] "=&r"(qb), \
         [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
 
+/* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
+ * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n; else TFLite's
+ * fast requantization (m, n, e) of the sums (2 * acc). One body, the epilogue chosen here. */
+static inline __attribute__((always_inline)) void ec_dsp_fc_epilogue(
+        const ec_dsp_fc_geom *g, const int32_t *sums, int8_t *yo, int32_t u0, int32_t nu,
+        const float *scale) {
+    int32_t i;
+    if (scale == 0) {
+        ec_dsp_fc_out(g, sums, yo, nu);
+        return;
+    }
+    for (i = 0; i < nu; ++i) {
+        yo[i] = ec_dsp_clamp8(ec_onnx_rq(sums[i], scale[u0 + i], 0) + g->n, g->lo, g->hi);
+    }
+}
+
 /* ec_dsp_fc_units for the offset-byte form: c = 32768 * the chunk's even-input sum. */
 static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
         const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *wp, int32_t skip,
-        const int32_t *src, uint32_t c, int32_t *part, int8_t *yb, const int last) {
+        const int32_t *src, uint32_t c, int32_t *part, int8_t *yb, const int last,
+        const float *scale) {
     const int32_t *xend = xs + cl / 2;
     const int odd = (cl / 8) & 1;
     int32_t accs[16];
@@ -214,11 +231,12 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
                                  : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory");
             }
             wp += skip;
-            if (last) { /* 256 * acc -> 2 * acc, exactly */
-                a0 >>= 7;
-                a1 >>= 7;
-                a2 >>= 7;
-                a3 >>= 7;
+            if (last) { /* 256 * acc -> 2 * acc (TFLite's epilogue) or acc (ONNX's), exactly */
+                const int sh = scale == 0 ? 7 : 8;
+                a0 >>= sh;
+                a1 >>= sh;
+                a2 >>= sh;
+                a3 >>= sh;
             }
             ap[0] = a0;
             ap[1] = a1;
@@ -226,12 +244,15 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
             ap[3] = a3;
             ap += 4;
         }
-        if (last) ec_dsp_fc_out(g, accs, yb + u0, (u1 < g->units ? u1 : g->units) - u0);
+        if (last) {
+            ec_dsp_fc_epilogue(g, accs, yb + u0, u0, (u1 < g->units ? u1 : g->units) - u0, scale);
+        }
     }
 }
 
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
-                                const int32_t *w, const int32_t *bias256, uint8_t *scratch) {
+static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
+        const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
+        const int32_t *bias256, uint8_t *scratch, const float *scale) {
     int32_t *xs = (int32_t *)(void *)scratch;
     int8_t *tail = (int8_t *)(scratch + 2 * g->cp);
     int32_t *part = (int32_t *)(void *)(scratch + 2 * g->cp + 8);
@@ -256,130 +277,23 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, cons
                 xs[(i - c0) / 2 + 1] = __ssub16(ev, pw);
             }
             c = (uint32_t)e256 << 7; /* 32768 * sum of the chunk's even inputs */
-            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 1);
-            else ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 0);
+            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 1, scale);
+            else ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 0, scale);
         }
     }
 }
 
-/* ---------------------------------------------------------------------------------------
- * FULLY_CONNECTED reading its int8 input in place (no scratch): the offset weight bytes of
- * ec_dsp_fully_connected_4u_ub_s8, with the input pairs made in registers from each input word
- * v = (x0, x1, x2, x3) instead of a prepared row:
- *     P = SXTB16(v, ROR 8) = (x1, x3),   Q = REV16(v) ^ 0x007F007F = (256 x0 - x1 + 127, ...)
- * (the low byte x1 ^ 0x7F is 127 - x1 in 0..255, so Q is exact in int16), and
- *     SMLAD(P, W) + SMLAD(Q, UXTB16(W)) = 256 (x0 w0 + x1 w1 + x2 w2 + x3 w3)
- *                                         + 32768 (x0 + x2) + 127 (w0 + w2) + 32512.
- * The weight terms are in bias256 (compile time), the input term (32768 * the row's even-input
- * sum) is subtracted once per row. geometry: ec_dsp_fc_geom with dp = the depth rounded down to
- * 8 (the asm loop's inputs: 35 instructions per 32 MACs on word-aligned rows, 36 else), cp = 0; the last depth - dp inputs use
- * the plain int8 weights wt [up][depth - dp]. Accumulators below 2^23 (the compiler checks).
- */
-#define EC_FCR_ASM_PAIRS \
-        "rev16 %[qa], %[pa]\n\t" \
-        "eor %[qa], %[qa], #0x007F007F\n\t" \
-        "sxtb16 %[pa], %[pa], ror #8\n\t" \
-        "rev16 %[qb], %[pb]\n\t" \
-        "eor %[qb], %[qb], #0x007F007F\n\t" \
-        "sxtb16 %[pb], %[pb], ror #8\n\t" \
-        EC_FCU_ASM_UNIT("%[a0]") EC_FCU_ASM_UNIT("%[a1]") \
-        EC_FCU_ASM_UNIT("%[a2]") EC_FCU_ASM_UNIT("%[a3]")
-/* one 8-input step; LDRD where the row is word aligned (LDR takes any address) */
-#define EC_FCR_ASM_STEP "ldr %[pa], [%[xp]], #4\n\t" "ldr %[pb], [%[xp]], #4\n\t" EC_FCR_ASM_PAIRS
-#define EC_FCR_ASM_STEP_AL "ldrd %[pa], %[pb], [%[xp]], #8\n\t" EC_FCR_ASM_PAIRS
-
-/* The 4 units' sums over the row's first dp inputs (steps: dp / 8 > 0): one step alone when
- * their count is odd, then pairs. */
-#define EC_FCR_ASM_ROW(step) do { \
-        if ((dp >> 3) & 1) __asm__ volatile(step : EC_FCU_ASM_OUTS : : "memory"); \
-        if (xp != xend) { \
-            __asm__ volatile("1:\n\t" step step "cmp %[xp], %[xe]\n\t" "bne 1b\n\t" \
-                             : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory"); \
-        } \
-    } while (0)
-
-/* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
- * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n; else TFLite's
- * fast requantization (m, n, e) of the sums (2 * acc). One body, the epilogue chosen here. */
-static inline __attribute__((always_inline)) void ec_dsp_fc_rd_out(
-        const ec_dsp_fc_geom *g, const int32_t *sums, int8_t *yo, int32_t u0, int32_t nu,
-        const float *scale) {
-    int32_t i;
-    if (scale == 0) {
-        ec_dsp_fc_out(g, sums, yo, nu);
-        return;
-    }
-    for (i = 0; i < nu; ++i) {
-        yo[i] = ec_dsp_clamp8(ec_onnx_rq(sums[i], scale[u0 + i], 0) + g->n, g->lo, g->hi);
-    }
-}
-
-static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
-        const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
-        const int32_t *bias256, const int8_t *wt, const float *scale) {
-    const int32_t dp = g->dp, rest = g->depth - dp, sh = scale == 0 ? 7 : 8;
-    int32_t accs[16];
-    int32_t b, i, u, u0;
-    for (b = 0; b < g->batches; ++b) {
-        const int8_t *xb = x + b * g->depth;
-        int8_t *yb = y + b * g->units;
-        const int32_t *wp = w;
-        int32_t e = 0; /* the row's even-input sum */
-        uint32_t c;
-        for (i = 0; i < dp; i += 4) e = __smlad(__sxtb16(ec_dsp_ld32(xb + i)), 0x00010001, e);
-        c = (uint32_t)e << 15;
-        for (u0 = 0; u0 < g->up; u0 += 16) {
-            const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
-            for (u = u0; u < u1; u += 4) {
-                /* partial sums wrap modulo 2^32; the row's final sum fits */
-                int32_t a0 = (int32_t)((uint32_t)bias256[u] - c);
-                int32_t a1 = (int32_t)((uint32_t)bias256[u + 1] - c);
-                int32_t a2 = (int32_t)((uint32_t)bias256[u + 2] - c);
-                int32_t a3 = (int32_t)((uint32_t)bias256[u + 3] - c);
-                const int8_t *xp = xb;
-                const int8_t *xend = xb + dp;
-                int32_t pa, qa, pb, qb, wa, wb;
-                if (dp == 0) {
-                } else if (((uintptr_t)xb & 3) == 0) {
-                    EC_FCR_ASM_ROW(EC_FCR_ASM_STEP_AL);
-                } else {
-                    EC_FCR_ASM_ROW(EC_FCR_ASM_STEP);
-                }
-                if (rest) { /* the last depth - dp inputs, 256 * x * w */
-                    const int8_t *t = wt + u * rest;
-                    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-                    for (i = 0; i < rest; ++i) {
-                        const int32_t xi = xend[i];
-                        s0 += xi * t[i];
-                        s1 += xi * t[rest + i];
-                        s2 += xi * t[2 * rest + i];
-                        s3 += xi * t[3 * rest + i];
-                    }
-                    a0 += s0 * 256; a1 += s1 * 256; a2 += s2 * 256; a3 += s3 * 256;
-                }
-                /* 256 * acc -> 2 * acc (TFLite's epilogue) or acc (ONNX's), exactly */
-                accs[u - u0] = a0 >> sh;
-                accs[u - u0 + 1] = a1 >> sh;
-                accs[u - u0 + 2] = a2 >> sh;
-                accs[u - u0 + 3] = a3 >> sh;
-            }
-            ec_dsp_fc_rd_out(g, accs, yb + u0, u0, (u1 < g->units ? u1 : g->units) - u0, scale);
-        }
-    }
-}
-
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_s8(const ec_dsp_fc_geom *g, const int8_t *x,
-                                                   int8_t *y, const int32_t *w,
-                                                   const int32_t *bias256, const int8_t *wt) {
-    ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, 0);
+EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
+                                const int32_t *w, const int32_t *bias256, uint8_t *scratch) {
+    ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, 0);
 }
 
 /* The same with onnxruntime's epilogue: scale[u] float32 per unit, g->n the output zero point. */
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_onnx_s8(const ec_dsp_fc_geom *g, const int8_t *x,
+EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_onnx_s8(const ec_dsp_fc_geom *g, const int8_t *x,
                                                         int8_t *y, const int32_t *w,
-                                                        const int32_t *bias256, const int8_t *wt,
+                                                        const int32_t *bias256, uint8_t *scratch,
                                                         const float *scale) {
-    ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, scale);
+    ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, scale);
 }
 
 #endif /* __ARM_FEATURE_DSP */

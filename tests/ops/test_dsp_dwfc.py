@@ -131,7 +131,9 @@ ONNX_FC_CASES = [dict(batches=1, depth=21, units=6, per_channel=False),
 
 
 @pytest.mark.parametrize("case", range(len(ONNX_FC_CASES)))
-def test_dsp_fc_onnx_epilogue_on_cortex_m4(case, tmp_path):
+def test_dsp_fc_onnx_epilogue_on_cortex_m4(case, tmp_path, monkeypatch):
+    from edgecc.lower import dsp_dwfc
+    monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: 0)  # as at a peak step
     p = tmp_path / "m.onnx"
     p.write_bytes(_qdq_gemm(np.random.default_rng(6600 + case),
                             **ONNX_FC_CASES[case]).SerializeToString())
@@ -143,15 +145,16 @@ def test_dsp_fc_onnx_epilogue_on_cortex_m4(case, tmp_path):
 
 
 def test_dsp_fc_onnx_ad01_on_cortex_m4():
-    """tfl_ad01_int8_qdq.onnx (ad01's int8 weights through tf2onnx): every FC layer on the DSP
+    """tfl_ad01_int8_qdq.onnx (ad01's int8 weights through tf2onnx): every FC layer on a DSP
     kernel with onnxruntime's epilogue, bit-exact, the arena at the lower bound."""
     from conftest import SHARED
     from edgecc.plan import model_lower_bound
     p = SHARED / "models" / "onnx_models" / "tfl_ad01_int8_qdq.onnx"
     assert p.is_file(), f"shared model missing: {p}"
     c = compile_model(p, get_target("cortex-m4"), "m")
+    # in place at the peak steps (the first and the last), the scratch form elsewhere
     assert {lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"} == \
-        {"dsp-fc-4u-rd-onnx"}
+        {"dsp-fc-4u-rd-onnx", "dsp-fc-4u-ub-onnx"}
     assert c.plan.arena <= model_lower_bound(c.imported)
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
@@ -167,5 +170,18 @@ def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(group, tmp_path):
     c = compile_model(p, get_target("cortex-m4"), "m")
     dw = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
     assert dw == ["dsp-dw-direct-onnx"], [lw.kernel.variant for lw in c.lowered]
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+def test_dsp_fc_onnx_with_scratch_where_it_fits(tmp_path):
+    """A deep ONNX FC whose step leaves bytes dead (a wide input before it) takes the
+    extended-input kernel with onnxruntime's epilogue, bit-exact."""
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_qdq_gemm(np.random.default_rng(6900), batches=1, depth=64, units=12,
+                            per_channel=True).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    fc = [lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"]
+    assert fc == ["dsp-fc-4u-ub-onnx"], [lw.kernel.variant for lw in c.lowered]
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
