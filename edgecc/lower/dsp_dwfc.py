@@ -43,11 +43,19 @@ DspDwDirectGeom = record("ec_dsp_dw_direct_geom",
 
 # --------------------------------------------------------------------- DEPTHWISE_CONV_2D
 
+# Output rows at most this wide take the in-place kernel even where the planes kernel fits: its
+# per-row and per-channel overheads dominate there (kws 5 wide: 274K against 321K instructions
+# a layer; person_detect 6 wide: 147K against 177K), while wide rows favour it (48 wide: 504K
+# against 1.12M).
+DWD_NARROW = 8
+
+
 def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
     """int8, undilated, depth multiplier 1, channels a multiple of 4 (one SXTB16 pair each), at
-    most EC_DSP_DWD_MAX_TAPS taps. Faster than the planes kernel where both apply (kws's 3x3:
-    274K instructions a layer against 321K; str_ww's one-column filters 1.6x) and needs no
-    scratch; the planes kernel keeps depth multipliers and channel counts off the quads."""
+    most EC_DSP_DWD_MAX_TAPS taps; and the planes kernel worse here: narrow rows (DWD_NARROW),
+    one-column filters (its tap pairs would be half zero), over 8 rows (it has no slots for
+    them), its scratch not dead at this step (dead_bytes), or ONNX numerics (it has TFLite's
+    epilogue only)."""
     if _int16(g, n):
         return _int16(g, n)
     win = conv_window(g, n)
@@ -60,7 +68,15 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
         return "channels not a multiple of 4: the planes kernel"
     if win.k_h * win.k_w > DWD_MAX_TAPS:
         return f"over {DWD_MAX_TAPS} taps: the planes kernel"
-    return None
+    if is_onnx(n) or win.out_w <= DWD_NARROW or win.k_w == 1 or dsp.dw_common(g, n, target):
+        return None
+    try:
+        planes = dsp.lower_dw(g, n, target).scratch
+    except Refused:
+        return None
+    if planes > dead_bytes(g, n, target):
+        return None
+    return f"rows over {DWD_NARROW} wide whose planes fit in dead bytes: the planes kernel"
 
 
 def _pair_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
