@@ -201,10 +201,15 @@ def dead_bytes(g: Graph, n: Node, target) -> int:
 
 def _onnx_fc(g: Graph, n: Node) -> tuple[np.ndarray, tuple]:
     """(folded bias, (m, n = output zero point, e, lo, hi)) of an ONNX-numerics FC: the kernels'
-    sums are acc itself, requantized by onnxruntime's float32 epilogue (scale per unit)."""
+    sums are acc itself, requantized by onnxruntime's float32 epilogue (scale per unit); e = 1
+    when every |acc * scale| is proven below 2^15, so the kernel may skip ec_onnx_rq's clamp."""
     w = const(g, n, 1).astype(np.int64)
-    folded = bias_or_zeros(g, n, w.shape[0]) - int(in_type(g, n).q.zero_point[0]) * w.sum(axis=1)
-    return folded, (0, int(out_type(g, n).q.zero_point[0]), 0, *act_range(g, n))
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    folded = bias_or_zeros(g, n, w.shape[0]) - in_zp * w.sum(axis=1)
+    lo, hi = fastrq.acc_range(w, bias_or_zeros(g, n, w.shape[0]), in_zp)
+    top = np.maximum(-lo, hi).astype(np.float64) * onnx_scales(g, n, w.shape[0])
+    inside = int(bool((top * (1 + 1e-6) < 32767).all()))  # e = 1: no float clamp needed
+    return folded, (0, int(out_type(g, n).q.zero_point[0]), inside, *act_range(g, n))
 
 
 def _check_below_2_23(g: Graph, n: Node) -> None:

@@ -186,7 +186,8 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
         [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
 
 /* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
- * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n; else TFLite's
+ * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n (g->e = 1: the
+ * product proven inside +-2^15, ec_onnx_rq's own clamp skipped); else TFLite's
  * fast requantization (m, n, e) of the sums (2 * acc). One body, the epilogue chosen here. */
 static inline __attribute__((always_inline)) void ec_dsp_fc_epilogue(
         const ec_dsp_fc_geom *g, const int32_t *sums, int8_t *yo, int32_t u0, int32_t nu,
@@ -194,6 +195,14 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_epilogue(
     int32_t i;
     if (scale == 0) {
         ec_dsp_fc_out(g, sums, yo, nu);
+        return;
+    }
+    if (g->e) { /* the compiler proved |acc * scale| < 2^15: no float clamp needed */
+        for (i = 0; i < nu; ++i) {
+            const int32_t v = ec_onnx_round((float)sums[i] * scale[u0 + i]) + g->n;
+            yo[i] = g->lo == -128 && g->hi == 127 ? (int8_t)__ssat(v, 8)
+                                                   : ec_dsp_clamp8(v, g->lo, g->hi);
+        }
         return;
     }
     for (i = 0; i < nu; ++i) {

@@ -97,13 +97,13 @@ def test_dsp_arena_at_or_under_the_lower_bound(model):
     assert c.plan.arena <= model_lower_bound(c.imported), (c.plan.arena, model)
 
 
-def _qdq_gemm(rng, batches: int, depth: int, units: int, per_channel: bool):
+def _qdq_gemm(rng, batches: int, depth: int, units: int, per_channel: bool, ys: float = 0.4):
     """float input -> Q -> DQ -> Gemm (int8 weights, int32 bias, transB) -> Q -> DQ, as
     onnxruntime's quantize_static writes a fully connected layer."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     init = numpy_helper.from_array
-    xs, ys = np.float32(0.05), np.float32(0.4)
+    xs, ys = np.float32(0.05), np.float32(ys)
     ws = (rng.random(units if per_channel else 1) * 0.02 + 0.005).astype(np.float32)
     w = rng.integers(-127, 128, size=(units, depth)).astype(np.int8)
     inits = [init(xs, "xs"), init(np.int8(5), "xz"), init(ys, "ys"), init(np.int8(-3), "yz"),
@@ -126,8 +126,10 @@ def _qdq_gemm(rng, batches: int, depth: int, units: int, per_channel: bool):
 
 
 # ONNX numerics through the in-place FC: onnxruntime's float32 epilogue, per tensor and per unit
+# (a tiny output scale: products past 2^15, the kernel keeps ec_onnx_rq's float clamp)
 ONNX_FC_CASES = [dict(batches=1, depth=21, units=6, per_channel=False),
-                 dict(batches=2, depth=40, units=9, per_channel=True)]
+                 dict(batches=2, depth=40, units=9, per_channel=True),
+                 dict(batches=1, depth=48, units=5, per_channel=True, ys=0.0001)]
 
 
 @pytest.mark.parametrize("case", range(len(ONNX_FC_CASES)))
