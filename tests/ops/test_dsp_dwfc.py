@@ -162,16 +162,24 @@ def test_dsp_fc_onnx_ad01_on_cortex_m4():
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
 
-@pytest.mark.parametrize("group", [4])
-def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(group, tmp_path):
+@pytest.mark.parametrize("ys", [None, 1e-5])
+def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(ys, tmp_path):
     """A QDQ depthwise Conv (group = channels, padding on three sides, stride 1 x 2) takes the
-    in-place DSP kernel with onnxruntime's epilogue, bit-exact with onnxruntime."""
+    in-place DSP kernel with onnxruntime's epilogue, bit-exact with onnxruntime; with a tiny
+    output scale the products pass 2^15 and the kernel keeps ec_onnx_rq's float clamp."""
+    from onnx import numpy_helper
     from test_onnx_frontend import qdq_conv_model
+    m = qdq_conv_model(np.random.default_rng(6800), group=4)
+    if ys is not None:
+        (init,) = [i for i in m.graph.initializer if i.name == "ys"]
+        init.CopyFrom(numpy_helper.from_array(np.float32(ys), "ys"))
     p = tmp_path / "m.onnx"
-    p.write_bytes(qdq_conv_model(np.random.default_rng(6800), group=group).SerializeToString())
+    p.write_bytes(m.SerializeToString())
     c = compile_model(p, get_target("cortex-m4"), "m")
     dw = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
     assert dw == ["dsp-dw-direct-onnx"], [lw.kernel.variant for lw in c.lowered]
+    (lw,) = [lw for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
+    assert set(lw.kernel.consts["rq"].reshape(-1, 3)[:, 2]) == {1 if ys is None else 0}
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
