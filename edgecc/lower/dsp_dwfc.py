@@ -24,7 +24,7 @@ from edgecc.lower.dsp import conv_rq, dw_rows, _int16
 from edgecc.lower.geom import record
 from edgecc.lower import fastrq
 from edgecc.lower.climits import c_define
-from edgecc.lower.geom import DspFcGeom
+from edgecc.lower.geom import DspAddGeom, DspFcGeom
 from edgecc.lower.layout import (fits_int32, interleave_rows, offset_bytes, pack_words, pad_to,
                                  round_up, wrap32)
 from edgecc.lower.table import Candidate, Refused
@@ -300,6 +300,38 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
                   variant="dsp-fc-4u-rd", reason=f"Cortex-M DSP: {how}")
 
 
+# ----------------------------------------------------------------------------------- ADD
+
+def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
+    """ONNX numerics (TFLite's ADD takes the add-lut entry), int8, two same-shape activations."""
+    if not is_onnx(n):
+        return "TFLite numerics: the add-lut entry"
+    return dsp.add_applies(g, n, target)
+
+
+def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_add_onnx_s8: t(b) = float32(b * r_b + k) for b's 256 values, as the portable
+    kernel computes it; refused unless its double sum a * r_a + t(b) is exact for all 65536
+    pairs (then the kernel's one fused multiply-add rounds as the portable kernel does)."""
+    from edgecc.ops._onnx_elt import add_params
+    p = add_params(g, n)
+    if p["a_first"]:  # same shapes: b's term first (edgecc/ops/_onnx_elt.py)
+        raise Refused("broadcast order: portable kernel")
+    xs = np.arange(-128, 128, dtype=np.float64)
+    tb = (xs * np.float64(p["rb"]) + np.float64(p["k"])).astype(np.float32)
+    prod = xs[:, None] * np.float64(p["ra"])            # exact: 8 x 24 bits
+    t = tb.astype(np.float64)[None, :]
+    s = prod + t
+    bb = s - prod
+    if ((prod - (s - bb)) + (t - bb) != 0).any():     # TwoSum: the double sum rounded somewhere
+        raise Refused("the double sum is not exact for every pair: portable kernel")
+    geom = DspAddGeom(in_type(g, n, 0).numel, 0, 0, 0, int(p["act_min"]), int(p["act_max"]))
+    return Kernel("dsp/add_onnx.c.j2", params=dict(geom=geom),
+                  consts=dict(tb=tb, ra=np.array([p["ra"]], np.float32)), variant="dsp-add-onnx",
+                  reason="Cortex-M DSP: onnxruntime's QLinearAdd, one operand tabulated, one "
+                         "fused multiply-add per element")
+
+
 # --------------------------------------------------------------------------------- table
 
 def _before(table: list[Candidate], op: str, variant: str, new: list[Candidate]) -> list[Candidate]:
@@ -314,6 +346,9 @@ TABLE: list[Candidate] = _before(dsp.TABLE, "DEPTHWISE_CONV_2D", "dw-as-conv", [
 TABLE = _before(TABLE, "DEPTHWISE_CONV_2D", "dw", [
     Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-direct", dw_direct_applies, lower_dw_direct,
               onnx=True),
+])
+TABLE = _before(TABLE, "ADD", "add-lut", [
+    Candidate("ADD", dsp.ISA, "add-onnx", add_onnx_applies, lower_add_onnx, onnx=True),
 ])
 TABLE = _before(TABLE, "FULLY_CONNECTED", "fc-4u", [
     Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-fits", fc_rd_applies, lower_fc_fits, onnx=True),

@@ -195,3 +195,19 @@ def test_dsp_fc_onnx_with_scratch_where_it_fits(tmp_path):
     assert fc == ["dsp-fc-4u-ub-onnx"], [lw.kernel.variant for lw in c.lowered]
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dsp_add_onnx_all_pairs_on_cortex_m4(tmp_path, seed, monkeypatch):
+    """QLinearAdd on the DSP kernel (table + one fused multiply-add), every int8 pair (a, b)
+    under QEMU, bit-exact with onnxruntime."""
+    import edgecc.verify as v
+    from test_onnx_numerics import ALL_PAIRS, _binary_model
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_binary_model("QLinearAdd", np.random.default_rng(seed)).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    assert [lw.kernel.variant for lw in c.lowered] == ["dsp-add-onnx"]
+    monkeypatch.setattr(v, "seeded_frames",
+                        lambda g, s, n: [[a.copy() for a in ALL_PAIRS] for _ in range(n)])
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
