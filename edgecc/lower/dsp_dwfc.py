@@ -326,7 +326,7 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
     if ((prod - (s - bb)) + (t - bb) != 0).any():     # TwoSum: the double sum rounded somewhere
         raise Refused("the double sum is not exact for every pair: portable kernel")
     geom = DspAddGeom(in_type(g, n, 0).numel, 0, 0, 0, int(p["act_min"]), int(p["act_max"]))
-    return Kernel("dsp/add_onnx.c.j2", params=dict(geom=geom),
+    return Kernel("dsp/add_onnx_fma.c.j2", params=dict(geom=geom),
                   consts=dict(tb=tb, ra=np.array([p["ra"]], np.float32)), variant="dsp-add-onnx",
                   reason="Cortex-M DSP: onnxruntime's QLinearAdd, one operand tabulated, one "
                          "fused multiply-add per element")
