@@ -168,7 +168,9 @@ def test_function_scan_sees_definitions():
 
 
 def test_closure_follows_relative_includes():
-    assert closure(["mve/add.h"]) == ["dsp/add.h", "dsp/common.h", "mve/add.h", "mve/common.h"]
+    # (dsp/add.h includes ../edgecc_rt.h for its ONNX epilogue)
+    assert closure(["mve/add.h"]) == ["dsp/add.h", "dsp/common.h", "edgecc_rt.h", "mve/add.h",
+                                      "mve/common.h"]
     assert closure(["edgecc_log.h"]) == ["edgecc_fixedpoint.h", "edgecc_log.h", "edgecc_rt.h"]
     with pytest.raises(FileNotFoundError):
         closure(["dsp/no_such_op.h"])

@@ -9,11 +9,11 @@ this is the one ISA test of the lowering) and the op's portable kernel (`ops/<op
 from __future__ import annotations
 
 from edgecc.ir import Graph, Node
-from edgecc.lower import dsp, mve, neon, x86
+from edgecc.lower import dsp_dwfc, mve, neon, x86
 from edgecc.lower.table import Candidate, Choice, try_candidates
 from edgecc.ops import get_op
 
-TABLES: dict[str, list[Candidate]] = {"avx2": x86.TABLE, "neon": neon.TABLE, "dsp": dsp.TABLE,
+TABLES: dict[str, list[Candidate]] = {"avx2": x86.TABLE, "neon": neon.TABLE, "dsp": dsp_dwfc.TABLE,
                                       "mve": mve.TABLE}
 
 

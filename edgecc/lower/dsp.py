@@ -136,7 +136,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
             int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
     return Kernel("dsp/depthwise_conv_2d_planes.c.j2", params=dict(geom=geom),
                   consts=dict(recs=recs.ravel().astype(np.int32)),
-                  scratch=kh * ic * wp * 2, variant=variant,
+                  scratch=kh * ic * wp * 2, variant=variant, streams=(1,),
                   reason=f"Cortex-M DSP: {how}")
 
 

@@ -3,6 +3,7 @@
 #define EDGECC_DSP_ADD_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
+#include "../edgecc_rt.h" /* ec_onnx_round: the ONNX epilogue */
 
 /* ---------------------------------------------------------------------------------------
  * ADD of two int8 tensors of the same shape. TFLite rescales each input to a common scale
@@ -29,6 +30,32 @@ EC_DSP_SHARED void ec_dsp_add_lut_s8(const ec_dsp_add_geom *g, const int8_t *a, 
         }
     }
     for (; i < n; ++i) y[i] = ec_dsp_clamp8(ec_dsp_rq(ta0[a[i]] + tb0[b[i]], m, nn, e), lo, hi);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/ops/_onnx_elt.py): per element
+ * v = fma(a, r_a, t) with t = fma(b, r_b, k) rounded to float32; t is a function of b's 256
+ * values, tabulated by the compiler exactly as the portable kernel computes it (tb), and with a
+ * hardware fused multiply-add (VFMA.F32) the second step is one instruction: the compiler
+ * proved that the portable kernel's double sum is exact for all 65536 pairs, so its one
+ * rounding to float is the FMA's. Without FMA hardware, the portable kernel's double form.
+ * ra[0] = r_a; geometry: n, lo, hi (m, nn, e unused).
+ */
+EC_DSP_SHARED void ec_dsp_add_onnx_s8(const ec_dsp_add_geom *g, const int8_t *a, const int8_t *b,
+                                      int8_t *y, const float *tb, const float *ra) {
+    const float r = ra[0];
+    const float *t0 = tb + 128; /* index by the signed byte */
+    int32_t i;
+    for (i = 0; i < g->n; ++i) {
+#if defined(__ARM_FEATURE_FMA) && __ARM_FEATURE_FMA
+        float v = __builtin_fmaf((float)a[i], r, t0[b[i]]);
+#else
+        float v = (float)((double)a[i] * (double)r + (double)t0[b[i]]);
+#endif
+        if (!(v > -32768.0f)) v = -32768.0f;
+        if (v > 32767.0f) v = 32767.0f;
+        y[i] = ec_dsp_clamp8(ec_onnx_round(v), g->lo, g->hi);
+    }
 }
 
 #endif /* __ARM_FEATURE_DSP */

@@ -4,6 +4,7 @@
 #define EDGECC_DSP_DEPTHWISE_CONV_2D_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
+#include "../edgecc_rt.h" /* ec_onnx_rq: the ONNX epilogue */
 
 /* ---------------------------------------------------------------------------------------
  * DEPTHWISE_CONV_2D on channel planes. Each input row is transposed once into k_h ring slots of
@@ -80,6 +81,21 @@ EC_DSP_INLINE int8_t ec_dsp_rq_out(int32_t a, const int32_t *q, int full, int32_
     __asm__("smmlar %0, %1, %2, %3" : "=r"(t) : "r"(a), "r"(q[0]), "r"(q[1]));
     t = (t + (a >> 31)) >> q[2];
     return full ? (int8_t)__ssat(t, 8) : ec_dsp_clamp8(t, lo, hi);
+}
+
+/* The epilogue by mode (a constant at each call site): 0 TFLite's clamp, 1 TFLite's full-range
+ * saturation (q = m, N, e), EC_DSP_ONNX onnxruntime's float32 epilogue (q = the float32 scale's
+ * bits, the output zero point, 1 where the product is proven inside +-2^15). */
+#define EC_DSP_ONNX 2
+EC_DSP_INLINE int8_t ec_dsp_rq_mode(int32_t a, const int32_t *q, int mode, int32_t lo,
+                                    int32_t hi) {
+    if (mode == EC_DSP_ONNX) { /* q[2] = 1: |a * s| proven below 2^15, no float clamp */
+        float s;
+        memcpy(&s, q, 4);
+        return ec_dsp_clamp8((q[2] ? ec_onnx_round((float)a * s) : ec_onnx_rq(a, s, 0)) + q[1],
+                             lo, hi);
+    }
+    return ec_dsp_rq_out(a, q, mode, lo, hi);
 }
 
 /* One output row of one channel: rec = its record, p[fy] = its plane row of filter row fy. */

@@ -3,6 +3,7 @@
 #define EDGECC_DSP_FULLY_CONNECTED_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
+#include "../edgecc_rt.h" /* ec_onnx_rq: the ONNX epilogue */
 
 /* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
 #define EC_DSP_FC_UNIT(acc, wp, x0, x1, x2, x3) do { \
@@ -184,10 +185,36 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
         [pa] "=&r"(pa), [qa] "=&r"(qa), [pb] "=&r"(pb), [qb] "=&r"(qb), \
         [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
 
+/* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
+ * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n (g->e = 1: the
+ * product proven inside +-2^15, ec_onnx_rq's own clamp skipped); else TFLite's
+ * fast requantization (m, n, e) of the sums (2 * acc). One body, the epilogue chosen here. */
+static inline __attribute__((always_inline)) void ec_dsp_fc_epilogue(
+        const ec_dsp_fc_geom *g, const int32_t *sums, int8_t *yo, int32_t u0, int32_t nu,
+        const float *scale) {
+    int32_t i;
+    if (scale == 0) {
+        ec_dsp_fc_out(g, sums, yo, nu);
+        return;
+    }
+    if (g->e) { /* the compiler proved |acc * scale| < 2^15: no float clamp needed */
+        for (i = 0; i < nu; ++i) {
+            const int32_t v = ec_onnx_round((float)sums[i] * scale[u0 + i]) + g->n;
+            yo[i] = g->lo == -128 && g->hi == 127 ? (int8_t)__ssat(v, 8)
+                                                   : ec_dsp_clamp8(v, g->lo, g->hi);
+        }
+        return;
+    }
+    for (i = 0; i < nu; ++i) {
+        yo[i] = ec_dsp_clamp8(ec_onnx_rq(sums[i], scale[u0 + i], 0) + g->n, g->lo, g->hi);
+    }
+}
+
 /* ec_dsp_fc_units for the offset-byte form: c = 32768 * the chunk's even-input sum. */
 static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
         const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *wp, int32_t skip,
-        const int32_t *src, uint32_t c, int32_t *part, int8_t *yb, const int last) {
+        const int32_t *src, uint32_t c, int32_t *part, int8_t *yb, const int last,
+        const float *scale) {
     const int32_t *xend = xs + cl / 2;
     const int odd = (cl / 8) & 1;
     int32_t accs[16];
@@ -213,11 +240,12 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
                                  : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory");
             }
             wp += skip;
-            if (last) { /* 256 * acc -> 2 * acc, exactly */
-                a0 >>= 7;
-                a1 >>= 7;
-                a2 >>= 7;
-                a3 >>= 7;
+            if (last) { /* 256 * acc -> 2 * acc (TFLite's epilogue) or acc (ONNX's), exactly */
+                const int sh = scale == 0 ? 7 : 8;
+                a0 >>= sh;
+                a1 >>= sh;
+                a2 >>= sh;
+                a3 >>= sh;
             }
             ap[0] = a0;
             ap[1] = a1;
@@ -225,12 +253,15 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
             ap[3] = a3;
             ap += 4;
         }
-        if (last) ec_dsp_fc_out(g, accs, yb + u0, (u1 < g->units ? u1 : g->units) - u0);
+        if (last) {
+            ec_dsp_fc_epilogue(g, accs, yb + u0, u0, (u1 < g->units ? u1 : g->units) - u0, scale);
+        }
     }
 }
 
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
-                                const int32_t *w, const int32_t *bias256, uint8_t *scratch) {
+static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
+        const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
+        const int32_t *bias256, uint8_t *scratch, const float *scale) {
     int32_t *xs = (int32_t *)(void *)scratch;
     int8_t *tail = (int8_t *)(scratch + 2 * g->cp);
     int32_t *part = (int32_t *)(void *)(scratch + 2 * g->cp + 8);
@@ -255,10 +286,23 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, cons
                 xs[(i - c0) / 2 + 1] = __ssub16(ev, pw);
             }
             c = (uint32_t)e256 << 7; /* 32768 * sum of the chunk's even inputs */
-            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 1);
-            else ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 0);
+            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 1, scale);
+            else ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 0, scale);
         }
     }
+}
+
+EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
+                                const int32_t *w, const int32_t *bias256, uint8_t *scratch) {
+    ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, 0);
+}
+
+/* The same with onnxruntime's epilogue: scale[u] float32 per unit, g->n the output zero point. */
+EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_onnx_s8(const ec_dsp_fc_geom *g, const int8_t *x,
+                                                        int8_t *y, const int32_t *w,
+                                                        const int32_t *bias256, uint8_t *scratch,
+                                                        const float *scale) {
+    ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, scale);
 }
 
 #endif /* __ARM_FEATURE_DSP */

@@ -52,7 +52,8 @@ def test_dsp_fully_connected_on_cortex_m4(case):
 
 def test_dsp_fc_form_follows_the_accumulator_bound():
     rng = np.random.default_rng(6399)
-    assert variants(fc_model(rng, depth=64, units=8), "cortex-m4") == ["dsp-fc-4u-ub"]
+    # below 2^23 the offset-byte form reading its input in place (no scratch)
+    assert variants(fc_model(rng, depth=64, units=8), "cortex-m4") == ["dsp-fc-4u-rd"]
     assert variants(fc_model(rng, depth=1500, units=8), "cortex-m4") == ["dsp-fc-4u"]
 
 
@@ -64,13 +65,14 @@ def test_mve_fully_connected_on_cortex_m55(case):
 
 def test_dsp_fc_scratch_is_bounded_for_deep_rows():
     """micro_speech's FC is 4000 deep: its input goes in chunks, so the scratch is ~1 KiB plus
-    the partial sums, not 3 bytes per input; the offset-byte form chunks the same way."""
+    the partial sums, not 3 bytes per input; the offset-byte form reads its input in place."""
     from edgecc.lower.dsp import FC_CHUNK
     from simdcheck import scratches
     rng = np.random.default_rng(6398)
-    for w_max, variant in ((127, "dsp-fc-4u"), (3, "dsp-fc-4u-ub")):
+    for w_max, variant, scratch in ((127, "dsp-fc-4u", 2 * FC_CHUNK + 8 + 4 * 4),
+                                    (3, "dsp-fc-4u-rd", 0)):
         m = fc_model(rng, depth=4000, units=4, w_max=w_max)
         assert variants(m, "cortex-m4") == [variant]
-        assert scratches(m, "cortex-m4") == [2 * FC_CHUNK + 8 + 4 * 4]
-    assert scratches(fc_model(rng, depth=64, units=8), "cortex-m4") == [2 * 64 + 8]
+        assert scratches(m, "cortex-m4") == [scratch]
+    assert scratches(fc_model(rng, depth=64, units=8), "cortex-m4") == [0]
     assert scratches(fc_model(rng, depth=4000, units=4), "cortex-m55") == [0]

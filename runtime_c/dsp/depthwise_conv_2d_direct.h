@@ -1,0 +1,192 @@
+/* edgecc Cortex-M DSP kernels: int8 DEPTHWISE_CONV_2D read in place, no scratch: channel quads
+ * (depth multiplier 1) and one input channel (conventions: dsp/common.h; the epilogues:
+ * dsp/depthwise_conv_2d.h). */
+#ifndef EDGECC_DSP_DEPTHWISE_CONV_2D_DIRECT_H
+#define EDGECC_DSP_DEPTHWISE_CONV_2D_DIRECT_H
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include "depthwise_conv_2d.h"
+
+/* ---------------------------------------------------------------------------------------
+ * DEPTHWISE_CONV_2D read in place (depth multiplier 1, channels a multiple of 4): no scratch.
+ * For each output pixel, 4 channels at a time: each in-image tap's 4 input bytes are split by
+ * SXTB16 into (c0, c2) and (c1, c3), and SMLABB / SMLATT multiply them with the tap's weight
+ * pairs (int16, stored [channel quad][tap][(w0, w2), (w1, w3)], pre-scaled by 2^L as the planes
+ * kernel's are): 9 instructions per 4 MACs with the tap's pointer load, whatever the filter
+ * size or stride. Taps in the padding read zrow, a row of c zero points (the folded bias cancels
+ * them exactly), so border pixels run the same loop. Output
+ * pixels go in raster order, each reading only its own window: the kernel streams (1, 1).
+ * bias: per channel bias * 2^L; rq: per channel (m, N, e).
+ */
+typedef struct {
+    int32_t batches, in_h, in_w, c, out_h, out_w, k_h, k_w, s_h, s_w, pad_t, pad_l;
+    int32_t pad_val, lo, hi;
+} ec_dsp_dw_direct_geom;
+
+/* One tap of one channel quad: v = its 4 input bytes; its 2 weight words at wq, wq += 2. */
+#define EC_DSP_DWD_TAP(v, wq) do { \
+        int32_t w02_, w13_; \
+        const int32_t e_ = __sxtb16(v), o_ = ec_dsp_sxtb16_r8(v); \
+        EC_DSP_LDRD_PI(wq, w02_, w13_); \
+        a0 = __smlabb(e_, w02_, a0); a2 = __smlatt(e_, w02_, a2); \
+        a1 = __smlabb(o_, w13_, a1); a3 = __smlatt(o_, w13_, a3); \
+    } while (0)
+#define EC_DSP_DWD_MAX_TAPS 64 /* k_h * k_w: the per-pixel tap pointers on the stack */
+
+/* One output pixel, all channels: tp[t] = tap t's input pixel (channel 0), or zrow (c bytes of
+ * the zero point) where the tap is padding, so every tap is one load whatever the border. */
+EC_DSP_INLINE void ec_dsp_dw_direct_px(const ec_dsp_dw_direct_geom *g,
+                                       const int8_t *const *tp, int8_t *yp, const int32_t *w,
+                                       const int32_t *bias, const int32_t *rq, int mode) {
+    const int32_t cn = g->c, taps = g->k_h * g->k_w;
+    int32_t c, t;
+    for (c = 0; c < cn; c += 4, rq += 12) {
+        int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
+        if (taps == 9) {
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[0] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[1] + c), w);
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[2] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[3] + c), w);
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[4] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[5] + c), w);
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[6] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[7] + c), w);
+            EC_DSP_DWD_TAP(ec_dsp_ld32(tp[8] + c), w);
+        } else {
+            for (t = 0; t < taps; ++t) EC_DSP_DWD_TAP(ec_dsp_ld32(tp[t] + c), w);
+        }
+        yp[c] = ec_dsp_rq_mode(a0, rq, mode, g->lo, g->hi);
+        yp[c + 1] = ec_dsp_rq_mode(a1, rq + 3, mode, g->lo, g->hi);
+        yp[c + 2] = ec_dsp_rq_mode(a2, rq + 6, mode, g->lo, g->hi);
+        yp[c + 3] = ec_dsp_rq_mode(a3, rq + 9, mode, g->lo, g->hi);
+    }
+}
+
+EC_DSP_INLINE void ec_dsp_dw_direct_all(const ec_dsp_dw_direct_geom *g, const int8_t *x,
+                                        int8_t *y, const int32_t *w, const int32_t *bias,
+                                        const int32_t *rq, const int8_t *zrow, int mode) {
+    const int8_t *tp[EC_DSP_DWD_MAX_TAPS];
+    int32_t b, oy, ox, fy, fx;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->in_h * g->in_w * g->c;
+        for (oy = 0; oy < g->out_h; ++oy) {
+            const int32_t iy = oy * g->s_h - g->pad_t;
+            for (ox = 0; ox < g->out_w; ++ox, y += g->c) {
+                const int32_t ix = ox * g->s_w - g->pad_l;
+                const int8_t **p = tp;
+                for (fy = 0; fy < g->k_h; ++fy) {
+                    const int in_row = iy + fy >= 0 && iy + fy < g->in_h;
+                    for (fx = 0; fx < g->k_w; ++fx) {
+                        *p++ = in_row && ix + fx >= 0 && ix + fx < g->in_w
+                                   ? xb + ((iy + fy) * g->in_w + ix + fx) * g->c : zrow;
+                    }
+                }
+                ec_dsp_dw_direct_px(g, tp, y, w, bias, rq, mode);
+            }
+        }
+    }
+}
+
+EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_s8(const ec_dsp_dw_direct_geom *g,
+                                                      const int8_t *x, int8_t *y,
+                                                      const int32_t *w, const int32_t *bias,
+                                                      const int32_t *rq, const int8_t *zrow) {
+    if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, 1);
+    else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, 0);
+}
+
+/* The same with onnxruntime's epilogue (rq: per channel the float32 scale's bits, zero point,
+ * 0; weights and bias unscaled). */
+EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_onnx_s8(const ec_dsp_dw_direct_geom *g,
+                                                           const int8_t *x, int8_t *y,
+                                                           const int32_t *w,
+                                                           const int32_t *bias,
+                                                           const int32_t *rq,
+                                                           const int8_t *zrow) {
+    ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * DEPTHWISE_CONV_2D of one input channel (out_c = the depth multiplier, a multiple of 4; e.g.
+ * micro_speech's 10x8 first layer): no scratch. A filter row's taps are consecutive input bytes,
+ * so each input word (4 taps) is split once by SXTB16 into (t0, t2), (t1, t3) and meets 4
+ * channels' weight pairs with 2 SMLADs each: 15 instructions per 16 MACs. Weights [channel
+ * quad][filter row][4-tap group][channel][(w0, w2), (w1, w3)], int16 scaled by 2^L, taps past
+ * k_w zero. A window that leaves the image (or whose last group would read past its row) is
+ * first copied into a stack buffer padded with the zero point. Streams (1, 1).
+ * bias: per channel bias * 2^L; rq: per channel (m, N, e).
+ */
+typedef struct {
+    int32_t batches, in_h, in_w, out_h, out_w, c, k_h, k_w, groups, s_h, s_w, pad_t, pad_l;
+    int32_t pad_val, lo, hi;
+} ec_dsp_dw1_geom;
+
+#define EC_DSP_DW1_MAX_WIN 256 /* bytes of a padded window (k_h * 4 * groups) on the stack */
+
+/* The 4 channels of quad wq over a window whose rows start stride bytes apart at r. */
+EC_DSP_INLINE void ec_dsp_dw1_quad(const ec_dsp_dw1_geom *g, const int8_t *r, int32_t stride,
+                                   const int32_t *wq, const int32_t *bias, const int32_t *rq,
+                                   int8_t *yp, int mode) {
+    int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+    int32_t fy, k;
+    for (fy = 0; fy < g->k_h; ++fy, r += stride) {
+        for (k = 0; k < g->groups; ++k) {
+            const int32_t v = ec_dsp_ld32(r + 4 * k);
+            const int32_t e = __sxtb16(v), o = ec_dsp_sxtb16_r8(v);
+            int32_t p, q;
+            EC_DSP_LDRD_PI(wq, p, q); a0 = __smlad(e, p, a0); a0 = __smlad(o, q, a0);
+            EC_DSP_LDRD_PI(wq, p, q); a1 = __smlad(e, p, a1); a1 = __smlad(o, q, a1);
+            EC_DSP_LDRD_PI(wq, p, q); a2 = __smlad(e, p, a2); a2 = __smlad(o, q, a2);
+            EC_DSP_LDRD_PI(wq, p, q); a3 = __smlad(e, p, a3); a3 = __smlad(o, q, a3);
+        }
+    }
+    yp[0] = ec_dsp_rq_mode(a0, rq, mode, g->lo, g->hi);
+    yp[1] = ec_dsp_rq_mode(a1, rq + 3, mode, g->lo, g->hi);
+    yp[2] = ec_dsp_rq_mode(a2, rq + 6, mode, g->lo, g->hi);
+    yp[3] = ec_dsp_rq_mode(a3, rq + 9, mode, g->lo, g->hi);
+}
+
+EC_DSP_INLINE void ec_dsp_dw1_all(const ec_dsp_dw1_geom *g, const int8_t *x, int8_t *y,
+                                  const int32_t *w, const int32_t *bias, const int32_t *rq,
+                                  int mode) {
+    const int32_t kw4 = 4 * g->groups, qw = g->k_h * kw4 * 2; /* weight words per quad */
+    int8_t win[EC_DSP_DW1_MAX_WIN] __attribute__((aligned(4)));
+    int32_t b, oy, ox, c, fy, fx;
+    for (b = 0; b < g->batches; ++b) {
+        const int8_t *xb = x + b * g->in_h * g->in_w;
+        for (oy = 0; oy < g->out_h; ++oy) {
+            const int32_t iy = oy * g->s_h - g->pad_t;
+            for (ox = 0; ox < g->out_w; ++ox, y += g->c) {
+                const int32_t ix = ox * g->s_w - g->pad_l;
+                const int8_t *r;
+                int32_t stride;
+                if (iy >= 0 && iy + g->k_h <= g->in_h && ix >= 0 && ix + kw4 <= g->in_w) {
+                    r = xb + iy * g->in_w + ix;
+                    stride = g->in_w;
+                } else { /* the window's in-image bytes over the zero point */
+                    const int32_t fx0 = ix < 0 ? -ix : 0;
+                    const int32_t fx1 = g->in_w - ix < g->k_w ? g->in_w - ix : g->k_w;
+                    const int32_t fy0 = iy < 0 ? -iy : 0;
+                    const int32_t fy1 = g->in_h - iy < g->k_h ? g->in_h - iy : g->k_h;
+                    ec_dsp_fill8(win, g->pad_val, g->k_h * kw4);
+                    for (fy = fy0; fy < fy1; ++fy) {
+                        const int8_t *src = xb + (iy + fy) * g->in_w + ix;
+                        int8_t *dst = win + fy * kw4;
+                        for (fx = fx0; fx < fx1; ++fx) dst[fx] = src[fx];
+                    }
+                    r = win;
+                    stride = kw4;
+                }
+                for (c = 0; c < g->c; c += 4) {
+                    ec_dsp_dw1_quad(g, r, stride, w + (c / 4) * qw, bias + c, rq + 3 * c, y + c,
+                                    mode);
+                }
+            }
+        }
+    }
+}
+
+EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_one_s8(const ec_dsp_dw1_geom *g, const int8_t *x,
+                                                   int8_t *y, const int32_t *w,
+                                                   const int32_t *bias, const int32_t *rq) {
+    if (g->lo == -128 && g->hi == 127) ec_dsp_dw1_all(g, x, y, w, bias, rq, 1);
+    else ec_dsp_dw1_all(g, x, y, w, bias, rq, 0);
+}
+
+#endif /* __ARM_FEATURE_DSP */
+#endif /* EDGECC_DSP_DEPTHWISE_CONV_2D_DIRECT_H */

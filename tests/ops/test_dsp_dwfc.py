@@ -1,0 +1,213 @@
+"""The Cortex-M DSP kernels that need no arena scratch (edgecc/lower/dsp_dwfc.py) and the
+streaming of the DSP depthwise kernels, on Cortex-M4 under QEMU, bit-exact with TFLite Micro:
+the in-place depthwise (one-column filters, filters over 8 rows, padding on every side) and the
+planes kernel with its output over its input."""
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from edgecc.compiler import compile_model
+from edgecc.targets import get_target
+from edgecc.verify import verify_model
+from simdcheck import check_on_target
+from test_simd_depthwise import dw_model
+
+pytestmark = pytest.mark.qemu
+
+DIRECT_CASES = [
+    dict(h=7, w=5, ic=16, padding=0, act=0),                               # 3x3 SAME, unrolled
+    dict(h=9, w=8, ic=8, stride=(2, 2), padding=0, act=1),                 # 3x3 stride 2
+    dict(h=14, w=3, ic=8, kh=5, kw=1, padding=0, act=1),                  # 5x1 SAME
+    dict(h=16, w=2, ic=12, kh=10, kw=1, stride=(2, 1), padding=1, act=0),  # 10x1 stride 2
+    dict(n=2, h=11, w=5, ic=4, kh=9, kw=3, stride=(1, 2), padding=0, act=3,
+         per_channel=False),                                               # 9x3, pads all sides
+]
+
+
+@pytest.mark.parametrize("case", range(len(DIRECT_CASES)))
+def test_dsp_depthwise_direct_on_cortex_m4(case):
+    rng = np.random.default_rng(6100 + case)
+    check_on_target(dw_model(rng, **DIRECT_CASES[case]), "cortex-m4", "dsp-dw-direct")
+
+
+# one input channel (micro_speech's first layer): widths off the 4-tap word, padding all round
+ONE_CASES = [
+    dict(h=13, w=11, ic=1, dm=8, kh=10, kw=8, stride=(2, 2), padding=0, act=1),
+    dict(n=2, h=9, w=10, ic=1, dm=4, kh=3, kw=5, padding=0, act=3, per_channel=False),
+    dict(h=8, w=9, ic=1, dm=12, kh=2, kw=2, stride=(1, 2), padding=1, act=0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ONE_CASES)))
+def test_dsp_depthwise_one_channel_on_cortex_m4(case):
+    rng = np.random.default_rng(6700 + case)
+    check_on_target(dw_model(rng, **ONE_CASES[case]), "cortex-m4", "dsp-dw-one")
+
+
+# (kernel variant, case): the planes kernel streams by whole rows, the others by pixels
+STREAM_CASES = [("dsp-dw3x3-s1", dict(h=9, w=6, ic=6, padding=0, act=1)),
+                ("dsp-dw3x3-s2", dict(h=10, w=7, ic=4, dm=2, stride=(2, 2), padding=0, act=0)),
+                ("dsp-dw-direct", dict(h=9, w=5, ic=8, padding=0, act=3)),
+                ("dsp-dw-direct", dict(h=12, w=3, ic=8, kh=5, kw=1, padding=1, act=0)),
+                ("dsp-dw-one", dict(h=14, w=12, ic=1, dm=4, kh=4, kw=3, padding=0, act=0))]
+
+
+@pytest.mark.parametrize("case", range(len(STREAM_CASES)))
+def test_dsp_depthwise_streams_bit_exact(case):
+    variant, cfg = STREAM_CASES[case]
+    model = dw_model(np.random.default_rng(6200 + case), **cfg)
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.tflite"
+        p.write_bytes(model)
+        c = compile_model(p, get_target("cortex-m4"), "m")
+        (lw,) = c.lowered
+        assert lw.kernel.variant == variant and lw.kernel.streams
+        node = lw.node
+        nx, ny = (c.graph.type(v).nbytes for v in (node.inputs[0], node.outputs[0]))
+        assert c.plan.streaming and c.plan.arena < nx + ny + lw.kernel.scratch
+        r = verify_model(p, get_target("cortex-m4"))
+        assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+# The in-place FC (dsp-fc-4u-rd): depths with and without a tail of under 8 inputs, units off
+# the multiple of 4, several batches whose rows start unaligned, clamps.
+FC_RD_CASES = [
+    dict(depth=13, units=6, act=1),
+    dict(batches=2, depth=42, units=9, act=3, w_max=40),
+    dict(depth=5, units=3, act=0),                    # no 8-input step at all: the tail only
+]
+
+
+@pytest.mark.parametrize("case", range(len(FC_RD_CASES)))
+def test_dsp_fc_in_place_on_cortex_m4(case):
+    from test_simd_fc import fc_model
+    rng = np.random.default_rng(6500 + case)
+    check_on_target(fc_model(rng, **FC_RD_CASES[case]), "cortex-m4", "dsp-fc-4u-rd")
+
+
+# (str_ww_ref_model, kws_ref_model: over only at CONV_2D steps, the DSP convolution's scratch)
+@pytest.mark.parametrize("model", ["ad01_int8", "hello_world_int8", "micro_speech_quantized"])
+def test_dsp_arena_at_or_under_the_lower_bound(model):
+    """The default cortex-m4 build of these models needs no more RAM than their live bytes."""
+    from conftest import shared_model
+    from edgecc.plan import model_lower_bound
+    c = compile_model(shared_model(model), get_target("cortex-m4"), "m")
+    assert c.plan.arena <= model_lower_bound(c.imported), (c.plan.arena, model)
+
+
+def _qdq_gemm(rng, batches: int, depth: int, units: int, per_channel: bool, ys: float = 0.4):
+    """float input -> Q -> DQ -> Gemm (int8 weights, int32 bias, transB) -> Q -> DQ, as
+    onnxruntime's quantize_static writes a fully connected layer."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    init = numpy_helper.from_array
+    xs, ys = np.float32(0.05), np.float32(ys)
+    ws = (rng.random(units if per_channel else 1) * 0.02 + 0.005).astype(np.float32)
+    w = rng.integers(-127, 128, size=(units, depth)).astype(np.int8)
+    inits = [init(xs, "xs"), init(np.int8(5), "xz"), init(ys, "ys"), init(np.int8(-3), "yz"),
+             init(w, "w"), init(ws if per_channel else ws[0], "ws"),
+             init(np.zeros(units, np.int8) if per_channel else np.int8(0), "wz"),
+             init(rng.integers(-900, 900, size=units).astype(np.int32), "b"),
+             init((xs * ws).astype(np.float32) if per_channel else xs * ws[0], "bs"),
+             init(np.zeros(units, np.int32) if per_channel else np.int32(0), "bz")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+             helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bd"], axis=0),
+             helper.make_node("Gemm", ["xd", "wd", "bd"], ["gy"], transB=1),
+             helper.make_node("QuantizeLinear", ["gy", "ys", "yz"], ["yq"]),
+             helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
+    g = helper.make_graph(
+        nodes, "fc", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batches, depth])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batches, units])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+# ONNX numerics through the in-place FC: onnxruntime's float32 epilogue, per tensor and per unit
+# (a tiny output scale: products past 2^15, the kernel keeps ec_onnx_rq's float clamp)
+ONNX_FC_CASES = [dict(batches=1, depth=21, units=6, per_channel=False),
+                 dict(batches=2, depth=40, units=9, per_channel=True),
+                 dict(batches=1, depth=48, units=5, per_channel=True, ys=0.0001)]
+
+
+@pytest.mark.parametrize("case", range(len(ONNX_FC_CASES)))
+def test_dsp_fc_onnx_epilogue_on_cortex_m4(case, tmp_path, monkeypatch):
+    from edgecc.lower import dsp_dwfc
+    monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: 0)  # as at a peak step
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_qdq_gemm(np.random.default_rng(6600 + case),
+                            **ONNX_FC_CASES[case]).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    fc = [lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"]
+    assert fc == ["dsp-fc-4u-rd-onnx"], [lw.kernel.variant for lw in c.lowered]
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+def test_dsp_fc_onnx_ad01_on_cortex_m4():
+    """tfl_ad01_int8_qdq.onnx (ad01's int8 weights through tf2onnx): every FC layer on a DSP
+    kernel with onnxruntime's epilogue, bit-exact, the arena at the lower bound."""
+    from conftest import SHARED
+    from edgecc.plan import model_lower_bound
+    p = SHARED / "models" / "onnx_models" / "tfl_ad01_int8_qdq.onnx"
+    assert p.is_file(), f"shared model missing: {p}"
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    # in place at the peak steps (the first and the last), the scratch form elsewhere
+    assert {lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"} == \
+        {"dsp-fc-4u-rd-onnx", "dsp-fc-4u-ub-onnx"}
+    assert c.plan.arena <= model_lower_bound(c.imported)
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("ys", [None, 1e-5])
+def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(ys, tmp_path):
+    """A QDQ depthwise Conv (group = channels, padding on three sides, stride 1 x 2) takes the
+    in-place DSP kernel with onnxruntime's epilogue, bit-exact with onnxruntime; with a tiny
+    output scale the products pass 2^15 and the kernel keeps ec_onnx_rq's float clamp."""
+    from onnx import numpy_helper
+    from test_onnx_frontend import qdq_conv_model
+    m = qdq_conv_model(np.random.default_rng(6800), group=4)
+    if ys is not None:
+        (init,) = [i for i in m.graph.initializer if i.name == "ys"]
+        init.CopyFrom(numpy_helper.from_array(np.float32(ys), "ys"))
+    p = tmp_path / "m.onnx"
+    p.write_bytes(m.SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    dw = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
+    assert dw == ["dsp-dw-direct-onnx"], [lw.kernel.variant for lw in c.lowered]
+    (lw,) = [lw for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
+    assert set(lw.kernel.consts["rq"].reshape(-1, 3)[:, 2]) == {1 if ys is None else 0}
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+def test_dsp_fc_onnx_with_scratch_where_it_fits(tmp_path):
+    """A deep ONNX FC whose step leaves bytes dead (a wide input before it) takes the
+    extended-input kernel with onnxruntime's epilogue, bit-exact."""
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_qdq_gemm(np.random.default_rng(6900), batches=1, depth=64, units=12,
+                            per_channel=True).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    fc = [lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"]
+    assert fc == ["dsp-fc-4u-ub-onnx"], [lw.kernel.variant for lw in c.lowered]
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dsp_add_onnx_all_pairs_on_cortex_m4(tmp_path, seed, monkeypatch):
+    """QLinearAdd on the DSP kernel (table + one fused multiply-add), every int8 pair (a, b)
+    under QEMU, bit-exact with onnxruntime."""
+    import edgecc.verify as v
+    from test_onnx_numerics import ALL_PAIRS, _binary_model
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_binary_model("QLinearAdd", np.random.default_rng(seed)).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    assert [lw.kernel.variant for lw in c.lowered] == ["dsp-add-onnx"]
+    monkeypatch.setattr(v, "seeded_frames",
+                        lambda g, s, n: [[a.copy() for a in ALL_PAIRS] for _ in range(n)])
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
