@@ -131,6 +131,8 @@ def cmd_verify(args) -> int:
         return _verify_inputs(args, target, board)
     if args.more_models:
         return _verify_many(args, target, board)
+    if args.profile and args.frames > 1:  # the shares below are of one run's count
+        raise EdgeccError("--profile counts the layers of one run: use it without --frames")
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
                      board=board, profile=args.profile, frames=args.frames, io=args.io,
                      weights_section=args.weights_section)
