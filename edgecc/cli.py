@@ -212,7 +212,9 @@ def _print_qemu_info(x: dict) -> None:
           f"(stack {x['stack_bytes']:,} B)")
     for row in x.get("profile", []):
         share = 100.0 * row["instructions"] / max(x["instructions"], 1)
-        print(f"  layer {row['layer']:3d} {row['op']:<24} {row['instructions']:>12,} {share:5.1f}%")
+        ipm = f"{row['instructions'] / row['macs']:6.3f} instr/MAC" if row.get("macs") else ""
+        print(f"  layer {row['layer']:3d} {row['op']:<24} {row.get('kernel', ''):<20} "
+              f"{row['instructions']:>12,} {share:5.1f}% {ipm}".rstrip())
 
 
 def cmd_budget(args) -> int:
