@@ -57,19 +57,38 @@ def _cell(v, fmt: str) -> str:
     return "-" if v is None else format(v, fmt)
 
 
+def _overview(cells: list[tuple[str, dict]]) -> list[str]:
+    """One line per profiled cell: the flagged layers' count and share, and the worst of them
+    (the largest share) with its distance from the floor."""
+    out = ["| model | target | instructions | layers | flagged | flagged share | largest flagged "
+           "layer |", "|---|---|---:|---:|---:|---:|---|"]
+    for t, r in cells:
+        p = r["profile"]
+        flagged = [x for x in p["layers"] if x["flag"]]
+        worst = max(flagged, key=lambda x: x["share"], default=None)
+        out.append(f"| {r['model']} | {t} | {p['total_instructions']:,} | {len(p['layers'])} | "
+                   f"{len(flagged)} | {sum(x['share'] for x in flagged):.1%} | " +
+                   ("-" if worst is None else
+                    f"{worst['layer']} {worst['op']} ({worst['kernel']}), {worst['share']:.1%}"
+                    + (f", {worst['x_floor']:.1f}x" if worst["x_floor"] is not None else ""))
+                   + " |")
+    return out
+
+
 def render_profiles(results: dict[str, list[dict]]) -> list[str]:
-    """The results.md section: one table per profiled model and target, layers in execution
-    order, the flagged layers listed under each table."""
+    """The results.md section: an overview of the flagged layers per profiled cell, then one
+    table per model and target, layers in execution order."""
     cells = [(t, r) for t, rows in results.items() for r in rows if r.get("profile")]
     if not cells:
         return []
     lines = ["## Per-layer profile (Cortex-M)", "",
              "Instructions per layer of the first frame, counted under QEMU by the profile build "
              "of `edgecc verify --profile` (one build per model and target; the layers' sum is "
-             "the model's *total* here, within a fraction of a percent of the table's count). "
+             "the model's *total* here, within 1% of the table's count). "
              "*kernel*: the kernel table entry lowering chose (`portable`: the op's plain C "
              "kernel). *x floor*: instr/MAC over the core's floor (Cortex-M4/M7/M33 0.5 with "
              f"SMLAD, Cortex-M55 1/16 with VMLADAVA). *flag*: {FAR_RULE}.", ""]
+    lines += _overview(cells) + [""]
     for t, r in cells:
         p = r["profile"]
         lines += [f"### {r['model']} on {t} ({p['total_instructions']:,} instructions, floor "
@@ -81,9 +100,5 @@ def render_profiles(results: dict[str, list[dict]]) -> list[str]:
                          f"{_cell(x['macs'], ',')} | {x['instructions']:,} | "
                          f"{_cell(x['instr_per_mac'], '.3f')} | {_cell(x['x_floor'], '.1f')} | "
                          f"{x['share']:.1%} | {'**' + x['flag'] + '**' if x['flag'] else ''} |")
-        flagged = [x for x in p["layers"] if x["flag"]]
-        lines += ["", ("Flagged: " + "; ".join(
-            f"layer {x['layer']} {x['op']} ({x['kernel']}) {x['flag']}, {x['share']:.1%}"
-            + (f", {x['x_floor']:.1f}x the floor" if x["x_floor"] is not None else "")
-            for x in flagged) + ".") if flagged else "No layer flagged.", ""]
+        lines.append("")
     return lines

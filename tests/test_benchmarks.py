@@ -113,7 +113,7 @@ def test_profile_flags_layers_far_from_the_floor():
     assert "### m on cortex-m55 (10,000 instructions" in md
     assert "| 0 | CONV_2D | mve-conv | 4,000 | 1,000 | 0.250 | 4.0 | 10.0% | **far** |" in md
     assert "| 3 | AVERAGE_POOL_2D | portable | - | 900 | - | - | 9.0% | **heavy** |" in md
-    assert "Flagged: layer 0 CONV_2D (mve-conv) far, 10.0%, 4.0x the floor; layer 3" in md
+    assert "| m | cortex-m55 | 10,000 | 4 | 2 | 19.0% | 0 CONV_2D (mve-conv), 10.0%, 4.0x |" in md
     assert render_profiles({"cortex-m4": [_row("m")]}) == []
     assert wants_profile("anchors", "kws_ref_model", "cortex-m55")
     assert not wants_profile("anchors", "hello_world_int8", "cortex-m4")
