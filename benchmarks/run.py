@@ -5,12 +5,14 @@ the `onnx` set, ../shared/models/onnx_models, is benchmarks/onnx_set.py's),
 the loop over models x targets, collecting each cell's figures (from `edgecc.verify.verify_model`
 over N consecutive frames for the QEMU targets; from host builds, qemu-x86_64 counts and the
 timing harness for host / x86-avx2), and writing results.md / results.json (and the README block
-with --readme). A cell that fails (unsupported model, build error) becomes a footnoted error row;
+with --readme), and, on the Cortex-M targets, the per-layer profile of benchmarks/profile.py.
+A cell that fails (unsupported model, build error) becomes a footnoted error row;
 the run goes on. --merge keeps the rows of an earlier run's JSON that this run did not measure.
 
 Usage: python3 -m benchmarks.run [--targets T ...] [--sets tflite converter onnx] [--models M ...]
                                  [--frames N] [-o benchmarks/results.md] [--json PATH]
                                  [--merge PATH] [--readme README.md] [--no-latency]
+                                 [--profile anchors|all|none]
        python3 -m benchmarks.run --render saved.json [--merge older.json] [-o ...] [--readme ...]
 """
 from __future__ import annotations
@@ -30,6 +32,7 @@ from edgecc.errors import EdgeccError
 
 from benchmarks.anchors import load_anchors
 from benchmarks.onnx_set import COMPARE_TARGET, compare_with_tflite, is_onnx, row_base
+from benchmarks.profile import PROFILE_CHOICES
 from benchmarks.table import HOST_TARGETS, render_results, render_summary, update_readme
 
 REPO = Path(__file__).resolve().parent.parent
@@ -117,15 +120,20 @@ def _verified(r, compile_s: float) -> dict:
                 values_differing=r.extra.get("values_differing"))  # ONNX: vs onnxruntime
 
 
-def bench_qemu(model: Path, target, frames: int = 1) -> dict:
+def bench_qemu(model: Path, target, frames: int = 1, profile: bool = False) -> dict:
     """A Cortex-M or AArch64 cell: verify under QEMU gives the count (per frame, averaged over
-    the frames), flash and bit-exactness of every frame."""
+    the frames), flash and bit-exactness of every frame; with `profile`, the same verify's
+    profile build adds the per-layer counts (benchmarks/profile.py)."""
     from edgecc.verify import verify_model
-    r = verify_model(model, target, frames=frames)
+    r = verify_model(model, target, frames=frames, profile=profile)
     x = r.extra
-    return dict(_verified(r, x.get("compile_seconds", 0.0)), instructions=x.get("instructions"),
-                flash_bytes=x.get("flash_bytes"), code_bytes=x.get("code_bytes"),
-                weights_flash_bytes=x.get("weights_flash_bytes"), board=x.get("board"))
+    out = dict(_verified(r, x.get("compile_seconds", 0.0)), instructions=x.get("instructions"),
+               flash_bytes=x.get("flash_bytes"), code_bytes=x.get("code_bytes"),
+               weights_flash_bytes=x.get("weights_flash_bytes"), board=x.get("board"))
+    if profile:
+        from benchmarks.profile import annotate
+        out["profile"] = annotate(x["profile"], target.name)
+    return out
 
 
 def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
@@ -168,11 +176,13 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
 
 
 def run(models: list[Path], target_names: list[str], latency: bool = True,
-        budget_s: float = 0.5, log=print, frames: int = 1) -> tuple[dict, dict[str, list[dict]]]:
+        budget_s: float = 0.5, log=print, frames: int = 1, profile: str = "anchors"
+        ) -> tuple[dict, dict[str, list[dict]]]:
     from edgecc.compiler import load_model
     from edgecc.targets import get_target
 
     from benchmarks.metrics import count_macs, tflm_arena
+    from benchmarks.profile import wants_profile
     from benchmarks.x86 import LATENCY_CFLAGS, time_litert
     targets = [get_target(t) for t in target_names]
     anchors = load_anchors(SHARED / "bench" / "anchors.md")
@@ -210,7 +220,8 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
                             litert_us, litert_done = time_litert(model, budget_s), True
                         row["litert_us"] = litert_us
                     else:
-                        row.update(bench_qemu(model, t, frames))
+                        row.update(bench_qemu(model, t, frames,
+                                              wants_profile(profile, name, t.name)))
                 except (EdgeccError, subprocess.SubprocessError, OSError) as e:
                     row["error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
             results[t.name].append(row)
@@ -246,6 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-latency", action="store_true", help="skip the x86 latency timings")
     p.add_argument("--budget", type=float, default=0.5,
                    help="seconds of timed runs per latency figure (default 0.5)")
+    p.add_argument("--profile", choices=PROFILE_CHOICES, default="anchors",
+                   help="per-layer instruction profile on the Cortex-M targets (one more QEMU "
+                        "build per cell): of issue 16's six anchor models (default), of every "
+                        "model, or none")
     p.add_argument("--merge", type=Path, metavar="JSON",
                    help="keep the rows of this earlier --json run that this run (or --render's "
                         "file) does not have")
@@ -268,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
             get_target(t)
         meta = machine_meta(argv, LATENCY_CFLAGS)
         extra, results = run(models, args.targets, not args.no_latency, args.budget,
-                             log=say, frames=args.frames)
+                             log=say, frames=args.frames, profile=args.profile)
         for rows in results.values():
             for r in rows:
                 r["measured"] = meta["date"]

@@ -174,6 +174,8 @@ def render_results(meta: dict, results: dict[str, list[dict]]) -> str:
             lines += [f"## {target}, ONNX models" + (f" ({board})" if board else ""), ""]
             lines += render_onnx_table(onnx_rows, lambda r: _note(notes, r)) + [""]
     lines += render_comparison(meta.get("onnx_vs_tflite") or [])
+    from benchmarks.profile import render_profiles
+    lines += render_profiles(results)
     if notes:
         lines += ["Errors:", ""] + [f"{i + 1}. {n}" for i, n in enumerate(notes)] + [""]
     return "\n".join(lines)

@@ -131,6 +131,8 @@ def cmd_verify(args) -> int:
         return _verify_inputs(args, target, board)
     if args.more_models:
         return _verify_many(args, target, board)
+    if args.profile and args.frames > 1:  # the shares below are of one run's count
+        raise EdgeccError("--profile counts the layers of one run: use it without --frames")
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
                      board=board, profile=args.profile, frames=args.frames, io=args.io,
                      weights_section=args.weights_section)
@@ -210,7 +212,9 @@ def _print_qemu_info(x: dict) -> None:
           f"(stack {x['stack_bytes']:,} B)")
     for row in x.get("profile", []):
         share = 100.0 * row["instructions"] / max(x["instructions"], 1)
-        print(f"  layer {row['layer']:3d} {row['op']:<24} {row['instructions']:>12,} {share:5.1f}%")
+        ipm = f"{row['instructions'] / row['macs']:6.3f} instr/MAC" if row.get("macs") else ""
+        print(f"  layer {row['layer']:3d} {row['op']:<24} {row.get('kernel', ''):<20} "
+              f"{row['instructions']:>12,} {share:5.1f}% {ipm}".rstrip())
 
 
 def cmd_budget(args) -> int:

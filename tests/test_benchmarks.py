@@ -93,6 +93,35 @@ def test_tables_put_speed_and_ram_side_by_side():
         assert len({ln.count("|") for ln in rows}) == 1, table
 
 
+def test_profile_flags_layers_far_from_the_floor():
+    """M55's floor is 1/16 instr/MAC: a layer at 0.25 (4x) with 10% of the model is far, one at
+    4x with 1% is not, one at 2x is not; a MAC-less layer with > 5% is heavy."""
+    from benchmarks.profile import annotate, render_profiles, wants_profile
+    layers = [dict(layer=0, op="CONV_2D", index=0, kernel="mve-conv", macs=4000, instructions=1000),
+              dict(layer=1, op="CONV_2D", index=1, kernel="portable", macs=400, instructions=100),
+              dict(layer=2, op="CONV_2D", index=2, kernel="mve-conv", macs=64000,
+                   instructions=8000),
+              dict(layer=3, op="AVERAGE_POOL_2D", index=3, kernel="portable", macs=None,
+                   instructions=900)]
+    p = annotate(layers, "cortex-m55")
+    assert p["total_instructions"] == 10000 and p["floor_instr_per_mac"] == 1 / 16
+    assert [x["flag"] for x in p["layers"]] == ["far", None, None, "heavy"]
+    assert [x["x_floor"] for x in p["layers"]] == [4.0, 4.0, 2.0, None]
+    assert p["layers"][0]["share"] == 0.1 and p["layers"][0]["instr_per_mac"] == 0.25
+    assert annotate(layers, "cortex-m4")["layers"][0]["flag"] is None  # 0.25 < M4's 0.5
+    md = "\n".join(render_profiles({"cortex-m55": [_row("m", profile=p)], "host": [_row("m")]}))
+    assert "### m on cortex-m55 (10,000 instructions" in md
+    assert "| 0 | CONV_2D | mve-conv | 4,000 | 1,000 | 0.250 | 4.0 | 10.0% | **far** |" in md
+    assert "| 3 | AVERAGE_POOL_2D | portable | - | 900 | - | - | 9.0% | **heavy** |" in md
+    assert "| m | cortex-m55 | 10,000 | 4 | 2 | 19.0% | 0 CONV_2D (mve-conv), 10.0%, 4.0x |" in md
+    assert render_profiles({"cortex-m4": [_row("m")]}) == []
+    assert wants_profile("anchors", "kws_ref_model", "cortex-m55")
+    assert not wants_profile("anchors", "hello_world_int8", "cortex-m4")
+    assert wants_profile("all", "hello_world_int8", "cortex-m33")
+    assert not wants_profile("all", "kws_ref_model", "aarch64")
+    assert not wants_profile("none", "kws_ref_model", "cortex-m4")
+
+
 def test_merge_keeps_rows_not_measured_again():
     from benchmarks.run import merge_results
     old = {"cortex-m4": [_row("a"), _row("b")], "host": [_row("a")]}
@@ -140,6 +169,14 @@ def test_suite_on_ad01_cortex_m4(tmp_path):
     assert row["weights_flash_bytes"] >= 270880 and row["flash_bytes"] > row["weights_flash_bytes"]
     md = out.read_text()
     assert "## cortex-m4 (mps2-an386)" in md and "| ad01_int8 | 264,192 |" in md
+    # ad01_int8 is an anchor model: profiled by default, first of the 5 frames, one row a layer
+    p = row["profile"]
+    assert [x["op"] for x in p["layers"]] == ["FULLY_CONNECTED"] * 10
+    assert sum(x["macs"] for x in p["layers"]) == row["macs"]
+    assert all(x["kernel"].startswith("dsp-fc") and x["instructions"] > 0 for x in p["layers"])
+    assert p["total_instructions"] == sum(x["instructions"] for x in p["layers"])
+    assert abs(p["total_instructions"] - row["instructions"]) < 0.01 * row["instructions"]
+    assert "### ad01_int8 on cortex-m4" in md and "| 0 | FULLY_CONNECTED | dsp-fc" in md
     assert data["meta"]["cpu"] in md and data["meta"]["date"] in md
     ratio = f"{row['instructions'] / 583263:.2f}"
     assert f"| ad01_int8 | {ratio} |" in readme.read_text()

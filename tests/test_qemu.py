@@ -189,6 +189,15 @@ def test_profile_per_layer_is_repeatable():
     assert all(r["instructions"] > 0 for r in rows[0])
     by = {r["layer"]: r["instructions"] for r in rows[0]}
     assert by[0] > 10 * by[4]  # 640x128 weights against 128x8
+    assert sum(r["macs"] for r in rows[0]) == 264192
+    assert all(r["kernel"].startswith("dsp-fc") for r in rows[0])  # the DSP table's FC entries
+
+
+def test_profile_of_several_frames_is_the_first_frames():
+    """A multi-frame harness calls NAME_run once per frame: the profile counts the first."""
+    one = _verify("hello_world_int8", "mps2-an386", profile=True).extra["profile"]
+    three = _verify("hello_world_int8", "mps2-an386", profile=True, frames=3).extra["profile"]
+    assert one == three and len(one) == 3 and all(r["instructions"] > 0 for r in one)
 
 
 def test_profile_marks_see_the_hook(tmp_path):

@@ -4,7 +4,8 @@ Owns: the verify flow (compile -> harness -> build -> run -> compare) and, on a 
 trace build that names the first layer whose output differs from TFLite Micro's tensor. With
 `frames` > 1 the harness runs N consecutive seeded frames on one arena after one name_reset (one
 build, one run), the reference keeps its state over the same frames, every frame is compared, and
-the first frame that differs is traced. The oracle
+the first frame that differs is traced; `profile` (per-layer instructions, edgecc.verify.qemu)
+counts the first frame's layers. The oracle
 is TFLite Micro, or LiteRT BUILTIN_REF when TFLM cannot run the model (edgecc.verify.reference).
 """
 from __future__ import annotations
@@ -113,8 +114,6 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     if frames < 1:
         raise EdgeccError(f"--frames must be at least 1 (got {frames})")
-    if profile and frames > 1:
-        raise EdgeccError("--profile counts the layers of one run: use it without --frames")
     info: dict = {}
     from edgecc.budget import arena_room
     c = compile_model(model, target, name,

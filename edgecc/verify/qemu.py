@@ -240,7 +240,11 @@ def run_on_qemu(c, gen_dir: Path, harness: Path, work: Path, board: Board | None
 
 def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc: str | None,
                    timeout: float = DEFAULT_TIMEOUT) -> list[dict]:
-    """Instructions per layer: marks at NAME_run's entry and at the empty trace hook's entry."""
+    """Instructions per layer: marks at NAME_run's entry and at the empty trace hook's entry.
+    A harness of several frames calls NAME_run once per frame: the rows are the first frame's.
+    Each row names the layer's kernel (its variant: a table entry's name, or "portable") and
+    its MACs (edgecc.metrics; None for layers without)."""
+    from edgecc.metrics import node_macs
     from edgecc.names import c_ident
     hook = data_dir("templates") / "baremetal" / "profile_hook.c"
     prog = build_program(gen_dir, [harness, hook], work / "profile.elf", board, cc,
@@ -252,22 +256,21 @@ def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc
     r = run_program(prog, board, timeout, marks=[a_run, a_hook])
     counts = [n for a, n in r.marks]
     starts = [i for i, (a, _) in enumerate(r.marks) if a == a_run]
-    if len(starts) != 1:
-        raise EdgeccError(f"profile: expected one call of {run_fn}, saw {len(starts)}")
-    hooks = counts[starts[0] + 1:]
+    if not starts:
+        raise EdgeccError(f"profile: no call of {run_fn}")
+    hooks = counts[starts[0] + 1:starts[1] if len(starts) > 1 else None]
     # The generated code calls the hook once per traced output of each layer (codegen's traces).
     per_layer = [sum(1 for v in lw.node.outputs if v[1:].isdigit()) for lw in c.lowered]
     if sum(per_layer) != len(hooks):
         raise EdgeccError(f"profile: {len(hooks)} hook calls for {sum(per_layer)} traced outputs")
     rows, prev, k = [], counts[starts[0]], 0
     for lw, n in zip(c.lowered, per_layer):
-        if n == 0:
-            rows.append(dict(layer=len(rows), op=lw.node.op, index=lw.node.index, instructions=0))
-            continue
-        k += n
-        rows.append(dict(layer=len(rows), op=lw.node.op, index=lw.node.index,
-                         instructions=hooks[k - 1] - prev))
-        prev = hooks[k - 1]
+        row = dict(layer=len(rows), op=lw.node.op, index=lw.node.index, instructions=0,
+                   kernel=lw.kernel.variant, macs=node_macs(c.graph, lw.node))
+        if n:
+            k += n
+            row["instructions"], prev = hooks[k - 1] - prev, hooks[k - 1]
+        rows.append(row)
     return rows
 
 
