@@ -73,6 +73,7 @@ class Builder:
         self.index = -1  # the ONNX node being converted (IR nodes carry it)
         self.trace: dict[str, tuple[str, tuple[int, ...]]] = {}  # IR value -> (ONNX name, perm)
         self.where = ""
+        self.ort_fused: set[int] = set()  # Softmaxes onnxruntime runs as QLinearSoftmax (ortfuse)
 
     # ---- errors ------------------------------------------------------------------------
     def unsupported(self, why: str) -> UnsupportedModel:

@@ -5,9 +5,9 @@ Mul, AveragePool, GlobalAveragePool, MaxPool and Softmax, with their DequantizeL
 the QuantizeLinear'd output, into CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL,
 AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions, fully connected layers,
 ADD and MUL carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py
-and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; pools and softmax keep TFLite's
-integer arithmetic for now, which may differ from onnxruntime's by one step on some values
-(verify counts them).
+and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too where
+onnxruntime runs QLinearSoftmax (_onnx_softmax.py; ortfuse.py says when); AVERAGE_POOL_2D keeps TFLite's integer arithmetic for now,
+which may differ from onnxruntime's by one step on some values (verify counts them).
 """
 from __future__ import annotations
 
@@ -217,10 +217,15 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     if x.perm[-1] != axis:
         rest = [a for a in x.perm if a != axis]
         x = b.with_perm(x, (*rest, axis))
-    tfl = QParams((1.0 / 256,), (-128,))  # the output TFLite's int8 SOFTMAX computes
+    if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: _onnx_softmax.py
+        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=ONNX))
+        return Rec("act", y, perm=x.perm)
+    # onnxruntime's float Softmax (frontends/onnx/ortfuse.py): TFLite's int8 SOFTMAX, requantized
+    # unless the output is its 1/256; may differ by one step on some values (verify counts them)
+    tfl = QParams((1.0 / 256,), (-128,))
     if (float(np.float32(yq.scale[0])), yq.zero_point[0]) == (tfl.scale[0], -128):
         y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0))
-    else:  # e.g. quantize_static's 1/255: requantized, may differ by one step (verify counts)
+    else:
         t = b.add_inferred("SOFTMAX", [x.value], DType.INT8, tfl, dict(beta=1.0))
         y = b.add_inferred("QUANTIZE", [t], DType.INT8, yq)
     return Rec("act", y, perm=x.perm)

@@ -225,5 +225,6 @@ def sigmoid(b: Builder, n, a) -> list[Rec]:
 
 
 def softmax(b: Builder, n, a) -> list[Rec]:
+    # qlinear: onnxruntime runs it as QLinearSoftmax, not in float (ortfuse.py)
     return [Rec("pend", op="softmax", info=dict(x=_dq_act(b, b.rec(n.input[0])), attrs=a,
-                                                opset=b.opset))]
+                                                opset=b.opset, qlinear=b.index in b.ort_fused))]

@@ -88,7 +88,8 @@ def qlinear_sigmoid(b: Builder, n, a) -> list[Rec]:
 
 
 def qlinear_softmax(b: Builder, n, a) -> list[Rec]:
-    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, opset=int(a.get("opset", b.opset)))
+    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, opset=int(a.get("opset", b.opset)),
+                qlinear=True)
     return [emit.softmax(b, info, _q(b, n, 3, 4))]
 
 
