@@ -92,3 +92,41 @@ def test_qlinear_softmax_exact(tmp_path, dtype, ys, xs, qop):
     for seed in range(3):
         r = verify_model(p, get_target("host"), seed=seed)
         assert r.bit_exact, r.as_json()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+@pytest.mark.parametrize("ys", [1 / 256, 1 / 255])
+def test_unfused_softmax_in_float(tmp_path, dtype, ys):
+    """An int8 graph input next to a dequantized output: onnxruntime keeps the Softmax in float
+    (for int8; uint8 fuses) and edgecc computes it in float32 as well."""
+    p = tmp_path / "m.onnx"
+    s8 = dtype == np.int8
+    m = _qdq_softmax([64, 37], dtype, 0.05, -5 if s8 else 123, ys, -128 if s8 else 0,
+                     False, True)
+    p.write_bytes(m.SerializeToString())
+    for seed in range(2):
+        r = verify_model(p, get_target("host"), seed=seed)
+        assert r.bit_exact, r.as_json()
+
+
+def test_float_nodes_and_one_step_rule(tmp_path):
+    from edgecc.verify.onnx_float import float_nodes, within_one_step
+    from edgecc.verify.onnx_ref import lsb_diffs
+    p = tmp_path / "m.onnx"
+    for float_in, want in ((False, ({"Softmax": 1}, {0})), (True, ({}, set()))):
+        m = _qdq_softmax([2, 12], np.int8, 0.05, -5, 1 / 256, -128, float_in, True)
+        p.write_bytes(m.SerializeToString())
+        assert float_nodes(p) == want
+    info = dict(values_differing=2, values_off_by_one=2, outputs_differing=[0])
+    within_one_step(p, info)  # the fused model: no float op, so no tolerance
+    assert info["within_one_step"] is False
+    m = _qdq_softmax([2, 12], np.int8, 0.05, -5, 1 / 256, -128, False, True)
+    p.write_bytes(m.SerializeToString())
+    within_one_step(p, info)
+    assert info["within_one_step"] is True
+    info.update(values_off_by_one=1)  # one value two steps away
+    within_one_step(p, info)
+    assert info["within_one_step"] is False
+    ref = np.array([0.5, 0.25, 0.75], np.float32)
+    got = np.array([0.5, 0.25 + 1 / 256, 0.75 - 2 / 256], np.float32).tobytes()
+    assert lsb_diffs(got, ref, 1 / 256)[1:] == (2, 1)

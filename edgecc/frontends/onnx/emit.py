@@ -220,14 +220,13 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: _onnx_softmax.py
         y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=ONNX))
         return Rec("act", y, perm=x.perm)
-    # onnxruntime's float Softmax (frontends/onnx/ortfuse.py): TFLite's int8 SOFTMAX, requantized
-    # unless the output is its 1/256; may differ by one step on some values (verify counts them)
-    tfl = QParams((1.0 / 256,), (-128,))
-    if (float(np.float32(yq.scale[0])), yq.zero_point[0]) == (tfl.scale[0], -128):
-        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0))
-    else:
-        t = b.add_inferred("SOFTMAX", [x.value], DType.INT8, tfl, dict(beta=1.0))
-        y = b.add_inferred("QUANTIZE", [t], DType.INT8, yq)
+    # onnxruntime's float Softmax (frontends/onnx/ortfuse.py says when): in float32 here too,
+    # between its DequantizeLinear and QuantizeLinear; exp may differ in the last bits, so a
+    # value may land one step away (verify counts them)
+    shape = b.type(x.value).shape
+    f = b.add("DEQUANTIZE", [x.value], TensorType(shape, DType.FLOAT32))
+    s = b.add("SOFTMAX", [f], TensorType(shape, DType.FLOAT32), dict(beta=1.0))
+    y = b.add("QUANTIZE", [s], TensorType(shape, DType.INT8, yq), dict(numerics=ONNX))
     return Rec("act", y, perm=x.perm)
 
 
