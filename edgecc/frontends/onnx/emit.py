@@ -73,9 +73,35 @@ def _weights(b: Builder, r: Rec) -> tuple[np.ndarray, QParams]:
     return np.asarray(r.data), r.q
 
 
-def conv(b: Builder, info: dict, yq: QParams) -> Rec:
+def _typed(b: Builder, info: dict, yq: QParams | None) -> tuple[np.ndarray, QParams | None, DType]:
+    """(weights, their quantization, the IR dtype): float32 ones when `yq` is None (a float
+    model: edgecc's float32 kernels), else the int8 ones of a DQ'd constant."""
+    if yq is None:
+        return np.asarray(info["w"].data, np.float32), None, DType.FLOAT32
+    return (*_weights(b, info["w"]), DType.INT8)
+
+
+def _float_bias(b: Builder, info: dict, channels: int) -> str | None:
+    r: Rec | None = info.get("bias")
+    if r is None:
+        return None
+    data = np.broadcast_to(np.asarray(r.data, np.float32).ravel(), (channels,))
+    return b.const(data, DType.FLOAT32, label="bias")
+
+
+def _rq_attrs(info: dict, yq: QParams | None) -> dict:
+    """The ONNX requantization attributes of an integer node (none for float32)."""
+    return {} if yq is None else dict(numerics=ONNX, clamp=_clamp(info, yq))
+
+
+def _wq(wq: QParams | None, axis: int) -> QParams | None:
+    return None if wq is None else QParams(wq.scale, wq.zero_point, axis)
+
+
+def conv(b: Builder, info: dict, yq: QParams | None) -> Rec:
+    """yq None: a float32 Conv (float weights and bias)."""
     x: Rec = info["x"]
-    w, wq = _weights(b, info["w"])
+    w, wq, dt = _typed(b, info, yq)
     attrs = info["attrs"]
     one_d = w.ndim == 3
     if one_d:  # [M, C/g, k] as a 2-D conv over a height of 1
@@ -100,71 +126,72 @@ def conv(b: Builder, info: dict, yq: QParams) -> Rec:
                  s[1:] if one_d else s, d[1:] if one_d else d)
     t, l_, bt, r_ = (0, pads[0], 0, pads[1]) if one_d else (pads[0], pads[1], pads[2], pads[3])
     xq = b.type(xv).q
-    bias = _bias(b, info, xq, wq, m)
+    bias = _float_bias(b, info, m) if yq is None else _bias(b, info, xq, wq, m)
     a = dict(stride_h=s[0], stride_w=s[1], dilation_h_factor=d[0], dilation_w_factor=d[1],
              padding=1, explicit_padding=(t, bt, l_, r_), fused_activation_function=0,
-             numerics=ONNX, clamp=_clamp(info, yq))
+             **_rq_attrs(info, yq))
     if groups > 1 and groups == c and cpg == 1:  # depthwise: [1, kh, kw, M], scales on axis 3
-        wv = b.const(w.transpose(1, 2, 3, 0), DType.INT8, QParams(wq.scale, wq.zero_point, 3),
-                     label="filter")
+        wv = b.const(w.transpose(1, 2, 3, 0), dt, _wq(wq, 3), label="filter")
         a["depth_multiplier"] = m // c
-        y = b.add_inferred("DEPTHWISE_CONV_2D", [xv, wv, bias], DType.INT8, yq, a)
+        y = b.add_inferred("DEPTHWISE_CONV_2D", [xv, wv, bias], dt, yq, a)
     else:
-        wv = b.const(w.transpose(0, 2, 3, 1), DType.INT8, QParams(wq.scale, wq.zero_point, 0),
-                     label="filter")
-        y = b.add_inferred("CONV_2D", [xv, wv, bias], DType.INT8, yq, a)
+        wv = b.const(w.transpose(0, 2, 3, 1), dt, _wq(wq, 0), label="filter")
+        y = b.add_inferred("CONV_2D", [xv, wv, bias], dt, yq, a)
     if one_d:
         n_, _, ol, oc = b.type(y).shape
         return Rec("act", b.reshape(y, (n_, ol, oc)), perm=(0, 2, 1))
     return Rec("act", y, perm=NHWC)
 
 
-def fully_connected(b: Builder, info: dict, yq: QParams) -> Rec:
+def fully_connected(b: Builder, info: dict, yq: QParams | None) -> Rec:
+    """yq None: a float32 Gemm / MatMul."""
     x = b.plain(info["x"])
-    w, wq = _weights(b, info["w"])
+    w, wq, dt = _typed(b, info, yq)
     if w.ndim != 2:
         raise b.unsupported("the weights of MatMul/Gemm must be 2-D")
-    if info.get("trans_b"):  # [N, K]: scales already on axis 0
-        q = QParams(wq.scale, wq.zero_point, 0)
-    else:
+    if not info.get("trans_b"):  # [K, N] -> [N, K]; the scales are on N either way
         w = w.T
-        q = QParams(wq.scale, wq.zero_point, 0)
+    q = _wq(wq, 0)
     units, depth = w.shape
     shape = b.type(x.value).shape
     if shape[-1] != depth:
         raise b.unsupported(f"MatMul/Gemm depth {shape[-1]} does not match the weights' {depth}")
-    bias = _bias(b, info, b.type(x.value).q, q, units)
-    wv = b.const(w, DType.INT8, q, label="weights")
-    a = dict(fused_activation_function=0, keep_num_dims=len(shape) > 2, numerics=ONNX,
-             clamp=_clamp(info, yq))
-    y = b.add_inferred("FULLY_CONNECTED", [x.value, wv, bias], DType.INT8, yq, a)
+    bias = _float_bias(b, info, units) if yq is None else \
+        _bias(b, info, b.type(x.value).q, q, units)
+    wv = b.const(w, dt, q, label="weights")
+    a = dict(fused_activation_function=0, keep_num_dims=len(shape) > 2, **_rq_attrs(info, yq))
+    y = b.add_inferred("FULLY_CONNECTED", [x.value, wv, bias], dt, yq, a)
     return Rec("act", y, perm=tuple(range(len(b.type(y).shape))))
 
 
 def _broadcast_const(b: Builder, r: Rec, like: Rec) -> str:
-    """A quantized constant operand laid out like the activation `like` (rank-aligned, permuted)."""
+    """A constant operand (quantized, or float32 for a float model) laid out like the activation
+    `like` (rank-aligned, permuted)."""
     rank = len(like.perm)
     data = np.asarray(r.data)
     data = data.reshape((1,) * (rank - data.ndim) + data.shape).transpose(like.perm)
+    if r.kind == "const":
+        return b.const(data, DType.FLOAT32, label="operand")
     if r.q.per_channel:
         raise b.unsupported("a per-channel quantized constant operand is not supported yet")
     return b.const(data, DType.INT8, r.q, label="operand")
 
 
-def binary(b: Builder, info: dict, yq: QParams) -> Rec:
+def binary(b: Builder, info: dict, yq: QParams | None) -> Rec:
+    """yq None: float32 operands (activations and float constants)."""
     xs: list[Rec] = info["xs"]
-    acts = [r for r in xs if r.kind == "dq"]
+    acts = [r for r in xs if r.kind in ("dq", "act")]
     if not acts:
         raise b.unsupported("both operands are constant")
     perm = acts[0].perm
     vals = []
     for r in xs:
-        if r.kind == "dq":
+        if r.kind in ("dq", "act"):
             vals.append(b.with_perm(r, perm).value)
         else:
             vals.append(_broadcast_const(b, r, acts[0]))
-    a = dict(fused_activation_function=0, numerics=ONNX, clamp=_clamp(info, yq))
-    y = b.add_inferred(info["ir_op"], vals, DType.INT8, yq, a)
+    a = dict(fused_activation_function=0, **_rq_attrs(info, yq))
+    y = b.add_inferred(info["ir_op"], vals, DType.INT8 if yq else DType.FLOAT32, yq, a)
     return Rec("act", y, perm=perm)
 
 
@@ -174,8 +201,8 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
         axes = [x.perm.index(a) for a in range(2, len(x.perm))]
         ax = b.const(np.array(axes), DType.INT32)
         op = "MEAN" if info["kind"] == "global" else "REDUCE_MAX"
-        a = dict(keep_dims=True, numerics=ONNX) if op == "MEAN" else dict(keep_dims=True)
-        y = b.add_inferred(op, [x.value, ax], DType.INT8, yq, a)
+        a = dict(keep_dims=True, numerics=ONNX) if op == "MEAN" and yq else dict(keep_dims=True)
+        y = b.add_inferred(op, [x.value, ax], DType.INT8 if yq else DType.FLOAT32, yq, a)
         return Rec("act", y, perm=x.perm)
     x = b.with_perm(info["x"], NHWC)
     attrs = info["attrs"]
@@ -193,9 +220,10 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
     a = dict(filter_height=k[0], filter_width=k[1], stride_h=s[0], stride_w=s[1], padding=1,
              explicit_padding=(pads[0], pads[2], pads[1], pads[3]), fused_activation_function=0)
     op = "AVERAGE_POOL_2D" if info["kind"] == "avg" else "MAX_POOL_2D"
-    if op == "MAX_POOL_2D" and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0], yq.zero_point[0]):
+    if op == "MAX_POOL_2D" and yq and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0],
+                                                                          yq.zero_point[0]):
         raise b.unsupported("MaxPool whose QuantizeLinear changes the quantization")
-    y = b.add_inferred(op, [x.value], DType.INT8, yq, a)
+    y = b.add_inferred(op, [x.value], DType.INT8 if yq else DType.FLOAT32, yq, a)
     return Rec("act", y, perm=NHWC)
 
 
@@ -217,6 +245,9 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     if x.perm[-1] != axis:
         rest = [a for a in x.perm if a != axis]
         x = b.with_perm(x, (*rest, axis))
+    if yq is None:  # a float32 model
+        return Rec("act", b.add_inferred("SOFTMAX", [x.value], DType.FLOAT32, None,
+                                         dict(beta=1.0)), perm=x.perm)
     if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: _onnx_softmax.py
         y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=ONNX))
         return Rec("act", y, perm=x.perm)
