@@ -15,6 +15,7 @@ from pathlib import Path
 import onnx
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
 from edgecc.frontends.onnx import qop
 from edgecc.frontends.onnx.builder import Builder, Rec
@@ -36,7 +37,7 @@ HANDLERS = {
     "Concat": nd.concat, "Tile": qop.tile,
     "Transpose": qop.transpose, "Reshape": qop.reshape_like, "Flatten": qop.reshape_like,
     "Squeeze": qop.reshape_like, "Unsqueeze": qop.reshape_like, "Identity": qop.identity,
-    "Constant": qop.constant,
+    "Constant": qop.constant, "ConvTranspose": floats.conv_transpose, "Resize": floats.resize,
 }
 _DOMAINS = ("", "ai.onnx", "com.microsoft")
 _DTYPES = {"float32": DType.FLOAT32, "uint8": DType.UINT8, "int8": DType.INT8,

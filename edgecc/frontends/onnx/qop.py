@@ -182,9 +182,19 @@ def _squeeze_in_layout(b: Builder, n, a, r: Rec) -> Rec:
         perm = None
         if len(new) == 4 and [p for p in NHWC if p not in added] == mapped:
             perm = NHWC
-        perm = perm or tuple(mapped + added)
+        perm = perm or _after_predecessors(mapped, added)
     y = b.reshape(r.value, tuple(new[p] for p in perm))
     return replace(r, value=y, perm=perm)
+
+
+def _after_predecessors(mapped: list[int], added: list[int]) -> tuple[int, ...]:
+    """IR order for Unsqueeze'd axes: each new axis right after the ONNX axis before it, so that
+    a later Tile and Transpose (tf2onnx's UpSampling2D: Unsqueeze, Tile, Transpose, Reshape)
+    find the bytes already in their order."""
+    perm = list(mapped)
+    for a in sorted(added):
+        perm.insert(perm.index(a - 1) + 1 if a else 0, a)
+    return tuple(perm)
 
 
 def _axes(b: Builder, n, a) -> list[int]:
