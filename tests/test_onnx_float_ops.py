@@ -1,6 +1,7 @@
 """ONNX ops onnxruntime computes in float inside quantized models, end to end against
-onnxruntime: Resize (linear; edgecc follows onnxruntime's float arithmetic, so exact) and
-ConvTranspose (float32 TRANSPOSE_CONV summed in another order: within one step)."""
+onnxruntime: Resize (linear; edgecc follows onnxruntime's float arithmetic, so exact),
+ConvTranspose (float32 TRANSPOSE_CONV summed in another order: within one step) and
+QLinearAveragePool (its float average, exact), explicit or fused from a QDQ group."""
 from __future__ import annotations
 
 import numpy as np
@@ -65,3 +66,37 @@ def test_conv_transpose_within_one_step(tmp_path, pads):
         assert r.passed, r.as_json()
         if not r.bit_exact:
             assert "ConvTranspose" in r.extra["onnxruntime_float_ops"]
+
+
+def _avg_pool(qop: bool, dtype, k: int, s: int, pads, xq, yq):
+    t = TensorProto.INT8 if dtype == np.int8 else TensorProto.UINT8
+    inits = [_init("xs", np.float32(xq[0])), _init("xz", dtype(xq[1])),
+             _init("ys", np.float32(yq[0])), _init("yz", dtype(yq[1]))]
+    attrs = dict(kernel_shape=[k, k], strides=[s, s], pads=pads)
+    if qop:
+        nodes = [helper.make_node("QLinearAveragePool", ["x", "xs", "xz", "ys", "yz"], ["y"],
+                                  domain="com.microsoft", **attrs)]
+    else:  # int8 graph edges on both sides: onnxruntime fuses the group (ortfuse.py)
+        nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xd"]),
+                 helper.make_node("AveragePool", ["xd"], ["yf"], **attrs),
+                 helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    o = (9 + pads[0] + pads[2] - k) // s + 1
+    g = helper.make_graph(nodes, "t", [helper.make_tensor_value_info("x", t, [1, 16, 9, 9])],
+                          [helper.make_tensor_value_info("y", t, [1, 16, o, o])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                               helper.make_opsetid("com.microsoft", 1)])
+
+
+@pytest.mark.parametrize("qop", [True, False])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+@pytest.mark.parametrize("k,s,pads", [(2, 2, [0, 0, 0, 0]), (3, 1, [1, 1, 1, 1])])
+def test_qlinear_average_pool_exact(tmp_path, qop, dtype, k, s, pads):
+    """onnxruntime's float average (ties to even; TFLite's integer average rounds them away from
+    zero), requantized to another scale when the QOperator form asks."""
+    zx, zy = (-3, 4) if dtype == np.int8 else (120, 131)
+    yq = (0.03, zy) if qop else (0.05, zx)  # a fused QDQ group keeps one quantization here
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_avg_pool(qop, dtype, k, s, pads, (0.05, zx), yq).SerializeToString())
+    for seed in range(2):
+        r = verify_model(p, get_target("host"), seed=seed)
+        assert r.bit_exact, r.as_json()

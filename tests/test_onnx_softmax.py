@@ -9,7 +9,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from edgecc.frontends.onnx.ortfuse import fused_softmaxes
+from edgecc.frontends.onnx.ortfuse import fused_groups
 from edgecc.frontends.onnx.read import read_model
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
@@ -71,7 +71,7 @@ def test_fusion_rule_agrees_with_onnxruntime(tmp_path, dtype, float_in, float_ou
                      bool(float_in), bool(float_out))
     p.write_bytes(m.SerializeToString())
     mm = read_model(p)
-    ours = fused_softmaxes(mm.graph, mm.consts, mm.dtypes)
+    ours = fused_groups(mm.graph, mm.consts, mm.dtypes)
     assert bool(ours) == _ort_fuses(p)
 
 

@@ -141,7 +141,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                   params=dict(geo, batches=nb, out_h=h, out_w=w, out_c=oc, in_h=ih, in_w=iw,
                               in_c=ic, in_off=-ew.zp(in_type(g, n, 2)),
                               out_zp=ew.zp(out_type(g, n)), act_min=lo, act_max=hi,
-                              float=False),
+                              in_batch=ih * iw * ic),
                   consts=dict(w=g.value(n.inputs[1]).data.astype(np.int8),
                               bias=_bias(g, n).astype(np.int32), mult=m.astype(np.int32),
                               shift=s.astype(np.int32)))
@@ -191,9 +191,9 @@ def _float_lower(g: Graph, n: Node, target) -> Kernel:
     geo = _geometry(g, n)
     nb, h, w, oc = out_type(g, n).shape
     _, ih, iw, ic = in_type(g, n, 2).shape
-    return Kernel("transpose_conv.c.j2",
+    return Kernel("transpose_conv_float.c.j2",
                   params=dict(geo, batches=nb, out_h=h, out_w=w, out_c=oc, in_h=ih, in_w=iw,
-                              in_c=ic, float=True, **act_params(n)),
+                              in_c=ic, in_batch=ih * iw * ic, **act_params(n)),
                   consts=dict(w=g.value(n.inputs[1]).data.astype(F32), bias=_float_bias(g, n)))
 
 

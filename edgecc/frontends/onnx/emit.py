@@ -6,8 +6,10 @@ the QuantizeLinear'd output, into CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, A
 AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions, fully connected layers,
 ADD and MUL carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py
 and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too where
-onnxruntime runs QLinearSoftmax (_onnx_softmax.py; ortfuse.py says when); AVERAGE_POOL_2D keeps TFLite's integer arithmetic for now,
-which may differ from onnxruntime's by one step on some values (verify counts them).
+onnxruntime runs QLinearSoftmax (_onnx_softmax.py; ortfuse.py says when), AVERAGE_POOL_2D for
+QLinearAveragePool (_onnx_pool.py). A QDQ AveragePool (onnxruntime: float) keeps TFLite's integer
+average, which may differ by one step on ties (verify counts them). With no output quantization
+(yq None: a float32 model, frontends/onnx/floats.py) the same ops are emitted in float32.
 """
 from __future__ import annotations
 
@@ -220,6 +222,8 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
     a = dict(filter_height=k[0], filter_width=k[1], stride_h=s[0], stride_w=s[1], padding=1,
              explicit_padding=(pads[0], pads[2], pads[1], pads[3]), fused_activation_function=0)
     op = "AVERAGE_POOL_2D" if info["kind"] == "avg" else "MAX_POOL_2D"
+    if op == "AVERAGE_POOL_2D" and info.get("qlinear"):  # onnxruntime's: ops/_onnx_pool.py
+        a.update(numerics=ONNX, onnx_zp_offset=info["zp_offset"])
     if op == "MAX_POOL_2D" and yq and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0],
                                                                           yq.zero_point[0]):
         raise b.unsupported("MaxPool whose QuantizeLinear changes the quantization")

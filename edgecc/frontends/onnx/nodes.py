@@ -214,7 +214,10 @@ def pool(b: Builder, n, a) -> list[Rec]:
         return [replace(out, kind=r.kind)]
     if floats.is_float(b, r):
         return [floats.pool(b, a, kind, r)]
-    return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind))]
+    fused = b.ort_fused.get(b.index)  # onnxruntime's QLinearAveragePool (ortfuse.py)
+    return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind,
+                                             qlinear=fused is not None,
+                                             zp_offset=128 if fused == "u8" else 0))]
 
 
 def concat(b: Builder, n, a) -> list[Rec]:

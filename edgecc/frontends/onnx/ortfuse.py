@@ -1,15 +1,16 @@
 """Which QDQ groups onnxruntime's graph optimizer (x86 CPU provider, default session options)
 turns into a QOperator kernel, where that changes the arithmetic.
 
-Owns: the softmax rule. onnxruntime runs DequantizeLinear -> Softmax -> QuantizeLinear either in
-float (MLAS exp, then QuantizeLinear) or, when its QDQ transformer fuses the group, as
-QLinearSoftmax (a float32 exp table, edgecc/ops/_onnx_softmax.py): the two differ by a step on
-some values. Measured on onnxruntime 1.32 with small graphs: the group is fused when the
-DequantizeLinear's input and the QuantizeLinear's output end up of one element type. Before the
-fusion, the x86 build rewrites every int8 QuantizeLinear whose output only DequantizeLinears read
-(and is no graph output) as uint8 (QDQS8ToU8); an int8 graph input or output stays int8. So an
-int8 softmax between two such pairs runs as a uint8 QLinearSoftmax, one next to a graph edge of
-the other kind stays in float (the MLPerf Tiny models converted by tf2onnx end so).
+Owns: the rule for Softmax and AveragePool. onnxruntime runs DequantizeLinear -> op ->
+QuantizeLinear either in float (MLAS, then QuantizeLinear) or, when its QDQ transformer fuses the
+group, as QLinearSoftmax (a float32 exp table, edgecc/ops/_onnx_softmax.py) or
+QLinearAveragePool (edgecc/ops/_onnx_pool.py): they differ by a step on some values. Measured
+on onnxruntime 1.32 with small graphs: the group is fused when the DequantizeLinear's input
+and the QuantizeLinear's output end up of one element type. Before the fusion, the x86 build
+rewrites every int8 QuantizeLinear whose output only DequantizeLinears read (and is no graph
+output) as uint8 (QDQS8ToU8); an int8 graph input or output stays int8. So an int8 softmax
+between two such pairs runs as a uint8 QLinearSoftmax, one next to a graph edge of the other
+kind stays in float (the MLPerf Tiny models converted by tf2onnx end so).
 """
 from __future__ import annotations
 
@@ -34,17 +35,21 @@ def _elem(name: str, producer: dict, consumers: dict, outputs: set, consts: dict
     return "u8" if only_dq and name not in outputs and consumers.get(name) else "s8"
 
 
-def fused_softmaxes(g: onnx.GraphProto, consts: dict, dtypes: dict) -> set[int]:
-    """The node index of each Softmax onnxruntime runs as QLinearSoftmax."""
+FUSED_OPS = ("Softmax", "AveragePool")
+
+
+def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> dict[int, str]:
+    """Node index of each Softmax / AveragePool onnxruntime runs as its QLinear kernel -> the
+    element type it runs in ("s8" or "u8")."""
     producer = {o: n for n in g.node for o in n.output}
     consumers: dict[str, list] = {}
     for n in g.node:
         for x in n.input:
             consumers.setdefault(x, []).append(n)
     outputs = {o.name for o in g.output}
-    out = set()
+    out = {}
     for i, n in enumerate(g.node):
-        if n.op_type != "Softmax" or n.output[0] in outputs:
+        if n.op_type not in FUSED_OPS or n.output[0] in outputs:
             continue
         dq = producer.get(n.input[0])
         users = consumers.get(n.output[0], [])
@@ -54,5 +59,5 @@ def fused_softmaxes(g: onnx.GraphProto, consts: dict, dtypes: dict) -> set[int]:
         args = (producer, consumers, outputs, consts, dtypes)
         a, b = _elem(dq.input[0], *args), _elem(users[0].output[0], *args)
         if a is not None and a == b:
-            out.add(i)
+            out[i] = a
     return out

@@ -72,7 +72,9 @@ def qlinear_pool(b: Builder, n, a) -> list[Rec]:
     if int(a.get("channels_last", 0)):
         raise b.unsupported("channels_last=1 is not supported")
     kind = "global" if n.op_type == "QLinearGlobalAveragePool" else "avg"
-    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, kind=kind)
+    zp = nd._const(b, n.input[4]) if len(n.input) > 4 and n.input[4] else None
+    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, kind=kind, qlinear=True,
+                zp_offset=0 if zp is not None and np.asarray(zp).dtype == np.int8 else 128)
     return [emit.pool(b, info, _q(b, n, 3, 4))]
 
 
