@@ -22,7 +22,7 @@ LEGACY = {
     "c/edgecc_patch_write.c.j2": 1, "c/gather.c.j2": 2, "c/leaky_relu.c.j2": 1,
     "c/log_softmax.c.j2": 2, "c/maximum.c.j2": 2, "c/minimum.c.j2": 2, "c/mul.c.j2": 4,
     "c/neg.c.j2": 2, "c/prelu.c.j2": 1, "c/squared_difference.c.j2": 2, "c/sub.c.j2": 3,
-    "c/transpose_conv.c.j2": 1, "c/unidirectional_sequence_lstm.c.j2": 3,
+    "c/unidirectional_sequence_lstm.c.j2": 3,
     # portable templates main gained while the ratchet was written (ops12, onnx14, state12):
     # their logic is still to move into Python
     "c/add_n.c.j2": 2, "c/add_onnx.c.j2": 1, "c/binary_expr.c.j2": 1, "c/cumsum.c.j2": 8,

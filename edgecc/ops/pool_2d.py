@@ -5,6 +5,8 @@ are never read. MAX takes the largest valid tap. AVERAGE sums the valid taps and
 count with rounding half away from zero: acc > 0 ? (acc + n/2) / n : (acc - n/2) / n, C division
 truncating toward zero. Both clamp to the fused activation range. Input and output must share their
 quantization (TFLM refuses anything else), so no requantization happens.
+AVERAGE_POOL_2D with ONNX numerics (from QLinearAveragePool): onnxruntime's float average and
+requantization (any output quantization), edgecc/ops/_onnx_pool.py.
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ def same_quantization(g: Graph, n: Node) -> bool:
     a, b = in_type(g, n).q, out_type(g, n).q
     if a is None or b is None:
         return False
+    if n.attrs.get("numerics") == "onnx":  # onnxruntime requantizes: edgecc/ops/_onnx_pool.py
+        return in_type(g, n).dtype == DType.INT8
     return abs(float(a.scale[0]) - float(b.scale[0])) <= 1e-6 and a.zero_point[0] == b.zero_point[0]
 
 
@@ -89,6 +93,9 @@ def _pool(g: Graph, n: Node, x: np.ndarray, average: bool) -> np.ndarray:
 
 
 def reference_avg(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if n.attrs.get("numerics") == "onnx":
+        from edgecc.ops._onnx_pool import reference
+        return reference(g, n, ins)
     return [_pool(g, n, ins[0], average=True)]
 
 
@@ -110,7 +117,15 @@ def lower_avg(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel (the optimized ones are edgecc/lower/'s tables). The per-channel int32
     sums live in scratch so that the innermost loop runs over contiguous channels (NHWC)
     instead of striding across pixels."""
-    return _kernel(g, n, "average_pool_2d.c.j2", 4)
+    onnx = n.attrs.get("numerics") == "onnx"
+    k = _kernel(g, n, "average_pool_2d_onnx.c.j2" if onnx else "average_pool_2d.c.j2", 4)
+    if onnx:  # the float32 sums use the same scratch
+        from edgecc.ops._onnx_pool import kernel_params
+        extra, consts = kernel_params(g, n)
+        k.params.update(extra)
+        k.consts.update(consts)
+        k.reason = "onnxruntime's QLinearAveragePool arithmetic (float32 average, half to even)"
+    return k
 
 
 def lower_max(g: Graph, n: Node, target) -> Kernel:

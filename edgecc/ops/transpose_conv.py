@@ -8,6 +8,10 @@ run on the OUTPUT size (total = (ComputeOutSize(out) - 1) * stride + k - out, ha
 VALID as well. edgecc gathers instead of scattering (integer sums do not depend on the order):
 each output pixel sums the taps whose source row/column is an integer inside the input, so no
 scratch image is needed.
+float32 (input, weights, bias and output float32, from an ONNX ConvTranspose that onnxruntime
+computes in float): the same gather, acc = bias, then += x * w over filter row, filter column,
+input channel; y = the fused activation of acc. Within float tolerance of onnxruntime's (which
+sums in another order), not bit-exact.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, conv_out_size, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._conv_common import act_range
+from edgecc.ops._float import F32, FloatPath, act_params, activate, twin
 from edgecc.quant import mbqm, quantize_multiplier
 
 
@@ -135,13 +140,66 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     return Kernel("transpose_conv.c.j2",
                   params=dict(geo, batches=nb, out_h=h, out_w=w, out_c=oc, in_h=ih, in_w=iw,
                               in_c=ic, in_off=-ew.zp(in_type(g, n, 2)),
-                              out_zp=ew.zp(out_type(g, n)), act_min=lo, act_max=hi),
+                              out_zp=ew.zp(out_type(g, n)), act_min=lo, act_max=hi,
+                              in_batch=ih * iw * ic),
                   consts=dict(w=g.value(n.inputs[1]).data.astype(np.int8),
                               bias=_bias(g, n).astype(np.int32), mult=m.astype(np.int32),
                               shift=s.astype(np.int32)))
+
+
+def _float_ok(g: Graph, n: Node) -> bool:
+    """float32: input, weights, output (and the bias, when present) must be float32, the weights constant [out_ch, kh, kw, in_ch], the shapes NHWC"""
+    ts = [in_type(g, n, 2), in_type(g, n, 1), out_type(g, n)]
+    if len(n.inputs) > 3 and n.inputs[3] is not None:
+        ts.append(in_type(g, n, 3))
+    w = g.value(n.inputs[1])
+    return (all(t.dtype == DType.FLOAT32 for t in ts) and w.is_const and len(w.type.shape) == 4
+            and w.type.shape[3] == in_type(g, n, 2).shape[3] and nhwc_shapes(g, n))
+
+
+def _float_bias(g: Graph, n: Node) -> np.ndarray:
+    oc = in_type(g, n, 1).shape[0]
+    if len(n.inputs) < 4 or n.inputs[3] is None:
+        return np.zeros(oc, F32)
+    return g.value(n.inputs[3]).data.astype(F32).ravel()
+
+
+def _float_reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    geo = _geometry(g, n)
+    x = np.asarray(ins[2], F32)
+    wts = g.value(n.inputs[1]).data.astype(F32)
+    nb, h, w, oc = out_type(g, n).shape
+    _, ih, iw, ic = x.shape
+    acc = np.broadcast_to(_float_bias(g, n), (nb, h, w, oc)).copy()
+    oy, ox = np.arange(h), np.arange(w)
+    for fy in range(geo["kh"]):
+        ty = oy + geo["pad_t"] - fy
+        ys = (ty >= 0) & (ty % geo["sh"] == 0) & (ty // geo["sh"] < ih)
+        for fx in range(geo["kw"]):
+            tx = ox + geo["pad_l"] - fx
+            xs = (tx >= 0) & (tx % geo["sw"] == 0) & (tx // geo["sw"] < iw)
+            if not ys.any() or not xs.any():
+                continue
+            src = x[:, ty[ys] // geo["sh"]][:, :, tx[xs] // geo["sw"]]
+            for c in range(ic):  # one float32 rounding per tap, in the C's order
+                t = acc[:, ys][:, :, xs] + src[..., c:c + 1] * wts[:, fy, fx, c]
+                acc[np.ix_(range(nb), np.flatnonzero(ys), np.flatnonzero(xs))] = t.astype(F32)
+    return [activate(acc, n)]
+
+
+def _float_lower(g: Graph, n: Node, target) -> Kernel:
+    geo = _geometry(g, n)
+    nb, h, w, oc = out_type(g, n).shape
+    _, ih, iw, ic = in_type(g, n, 2).shape
+    return Kernel("transpose_conv_float.c.j2",
+                  params=dict(geo, batches=nb, out_h=h, out_w=w, out_c=oc, in_h=ih, in_w=iw,
+                              in_c=ic, in_batch=ih * iw * ic, **act_params(n)),
+                  consts=dict(w=g.value(n.inputs[1]).data.astype(F32), bias=_float_bias(g, n)))
 
 
 OP = register(OpDef("TRANSPOSE_CONV", infer, reference, lower,
                     [int8_types, per_tensor_activations, constant_weights, bias_int32_const,
                      nhwc_shapes, supported_activation],
                     dtypes="int8 x int8 -> int8 (int32 bias, per-channel or per-tensor weights)"))
+twin(OP, FloatPath(_float_reference, _float_lower, [_float_ok], "float32 -> float32"),
+     keep=(supported_activation,))

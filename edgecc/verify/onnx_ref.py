@@ -45,9 +45,9 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
     return [np.asarray(r) for r in res[:n_out]], dict(zip(names[n_out:], map(np.asarray, res[n_out:])))
 
 
-def lsb_diffs(got: bytes, ref: np.ndarray) -> tuple[int, int, int]:
-    """(bytes that differ, values that differ, values of an integer output that differ by
-    exactly 1)."""
+def lsb_diffs(got: bytes, ref: np.ndarray, step: float | None = 1.0) -> tuple[int, int, int]:
+    """(bytes that differ, values that differ, values that differ by at most one quantization
+    `step`: 1 for an integer output, the scale of a dequantized float one; None: no step)."""
     rb = np.ascontiguousarray(ref).tobytes()
     bad = sum(a != b for a, b in zip(got, rb))
     if not bad:
@@ -55,9 +55,10 @@ def lsb_diffs(got: bytes, ref: np.ndarray) -> tuple[int, int, int]:
     g = np.frombuffer(got, ref.dtype)
     r = ref.ravel()
     values = int(np.sum(g != r))
-    if ref.dtype.kind not in "iu":
+    if step is None:
         return bad, values, 0
-    return bad, values, int(np.sum(np.abs(g.astype(np.int64) - r.astype(np.int64)) == 1))
+    d = np.abs(g.astype(np.float64) - r.astype(np.float64))
+    return bad, values, int(np.sum((d > 0) & (d <= step * (1 + 1e-6))))
 
 
 def onnx_reference_tensor(arr: np.ndarray, perm: tuple[int, ...]) -> bytes:

@@ -15,9 +15,11 @@ from pathlib import Path
 import onnx
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
 from edgecc.frontends.onnx import integer_ops, qop
 from edgecc.frontends.onnx.builder import Builder, Rec
+from edgecc.frontends.onnx.ortfuse import fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
 
@@ -38,6 +40,7 @@ HANDLERS = {
     "Constant": qop.constant, "ConvInteger": integer_ops.conv_integer,
     "MatMulInteger": integer_ops.matmul_integer,
     "DynamicQuantizeLinear": integer_ops.dynamic_quantize,
+    "ConvTranspose": floats.conv_transpose, "Resize": floats.resize,
 }
 _DOMAINS = ("", "ai.onnx", "com.microsoft")
 _DTYPES = {"float32": DType.FLOAT32, "uint8": DType.UINT8, "int8": DType.INT8,
@@ -90,6 +93,7 @@ def load_onnx(path: str | Path) -> Graph:
         raise UnsupportedModel(f"{path}: unsupported ONNX nodes: " + "; ".join(bad))
     b = Builder(path, m.shapes)
     b.opset = m.opset
+    b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes)
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)
     inputs = []

@@ -73,6 +73,7 @@ class Builder:
         self.index = -1  # the ONNX node being converted (IR nodes carry it)
         self.trace: dict[str, tuple[str, tuple[int, ...]]] = {}  # IR value -> (ONNX name, perm)
         self.where = ""
+        self.ort_fused: dict[int, str] = {}  # QDQ groups onnxruntime fuses (ortfuse.py)
 
     # ---- errors ------------------------------------------------------------------------
     def unsupported(self, why: str) -> UnsupportedModel:

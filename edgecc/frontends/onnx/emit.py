@@ -5,9 +5,11 @@ Mul, AveragePool, GlobalAveragePool, MaxPool and Softmax, with their DequantizeL
 the QuantizeLinear'd output, into CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL,
 AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions, fully connected layers,
 ADD and MUL carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py
-and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; pools and softmax keep TFLite's
-integer arithmetic for now, which may differ from onnxruntime's by one step on some values
-(verify counts them).
+and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too where
+onnxruntime runs QLinearSoftmax (_onnx_softmax.py; ortfuse.py says when), AVERAGE_POOL_2D for
+QLinearAveragePool (_onnx_pool.py). A QDQ AveragePool (onnxruntime: float) keeps TFLite's integer
+average, which may differ by one step on ties (verify counts them). With no output quantization
+(yq None: a float32 model, frontends/onnx/floats.py) the same ops are emitted in float32.
 """
 from __future__ import annotations
 
@@ -74,10 +76,42 @@ def _weights(b: Builder, r: Rec) -> tuple[np.ndarray, QParams]:
     return np.asarray(r.data), r.q
 
 
+def _is_float(info: dict) -> bool:
+    """A float32 layer (a float model: plain float32 weights), not an integer one; an integer
+    layer with yq None has an int32 output (ConvInteger / MatMulInteger)."""
+    return info["w"].kind == "const"
+
+
+def _typed(b: Builder, info: dict, yq: QParams | None) -> tuple[np.ndarray, QParams | None, DType]:
+    """(weights, their quantization, the IR dtype): float32 ones for a float layer (edgecc's
+    float32 kernels), else the int8 ones of a DQ'd constant."""
+    if _is_float(info):
+        return np.asarray(info["w"].data, np.float32), None, DType.FLOAT32
+    return (*_weights(b, info["w"]), DType.INT8)
+
+
+def _float_bias(b: Builder, info: dict, channels: int) -> str | None:
+    r: Rec | None = info.get("bias")
+    if r is None:
+        return None
+    data = np.broadcast_to(np.asarray(r.data, np.float32).ravel(), (channels,))
+    return b.const(data, DType.FLOAT32, label="bias")
+
+
+def _rq_attrs(info: dict, yq: QParams | None) -> dict:
+    """The ONNX requantization attributes of an integer node (none for float32)."""
+    return {} if _is_float(info) else dict(numerics=ONNX, clamp=_clamp(info, yq))
+
+
+def _wq(wq: QParams | None, axis: int) -> QParams | None:
+    return None if wq is None else QParams(wq.scale, wq.zero_point, axis)
+
+
 def conv(b: Builder, info: dict, yq: QParams | None) -> Rec:
-    """yq None: an int32 output (ConvInteger)."""
+    """A float32 Conv (float weights and bias), or an integer one; yq None there: an int32
+    output (ConvInteger)."""
     x: Rec = info["x"]
-    w, wq = _weights(b, info["w"])
+    w, wq, dt = _typed(b, info, yq)
     attrs = info["attrs"]
     one_d = w.ndim == 3
     if one_d:  # [M, C/g, k] as a 2-D conv over a height of 1
@@ -102,21 +136,19 @@ def conv(b: Builder, info: dict, yq: QParams | None) -> Rec:
                  s[1:] if one_d else s, d[1:] if one_d else d)
     t, l_, bt, r_ = (0, pads[0], 0, pads[1]) if one_d else (pads[0], pads[1], pads[2], pads[3])
     xq = b.type(xv).q
-    bias = _bias(b, info, xq, wq, m)
+    bias = _float_bias(b, info, m) if _is_float(info) else _bias(b, info, xq, wq, m)
     a = dict(stride_h=s[0], stride_w=s[1], dilation_h_factor=d[0], dilation_w_factor=d[1],
              padding=1, explicit_padding=(t, bt, l_, r_), fused_activation_function=0,
-             numerics=ONNX, clamp=_clamp(info, yq))
-    if integer.wide(wq, yq):  # weight zero points or int32 out: frontends/onnx/integer.py
+             **_rq_attrs(info, yq))
+    if not _is_float(info) and integer.wide(wq, yq):  # weight zero points or int32 out
         y = integer.conv_node(b, xv, w, wq, bias, a, yq)
     elif groups > 1 and groups == c and cpg == 1:  # depthwise: [1, kh, kw, M], scales on axis 3
-        wv = b.const(w.transpose(1, 2, 3, 0), DType.INT8, QParams(wq.scale, wq.zero_point, 3),
-                     label="filter")
+        wv = b.const(w.transpose(1, 2, 3, 0), dt, _wq(wq, 3), label="filter")
         a["depth_multiplier"] = m // c
-        y = b.add_inferred("DEPTHWISE_CONV_2D", [xv, wv, bias], DType.INT8, yq, a)
+        y = b.add_inferred("DEPTHWISE_CONV_2D", [xv, wv, bias], dt, yq, a)
     else:
-        wv = b.const(w.transpose(0, 2, 3, 1), DType.INT8, QParams(wq.scale, wq.zero_point, 0),
-                     label="filter")
-        y = b.add_inferred("CONV_2D", [xv, wv, bias], DType.INT8, yq, a)
+        wv = b.const(w.transpose(0, 2, 3, 1), dt, _wq(wq, 0), label="filter")
+        y = b.add_inferred("CONV_2D", [xv, wv, bias], dt, yq, a)
     if one_d:
         n_, _, ol, oc = b.type(y).shape
         return Rec("act", b.reshape(y, (n_, ol, oc)), perm=(0, 2, 1))
@@ -124,53 +156,56 @@ def conv(b: Builder, info: dict, yq: QParams | None) -> Rec:
 
 
 def fully_connected(b: Builder, info: dict, yq: QParams | None) -> Rec:
-    w, wq = _weights(b, info["w"])
-    if integer.wide(wq, yq) or w.ndim > 2:  # frontends/onnx/integer.py
+    """A float32 Gemm / MatMul, or an integer one (yq None there: MatMulInteger's int32)."""
+    w, wq, dt = _typed(b, info, yq)
+    if not _is_float(info) and (integer.wide(wq, yq) or w.ndim > 2):  # frontends/onnx/integer.py
         return integer.matmul_node(b, info, w, wq, yq)
     x = b.plain(info["x"])
     if w.ndim != 2:
         raise b.unsupported("the weights of MatMul/Gemm must be 2-D")
-    if info.get("trans_b"):  # [N, K]: scales already on axis 0
-        q = QParams(wq.scale, wq.zero_point, 0)
-    else:
+    if not info.get("trans_b"):  # [K, N] -> [N, K]; the scales are on N either way
         w = w.T
-        q = QParams(wq.scale, wq.zero_point, 0)
+    q = _wq(wq, 0)
     units, depth = w.shape
     shape = b.type(x.value).shape
     if shape[-1] != depth:
         raise b.unsupported(f"MatMul/Gemm depth {shape[-1]} does not match the weights' {depth}")
-    bias = _bias(b, info, b.type(x.value).q, q, units)
-    wv = b.const(w, DType.INT8, q, label="weights")
-    a = dict(fused_activation_function=0, keep_num_dims=len(shape) > 2, numerics=ONNX,
-             clamp=_clamp(info, yq))
-    y = b.add_inferred("FULLY_CONNECTED", [x.value, wv, bias], DType.INT8, yq, a)
+    bias = _float_bias(b, info, units) if _is_float(info) else \
+        _bias(b, info, b.type(x.value).q, q, units)
+    wv = b.const(w, dt, q, label="weights")
+    a = dict(fused_activation_function=0, keep_num_dims=len(shape) > 2, **_rq_attrs(info, yq))
+    y = b.add_inferred("FULLY_CONNECTED", [x.value, wv, bias], dt, yq, a)
     return Rec("act", y, perm=tuple(range(len(b.type(y).shape))))
 
 
 def _broadcast_const(b: Builder, r: Rec, like: Rec) -> str:
-    """A quantized constant operand laid out like the activation `like` (rank-aligned, permuted)."""
+    """A constant operand (quantized, or float32 for a float model) laid out like the activation
+    `like` (rank-aligned, permuted)."""
     rank = len(like.perm)
     data = np.asarray(r.data)
     data = data.reshape((1,) * (rank - data.ndim) + data.shape).transpose(like.perm)
+    if r.kind == "const":
+        return b.const(data, DType.FLOAT32, label="operand")
     if r.q.per_channel:
         raise b.unsupported("a per-channel quantized constant operand is not supported yet")
     return b.const(data, DType.INT8, r.q, label="operand")
 
 
-def binary(b: Builder, info: dict, yq: QParams) -> Rec:
+def binary(b: Builder, info: dict, yq: QParams | None) -> Rec:
+    """yq None: float32 operands (activations and float constants)."""
     xs: list[Rec] = info["xs"]
-    acts = [r for r in xs if r.kind == "dq"]
+    acts = [r for r in xs if r.kind in ("dq", "act")]
     if not acts:
         raise b.unsupported("both operands are constant")
     perm = acts[0].perm
     vals = []
     for r in xs:
-        if r.kind == "dq":
+        if r.kind in ("dq", "act"):
             vals.append(b.with_perm(r, perm).value)
         else:
             vals.append(_broadcast_const(b, r, acts[0]))
-    a = dict(fused_activation_function=0, numerics=ONNX, clamp=_clamp(info, yq))
-    y = b.add_inferred(info["ir_op"], vals, DType.INT8, yq, a)
+    a = dict(fused_activation_function=0, **_rq_attrs(info, yq))
+    y = b.add_inferred(info["ir_op"], vals, DType.INT8 if yq else DType.FLOAT32, yq, a)
     return Rec("act", y, perm=perm)
 
 
@@ -180,8 +215,8 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
         axes = [x.perm.index(a) for a in range(2, len(x.perm))]
         ax = b.const(np.array(axes), DType.INT32)
         op = "MEAN" if info["kind"] == "global" else "REDUCE_MAX"
-        a = dict(keep_dims=True, numerics=ONNX) if op == "MEAN" else dict(keep_dims=True)
-        y = b.add_inferred(op, [x.value, ax], DType.INT8, yq, a)
+        a = dict(keep_dims=True, numerics=ONNX) if op == "MEAN" and yq else dict(keep_dims=True)
+        y = b.add_inferred(op, [x.value, ax], DType.INT8 if yq else DType.FLOAT32, yq, a)
         return Rec("act", y, perm=x.perm)
     x = b.with_perm(info["x"], NHWC)
     attrs = info["attrs"]
@@ -201,9 +236,12 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
     a = dict(filter_height=k[0], filter_width=k[1], stride_h=s[0], stride_w=s[1], padding=1,
              explicit_padding=(pads[0], pads[2], pads[1], pads[3]), fused_activation_function=0)
     op = "AVERAGE_POOL_2D" if info["kind"] == "avg" else "MAX_POOL_2D"
-    if op == "MAX_POOL_2D" and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0], yq.zero_point[0]):
+    if op == "AVERAGE_POOL_2D" and info.get("qlinear"):  # onnxruntime's: ops/_onnx_pool.py
+        a.update(numerics=ONNX, onnx_zp_offset=info["zp_offset"])
+    if op == "MAX_POOL_2D" and yq and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0],
+                                                                          yq.zero_point[0]):
         raise b.unsupported("MaxPool whose QuantizeLinear changes the quantization")
-    y = b.add_inferred(op, [x.value], DType.INT8, yq, a)
+    y = b.add_inferred(op, [x.value], DType.INT8 if yq else DType.FLOAT32, yq, a)
     return Rec("act", y, perm=NHWC)
 
 
@@ -225,12 +263,19 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     if x.perm[-1] != axis:
         rest = [a for a in x.perm if a != axis]
         x = b.with_perm(x, (*rest, axis))
-    tfl = QParams((1.0 / 256,), (-128,))  # the output TFLite's int8 SOFTMAX computes
-    if (float(np.float32(yq.scale[0])), yq.zero_point[0]) == (tfl.scale[0], -128):
-        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0))
-    else:  # e.g. quantize_static's 1/255: requantized, may differ by one step (verify counts)
-        t = b.add_inferred("SOFTMAX", [x.value], DType.INT8, tfl, dict(beta=1.0))
-        y = b.add_inferred("QUANTIZE", [t], DType.INT8, yq)
+    if yq is None:  # a float32 model
+        return Rec("act", b.add_inferred("SOFTMAX", [x.value], DType.FLOAT32, None,
+                                         dict(beta=1.0)), perm=x.perm)
+    if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: _onnx_softmax.py
+        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=ONNX))
+        return Rec("act", y, perm=x.perm)
+    # onnxruntime's float Softmax (frontends/onnx/ortfuse.py says when): in float32 here too,
+    # between its DequantizeLinear and QuantizeLinear; exp may differ in the last bits, so a
+    # value may land one step away (verify counts them)
+    shape = b.type(x.value).shape
+    f = b.add("DEQUANTIZE", [x.value], TensorType(shape, DType.FLOAT32))
+    s = b.add("SOFTMAX", [f], TensorType(shape, DType.FLOAT32), dict(beta=1.0))
+    y = b.add("QUANTIZE", [s], TensorType(shape, DType.INT8, yq), dict(numerics=ONNX))
     return Rec("act", y, perm=x.perm)
 
 

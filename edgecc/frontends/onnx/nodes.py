@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import onnx
 
-from edgecc.frontends.onnx import emit
+from edgecc.frontends.onnx import emit, floats
 from edgecc.frontends.onnx.builder import Builder, Rec, inverse, to_int8
 from edgecc.ir import DType, QParams, TensorType, Value
 
@@ -181,15 +181,19 @@ def _weighted(b: Builder, n, info: dict, bias_at: int | None) -> dict:
 
 
 def conv(b: Builder, n, a) -> list[Rec]:
+    if floats.is_float(b, b.rec(n.input[0])):
+        return [floats.conv(b, n, a, b.rec(n.input[0]))]
     x = _dq_act(b, b.rec(n.input[0]))
     return [Rec("pend", op="conv", info=_weighted(b, n, dict(x=x, attrs=a), 2))]
 
 
 def matmul(b: Builder, n, a) -> list[Rec]:
-    x = _dq_act(b, b.rec(n.input[0]))
     if n.op_type == "Gemm" and (a.get("transA", 0) or float(a.get("alpha", 1.0)) != 1.0
                                 or float(a.get("beta", 1.0)) != 1.0):
         raise b.unsupported("Gemm with transA, alpha or beta other than the defaults")
+    if floats.is_float(b, b.rec(n.input[0])):
+        return [floats.matmul(b, n, a, b.rec(n.input[0]))]
+    x = _dq_act(b, b.rec(n.input[0]))
     info = dict(x=x, trans_b=bool(a.get("transB", 0)))
     return [Rec("pend", op="fc", info=_weighted(b, n, info, 2 if n.op_type == "Gemm" else None))]
 
@@ -201,6 +205,8 @@ def add_mul(b: Builder, n, a) -> list[Rec]:
             ins[0].op in ("fc", "conv") and "bias" not in ins[0].info and \
             ins[1].data.dtype == np.int32:
         return [replace(ins[0], info=dict(ins[0].info, bias=ins[1]))]
+    if any(floats.is_float(b, r) for r in ins):
+        return [floats.binary(b, n, ins)]
     for r in ins:
         if r.kind not in ("dq", "qconst"):
             raise b.unsupported(f"{n.op_type} operands must come from DequantizeLinear (QDQ)")
@@ -209,7 +215,7 @@ def add_mul(b: Builder, n, a) -> list[Rec]:
 
 def relu_clip(b: Builder, n, a) -> list[Rec]:
     r = b.rec(n.input[0])
-    if r.kind != "pend":
+    if r.kind != "pend" and not floats.is_float(b, r):
         raise b.unsupported(f"{n.op_type} must follow a quantized op inside a QDQ group")
     if n.op_type == "Relu":
         lo, hi = 0.0, None
@@ -218,6 +224,8 @@ def relu_clip(b: Builder, n, a) -> list[Rec]:
         hi = a.get("max") if len(n.input) < 3 else _const(b, n.input[2])
         lo = None if lo is None else float(np.asarray(lo))
         hi = None if hi is None else float(np.asarray(hi))
+    if r.kind != "pend":
+        return [floats.relu_clip(b, n, lo, hi, r)]
     return [replace(r, info=dict(r.info, clips=[*r.info.get("clips", []), (lo, hi)]))]
 
 
@@ -235,7 +243,12 @@ def pool(b: Builder, n, a) -> list[Rec]:
                                 "quantization is not supported")
         out = emit.pool(b, dict(x=r, attrs=a, kind=kind), b.type(r.value).q)
         return [replace(out, kind=r.kind)]
-    return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind))]
+    if floats.is_float(b, r):
+        return [floats.pool(b, a, kind, r)]
+    fused = b.ort_fused.get(b.index)  # onnxruntime's QLinearAveragePool (ortfuse.py)
+    return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind,
+                                             qlinear=fused is not None,
+                                             zp_offset=128 if fused == "u8" else 0))]
 
 
 def concat(b: Builder, n, a) -> list[Rec]:
@@ -256,5 +269,8 @@ def sigmoid(b: Builder, n, a) -> list[Rec]:
 
 
 def softmax(b: Builder, n, a) -> list[Rec]:
+    if floats.is_float(b, b.rec(n.input[0])):
+        return [floats.softmax(b, a, b.rec(n.input[0]))]
+    # qlinear: onnxruntime runs it as QLinearSoftmax, not in float (ortfuse.py)
     return [Rec("pend", op="softmax", info=dict(x=_dq_act(b, b.rec(n.input[0])), attrs=a,
-                                                opset=b.opset))]
+                                                opset=b.opset, qlinear=b.index in b.ort_fused))]

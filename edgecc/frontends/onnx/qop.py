@@ -72,7 +72,9 @@ def qlinear_pool(b: Builder, n, a) -> list[Rec]:
     if int(a.get("channels_last", 0)):
         raise b.unsupported("channels_last=1 is not supported")
     kind = "global" if n.op_type == "QLinearGlobalAveragePool" else "avg"
-    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, kind=kind)
+    zp = nd._const(b, n.input[4]) if len(n.input) > 4 and n.input[4] else None
+    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, kind=kind, qlinear=True,
+                zp_offset=0 if zp is not None and np.asarray(zp).dtype == np.int8 else 128)
     return [emit.pool(b, info, _q(b, n, 3, 4))]
 
 
@@ -88,7 +90,8 @@ def qlinear_sigmoid(b: Builder, n, a) -> list[Rec]:
 
 
 def qlinear_softmax(b: Builder, n, a) -> list[Rec]:
-    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, opset=int(a.get("opset", b.opset)))
+    info = dict(x=nd._dq_act(b, _dq(b, n, 0)), attrs=a, opset=int(a.get("opset", b.opset)),
+                qlinear=True)
     return [emit.softmax(b, info, _q(b, n, 3, 4))]
 
 
@@ -181,9 +184,19 @@ def _squeeze_in_layout(b: Builder, n, a, r: Rec) -> Rec:
         perm = None
         if len(new) == 4 and [p for p in NHWC if p not in added] == mapped:
             perm = NHWC
-        perm = perm or tuple(mapped + added)
+        perm = perm or _after_predecessors(mapped, added)
     y = b.reshape(r.value, tuple(new[p] for p in perm))
     return replace(r, value=y, perm=perm)
+
+
+def _after_predecessors(mapped: list[int], added: list[int]) -> tuple[int, ...]:
+    """IR order for Unsqueeze'd axes: each new axis right after the ONNX axis before it, so that
+    a later Tile and Transpose (tf2onnx's UpSampling2D: Unsqueeze, Tile, Transpose, Reshape)
+    find the bytes already in their order."""
+    perm = list(mapped)
+    for a in sorted(added):
+        perm.insert(perm.index(a - 1) + 1 if a else 0, a)
+    return tuple(perm)
 
 
 def _axes(b: Builder, n, a) -> list[int]:

@@ -1,0 +1,63 @@
+"""Which QDQ groups onnxruntime's graph optimizer (x86 CPU provider, default session options)
+turns into a QOperator kernel, where that changes the arithmetic.
+
+Owns: the rule for Softmax and AveragePool. onnxruntime runs DequantizeLinear -> op ->
+QuantizeLinear either in float (MLAS, then QuantizeLinear) or, when its QDQ transformer fuses the
+group, as QLinearSoftmax (a float32 exp table, edgecc/ops/_onnx_softmax.py) or
+QLinearAveragePool (edgecc/ops/_onnx_pool.py): they differ by a step on some values. Measured
+on onnxruntime 1.32 with small graphs: the group is fused when the DequantizeLinear's input
+and the QuantizeLinear's output end up of one element type. Before the fusion, the x86 build
+rewrites every int8 QuantizeLinear whose output only DequantizeLinears read (and is no graph
+output) as uint8 (QDQS8ToU8); an int8 graph input or output stays int8. So an int8 softmax
+between two such pairs runs as a uint8 QLinearSoftmax, one next to a graph edge of the other
+kind stays in float (the MLPerf Tiny models converted by tf2onnx end so).
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+
+
+def _elem(name: str, producer: dict, consumers: dict, outputs: set, consts: dict,
+          dtypes: dict) -> str | None:
+    """"u8" / "s8": the element type onnxruntime runs a quantized tensor in, None if unknown."""
+    node = producer.get(name)
+    if node is None:  # a graph input
+        return {2: "u8", 3: "s8"}.get(dtypes.get(name, 0))
+    if node.op_type != "QuantizeLinear":
+        return None
+    zp = consts.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+    if zp is None or np.asarray(zp).dtype == np.uint8:
+        return "u8"
+    if np.asarray(zp).dtype != np.int8:
+        return None
+    only_dq = all(c.op_type == "DequantizeLinear" for c in consumers.get(name, []))
+    return "u8" if only_dq and name not in outputs and consumers.get(name) else "s8"
+
+
+FUSED_OPS = ("Softmax", "AveragePool")
+
+
+def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> dict[int, str]:
+    """Node index of each Softmax / AveragePool onnxruntime runs as its QLinear kernel -> the
+    element type it runs in ("s8" or "u8")."""
+    producer = {o: n for n in g.node for o in n.output}
+    consumers: dict[str, list] = {}
+    for n in g.node:
+        for x in n.input:
+            consumers.setdefault(x, []).append(n)
+    outputs = {o.name for o in g.output}
+    out = {}
+    for i, n in enumerate(g.node):
+        if n.op_type not in FUSED_OPS or n.output[0] in outputs:
+            continue
+        dq = producer.get(n.input[0])
+        users = consumers.get(n.output[0], [])
+        if dq is None or dq.op_type != "DequantizeLinear" or len(users) != 1 or \
+                users[0].op_type != "QuantizeLinear" or len(consumers.get(dq.output[0], [])) != 1:
+            continue
+        args = (producer, consumers, outputs, consts, dtypes)
+        a, b = _elem(dq.input[0], *args), _elem(users[0].output[0], *args)
+        if a is not None and a == b:
+            out[i] = a
+    return out
