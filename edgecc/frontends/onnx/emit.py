@@ -76,10 +76,12 @@ def _weights(b: Builder, r: Rec) -> tuple[np.ndarray, QParams]:
     return np.asarray(r.data), r.q
 
 
-def _is_float(info: dict) -> bool:
-    """A float32 layer (a float model: plain float32 weights), not an integer one; an integer
-    layer with yq None has an int32 output (ConvInteger / MatMulInteger)."""
-    return info["w"].kind == "const"
+def _is_float(info: dict, yq: QParams | None = None) -> bool:
+    """A float32 layer (a float model: plain float32 weights; a weightless op with yq None), not
+    an integer one; a weighted integer layer with yq None has an int32 output (ConvInteger /
+    MatMulInteger)."""
+    w = info.get("w")
+    return yq is None if w is None else w.kind == "const"
 
 
 def _typed(b: Builder, info: dict, yq: QParams | None) -> tuple[np.ndarray, QParams | None, DType]:
@@ -100,7 +102,7 @@ def _float_bias(b: Builder, info: dict, channels: int) -> str | None:
 
 def _rq_attrs(info: dict, yq: QParams | None) -> dict:
     """The ONNX requantization attributes of an integer node (none for float32)."""
-    return {} if _is_float(info) else dict(numerics=ONNX, clamp=_clamp(info, yq))
+    return {} if _is_float(info, yq) else dict(numerics=ONNX, clamp=_clamp(info, yq))
 
 
 def _wq(wq: QParams | None, axis: int) -> QParams | None:
