@@ -32,16 +32,43 @@ typedef struct {
     } while (0)
 #define EC_DSP_DWD_MAX_TAPS 64 /* k_h * k_w: the per-pixel tap pointers on the stack */
 
+/* The requantized outputs of 4 consecutive channels (records 3 words apart at rq) into yp[0..3].
+ * Mode 0 (TFLite's clamp to [lo, hi]) clamps the 4 bytes at once: each output saturated to int8
+ * (SSAT), the 4 packed in a word, then SSUB8 + SEL take the bytewise max with lo4 and min with
+ * hi4 (lo, hi in every byte) and one word store writes them; the other modes a byte each. */
+EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
+                                  const int32_t *rq, int mode, int32_t lo, int32_t hi,
+                                  uint32_t lo4, uint32_t hi4, int8_t *yp) {
+    if (mode == 0) {
+        uint32_t v = (uint32_t)ec_dsp_rq_out(a0, rq, 1, lo, hi) & 0xFFu, r;
+        __asm__("bfi %0, %1, #8, #8" : "+r"(v) : "r"(ec_dsp_rq_out(a1, rq + 3, 1, lo, hi)));
+        __asm__("bfi %0, %1, #16, #8" : "+r"(v) : "r"(ec_dsp_rq_out(a2, rq + 6, 1, lo, hi)));
+        __asm__("bfi %0, %1, #24, #8" : "+r"(v) : "r"(ec_dsp_rq_out(a3, rq + 9, 1, lo, hi)));
+        __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(v), "r"(lo4) : "cc");
+        __asm__("ssub8 %0, %2, %1\n\tsel %0, %1, %2" : "=&r"(v) : "r"(r), "r"(hi4) : "cc");
+        ec_dsp_st32(yp, (int32_t)v);
+        return;
+    }
+    yp[0] = ec_dsp_rq_mode(a0, rq, mode, lo, hi);
+    yp[1] = ec_dsp_rq_mode(a1, rq + 3, mode, lo, hi);
+    yp[2] = ec_dsp_rq_mode(a2, rq + 6, mode, lo, hi);
+    yp[3] = ec_dsp_rq_mode(a3, rq + 9, mode, lo, hi);
+}
+
+/* lo or hi in every byte of a word (ec_dsp_rq_quad's lo4, hi4). */
+static inline uint32_t ec_dsp_bytes4(int32_t v) { return ((uint32_t)v & 0xFFu) * 0x01010101u; }
+
 /* One output pixel, all channels: tp[t] = tap t's input pixel (channel 0), or zrow (c bytes of
  * the zero point) where the tap is padding, so every tap is one load whatever the border. */
 EC_DSP_INLINE void ec_dsp_dw_direct_px(const ec_dsp_dw_direct_geom *g,
                                        const int8_t *const *tp, int8_t *yp, const int32_t *w,
-                                       const int32_t *bias, const int32_t *rq, int mode) {
+                                       const int32_t *bias, const int32_t *rq, int mode,
+                                       uint32_t lo4, uint32_t hi4, int nine) {
     const int32_t cn = g->c, taps = g->k_h * g->k_w;
     int32_t c, t;
     for (c = 0; c < cn; c += 4, rq += 12) {
         int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-        if (taps == 9) {
+        if (nine) {
             EC_DSP_DWD_TAP(ec_dsp_ld32(tp[0] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[1] + c), w);
             EC_DSP_DWD_TAP(ec_dsp_ld32(tp[2] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[3] + c), w);
             EC_DSP_DWD_TAP(ec_dsp_ld32(tp[4] + c), w); EC_DSP_DWD_TAP(ec_dsp_ld32(tp[5] + c), w);
@@ -50,10 +77,7 @@ EC_DSP_INLINE void ec_dsp_dw_direct_px(const ec_dsp_dw_direct_geom *g,
         } else {
             for (t = 0; t < taps; ++t) EC_DSP_DWD_TAP(ec_dsp_ld32(tp[t] + c), w);
         }
-        yp[c] = ec_dsp_rq_mode(a0, rq, mode, g->lo, g->hi);
-        yp[c + 1] = ec_dsp_rq_mode(a1, rq + 3, mode, g->lo, g->hi);
-        yp[c + 2] = ec_dsp_rq_mode(a2, rq + 6, mode, g->lo, g->hi);
-        yp[c + 3] = ec_dsp_rq_mode(a3, rq + 9, mode, g->lo, g->hi);
+        ec_dsp_rq_quad(a0, a1, a2, a3, rq, mode, g->lo, g->hi, lo4, hi4, yp + c);
     }
 }
 
@@ -61,22 +85,33 @@ EC_DSP_INLINE void ec_dsp_dw_direct_all(const ec_dsp_dw_direct_geom *g, const in
                                         int8_t *y, const int32_t *w, const int32_t *bias,
                                         const int32_t *rq, const int8_t *zrow, int mode) {
     const int8_t *tp[EC_DSP_DWD_MAX_TAPS];
+    const uint32_t lo4 = ec_dsp_bytes4(g->lo), hi4 = ec_dsp_bytes4(g->hi);
+    const int nine = g->k_h * g->k_w == 9; /* 3x3: the taps unrolled, the test out of the loop */
+    const int32_t cn = g->c, in_w = g->in_w, in_h = g->in_h, k_h = g->k_h, k_w = g->k_w;
     int32_t b, oy, ox, fy, fx;
     for (b = 0; b < g->batches; ++b) {
-        const int8_t *xb = x + b * g->in_h * g->in_w * g->c;
+        const int8_t *xb = x + b * in_h * in_w * cn;
         for (oy = 0; oy < g->out_h; ++oy) {
             const int32_t iy = oy * g->s_h - g->pad_t;
-            for (ox = 0; ox < g->out_w; ++ox, y += g->c) {
+            for (ox = 0; ox < g->out_w; ++ox, y += cn) {
                 const int32_t ix = ox * g->s_w - g->pad_l;
+                const int inside = ix >= 0 && ix + k_w <= in_w; /* every column in the image */
                 const int8_t **p = tp;
-                for (fy = 0; fy < g->k_h; ++fy) {
-                    const int in_row = iy + fy >= 0 && iy + fy < g->in_h;
-                    for (fx = 0; fx < g->k_w; ++fx) {
-                        *p++ = in_row && ix + fx >= 0 && ix + fx < g->in_w
-                                   ? xb + ((iy + fy) * g->in_w + ix + fx) * g->c : zrow;
+                for (fy = 0; fy < k_h; ++fy) { /* the window's pointers, a row at a time */
+                    const int32_t ry = iy + fy;
+                    int32_t off = (ry * in_w + ix) * cn; /* tap (fy, fx)'s byte offset in xb */
+                    if (ry < 0 || ry >= in_h) {
+                        for (fx = 0; fx < k_w; ++fx) *p++ = zrow;
+                    } else if (inside) {
+                        for (fx = 0; fx < k_w; ++fx, off += cn) *p++ = xb + off;
+                    } else {
+                        for (fx = 0; fx < k_w; ++fx, off += cn) {
+                            *p++ = (uint32_t)(ix + fx) < (uint32_t)in_w ? xb + off : zrow;
+                        }
                     }
                 }
-                ec_dsp_dw_direct_px(g, tp, y, w, bias, rq, mode);
+                if (nine) ec_dsp_dw_direct_px(g, tp, y, w, bias, rq, mode, lo4, hi4, 1);
+                else ec_dsp_dw_direct_px(g, tp, y, w, bias, rq, mode, lo4, hi4, 0);
             }
         }
     }
