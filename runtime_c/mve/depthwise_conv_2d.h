@@ -45,6 +45,16 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
     "vcvtn.s32.f32 %q[x], %q[t]\n\t" \
     "vldrw.u32 %q[t], [%[rq], #32]\n\t" \
     "vqadd.s32 %q[x], %q[x], %q[t]\n\t"
+/* The pixel's last two sums into lanes 1 and 3, the biases, the epilogue, the 4 bytes stored. */
+#define EC_MVE_DW_STORE(epilogue) \
+    "vmov %q[t][3], %q[t][1], %[a0], %[a1]\n\t" \
+    "vldrw.u32 %q[x], [%[rq]]\n\t" \
+    "vadd.i32 %q[t], %q[t], %q[x]\n\t" \
+    epilogue \
+    "vqshl.s32 %q[x], %q[x], #24\n\t" \
+    "vshr.s32 %q[x], %q[x], #24\n\t" \
+    "vstrb.32 %q[x], [%[y]]\n\t"
+
 /* One 4-channel block of a whole output row (n >= 1 pixels): the 4 filters loaded once into
  * registers, then per pixel 4 gathers + 4 VMLAV (two accumulators, each pair moved into the
  * vector at once), the epilogue, the store, the pointers advanced: all in one assembler loop
@@ -65,13 +75,7 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
         "vmlav.s8 %[a0], %q[x], %q[w1]\n\t" \
         "vldrb.u8 %q[x], [%[p3], %q[off]]\n\t" \
         "vmlav.s8 %[a1], %q[x], %q[w3]\n\t" \
-        "vmov %q[t][3], %q[t][1], %[a0], %[a1]\n\t" \
-        "vldrw.u32 %q[x], [%[rq]]\n\t" \
-        "vadd.i32 %q[t], %q[t], %q[x]\n\t" \
-        epilogue \
-        "vqshl.s32 %q[x], %q[x], #24\n\t" \
-        "vshr.s32 %q[x], %q[x], #24\n\t" \
-        "vstrb.32 %q[x], [%[y]]\n\t" \
+        EC_MVE_DW_STORE(epilogue) \
         "add %[p0], %[p0], %[sw]\n\t" \
         "add %[p1], %[p1], %[sw]\n\t" \
         "add %[p2], %[p2], %[sw]\n\t" \
@@ -112,13 +116,7 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
         "add %[tp], %[tp], %[blk], lsl #1\n\t" \
         "vldrb.u8 %q[x], [%[tp], %q[off]]\n\t" \
         "vmlav.s8 %[a1], %q[x], %q[w3]\n\t" \
-        "vmov %q[t][3], %q[t][1], %[a0], %[a1]\n\t" \
-        "vldrw.u32 %q[x], [%[rq]]\n\t" \
-        "vadd.i32 %q[t], %q[t], %q[x]\n\t" \
-        epilogue \
-        "vqshl.s32 %q[x], %q[x], #24\n\t" \
-        "vshr.s32 %q[x], %q[x], #24\n\t" \
-        "vstrb.32 %q[x], [%[y]]\n\t" \
+        EC_MVE_DW_STORE(epilogue) \
         "add %[p], %[p], %[sw]\n\t" \
         "add %[y], %[y], %[ys]\n\t" \
         "subs %[n], %[n], #1\n\t" \
