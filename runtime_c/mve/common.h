@@ -164,6 +164,75 @@ EC_MVE_INLINE int32x4_t ec_mve_rq4_onnx(int32x4_t acc, const int32_t *bias, cons
 #endif
 }
 
+/* One chunk xi of a 4-channel block: the 4 weight rows' 16 bytes (w advances) against xi. */
+#define EC_MVE_ROW4_CHUNK(op, xi) \
+    "vldrb.u8 %q[wv], [%[w]], #16\n\t" op " %[a0], %q[" xi "], %q[wv]\n\t" \
+    "vldrb.u8 %q[wv], [%[w]], #16\n\t" op " %[a1], %q[" xi "], %q[wv]\n\t" \
+    "vldrb.u8 %q[wv], [%[w]], #16\n\t" op " %[a2], %q[" xi "], %q[wv]\n\t" \
+    "vldrb.u8 %q[wv], [%[w]], #16\n\t" op " %[a3], %q[" xi "], %q[wv]\n\t"
+
+/* A row of nc = 1..4 chunks (loaded into x0..x3 once) against all out_c / 4 blocks
+ * (per-channel records, TFLite's requantization over the whole int8 range) in one assembler
+ * loop: the weights, biases, records and outputs walked by post-incremented loads and stores
+ * (the compiled block loop spends 6 more instructions per block re-deriving them). Inlined in
+ * the run functions; ec_mve_rowfull1..4 are its not-inlined copies for ec_mve_row's other
+ * callers (inlined there, its registers cost those callers' own loops). */
+#define EC_MVE_ROWFULL_ASM(chunks) \
+        __asm__ volatile("1:\n\t" \
+                         chunks \
+                         "vmov %q[t][2], %q[t][0], %[a0], %[a2]\n\t" \
+                         "vmov %q[t][3], %q[t][1], %[a1], %[a3]\n\t" \
+                         "vldrw.u32 %q[wv], [%[b]], #16\n\t" \
+                         "vadd.i32 %q[t], %q[t], %q[wv]\n\t" \
+                         "vldrw.u32 %q[wv], [%[rq]], #48\n\t" \
+                         "vqrdmulh.s32 %q[wv], %q[t], %q[wv]\n\t" \
+                         "vshr.s32 %q[t], %q[t], #31\n\t" \
+                         "vadd.i32 %q[wv], %q[wv], %q[t]\n\t" \
+                         "vldrw.u32 %q[t], [%[rq], #-32]\n\t" \
+                         "vadd.i32 %q[wv], %q[wv], %q[t]\n\t" \
+                         "vldrw.u32 %q[t], [%[rq], #-16]\n\t" \
+                         "vshl.s32 %q[wv], %q[wv], %q[t]\n\t" \
+                         "vqshl.s32 %q[wv], %q[wv], #24\n\t" \
+                         "vshr.s32 %q[wv], %q[wv], #24\n\t" \
+                         "vstrb.32 %q[wv], [%[y]], #4\n\t" \
+                         "subs %[m], %[m], #1\n\t" \
+                         "bne 1b\n\t" \
+                         : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), \
+                           [a3] "=&Te"(a3), [wv] "=&w"(wv), [t] "=&w"(t), [w] "+&r"(w), \
+                           [b] "+&r"(bias), [rq] "+&r"(rq), \
+                           [y] "+&l"(y) /* VSTRB.32 wants a low register */, [m] "+&r"(blocks) \
+                         : [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2), [x3] "w"(x3) \
+                         : "memory", "cc")
+EC_MVE_INLINE void ec_mve_rowfull(const int8_t *x, int nc, const int8_t *w, const int32_t *bias,
+                                  const int32_t *rq, int32_t blocks, int8_t *y) {
+    const int8x16_t z = vdupq_n_s8(0);
+    const int8x16_t x0 = vldrbq_s8(x), x1 = nc >= 2 ? vldrbq_s8(x + 16) : z;
+    const int8x16_t x2 = nc >= 3 ? vldrbq_s8(x + 32) : z, x3 = nc >= 4 ? vldrbq_s8(x + 48) : z;
+    int32_t a0, a1, a2, a3;
+    int8x16_t wv;
+    int32x4_t t;
+    if (nc == 1) EC_MVE_ROWFULL_ASM(EC_MVE_ROW4_CHUNK("vmlav.s8", "x0"));
+    else if (nc == 2) EC_MVE_ROWFULL_ASM(EC_MVE_ROW4_CHUNK("vmlav.s8", "x0")
+                                         EC_MVE_ROW4_CHUNK("vmlava.s8", "x1"));
+    else if (nc == 3) EC_MVE_ROWFULL_ASM(EC_MVE_ROW4_CHUNK("vmlav.s8", "x0")
+                                         EC_MVE_ROW4_CHUNK("vmlava.s8", "x1")
+                                         EC_MVE_ROW4_CHUNK("vmlava.s8", "x2"));
+    else EC_MVE_ROWFULL_ASM(EC_MVE_ROW4_CHUNK("vmlav.s8", "x0")
+                            EC_MVE_ROW4_CHUNK("vmlava.s8", "x1")
+                            EC_MVE_ROW4_CHUNK("vmlava.s8", "x2")
+                            EC_MVE_ROW4_CHUNK("vmlava.s8", "x3"));
+}
+#undef EC_MVE_ROWFULL_ASM
+/* the same, not inlined (callers whose own loops need the registers) */
+#define EC_MVE_ROWFULL_FN(nc) \
+    static __attribute__((noinline, unused)) EC_MVE_NOSCHED void ec_mve_rowfull##nc( \
+        const int8_t *x, const int8_t *w, const int32_t *bias, const int32_t *rq, \
+        int32_t blocks, int8_t *y) { \
+        ec_mve_rowfull(x, nc, w, bias, rq, blocks, y); \
+    }
+EC_MVE_ROWFULL_FN(1) EC_MVE_ROWFULL_FN(2) EC_MVE_ROWFULL_FN(3) EC_MVE_ROWFULL_FN(4)
+#undef EC_MVE_ROWFULL_FN
+
 /* epi (a constant at each call site): 0 = TFLite's requantization clamped to [lo, hi], 1 = the
  * same over the whole int8 range (saturation), 2 = ONNX numerics (ec_mve_rq4_onnx). */
 EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t *w,
@@ -173,6 +242,13 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
     const int8x16_t x0 = nc >= 1 ? vldrbq_s8(x) : z, x1 = nc >= 2 ? vldrbq_s8(x + 16) : z;
     const int8x16_t x2 = nc >= 3 ? vldrbq_s8(x + 32) : z, x3 = nc >= 4 ? vldrbq_s8(x + 48) : z;
     int32_t oc;
+    if (full == 1 && per_channel && nc > 0 && out_c % 4 == 0) { /* (the block loop in assembly) */
+        if (nc == 1) ec_mve_rowfull1(x, w, bias, rq, out_c / 4, y);
+        else if (nc == 2) ec_mve_rowfull2(x, w, bias, rq, out_c / 4, y);
+        else if (nc == 3) ec_mve_rowfull3(x, w, bias, rq, out_c / 4, y);
+        else ec_mve_rowfull4(x, w, bias, rq, out_c / 4, y);
+        return;
+    }
     for (oc = 0; oc < out_c; oc += 4, y += 4, bias += 4) {
         int32_t a0, a1, a2, a3;
         int32x4_t t;
@@ -248,6 +324,11 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
         const int32_t *bias, const int32_t *rq, int32_t out_c, int32x4_t lo, \
         int32x4_t hi, int8_t *y, int32_t ystep) { \
         int32_t i; \
+        if (nc > 0 && f == 1 && pc && out_c % 4 == 0) { /* (the block loop in assembly) */ \
+            for (i = 0; i < n; ++i, x += xstep, y += ystep) \
+                ec_mve_rowfull(x, nc, w, bias, rq, out_c / 4, y); \
+            return; \
+        } \
         for (i = 0; i < n; ++i, x += xstep, y += ystep) \
             ec_mve_row(x, kp, nc, w, bias, rq, pc, out_c, f, lo, hi, y); \
     }

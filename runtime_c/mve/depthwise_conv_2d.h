@@ -45,30 +45,95 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
     "vcvtn.s32.f32 %q[x], %q[t]\n\t" \
     "vldrw.u32 %q[t], [%[rq], #32]\n\t" \
     "vqadd.s32 %q[x], %q[x], %q[t]\n\t"
-#define EC_MVE_DW_PIXEL(epilogue) \
+/* The pixel's last two sums into lanes 1 and 3, the biases, the epilogue, the 4 bytes stored. */
+#define EC_MVE_DW_STORE(epilogue) \
+    "vmov %q[t][3], %q[t][1], %[a0], %[a1]\n\t" \
+    "vldrw.u32 %q[x], [%[rq]]\n\t" \
+    "vadd.i32 %q[t], %q[t], %q[x]\n\t" \
+    epilogue \
+    "vqshl.s32 %q[x], %q[x], #24\n\t" \
+    "vshr.s32 %q[x], %q[x], #24\n\t" \
+    "vstrb.32 %q[x], [%[y]]\n\t"
+
+/* One 4-channel block of a whole output row (n >= 1 pixels): the 4 filters loaded once into
+ * registers, then per pixel 4 gathers + 4 VMLAV (two accumulators, each pair moved into the
+ * vector at once), the epilogue, the store, the pointers advanced: all in one assembler loop
+ * (compilers spill the filters and re-derive the pointers per block otherwise). */
+#define EC_MVE_DW_BLOCK(epilogue) \
     __asm__ volatile( \
+        "vldrb.u8 %q[w0], [%[w]]\n\t" \
+        "vldrb.u8 %q[w1], [%[w], #16]\n\t" \
+        "vldrb.u8 %q[w2], [%[w], #32]\n\t" \
+        "vldrb.u8 %q[w3], [%[w], #48]\n\t" \
+        "1:\n\t" \
         "vldrb.u8 %q[x], [%[p0], %q[off]]\n\t" \
         "vmlav.s8 %[a0], %q[x], %q[w0]\n\t" \
-        "vldrb.u8 %q[x], [%[p1], %q[off]]\n\t" \
-        "vmlav.s8 %[a1], %q[x], %q[w1]\n\t" \
         "vldrb.u8 %q[x], [%[p2], %q[off]]\n\t" \
-        "vmlav.s8 %[a2], %q[x], %q[w2]\n\t" \
+        "vmlav.s8 %[a1], %q[x], %q[w2]\n\t" \
+        "vmov %q[t][2], %q[t][0], %[a0], %[a1]\n\t" \
+        "vldrb.u8 %q[x], [%[p1], %q[off]]\n\t" \
+        "vmlav.s8 %[a0], %q[x], %q[w1]\n\t" \
         "vldrb.u8 %q[x], [%[p3], %q[off]]\n\t" \
-        "vmlav.s8 %[a3], %q[x], %q[w3]\n\t" \
-        "vmov %q[t][2], %q[t][0], %[a0], %[a2]\n\t" \
-        "vmov %q[t][3], %q[t][1], %[a1], %[a3]\n\t" \
-        "vldrw.u32 %q[x], [%[rq]]\n\t" \
-        "vadd.i32 %q[t], %q[t], %q[x]\n\t" \
-        epilogue \
-        "vqshl.s32 %q[x], %q[x], #24\n\t" \
-        "vshr.s32 %q[x], %q[x], #24\n\t" \
-        "vstrb.32 %q[x], [%[y]]\n\t" \
-        : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), \
-          [x] "=&w"(qx), [t] "=&w"(qt) \
-        : [p0] "r"(p0), [p1] "r"(p1), [p2] "r"(p2), [p3] "r"(p3), [off] "w"(offv), \
-          [w0] "w"(w0), [w1] "w"(w1), [w2] "w"(w2), [w3] "w"(w3), [rq] "r"(rq), \
-          [y] "l"(yp) /* VSTRB.32 wants a low register */ \
-        : "memory")
+        "vmlav.s8 %[a1], %q[x], %q[w3]\n\t" \
+        EC_MVE_DW_STORE(epilogue) \
+        "add %[p0], %[p0], %[sw]\n\t" \
+        "add %[p1], %[p1], %[sw]\n\t" \
+        "add %[p2], %[p2], %[sw]\n\t" \
+        "add %[p3], %[p3], %[sw]\n\t" \
+        "add %[y], %[y], %[ys]\n\t" \
+        "subs %[n], %[n], #1\n\t" \
+        "bne 1b\n\t" \
+        : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [x] "=&w"(qx), [t] "=&w"(qt), \
+          [w0] "=&w"(w0), [w1] "=&w"(w1), [w2] "=&w"(w2), [w3] "=&w"(w3), \
+          [p0] "+&r"(p0), [p1] "+&r"(p1), [p2] "+&r"(p2), [p3] "+&r"(p3), \
+          [y] "+&l"(yp) /* VSTRB.32 wants a low register */, [n] "+&r"(n) \
+        : [off] "w"(offv), [w] "r"(w16), [rq] "r"(rq), [sw] "r"(sw), [ys] "r"(out_c) \
+        : "memory", "cc")
+
+/* A whole output row of every 4-channel block (dm = 1, whole blocks only) in one assembler
+ * loop: per block the 4 filters (w advances past them), per pixel the 4 channels' planes at p,
+ * p + blk, p + 2 blk, p + 3 blk; k = {out_w, 4 blk - out_w s_w, 4 - out_w out_c} moves p and y
+ * from a block's row end to the next block's start (compilers keep too little in registers
+ * across the block loop otherwise). */
+#define EC_MVE_DW_ROW(epilogue) \
+    __asm__ volatile( \
+        "0:\n\t" \
+        "vldrb.u8 %q[w0], [%[w]], #16\n\t" \
+        "vldrb.u8 %q[w1], [%[w]], #16\n\t" \
+        "vldrb.u8 %q[w2], [%[w]], #16\n\t" \
+        "vldrb.u8 %q[w3], [%[w]], #16\n\t" \
+        "ldr %[n], [%[k]]\n\t" \
+        "1:\n\t" \
+        "vldrb.u8 %q[x], [%[p], %q[off]]\n\t" \
+        "vmlav.s8 %[a0], %q[x], %q[w0]\n\t" \
+        "add %[tp], %[p], %[blk], lsl #1\n\t" \
+        "vldrb.u8 %q[x], [%[tp], %q[off]]\n\t" \
+        "vmlav.s8 %[a1], %q[x], %q[w2]\n\t" \
+        "vmov %q[t][2], %q[t][0], %[a0], %[a1]\n\t" \
+        "add %[tp], %[p], %[blk]\n\t" \
+        "vldrb.u8 %q[x], [%[tp], %q[off]]\n\t" \
+        "vmlav.s8 %[a0], %q[x], %q[w1]\n\t" \
+        "add %[tp], %[tp], %[blk], lsl #1\n\t" \
+        "vldrb.u8 %q[x], [%[tp], %q[off]]\n\t" \
+        "vmlav.s8 %[a1], %q[x], %q[w3]\n\t" \
+        EC_MVE_DW_STORE(epilogue) \
+        "add %[p], %[p], %[sw]\n\t" \
+        "add %[y], %[y], %[ys]\n\t" \
+        "subs %[n], %[n], #1\n\t" \
+        "bne 1b\n\t" \
+        "ldr %[tp], [%[k], #4]\n\t" \
+        "add %[p], %[p], %[tp]\n\t" \
+        "ldr %[tp], [%[k], #8]\n\t" \
+        "add %[y], %[y], %[tp]\n\t" \
+        "add %[rq], %[rq], #64\n\t" \
+        "subs %[m], %[m], #1\n\t" \
+        "bne 0b\n\t" \
+        : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [x] "=&w"(qx), [t] "=&w"(qt), \
+          [w0] "=&w"(w0), [w1] "=&w"(w1), [w2] "=&w"(w2), [w3] "=&w"(w3), \
+          [p] "+&r"(p), [tp] "=&r"(tp), [y] "+&l"(yp) /* VSTRB.32 wants a low register */, \
+          [w] "+&r"(wq), [rq] "+&r"(rqp), [n] "=&r"(n), [m] "+&r"(m) \
+        : [off] "w"(offv), [blk] "r"(blk), [sw] "r"(sw), [ys] "r"(out_c), [k] "r"(k) \
+        : "memory", "cc")
 
 /* One output row: planes hold its k_h input rows at the slots offv names. w16: [oc][16]
  * filter taps in window-lane order (zero lanes past the filter); rq: per 4 channels the
@@ -80,9 +145,19 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
     const int32_t blk = g->k_h * g->wp, sw = g->s_w, out_w = g->out_w, out_c = g->out_c;
     const int32_t dm = g->dm;
     int32_t oc, ox;
+    if ((full == 1 || full == 3) && dm == 1 && out_c % 4 == 0) {
+        const int32_t k[3] = {out_w, 4 * blk - out_w * sw, 4 - out_w * out_c};
+        const int8_t *p = planes, *tp, *wq = w16;
+        const int32_t *rqp = rq;
+        int8_t *yp = yr;
+        int32_t a0, a1, n, m = out_c / 4;
+        int8x16_t qx, w0, w1, w2, w3;
+        int32x4_t qt;
+        if (full == 1) EC_MVE_DW_ROW(EC_MVE_DW_TFLITE);
+        else EC_MVE_DW_ROW(EC_MVE_DW_ONNX);
+        return;
+    }
     for (oc = 0; oc < out_c; oc += 4, w16 += 64, rq += 16) {
-        const int8x16_t w0 = vldrbq_s8(w16), w1 = vldrbq_s8(w16 + 16);
-        const int8x16_t w2 = vldrbq_s8(w16 + 32), w3 = vldrbq_s8(w16 + 48);
         const int8_t *p0, *p1, *p2, *p3;
         if (dm == 1) { /* (no divisions on the common path) */
             p0 = planes + oc * blk;
@@ -98,19 +173,18 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
         const int32_t nv = out_c - oc;
         int8_t *yp = yr + oc;
         if ((full == 1 || full == 3) && nv >= 4) {
-            /* one pixel of 4 channels in assembly: 4 gathers + 4 VMLAV, the requantization
-             * with the 4 records' vectors loaded in turn into the two working registers
-             * (compilers keep the constants live and spill the filters instead; the filters,
-             * the offsets and the two leave one vector register free) */
-            for (ox = 0; ox < out_w; ++ox, p0 += sw, p1 += sw, p2 += sw, p3 += sw, yp += out_c) {
-                int32_t a0, a1, a2, a3;
-                int8x16_t qx;
-                int32x4_t qt;
-                if (full == 1) EC_MVE_DW_PIXEL(EC_MVE_DW_TFLITE);
-                else EC_MVE_DW_PIXEL(EC_MVE_DW_ONNX);
-            }
+            /* the whole row of 4 channels in assembly: the requantization with the 4 records'
+             * vectors loaded in turn into the two working registers (the filters, the offsets
+             * and the two leave one vector register free) */
+            int32_t a0, a1, n = out_w;
+            int8x16_t qx, w0, w1, w2, w3;
+            int32x4_t qt;
+            if (full == 1) EC_MVE_DW_BLOCK(EC_MVE_DW_TFLITE);
+            else EC_MVE_DW_BLOCK(EC_MVE_DW_ONNX);
             continue;
         }
+        const int8x16_t w0 = vldrbq_s8(w16), w1 = vldrbq_s8(w16 + 16);
+        const int8x16_t w2 = vldrbq_s8(w16 + 32), w3 = vldrbq_s8(w16 + 48);
         for (ox = 0; ox < out_w; ++ox, p0 += sw, p1 += sw, p2 += sw, p3 += sw, yp += out_c) {
             const int32_t a0 = vmladavq_s8(vldrbq_gather_offset_s8(p0, offv), w0);
             const int32_t a1 = vmladavq_s8(vldrbq_gather_offset_s8(p1, offv), w1);
