@@ -147,7 +147,7 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
     from edgecc.verify.reference import seeded_inputs
 
     from benchmarks.metrics import host_flash
-    from benchmarks.x86 import build_timer, count_instructions, time_c
+    from benchmarks.x86 import PLAIN_CFLAGS, build_timer, count_instructions, time_c
     r = verify_model(model, target, frames=frames)
     c = compile_model(model, target, "model")
     out = _verified(r, c.seconds)
@@ -167,10 +167,10 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
             exe = build_timer(gen, work, c.name, len(c.graph.inputs),
                               [*latency_cflags, *target.cflags])
             out["latency_us"] = time_c(exe, budget_s)
-            # the target's own flags only (x86-avx2: -mavx2 -mfma, no AVX-VNNI, no AVX-512;
-            # x86-avx512: AVX-512 F/BW/VL/VNNI, its 512-bit paths)
+            # -O2 and the target's own flags only (x86-avx2: -mavx2 -mfma, kernels chosen at run
+            # time; x86-avx512: AVX-512 F/BW/VL/VNNI, its 512-bit paths at compile time)
             exe = build_timer(gen, work / "plain", c.name, len(c.graph.inputs),
-                              ["-O3", *target.cflags])
+                              [*PLAIN_CFLAGS, *target.cflags])
             out["latency_plain_us"] = time_c(exe, budget_s)
     return out
 
@@ -228,7 +228,8 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
             log(f"{name:32s} {t.name:11s} " + (f"error: {row['error']}" if row.get("error") else
                 f"{row.get('instructions') or 0:>12,} instr  arena {row.get('arena_bytes')}"
                 f"  exact {row.get('frames_exact')}/{row.get('frames')}"
-                + (f"  {row['latency_us']:.1f} us vs LiteRT {row.get('litert_us')}"
+                + (f"  {row['latency_us']:.1f} us ({row.get('latency_plain_us', 0):.1f} us -O2 + "
+                   f"target flags) vs LiteRT {row.get('litert_us')}"
                    if row.get("latency_us") else "")))
     if any(is_onnx(m) for m in models) and COMPARE_TARGET in results:
         extra["onnx_vs_tflite"] = compare_with_tflite(

@@ -6,7 +6,8 @@ qemu-x86_64 (-cpu max, which implements AVX2) with edgecc's counting TCG plugin,
 two totals; (2) a timing harness for the generated C: one thread, the model run `warmup` times,
 then `runs` times each timed alone with CLOCK_MONOTONIC, the median printed; (3) LiteRT's
 `invoke()` timed the same way from Python (ai-edge-litert, num_threads=1, default delegate, which
-is XNNPACK). Inputs of the timed runs are byte i = (i*7+3) mod 256, as in the anchors.
+is XNNPACK). The generated C is timed twice: `-O3 -march=native` and `-O2` with the target's flags
+only (PLAIN_CFLAGS; x86-avx2's run-time dispatch). Inputs of the timed runs are byte i = (i*7+3) mod 256, as in the anchors.
 """
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ from edgecc.errors import EdgeccError
 from edgecc.names import c_ident
 
 LATENCY_CFLAGS = ["-O3", "-march=native"]
+# The second latency column: the target's own flags at -O2 (x86-avx2: -mavx2 -mfma), the build a
+# user makes; its kernels pick the CPU's best level at run time (runtime_c/x86/levels.h).
+PLAIN_CFLAGS = ["-O2"]
 
 
 def _cc(cmd: list[str], what: str) -> None:

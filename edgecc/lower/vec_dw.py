@@ -19,6 +19,7 @@ from edgecc.lower.table import Candidate, Refused, try_candidates
 from edgecc.lower.vec import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_arrays, rq_params,
                               vec_kernel)
 from edgecc.ops import Kernel, const, in_type
+from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
 # ec_x86_depthwise_conv_2d_taps_s8 / ec_neon_depthwise_conv_2d_taps_s8 keep one pointer per tap
@@ -90,7 +91,8 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     kh, kw, oc = w.shape
     win = conv_window(g, n)
     # 3x3 undilated on AVX2: ec_x86_depthwise_conv_2d_3x3_s8, any channel count from 8 (blocks may overlap)
-    dw3 = isa == "avx2" and kh == kw == 3 and win.dil_h == win.dil_w == 1
+    # (not for ONNX numerics: its epilogue is in the taps kernel, edgecc/lower/x86_onnx.py)
+    dw3 = isa == "avx2" and kh == kw == 3 and win.dil_h == win.dil_w == 1 and not is_onnx(n)
     if oc < 8:
         raise Refused("fewer than 8 channels: portable kernel")
     if oc % 8 and not dw3:

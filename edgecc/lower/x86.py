@@ -3,28 +3,33 @@
 Owns: which x86 kernels exist, for which op, in which order they are tried. Each entry's
 `applies` / `build` live with the kernel's lowering: vec.py (the convolution and fully connected
 kernels x86 shares with NEON), vec_dw.py (depthwise), x86_first.py (few input channels),
-x86_fc.py (16-unit fully connected blocks), x86_elt.py (ADD, AVERAGE_POOL_2D). The C is
-runtime_c/x86/, the calls templates/avx2/.
+x86_fc.py (16-unit fully connected blocks), x86_elt.py (ADD, AVERAGE_POOL_2D); x86_onnx.py gives
+the convolution, depthwise and fully connected entries onnxruntime's epilogue for ONNX-numerics
+nodes. The C is runtime_c/x86/ (x86/kernels.h: every level, chosen at run time), the calls
+templates/avx2/.
 """
 from __future__ import annotations
 
 from edgecc.lower import vec, vec_dw, x86_elt, x86_fc, x86_first
 from edgecc.lower.table import Candidate
+from edgecc.lower.x86_onnx import onnx_entry
 
 ISA = "avx2"
 
 CONV = [
     Candidate("CONV_2D", ISA, "conv-first", x86_first.first_applies,
               x86_first.lower_conv_2d_first),
-    vec.conv_entry(ISA),
+    onnx_entry(vec.conv_entry(ISA)),
 ]
+AS_CONV, DW = vec_dw.dw_entries(ISA, CONV)
 
-TABLE: list[Candidate] = CONV + vec_dw.dw_entries(ISA, CONV) + [
-    Candidate("FULLY_CONNECTED", ISA, "fc16", vec.fc_applies, x86_fc.lower_fc),
-    vec.fc_entry(ISA),
-    Candidate("FULLY_CONNECTED", ISA, "fc16-pc", vec.fc_pc_applies,
-              lambda g, n, t: vec.per_channel_kernel(x86_fc.lower_fc(g, n, t))),
-    vec.fc_pc_entry(ISA),
+# onnx_entry: the kernel also takes ONNX-numerics nodes, ending in onnxruntime's epilogue
+TABLE: list[Candidate] = CONV + [AS_CONV, onnx_entry(DW)] + [
+    onnx_entry(Candidate("FULLY_CONNECTED", ISA, "fc16", vec.fc_applies, x86_fc.lower_fc)),
+    onnx_entry(vec.fc_entry(ISA)),
+    onnx_entry(Candidate("FULLY_CONNECTED", ISA, "fc16-pc", vec.fc_pc_applies,
+                         lambda g, n, t: vec.per_channel_kernel(x86_fc.lower_fc(g, n, t)))),
+    onnx_entry(vec.fc_pc_entry(ISA)),
     Candidate("ADD", ISA, "add-lin", x86_elt.add_applies, x86_elt.lower_add_lin),
     Candidate("ADD", ISA, "add-exact", x86_elt.add_applies, x86_elt.lower_add_exact),
     Candidate("AVERAGE_POOL_2D", ISA, "avgpool", x86_elt.avgpool_applies, x86_elt.lower_avgpool),

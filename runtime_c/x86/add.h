@@ -24,6 +24,8 @@
 
 /* ------------------------------------------------------------------- ADD, proven linear form */
 
+#ifndef EC_X86_ONCE_EC_AVX2_ADD_LIN_GEOM /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_AVX2_ADD_LIN_GEOM
 typedef struct {
     int32_t n;          /* elements */
     int32_t A, B, C;    /* a*A + b*B + C, int32 wrap-around */
@@ -31,6 +33,7 @@ typedef struct {
     int32_t D;          /* added to the int16-saturated quotient */
     int32_t lo, hi;     /* fused activation range */
 } ec_avx2_add_lin_geom;
+#endif
 
 /* 32 outputs from 32 bytes of each input. VPACKSSDW/VPACKSSWB work within 128-bit lanes, so the
  * packed dwords come out as groups 0,2,4,6 | 1,3,5,7 of 4 outputs: VPERMD puts them in order. */
@@ -110,6 +113,8 @@ EC_AVX2_SHARED void ec_x86_add_lin_s8(const ec_avx2_add_lin_geom *g, const int8_
 
 /* ------------------------------------------------------------------ ADD, TFLite's arithmetic */
 
+#ifndef EC_X86_ONCE_EC_AVX2_ADD_EXACT_GEOM /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_AVX2_ADD_EXACT_GEOM
 typedef struct {
     int32_t n;
     int32_t off1, m1, e1;   /* input 1: -zero point, multiplier, right shift */
@@ -117,6 +122,7 @@ typedef struct {
     int32_t mo, eo, zp;     /* output multiplier, right shift, zero point */
     int32_t lo, hi;
 } ec_avx2_add_exact_geom;
+#endif
 
 /* MultiplyByQuantizedMultiplierSmallerThanOneExp(x, m, -e) on 8 lanes, m != INT32_MIN. */
 static inline __m256i ec_avx2_elt_mbqm(__m256i x, int32_t m, int32_t e) {

@@ -41,24 +41,32 @@
 #include <immintrin.h>
 #include "../vec/common.h"
 
-#if defined(__AVXVNNI__)
-#define EC_AVX2_VNNI 1
-#define ec_dpbusd(acc, u, s) _mm256_dpbusd_avx_epi32((acc), (u), (s))
-#elif defined(__AVX512VNNI__) && defined(__AVX512VL__)
-#define EC_AVX2_VNNI 1
-#define ec_dpbusd(acc, u, s) _mm256_dpbusd_epi32((acc), (u), (s))
-#else
-#define EC_AVX2_VNNI 0
+#include "levels.h"
+
+/* The level of the code below (EC_X86_LVL, see levels.h): kernels.h sets it for each copy it
+ * compiles; a header included alone takes the build flags' level. */
+#ifndef EC_X86_LVL
+#define EC_X86_LVL EC_X86_FLAGS_LVL
 #endif
 
-/* 512-bit kernels (ZMM registers, 64 int8 lanes): taken when the build enables AVX-512 F, BW, VL
- * and VNNI (the x86-avx512 target's flags, or -march=native on such a CPU). The same generated C
- * runs the 256-bit paths elsewhere. */
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
-#define EC_X86_512 1
+/* VPDPBUSD on YMM registers: the VEX form (AVX-VNNI) or the EVEX one (AVX512-VNNI + VL). */
+#if EC_X86_LVL >= 2 || (EC_X86_LVL == 1 && !defined(__AVXVNNI__) && defined(__AVX512VNNI__) && \
+                        defined(__AVX512VL__))
+#define EC_AVX2_VNNI 1
+#define EC_X86_EVEX 1
+#define ec_dpbusd(acc, u, s) _mm256_dpbusd_epi32((acc), (u), (s))
+#elif EC_X86_LVL == 1
+#define EC_AVX2_VNNI 1
+#define EC_X86_EVEX 0
+#define ec_dpbusd(acc, u, s) _mm256_dpbusd_avx_epi32((acc), (u), (s))
 #else
-#define EC_X86_512 0
+#define EC_AVX2_VNNI 0
+#define EC_X86_EVEX 0
 #endif
+
+/* 512-bit kernels (ZMM registers, 64 int8 lanes): level 2, AVX-512 F, BW, VL and VNNI (the
+ * x86-avx512 target's flags, or the copy kernels.h compiles for such a CPU). */
+#define EC_X86_512 (EC_X86_LVL >= 2)
 
 /* Kernels shared by every layer of a kind: one copy of the code however many layers call it. */
 #define EC_AVX2_SHARED static __attribute__((noinline, unused))
@@ -94,6 +102,8 @@ static inline int64_t ec_avx2_ld64(const void *p) {
  * where N = 2^(e-1) + out_zp * 2^e folds RoundingDivideByPOT's rounding and the output zero
  * point into the 64-bit product: c64 holds 2^31 + N*2^32 per channel, for each block of 8
  * channels the 4 even channels first, then the 4 odd ones (the order VPMULDQ produces). */
+#ifndef EC_X86_ONCE_EC_AVX2_RQ /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_AVX2_RQ
 typedef struct {
     const int32_t *mult;   /* multiplier per channel (padded to a multiple of 8) */
     const int32_t *left;   /* exact path: left shift (TFLite shift > 0) */
@@ -101,7 +111,9 @@ typedef struct {
     const int64_t *c64;    /* fast path: 2^31 + N * 2^32, even channels then odd per block */
     int32_t fast, L;       /* fast path on; its left shift */
     int32_t out_zp, act_min, act_max;
+    const float *fscale;   /* ONNX numerics (fast == 0): float32 scale per channel, else 0 */
 } ec_avx2_rq;
+#endif
 
 /* TFLite's MultiplyByQuantizedMultiplier + out_zp for channels c..c+7, both roundings in turn. */
 static inline __m256i ec_avx2_mbqm8(__m256i acc, const ec_avx2_rq *q, int c) {
@@ -136,9 +148,24 @@ static inline __m256i ec_avx2_fast8(__m256i acc, const ec_avx2_rq *q, int c) {
     return _mm256_srav_epi32(_mm256_add_epi32(t, _mm256_srai_epi32(a, 31)), EC_LD256(q->right + c));
 }
 
+/* onnxruntime's epilogue (ec_onnx_rq, edgecc/ops/_onnx_rq.py) on channels c..c+7: float32(acc)
+ * * scale[c] in float32, clamped to [-32768, 32767], rounded half to even (VCVTPS2DQ under the
+ * default MXCSR, as the C twin's rounding), + out_zp. The kernels' saturating packs and the
+ * activation clamp then give clamp(... + zp, act_min, act_max) as onnxruntime does. */
+static inline __m256i ec_avx2_onnx8(__m256i acc, const ec_avx2_rq *q, int c) {
+    __m256 r = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(q->fscale + c));
+    r = _mm256_min_ps(_mm256_max_ps(r, _mm256_set1_ps(-32768.0f)), _mm256_set1_ps(32767.0f));
+    return _mm256_add_epi32(_mm256_cvtps_epi32(r), _mm256_set1_epi32(q->out_zp));
+}
+
+/* The path the compiler did not prove fast: TFLite's two roundings, or ONNX's float epilogue. */
+static inline __m256i ec_avx2_exact8(__m256i acc, const ec_avx2_rq *q, int c) {
+    return q->fscale ? ec_avx2_onnx8(acc, q, c) : ec_avx2_mbqm8(acc, q, c);
+}
+
 /* 8 accumulators of channels c..c+7 -> int32 outputs (out_zp added), not yet clamped. */
 static inline __m256i ec_avx2_requant8(__m256i acc, const ec_avx2_rq *q, int c) {
-    return q->fast ? ec_avx2_fast8(acc, q, c) : ec_avx2_mbqm8(acc, q, c);
+    return q->fast ? ec_avx2_fast8(acc, q, c) : ec_avx2_exact8(acc, q, c);
 }
 
 /* Packed int8 (the packs saturate to [-128, 127]) -> the fused activation's range. */

@@ -14,6 +14,8 @@
 #define EC_X86_FIRST_MAX_ROWS 6144  /* a band's padded input rows: its input rows x row_b */
 
 /* A layer's geometry, all of it computed by the compiler. */
+#ifndef EC_X86_ONCE_EC_X86_FIRST_GEOM /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_X86_FIRST_GEOM
 typedef struct {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
     int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
@@ -26,6 +28,7 @@ typedef struct {
     int32_t band;      /* output rows whose patches the stack holds at once */
     int32_t in_zp;
 } ec_x86_first_geom;
+#endif
 
 /* Broadcasts of 4 or 8 patch bytes straight from memory (VPBROADCASTD/Q m32/m64): built from
  * a scalar load, gcc may route the bytes through general registers and the stack. */

@@ -16,11 +16,14 @@
 
 /* ----------------------------------------------------------------------- DEPTHWISE_CONV_2D */
 
+#ifndef EC_X86_ONCE_EC_AVX2_DW_GEOM /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_AVX2_DW_GEOM
 typedef struct {
     int32_t batches, in_h, in_w, chans, out_h, out_w;
     int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
     int32_t pairs;                  /* (k_h * k_w + 1) / 2 tap pairs */
 } ec_avx2_dw_geom;
+#endif
 
 #define EC_AVX2_DW_MAX_TAPS 64
 

@@ -10,21 +10,24 @@
 /* int16 dot pairs into int32 with wrap-around: VPDPWSSD where VNNI exists (acc + a0*b0 + a1*b1
  * in one instruction, non-saturating), else VPMADDWD + VPADDD. Products of int8 values: a pair
  * never overflows int32, so both give the same sums. */
-#if defined(__AVXVNNI__)
-#define ec_x86_dw_dot(acc, a, b) _mm256_dpwssd_avx_epi32((acc), (a), (b))
-#elif defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#if EC_AVX2_VNNI && EC_X86_EVEX
 #define ec_x86_dw_dot(acc, a, b) _mm256_dpwssd_epi32((acc), (a), (b))
+#elif EC_AVX2_VNNI
+#define ec_x86_dw_dot(acc, a, b) _mm256_dpwssd_avx_epi32((acc), (a), (b))
 #else
 #define ec_x86_dw_dot(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))
 #endif
 
 #define EC_X86_DW_INLINE static inline __attribute__((always_inline))
 
+#ifndef EC_X86_ONCE_EC_AVX2_DW3_GEOM /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_AVX2_DW3_GEOM
 typedef struct {
     int32_t batches, in_h, in_w, chans, out_h, out_w, stride_h, stride_w, pad_t, pad_l;
     int32_t d4;          /* 1 for stride 2 (see ec_x86_dw3_block), else 0 */
     int32_t x_lo, x_hi;  /* interior output columns (ec_x86_dw3_block); both out_w when none */
 } ec_avx2_dw3_geom;
+#endif
 
 /* ec_avx2_fast8 with its per-channel constants loaded once per channel block (the output
  * stores are int8, which may alias anything: constants read through q would be reloaded after
@@ -138,12 +141,15 @@ EC_X86_DW_INLINE void ec_x86_dw_ky_store(int8_t *y, const __m256i *acc, const ec
  * channels in "quad lane order": accumulator g (0..3) lane i (0..15) is channel
  * 16 * (i / 4) + 4 * g + i % 4 of the block (the order VPUNPCK{L,H}BW then VPUNPCK{L,H}WD of
  * three 64-byte rows produce). Unused (a single zero) below 64 channels or without EC_X86_512. */
+#ifndef EC_X86_ONCE_EC_AVX2_DW3_Q /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_AVX2_DW3_Q
 typedef struct {
     const int8_t *w;      /* [block][column d][64 lanes][4]: (w[0][d], w[1][d], w[2][d], 0) */
     const int32_t *bias;  /* bias - (input_zp + 128) * sum(w): the dot products run on x ^ 0x80 */
     const int32_t *mult, *left, *right;  /* as ec_avx2_rq, in lane order (left: exact path) */
     const int64_t *c64;   /* fast path: [block][g][8 even lanes, 8 odd lanes] */
 } ec_avx2_dw3_q;
+#endif
 
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_DEPTHWISE_CONV_2D_3X3_COMMON_H */

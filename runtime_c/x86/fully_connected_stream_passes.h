@@ -35,8 +35,8 @@ EC_X86_FC_INL void ec_x86_fc_out16(int8_t *y, __m512i acc, const ec_avx2_rq *q, 
                               _mm512_loadu_si512((const void *)(q->right + c)));
     } else {
         r = _mm512_inserti64x4(
-            _mm512_castsi256_si512(ec_avx2_mbqm8(_mm512_castsi512_si256(acc), q, c)),
-            ec_avx2_mbqm8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
+            _mm512_castsi256_si512(ec_avx2_exact8(_mm512_castsi512_si256(acc), q, c)),
+            ec_avx2_exact8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
     }
     r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(q->act_min)),
                          _mm512_set1_epi32(q->act_max));

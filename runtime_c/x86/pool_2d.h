@@ -14,9 +14,12 @@
  * compiler checked the quotient exact for every reachable |sum| of every count that occurs.
  * A pixel's outputs are written after all of its window is read (the planner may stream the
  * output over the input). Channels: a multiple of 16 (the compiler checks). */
+#ifndef EC_X86_ONCE_EC_AVX2_POOL_GEOM /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_AVX2_POOL_GEOM
 typedef struct {
     int32_t batches, in_h, in_w, c, out_h, out_w, fh, fw, s_h, s_w, pad_h, pad_w, lo, hi;
 } ec_avx2_pool_geom;
+#endif
 
 #define EC_AVX2_POOL_MAX_C 2048
 

@@ -12,10 +12,13 @@
  * row of output pixels, the k_h input rows it reads (columns from -pad_l on, `cols` of them,
  * `row` bytes apart) flipped to u8 = x ^ 0x80 and padded with in_zp ^ 0x80, on the stack. A 1x1
  * stride-1 unpadded layer (`chunk` > 0) flips `chunk` consecutive pixels at a time instead. */
+#ifndef EC_X86_ONCE_EC_X512_BAND /* a record the calls name: defined once, not per level */
+#define EC_X86_ONCE_EC_X512_BAND
 typedef struct {
     int32_t P, NC, chunk, row, cols;
     int32_t slide;  /* stride 1, k_w 3, undilated, in_c % 4 == 0: ec_x512_slide1 / 2 */
 } ec_x512_band;
+#endif
 
 #define EC_X512_MAX_BAND 16384
 
@@ -65,10 +68,11 @@ static inline __attribute__((always_inline)) ec_x512_rqc ec_x512_rq_load(const e
 
 /* Requantize 16 accumulators of channels c..c+15 (ec_avx2_fast8 / ec_avx2_mbqm8 on 16 lanes),
  * clamp and store the first n (1..16) bytes. */
-/* The exact path out of line: 16 copies of it in every tile would only cost code size. */
+/* The exact path (or ONNX's epilogue) out of line: 16 copies of it in every tile would only
+ * cost code size. */
 static __attribute__((noinline, unused)) __m512i ec_x512_mbqm16(__m512i acc, const ec_avx2_rq *q, int c) {
-    return _mm512_inserti64x4(_mm512_castsi256_si512(ec_avx2_mbqm8(_mm512_castsi512_si256(acc), q, c)),
-                              ec_avx2_mbqm8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(ec_avx2_exact8(_mm512_castsi512_si256(acc), q, c)),
+                              ec_avx2_exact8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
 }
 
 /* 16 accumulators of channels c..c+15 -> int32 outputs (ec_avx2_fast8 / ec_avx2_mbqm8 on 16

@@ -2,10 +2,12 @@
 FULLY_CONNECTED on random shapes and on every shared model, bit-exact with TFLite Micro on the
 host, built with gcc and clang.
 
-Each case runs the plain AVX2 path (`-mavx2 -mfma`, the x86-avx2 target's flags: sign-extended
-VPMADDWD) and, when this CPU has them, the AVX-VNNI path (`-mavxvnni`), the AVX512-VNNI path
-on 256-bit registers (`-mavx512vnni -mavx512vl`) and the x86-avx512 target's 512-bit paths: the
-same generated C takes VPDPBUSD there.
+Each case runs the x86-avx2 target's build (`-mavx2 -mfma`) forced to its plain AVX2 kernels
+(`-DEDGECC_X86_MAX=0`: sign-extended VPMADDWD) and, when this CPU has them, forced to AVX-VNNI
+(`-DEDGECC_X86_MAX=1`: VPDPBUSD on YMM under a target attribute, chosen at run time), as it is (the
+AVX-512 VNNI kernels chosen at run time), the AVX512-VNNI path on 256-bit registers from the
+flags (`-mavx512vnni -mavx512vl`) and the x86-avx512 target's 512-bit paths at compile time: the
+same generated C everywhere (runtime_c/x86/kernels.h).
 """
 from __future__ import annotations
 
@@ -25,18 +27,28 @@ from test_conv_2d import conv_model
 from test_depthwise_conv_2d import dw_model
 
 
+def _forced(level: int):
+    """The x86-avx2 target capped at run-time level `level` (runtime_c/x86/levels.h)."""
+    base = get_target("x86-avx2")
+    return dataclasses.replace(base, cflags=base.cflags + (f"-DEDGECC_X86_MAX={level}",))
+
+
 def _paths() -> list:
-    """(name, Target) for every code path of the AVX2 kernels this CPU can run."""
+    """(name, Target) for every code path of the AVX2 kernels this CPU can run: the x86-avx2
+    target's build capped to plain AVX2, capped to AVX-VNNI (chosen at run time), and as it is
+    (the best level of this CPU at run time); 256-bit AVX512-VNNI from the build flags; the
+    x86-avx512 target (512-bit paths at compile time)."""
     base = get_target("x86-avx2")
     flags = cpu_flags()
     if "avx2" not in flags:
         pytest.skip("this CPU has no AVX2")
-    out = [("avx2", base)]
+    out = [("avx2", _forced(0))]
     if "avx_vnni" in flags:
-        out.append(("avx-vnni", dataclasses.replace(base, cflags=base.cflags + ("-mavxvnni",))))
+        out.append(("avx-vnni", _forced(1)))
     if {"avx512_vnni", "avx512vl", "avx512bw"} <= flags:
+        out.append(("dispatch", base))  # AVX-512 VNNI chosen at run time
         out.append(("avx512-vnni", dataclasses.replace(
-            base, cflags=base.cflags + ("-mavx512vnni", "-mavx512vl"))))
+            base, cflags=base.cflags + ("-mavx512vnni", "-mavx512vl", "-DEDGECC_X86_MAX=1"))))
         out.append(("x86-avx512", get_target("x86-avx512")))  # the 512-bit (ZMM) paths
     return out
 
@@ -253,7 +265,8 @@ def test_shared_models_present(models_dir):
 @pytest.mark.parametrize("model", [m if m in KEY else pytest.param(m, marks=pytest.mark.slow)
                                    for m in SHARED])
 def test_avx2_shared_models(model):
-    """Every shared model on every AVX2 path (gcc; clang too on AVX-VNNI): bit-exact with
+    """Every shared model on every AVX2 path (gcc; clang too where the level is chosen at run
+    time above AVX2): bit-exact with
     TFLite Micro."""
     path = shared_model(model)
     c = compile_model(path, get_target("x86-avx2"), "m")  # every shared model must compile
@@ -272,6 +285,6 @@ def test_avx2_shared_models(model):
     for name, target in _paths():
         if name == "avx512-vnni":
             continue  # covered by the random cases; same instructions as AVX-VNNI
-        for cc in ("gcc", "clang") if name == "avx-vnni" else ("gcc",):
+        for cc in ("gcc", "clang") if name in ("avx-vnni", "dispatch") else ("gcc",):
             r = verify_model(path, target, cc=cc)
             assert r.bit_exact, (name, cc, r.mismatched_bytes, r.first_bad_layer)

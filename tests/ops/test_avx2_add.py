@@ -62,8 +62,7 @@ def _run_kernel(q: dict, n: int, flags: tuple, cc: str) -> tuple[np.ndarray, str
                 -q["so"], q["out_zp"], q["act_min"], q["act_max"]]
     src = f"""#include <stdio.h>
 #include <stdint.h>
-#include "x86/add.h"
-#include "x86/pool_2d.h"
+#include "x86/kernels.h"
 static int8_t a[65536], b[65536], y[65536];
 int main(void) {{
     static const {st} g = {{ {", ".join(map(str, geom))} }};
@@ -94,7 +93,7 @@ def test_avx2_add_kernel_all_pairs(case):
     n = 65536 - 37
     kinds = set()
     for name, target in _paths():
-        for cc in ("gcc", "clang") if name in ("avx2", "x86-avx512") else ("gcc",):
+        for cc in ("gcc", "clang") if name in ("avx2", "dispatch", "x86-avx512") else ("gcc",):
             got, kind = _run_kernel(q, n, target.cflags, cc)
             kinds.add(kind)
             bad = np.nonzero(got[:n] != want[:n])[0]

@@ -1,0 +1,115 @@
+/* edgecc x86 kernels: the one header the x86 layers include. It compiles every kernel header
+ * (x86/pass.h) at the level of the build flags and again, under target attributes, at each
+ * higher level the compiler supports up to EDGECC_X86_MAX (x86/levels.h), each copy under its
+ * own names (x86/names.h), and defines the entry points the layers call: each runs the copy of
+ * the best level this CPU has (ec_x86_level(), a few loads of the compiler's CPU model at each
+ * call). A binary built with the x86-avx2 target's -mavx2 -mfma thus runs AVX-512 VNNI kernels
+ * on such a CPU, AVX-VNNI ones on another and AVX2 elsewhere; the x86-avx512 target's flags give
+ * level 2 at compile time, one copy, no check. Every level computes the same bytes. */
+#ifndef EDGECC_X86_KERNELS_H
+#define EDGECC_X86_KERNELS_H
+#if defined(__AVX2__)
+#include "levels.h"
+#include "names.h"
+
+/* the copy at the flags' level (capped by EDGECC_X86_MAX) */
+#define EC_X86_LVL EC_X86_BASE_LVL
+#if EC_X86_BASE_LVL == 2
+#define EC_X86_SFX _l2
+#define EC_X86_BASE_CALL(f, args) f##_l2 args
+#elif EC_X86_BASE_LVL == 1
+#define EC_X86_SFX _l1
+#define EC_X86_BASE_CALL(f, args) f##_l1 args
+#else
+#define EC_X86_SFX _l0
+#define EC_X86_BASE_CALL(f, args) f##_l0 args
+#endif
+#include "pass.h"
+
+#if EC_X86_HAS_L1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma,avxvnni"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avxvnni")
+#endif
+#define EC_X86_LVL 1
+#define EC_X86_SFX _l1
+#include "pass.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#define EC_X86_TRY1(f, args) if (lvl == 1) { f##_l1 args; return; }
+#else
+#define EC_X86_TRY1(f, args)
+#endif
+
+#if EC_X86_HAS_L2
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")
+#endif
+#define EC_X86_LVL 2
+#define EC_X86_SFX _l2
+#include "pass.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#define EC_X86_TRY2(f, args) if (lvl == 2) { f##_l2 args; return; }
+#else
+#define EC_X86_TRY2(f, args)
+#endif
+
+/* the entry points keep their own names */
+#define EC_X86_SFX
+#define EC_X86_ENTRY(f, params, args)                                  \
+    static inline void f params {                                      \
+        const int lvl = ec_x86_level();                                \
+        (void)lvl;                                                     \
+        EC_X86_TRY2(f, args)                                           \
+        EC_X86_TRY1(f, args)                                           \
+        EC_X86_BASE_CALL(f, args);                                     \
+    }
+
+EC_X86_ENTRY(ec_x86_conv_2d_4px_s8,
+             (const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,
+              const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
+             (g, bd, x, y, w, bias_u, bias_x, q))
+EC_X86_ENTRY(ec_x86_conv_2d_first_s8,
+             (const ec_x86_first_geom *g, const int8_t *x, int8_t *y, const int8_t *wq,
+              const int16_t *w16, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
+             (g, x, y, wq, w16, bias_u, bias_x, q))
+EC_X86_ENTRY(ec_x86_depthwise_conv_2d_taps_s8,
+             (const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
+              const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),
+             (g, x, y, w, bias, q, zrow))
+EC_X86_ENTRY(ec_x86_depthwise_conv_2d_3x3_s8,
+             (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
+              const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow),
+             (g, x, y, w, bias, q, z, zrow))
+EC_X86_ENTRY(ec_x86_fully_connected_quads_s8,
+             (int batches, int depth, int kp, int units, int ocp, const int8_t *x, int8_t *y,
+              const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
+             (batches, depth, kp, units, ocp, x, y, w, bias_u, bias_x, q))
+EC_X86_ENTRY(ec_x86_fully_connected_stream_s8,
+             (int batches, int depth, int kp, int units, int up, int uni, int half, const int8_t *x,
+              int8_t *y, const int8_t *w, const int32_t *bias_u, const int32_t *bias_x,
+              const ec_avx2_rq *q),
+             (batches, depth, kp, units, up, uni, half, x, y, w, bias_u, bias_x, q))
+EC_X86_ENTRY(ec_x86_add_lin_s8,
+             (const ec_avx2_add_lin_geom *g, const int8_t *a, const int8_t *b, int8_t *y),
+             (g, a, b, y))
+EC_X86_ENTRY(ec_x86_add_exact_s8,
+             (const ec_avx2_add_exact_geom *g, const int8_t *a, const int8_t *b, int8_t *y),
+             (g, a, b, y))
+EC_X86_ENTRY(ec_x86_pool_2d_avg_s8, (const ec_avx2_pool_geom *g, const int8_t *x, int8_t *y),
+             (g, x, y))
+
+#endif /* __AVX2__ */
+#endif /* EDGECC_X86_KERNELS_H */

@@ -1,0 +1,157 @@
+"""x86 run-time ISA dispatch (runtime_c/x86/kernels.h, levels.h, names.h, pass.h).
+
+The x86-avx2 target's C compiles its kernels once per instruction-set level (AVX2, AVX-VNNI,
+AVX-512 VNNI) and picks one at run time: the level each build reports on this CPU (gcc and
+clang, capped by -DEDGECC_X86_MAX), the instructions each build holds, the AVX2-only fallback of a
+dispatching binary under qemu-x86_64 -cpu max (AVX2, no AVX-512, no AVX-VNNI in QEMU 7.2's TCG),
+bit-exact there on a shared model, and names.h listing exactly what the kernel headers define.
+Bit-exactness of every level on random layers and the shared models: test_avx2*.py (their
+_paths() force each level).
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import shared_model
+from edgecc.resources import data_dir
+from edgecc.targets import get_target
+from edgecc.verify import verify_model
+from edgecc.verify.host import cpu_flags
+
+RT = data_dir("runtime_c")
+X86 = RT / "x86"
+# the records the layers' calls name: defined once, never renamed per level
+PUBLIC = {"ec_avx2_rq", "ec_x512_band", "ec_avx2_add_lin_geom", "ec_avx2_add_exact_geom",
+          "ec_x86_first_geom", "ec_avx2_dw_geom", "ec_avx2_dw3_geom", "ec_avx2_dw3_q",
+          "ec_avx2_pool_geom"}
+MACHINERY = {"levels.h", "names.h", "kernels.h", "pass.h"}
+
+
+def expected_names() -> list[str]:
+    """Every ec_* identifier the kernel headers define: all those they mention, less the ones
+    defined elsewhere (vec/common.h, edgecc_rt.h), their lower-case macros, the public records,
+    ec_x86_level and the block-kind prefix ec_x86_dw_kw (only ever pasted); plus the functions
+    EC_X86_DW3_BLK pastes together."""
+    ids, macros, pasted = set(), set(), set()
+    for f in sorted(X86.glob("*.h")):
+        if f.name in MACHINERY:
+            continue
+        s = f.read_text()
+        ids |= set(re.findall(r"\bec_[a-z0-9_]+", s))
+        macros |= set(re.findall(r"#define (ec_[a-z0-9_]+)", s))
+        pasted |= {f"ec_x86_dw3_blk_{a}_{b}"
+                   for a, b in re.findall(r"^EC_X86_DW3_BLK\((\d+), (\d+)\)", s, re.M)}
+    ext = set()
+    for f in (RT / "vec" / "common.h", RT / "edgecc_rt.h"):
+        ext |= set(re.findall(r"\bec_[a-z0-9_]+", f.read_text()))
+    skip = ext | macros | PUBLIC | {"ec_x86_level", "ec_x86_dw3_blk_", "ec_x86_dw_kw"}
+    return sorted((ids - skip) | pasted)
+
+
+def test_names_header_lists_every_kernel_name():
+    listed = re.findall(r"^#define (ec_[a-z0-9_]+) EC_X86_NS\(\1\)$", (X86 / "names.h").read_text(),
+                        re.M)
+    assert listed == expected_names()
+
+
+def _best() -> int:
+    """2 when this CPU has AVX-512 F, BW, VL and VNNI, else 0 (AVX-VNNI: see _builds_avx_vnni)."""
+    return 2 if {"avx512f", "avx512bw", "avx512vl", "avx512_vnni"} <= cpu_flags() else 0
+
+
+def _builds_avx_vnni(cc: str) -> bool:
+    """Whether runtime_c/x86/levels.h compiles the AVX-VNNI level with cc (gcc 12, clang 16)."""
+    major = int(subprocess.run([cc, "-dumpversion"], capture_output=True, text=True,
+                               check=True).stdout.split(".")[0])
+    return major >= (16 if cc == "clang" else 12)
+
+
+PROBE = """#include <stdio.h>
+#include "x86/kernels.h"
+int main(void) { printf("%d\\n", ec_x86_level()); return 0; }
+"""
+
+
+def _build(tmp_path, cc: str, flags: tuple, name: str):
+    src = tmp_path / "probe.c"
+    src.write_text(PROBE)
+    exe = tmp_path / name
+    subprocess.run([cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", *flags, f"-I{RT}",
+                    str(src), "-o", str(exe)], check=True, timeout=300)
+    return exe
+
+
+def _level(cmd) -> int:
+    return int(subprocess.run(cmd, capture_output=True, text=True, check=True,
+                              timeout=120).stdout)
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_level_chosen_at_run_time(cc, tmp_path):
+    """-mavx2 -mfma runs this CPU's best level; EDGECC_X86_MAX caps it; the x86-avx512 flags fix
+    level 2 at compile time."""
+    if "avx2" not in cpu_flags():
+        pytest.skip("this CPU has no AVX2")
+    base = get_target("x86-avx2").cflags
+    cpu = cpu_flags()
+    runs = {0} | ({1} if "avx_vnni" in cpu and _builds_avx_vnni(cc) else set()) \
+        | ({2} if _best() == 2 else set())
+    for cap in (None, 1, 0):
+        flags = base + ((f"-DEDGECC_X86_MAX={cap}",) if cap is not None else ())
+        want = max(lv for lv in runs if cap is None or lv <= cap)
+        assert _level([str(_build(tmp_path, cc, flags, f"p{cap}"))]) == want, (cc, cap)
+    if 2 in runs:
+        exe = _build(tmp_path, cc, get_target("x86-avx512").cflags, "p512")
+        assert _level([str(exe)]) == 2
+
+
+def _zmm_and_vnni(obj) -> tuple[bool, bool]:
+    text = subprocess.run(["objdump", "-d", str(obj)], capture_output=True, text=True,
+                          check=True).stdout
+    return "zmm" in text, "vpdpbusd" in text
+
+
+def test_each_build_holds_the_levels_it_may_run(tmp_path):
+    """The dispatching build carries ZMM and VPDPBUSD code next to the AVX2 code; capped to 0
+    it holds neither, capped to 1 VPDPBUSD on YMM only."""
+    from edgecc.compiler import compile_model
+    c = compile_model(shared_model("kws_ref_model"), get_target("x86-avx2"), "m")
+    for name, text in c.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    base = get_target("x86-avx2").cflags
+    got = {}
+    for cap in (2, 1, 0):
+        obj = tmp_path / f"m{cap}.o"
+        subprocess.run(["gcc", "-std=c99", "-O1", *base, f"-DEDGECC_X86_MAX={cap}", "-c",
+                        str(tmp_path / "m.c"), "-o", str(obj)], check=True, timeout=600)
+        got[cap] = _zmm_and_vnni(obj)
+    assert got == {2: (True, True), 1: (False, True), 0: (False, False)}
+
+
+QEMU = "qemu-x86_64"
+
+
+def test_dispatching_binary_on_an_avx2_only_cpu(tmp_path, monkeypatch):
+    """qemu-x86_64 -cpu max (QEMU 7.2: AVX2, neither AVX-512 nor AVX-VNNI): the binary built with
+    -mavx2 -mfma reports level 0 and runs kws_ref_model's AVX2 kernels bit-exact."""
+    if shutil.which(QEMU) is None:
+        pytest.fail(f"{QEMU} is not installed (apt-get install qemu-user)")
+    exe = _build(tmp_path, "gcc", get_target("x86-avx2").cflags, "probe")
+    if _level([QEMU, "-cpu", "max", str(exe)]) != 0:
+        pytest.skip("this QEMU emulates AVX-VNNI or AVX-512: no AVX2-only CPU model")
+    from edgecc.verify import host
+
+    def under_qemu(exe, timeout: float = 600.0) -> str:
+        r = subprocess.run([QEMU, "-cpu", "max", str(exe)], capture_output=True, text=True,
+                           timeout=timeout)
+        assert r.returncode == 0, r.stderr[-500:]
+        return r.stdout
+
+    monkeypatch.setattr(host, "run_host", under_qemu)
+    r = verify_model(shared_model("kws_ref_model"), get_target("x86-avx2"), cc="gcc")
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
