@@ -142,7 +142,10 @@ def render_results(meta: dict, results: dict[str, list[dict]]) -> str:
              "NN instr. *TFLM arena*: the smallest "
              "arena_size with which the tflite-micro interpreter (64-bit host build) allocates "
              "and runs the model, bisected in this run. *arena* / *lower bound*: edgecc's plan "
-             "(all activation RAM) and the peak of bytes alive at once; *arena / LB* and *arena / "
+             "(all activation RAM, kernel scratch included) and the live-bytes lower bound (the "
+             "peak of the tensors alive at once in the model's own order, each in its own bytes, "
+             "no scratch: `edgecc plan`'s lower bound; below 1 when streaming kernels overlap "
+             "input and output); *arena / LB* and *arena / "
              "TFLM arena* their ratios (below 1: smaller than TFLite Micro's). *flash*: the model's "
              "code + weights + constants, from the linked ELF's map (Arm) or the generated C's "
              "objects (x86). *exact frames*: of N consecutive seeded frames on one arena after "
@@ -197,7 +200,9 @@ def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
     native = [t for t in x86 if t != "x86-avx512"]  # x86-avx512 -march=native = x86-avx2's
     plain = {"x86-avx2": "-O2 `-mavx2 -mfma`, run-time dispatch",
              "x86-avx512": "-O2, its AVX-512 flags"}
+    bound = [t for t in arm if t in ("cortex-m4", "cortex-m55")]  # issue 16's RAM targets
     head = ["model"] + [f"{t} instr / TFLM" for t in arm] + \
+        [f"{t} arena / LB" for t in bound] + \
         [f"{t} arena / TFLM arena" for t in arm[:1]] + \
         [f"{t} (-march=native) us / LiteRT" if t != "host" else f"{t} us / LiteRT"
          for t in native] + [f"{t} ({plain[t]}) us / LiteRT" for t in x86 if t in plain]
@@ -209,10 +214,11 @@ def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
             a = (r or {}).get("anchor") or {}
             cells.append("-" if r is None or r.get("error") else
                          fmt_ratio(r["instructions"], a.get("instructions")))
-        for t in arm[:1]:
+        for t, key in [(t, "lower_bound_bytes") for t in bound] + \
+                [(t, "tflm_arena_bytes") for t in arm[:1]]:
             r = next((r for r in results[t] if r["model"] == m), None)
             cells.append("-" if r is None or r.get("error") else
-                         fmt_ratio(r["arena_bytes"], r.get("tflm_arena_bytes")))
+                         fmt_ratio(r["arena_bytes"], r.get(key)))
         for t in native:
             r = next((r for r in results[t] if r["model"] == m), None)
             cells.append("-" if r is None or r.get("error") else

@@ -231,7 +231,8 @@ def test_suite_on_a_converter_model_on_host(tmp_path):
     assert "error" not in row, row
     assert (row["frames"], row["frames_exact"], row["macs"]) == (5, 5, 4864)
     assert row["tflm_arena_bytes"] > 0 and row["compile_s"] > 0 and row["instructions"] > 0
-    assert 0 < row["lower_bound_bytes"] <= row["arena_bytes"]
+    # the live-bytes bound (edgecc plan's): the host kernels stream, so the arena may be below it
+    assert 0 < row["arena_bytes"] <= row["lower_bound_bytes"]
     lb = f"{row['arena_bytes'] / row['lower_bound_bytes']:.2f}"
     tflm = f"{row['arena_bytes'] / row['tflm_arena_bytes']:.2f}"
     line = next(ln for ln in md.read_text().splitlines() if ln.startswith("| cv_mlp_u8in |"))

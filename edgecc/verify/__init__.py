@@ -129,6 +129,9 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
                       ram_budget=arena_room(board) if board is not None else None, io=io,
                       weights_section=weights_section)
     info["compile_seconds"] = round(c.seconds, 3)
+    # the live-bytes lower bound (model order, no aliasing, no scratch: `edgecc plan`'s "lower
+    # bound"); lower_bound_bytes is the planned buffers' own peak (scratch and overlaps included)
+    info["model_lower_bound_bytes"] = c.plan.model_lower_bound
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     ins = seeded_frames(c.graph, seed, frames)
