@@ -32,7 +32,9 @@ from opcheck import check_model
 # The templates whose access order was derived and tested here; a kernel declaring
 # Kernel.streams must be one of them (add a template only with its own overlap test).
 VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j2",
-            "c/max_pool_2d.c.j2"}
+            "c/max_pool_2d.c.j2",
+            # tests/test_neon_streaming.py
+            "neon/conv_2d_4px.c.j2", "neon/depthwise_conv_2d_taps.c.j2"}
 
 
 # ---- the bound ------------------------------------------------------------------------------
@@ -62,7 +64,7 @@ def geometries(draw, dilated: bool = True) -> Geometry:
                     esize, esize)
 
 
-DECLS = st.sampled_from([(1, 1), (1, 2), (1, 0), (2, 0), (2, 3), (3,)])
+DECLS = st.sampled_from([(1, 1), (1, 2), (1, 0), (2, 0), (2, 3), (3,), (0, 4), (0, 3)])
 
 
 @settings(max_examples=300, deadline=None)

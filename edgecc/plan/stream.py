@@ -9,7 +9,9 @@ Declaration. A kernel may set `Kernel.streams = (rows, cols)`: it produces its o
 over blocks of `rows` output rows x `cols` output columns (cols 0 = the whole row), blocks in
 raster order, batch by batch; a pass reads only input pixels inside the filter windows of its
 own pixels (and its scratch) and writes only its own output pixels. `(rows,)` means whole rows
-per pass. None (the default) means the order is unknown: the planner never overlaps.
+per pass. `(0, n)`: passes over blocks of n output pixels in flat order (batch, row, column),
+a block crossing rows and batches (AArch64 NEON's convolution: 4 pixels a pass). None (the
+default) means the order is unknown: the planner never overlaps.
 
 Bound. Put the output at byte `d` relative to the input (both in one arena). At the moment a pass
 writes, every input byte still to be read lies at or above S(j) = the lowest input byte any pass
@@ -95,12 +97,13 @@ def geometry(g: Graph, n: Node) -> Geometry | None:
 
 
 def normalize(streams) -> tuple[int, int] | None:
-    """(rows, cols) of a declaration; cols 0 = whole rows. None for no declaration."""
+    """(rows, cols) of a declaration; cols 0 = whole rows; rows 0 = flat blocks of cols pixels.
+    None for no declaration."""
     if not streams:
         return None
     rows = int(streams[0])
     cols = int(streams[1]) if len(streams) > 1 else 0
-    if rows < 1 or cols < 0:
+    if rows < 0 or cols < 0 or rows == cols == 0:
         raise ValueError(f"bad streams declaration {streams!r}")
     return rows, cols
 
@@ -109,6 +112,10 @@ def pass_table(geo: Geometry, streams) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """Per pass, in execution order: (first output byte written, end of the bytes written, lowest
     input byte read, bounded from below by the first in-image window row and column)."""
     rows, cols = normalize(streams)
+    if rows == 0:  # flat blocks: the per-pixel table, cols pixels merged a pass
+        w_lo, w_hi, r_lo = pass_table(geo, (1, 1))
+        starts = np.arange(0, len(w_lo), cols)
+        return w_lo[starts], np.maximum.reduceat(w_hi, starts), np.minimum.reduceat(r_lo, starts)
     cols = cols or geo.out_w
     r0 = np.arange(0, geo.out_h, rows)
     c0 = np.arange(0, geo.out_w, cols)
