@@ -1,9 +1,9 @@
 """AArch64 NEON kernels that stream (edgecc/lower/neon.py's Kernel.streams): the convolution
-(blocks of 4 output pixels in flat order, (0, 4)) and the depthwise kernel (pixel by pixel,
+(blocks of 4 output pixels in flat order, each read before written: (0, 4, 1)) and the depthwise kernel (pixel by pixel,
 (1, 1)) run under qemu-aarch64 with their output placed at the planner's shift bound over their
 input, bit-exact with TFLite Micro on both NEON paths (SDOT and SMULL); one block further the
 checker refuses the plan and the outputs go wrong (so the runs really overlap). The arena on
-aarch64 stays within 15% of the portable kernels' (host) arena on the shared models.
+aarch64 is at most the portable kernels' (host) arena on the shared models.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ TARGET = get_target("aarch64")
 # (input h, w, c; layer; the NEON template it must take)
 CASES = [
     ((9, 7, 4), dict(op="conv", k=(3, 3), padding=0, oc=8), "conv_2d_4px"),   # blocks cross rows
-    ((9, 7, 8), dict(op="conv", k=(1, 1), oc=24), "conv_2d_4px"),   # two channel blocks a pass
+    ((9, 7, 8), dict(op="conv", k=(1, 1), oc=24), "conv_2d_4px"),   # outputs staged: 2-3 blocks
     ((9, 8, 4), dict(op="conv", k=(3, 3), stride=(2, 2), padding=0, oc=12), "conv_2d_4px"),
     ((9, 7, 24), dict(op="dw", k=(3, 3), padding=0), "depthwise_conv_2d_taps"),  # 16 + 8 chans
     ((9, 7, 16), dict(op="dw", k=(3, 3), stride=(2, 2), padding=0), "depthwise_conv_2d_taps"),
@@ -119,9 +119,8 @@ MODELS = FAST + [pytest.param(m, marks=pytest.mark.slow) for m in
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_aarch64_arena_near_the_portable_arena(model):
+def test_aarch64_arena_at_most_the_portable_arena(model):
     c = compile_model(_model(model), TARGET, "model")
     assert any(lw.kernel.streams and lw.template_path.startswith("neon/") for lw in c.lowered)
     host = compile_model(_model(model), get_target("host"), "model").plan.arena
-    # blocks of 4 pixels shift each output up to 3 pixels more than the portable kernel's
-    assert c.plan.arena <= 1.15 * host, (c.plan.arena, host)
+    assert c.plan.arena <= host, (c.plan.arena, host)

@@ -64,7 +64,8 @@ def geometries(draw, dilated: bool = True) -> Geometry:
                     esize, esize)
 
 
-DECLS = st.sampled_from([(1, 1), (1, 2), (1, 0), (2, 0), (2, 3), (3,), (0, 4), (0, 3)])
+DECLS = st.sampled_from([(1, 1), (1, 2), (1, 0), (2, 0), (2, 3), (3,), (0, 4), (0, 3), (0, 4, 1),
+                         (1, 1, 1)])
 
 
 @settings(max_examples=300, deadline=None)

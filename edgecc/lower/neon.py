@@ -42,11 +42,15 @@ def with_epilogue(build: Build) -> Build:
     return run
 
 
-def conv_pass(g: Graph, n: Node) -> tuple[int, int]:
+def conv_pass(g: Graph, n: Node, k: Kernel) -> tuple[int, ...]:
     """The pass order of ec_neon_conv_2d_4px (Kernel.streams): blocks of 4 output pixels in flat
     order over rows and batches, (0, 4); a block writes only its own pixels and reads only its
-    pixels' windows (and its stack copy of the border ones)."""
-    return (0, 4)
+    pixels' windows (and its stack copy of the border ones). It reads all of them before it
+    writes (reads first, (0, 4, 1)) when its outputs fit beside the gathered pixels on the stack
+    (kp + out_c <= EC_VEC_MAX_KP, runtime_c/vec/common.h), else writes each channel block as it
+    goes."""
+    geom = k.params["geom"]
+    return (0, 4, 1) if geom.kp + geom.out_c <= vec.MAX_KP else (0, 4)
 
 
 def streaming(build: Build, dw: bool) -> Build:
@@ -55,7 +59,7 @@ def streaming(build: Build, dw: bool) -> Build:
     A depthwise layer run as a convolution (dw-as-conv) gets conv_pass, from its own geometry."""
     def run(g: Graph, n: Node, target) -> Kernel:
         k = build(g, n, target)
-        k.streams = (1, 1) if dw and k.template.startswith(f"{ISA}/depthwise") else conv_pass(g, n)
+        k.streams = (1, 1) if dw and k.template.startswith(f"{ISA}/depthwise") else conv_pass(g, n, k)
         return k
     return run
 

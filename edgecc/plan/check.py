@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from edgecc.ir import Graph
 from edgecc.plan.liveness import Buffer, op_traits
-from edgecc.plan.stream import Geometry, geometry, normalize
+from edgecc.plan.stream import Geometry, geometry, normalize, reads_first
 
 
 class PlanError(AssertionError):
@@ -84,14 +84,17 @@ def stream_safe(geo: Geometry, decl, shift: int, in_bytes: int) -> str | None:
         reads = [((b * geo.in_h + fy[oy]) * geo.in_w + fx[ox]) * geo.in_px
                  for b, oy, ox in px if fy[oy] is not None and fx[ox] is not None]
         table.append((lo, hi, min(reads) if reads else None))
-    later = in_bytes  # lowest input byte read from this pass on
+    later = in_bytes  # lowest input byte read from this pass on (reads_first: after this pass)
+    first = reads_first(decl)
     for k in range(len(table) - 1, -1, -1):
         lo, hi, r = table[k]
-        if r is not None:
+        if r is not None and not first:
             later = min(later, r)
         if shift + lo < in_bytes and shift + hi > later:
             return (f"pass {k} writes output bytes [{lo},{hi}) at input bytes "
                     f"[{shift + lo},{shift + hi}), input from byte {later} is still to be read")
+        if r is not None and first:
+            later = min(later, r)
     return None
 
 

@@ -10,13 +10,16 @@ over blocks of `rows` output rows x `cols` output columns (cols 0 = the whole ro
 raster order, batch by batch; a pass reads only input pixels inside the filter windows of its
 own pixels (and its scratch) and writes only its own output pixels. `(rows,)` means whole rows
 per pass. `(0, n)`: passes over blocks of n output pixels in flat order (batch, row, column),
-a block crossing rows and batches (AArch64 NEON's convolution: 4 pixels a pass). None (the
-default) means the order is unknown: the planner never overlaps.
+a block crossing rows and batches (AArch64 NEON's convolution: 4 pixels a pass). A third
+element 1 (`reads_first`): each pass reads all of its input before it writes any output (it
+stages its results), so a pass may write over its own input. None (the default) means the
+order is unknown: the planner never overlaps.
 
 Bound. Put the output at byte `d` relative to the input (both in one arena). At the moment a pass
 writes, every input byte still to be read lies at or above S(j) = the lowest input byte any pass
 k >= j reads. So the pass may write only below that: d + W(j) <= S(j), W(j) = the end of the
-bytes pass j writes. d_max = min over passes of S(j) - W(j); every d <= d_max is safe (a d below
+bytes pass j writes (reads_first: S(j + 1), the input's end after the last pass). d_max =
+min over passes of S(j) - W(j); every d <= d_max is safe (a d below
 -output size is no overlap at all). The lowest byte a pixel reads is bounded from below by its
 window's first in-image row and column, `max(0, oy*stride_h - pad_t)` and `max(0, ox*stride_w -
 pad_l)`, which is what `d_max` uses; check.py recomputes the bound independently from the exact
@@ -108,6 +111,11 @@ def normalize(streams) -> tuple[int, int] | None:
     return rows, cols
 
 
+def reads_first(streams) -> bool:
+    """Whether a declaration says each pass reads all its input before writing (third element)."""
+    return bool(streams) and len(streams) > 2 and bool(streams[2])
+
+
 def pass_table(geo: Geometry, streams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pass, in execution order: (first output byte written, end of the bytes written, lowest
     input byte read, bounded from below by the first in-image window row and column)."""
@@ -136,6 +144,9 @@ def d_max(geo: Geometry, streams) -> int:
     an input byte it still has to read (see the module docstring)."""
     _, w_hi, r_lo = pass_table(geo, streams)
     suffix = np.minimum.accumulate(r_lo[::-1])[::-1]
+    if reads_first(streams):
+        in_bytes = geo.batches * geo.in_h * geo.in_w * geo.in_px
+        suffix = np.minimum(np.append(suffix[1:], in_bytes), in_bytes)
     return int(np.min(suffix - w_hi))
 
 
