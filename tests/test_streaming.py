@@ -34,12 +34,13 @@ from opcheck import check_model
 # Kernel.streams must be one of them (add a template only with its own overlap test).
 VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j2",
             "c/max_pool_2d.c.j2",
-            "dsp/conv_2d_4px.c.j2",  # (1, 1, PX): tests/ops/test_dsp_conv_stream.py
+            "dsp/conv_2d_4px.c.j2",  # (0, PX, 1): tests/ops/test_dsp_conv_stream.py
             # tests/ops/test_dsp_dwfc.py: test_dsp_depthwise_streams_bit_exact
             "dsp/depthwise_conv_2d_planes.c.j2", "dsp/depthwise_conv_2d_direct.c.j2",
             "dsp/depthwise_conv_2d_one.c.j2"}
 VERIFIED |= {"mve/conv_2d_4ch.c.j2", "mve/conv_2d_2ch3px.c.j2",  # tests/ops/test_mve_memory.py
              "mve/depthwise_conv_2d_gather.c.j2"}
+VERIFIED |= {"neon/conv_2d_4px.c.j2", "neon/depthwise_conv_2d_taps.c.j2"}  # test_neon_streaming.py
 
 
 # ---- the bound ------------------------------------------------------------------------------
@@ -69,7 +70,8 @@ def geometries(draw, dilated: bool = True) -> Geometry:
                     esize, esize)
 
 
-DECLS = st.sampled_from([(1, 1), (1, 2), (1, 0), (2, 0), (2, 3), (3,), (1, 1, 4), (1, 1, 3)])
+DECLS = st.sampled_from([(1, 1), (1, 2), (1, 0), (2, 0), (2, 3), (3,), (0, 4), (0, 3), (0, 4, 1),
+                         (1, 1, 1), (0, 3, 1), (0, 6, 1)])
 
 
 @settings(max_examples=300, deadline=None)

@@ -26,7 +26,7 @@ from edgecc.quant import INT32_MAX
 # The kernel extends and holds the fields of PX output pixels before it writes any of their
 # outputs: passes of PX pixels in raster order, all read before written (plan/stream.py).
 PX = c_define("dsp/conv_2d.h", "EC_DSP_CONV_PX")
-STREAMS = (1, 1, PX)
+STREAMS = (0, PX, 1)  # flat blocks of PX pixels, each read before written
 
 
 def fast_rq(g: Graph, n: Node, rows: np.ndarray, m: np.ndarray, s: np.ndarray

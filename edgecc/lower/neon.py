@@ -8,6 +8,9 @@ templates/neon/.
 ONNX numerics (edgecc/ops/_onnx_rq.py): the convolution, depthwise and fully connected entries
 also take ONNX-numerics nodes (Candidate.onnx); their kernels have one body with either epilogue
 (runtime_c/neon/common.h), and `with_epilogue` names the one a layer calls.
+
+Streaming (edgecc/plan/stream.py): the convolution and depthwise kernels declare their pass order
+(`streaming`), so the planner may put a layer's output over the input it is still reading.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from edgecc.lower.table import Build, Candidate
 from edgecc.lower.x86_elt import add_applies
 from edgecc.ops import Kernel, in_type
 from edgecc.ops.add import LEFT_SHIFT, add_quant
+from edgecc.plan.stream import STREAM_OPS
 
 ISA = "neon"
 
@@ -38,9 +42,35 @@ def with_epilogue(build: Build) -> Build:
     return run
 
 
+def conv_pass(g: Graph, n: Node, k: Kernel) -> tuple[int, ...]:
+    """The pass order of ec_neon_conv_2d_4px (Kernel.streams): blocks of 4 output pixels in flat
+    order over rows and batches, (0, 4); a block writes only its own pixels and reads only its
+    pixels' windows (and its stack copy of the border ones). It reads all of them before it
+    writes (reads first, (0, 4, 1)) when its outputs fit beside the gathered pixels on the stack
+    (kp + out_c <= EC_VEC_MAX_KP, runtime_c/vec/common.h), else writes each channel block as it
+    goes."""
+    geom = k.params["geom"]
+    return (0, 4, 1) if geom.kp + geom.out_c <= vec.MAX_KP else (0, 4)
+
+
+def streaming(build: Build, dw: bool) -> Build:
+    """`build`, its Kernel declaring its pass order: the depthwise kernel's (dw) one output pixel
+    at a time, all of its taps read before it is written: (1, 1); the convolution's conv_pass.
+    A depthwise layer run as a convolution (dw-as-conv) gets conv_pass, from its own geometry."""
+    def run(g: Graph, n: Node, target) -> Kernel:
+        k = build(g, n, target)
+        k.streams = (1, 1) if dw and k.template.startswith(f"{ISA}/depthwise") else conv_pass(g, n, k)
+        return k
+    return run
+
+
 def onnx_too(c: Candidate) -> Candidate:
-    """A conv-like entry of vec.py / vec_dw.py offered ONNX-numerics nodes as well."""
-    return replace(c, build=with_epilogue(c.build), onnx=True)
+    """A conv-like entry of vec.py / vec_dw.py offered ONNX-numerics nodes as well, declaring
+    its pass order (streaming)."""
+    build = with_epilogue(c.build)
+    if c.op in STREAM_OPS:
+        build = streaming(build, c.op == "DEPTHWISE_CONV_2D")
+    return replace(c, build=build, onnx=True)
 
 
 CONV = [onnx_too(vec.conv_entry(ISA))]

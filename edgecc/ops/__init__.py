@@ -30,7 +30,9 @@ class Kernel:
     streams:  the pass order of a window kernel (edgecc/plan/stream.py), or None: (rows, cols)
               = it writes its output in passes over blocks of rows x cols output pixels (cols 0 =
               whole rows) in raster order, each pass reading only input inside its own pixels'
-              filter windows; (rows,) = whole rows per pass. The planner then may start the
+              filter windows; (rows,) = whole rows per pass; (0, n) = blocks of n pixels in
+              flat order; a third element 1 = each pass reads all before it writes (stream.py
+              has the details). The planner then may start the
               output below the end of the input it consumes. Set it ONLY after deriving the
               template's access order, with a bit-exact test of the overlapped plan.
     headers:  runtime_c/ headers the template's C calls into (paths relative to runtime_c/, e.g.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from edgecc.ir import Graph
 from edgecc.plan.liveness import Buffer, op_traits
-from edgecc.plan.stream import Geometry, geometry, group_runs, normalize, run_of
+from edgecc.plan.stream import Geometry, geometry, normalize, reads_first
 
 
 class PlanError(AssertionError):
@@ -55,38 +55,46 @@ def _first_tap(o: int, stride: int, pad: int, dil: int, k: int, size: int) -> in
     return None
 
 
+def _passes(geo: Geometry, decl) -> list[list[tuple[int, int, int]]]:
+    """The (batch, row, column) output pixels of each pass of declaration `decl`, in order."""
+    rows, cols = normalize(decl)
+    if rows == 0:  # flat blocks of cols pixels
+        flat = [(b, oy, ox) for b in range(geo.batches) for oy in range(geo.out_h)
+                for ox in range(geo.out_w)]
+        return [flat[k:k + cols] for k in range(0, len(flat), cols)]
+    cols = cols or geo.out_w
+    return [[(b, oy, ox) for oy in range(r0, min(r0 + rows, geo.out_h))
+             for ox in range(c0, min(c0 + cols, geo.out_w))]
+            for b in range(geo.batches) for r0 in range(0, geo.out_h, rows)
+            for c0 in range(0, geo.out_w, cols)]
+
+
 def stream_safe(geo: Geometry, decl, shift: int, in_bytes: int) -> str | None:
     """None when a kernel with pass order `decl` may run with its output `shift` bytes above its
     input's offset; else why not. Every pass's written bytes must miss [lowest input byte read
     by this or a later pass, end of input)."""
-    rows, cols = normalize(decl)
-    cols = cols or geo.out_w
     fy = [_first_tap(o, geo.stride_h, geo.pad_t, geo.dil_h, geo.k_h, geo.in_h)
           for o in range(geo.out_h)]
     fx = [_first_tap(o, geo.stride_w, geo.pad_l, geo.dil_w, geo.k_w, geo.in_w)
           for o in range(geo.out_w)]
     table = []  # (write lo, write hi, lowest read or None) per pass, in execution order
-    for b in range(geo.batches):
-        for r0 in range(0, geo.out_h, rows):
-            for c0 in range(0, geo.out_w, cols):
-                px = [(oy, ox) for oy in range(r0, min(r0 + rows, geo.out_h))
-                      for ox in range(c0, min(c0 + cols, geo.out_w))]
-                lo = min(((b * geo.out_h + oy) * geo.out_w + ox) * geo.out_px for oy, ox in px)
-                hi = max(((b * geo.out_h + oy) * geo.out_w + ox + 1) * geo.out_px
-                         for oy, ox in px)
-                reads = [((b * geo.in_h + fy[oy]) * geo.in_w + fx[ox]) * geo.in_px
-                         for oy, ox in px if fy[oy] is not None and fx[ox] is not None]
-                table.append((lo, hi, min(reads) if reads else None))
-    if run_of(decl) > 1:  # (1, 1, k): passes of k pixels in raster order
-        table = group_runs(table, run_of(decl))
-    later = in_bytes  # lowest input byte read from this pass on
+    for px in _passes(geo, decl):
+        lo = min(((b * geo.out_h + oy) * geo.out_w + ox) * geo.out_px for b, oy, ox in px)
+        hi = max(((b * geo.out_h + oy) * geo.out_w + ox + 1) * geo.out_px for b, oy, ox in px)
+        reads = [((b * geo.in_h + fy[oy]) * geo.in_w + fx[ox]) * geo.in_px
+                 for b, oy, ox in px if fy[oy] is not None and fx[ox] is not None]
+        table.append((lo, hi, min(reads) if reads else None))
+    later = in_bytes  # lowest input byte read from this pass on (reads_first: after this pass)
+    first = reads_first(decl)
     for k in range(len(table) - 1, -1, -1):
         lo, hi, r = table[k]
-        if r is not None:
+        if r is not None and not first:
             later = min(later, r)
         if shift + lo < in_bytes and shift + hi > later:
             return (f"pass {k} writes output bytes [{lo},{hi}) at input bytes "
                     f"[{shift + lo},{shift + hi}), input from byte {later} is still to be read")
+        if r is not None and first:
+            later = min(later, r)
     return None
 
 

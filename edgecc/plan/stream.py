@@ -9,15 +9,17 @@ Declaration. A kernel may set `Kernel.streams = (rows, cols)`: it produces its o
 over blocks of `rows` output rows x `cols` output columns (cols 0 = the whole row), blocks in
 raster order, batch by batch; a pass reads only input pixels inside the filter windows of its
 own pixels (and its scratch) and writes only its own output pixels. `(rows,)` means whole rows
-per pass. `(1, 1, k)`: passes of k consecutive output pixels in raster order over batches, rows
-and columns (a pass may span rows), each reading all its input before writing any output (the
-blocked SIMD convolutions). None (the default) means the order is unknown: the planner never
-overlaps.
+per pass. `(0, n)`: passes over blocks of n output pixels in flat order (batch, row, column),
+a block crossing rows and batches (AArch64 NEON's convolution: 4 pixels a pass; the Cortex-M DSP convolution: `(0, PX, 1)`). A third
+element 1 (`reads_first`): each pass reads all of its input before it writes any output (it
+stages its results), so a pass may write over its own input. None (the default) means the
+order is unknown: the planner never overlaps.
 
 Bound. Put the output at byte `d` relative to the input (both in one arena). At the moment a pass
 writes, every input byte still to be read lies at or above S(j) = the lowest input byte any pass
 k >= j reads. So the pass may write only below that: d + W(j) <= S(j), W(j) = the end of the
-bytes pass j writes. d_max = min over passes of S(j) - W(j); every d <= d_max is safe (a d below
+bytes pass j writes (reads_first: S(j + 1), the input's end after the last pass). d_max =
+min over passes of S(j) - W(j); every d <= d_max is safe (a d below
 -output size is no overlap at all). The lowest byte a pixel reads is bounded from below by its
 window's first in-image row and column, `max(0, oy*stride_h - pad_t)` and `max(0, ox*stride_w -
 pad_l)`, which is what `d_max` uses; check.py recomputes the bound independently from the exact
@@ -98,52 +100,30 @@ def geometry(g: Graph, n: Node) -> Geometry | None:
 
 
 def normalize(streams) -> tuple[int, int] | None:
-    """(rows, cols) of a declaration; cols 0 = whole rows. None for no declaration."""
+    """(rows, cols) of a declaration; cols 0 = whole rows; rows 0 = flat blocks of cols pixels.
+    None for no declaration."""
     if not streams:
         return None
     rows = int(streams[0])
     cols = int(streams[1]) if len(streams) > 1 else 0
-    if rows < 1 or cols < 0:
+    if rows < 0 or cols < 0 or rows == cols == 0:
         raise ValueError(f"bad streams declaration {streams!r}")
     return rows, cols
 
 
-def run_of(streams) -> int:
-    """k of a `(1, 1, k)` declaration (pixels per pass across rows); 1 for the other forms."""
-    if not streams or len(streams) < 3:
-        return 1
-    k = int(streams[2])
-    if k < 1 or tuple(int(v) for v in streams[:2]) != (1, 1):
-        raise ValueError(f"bad streams declaration {streams!r}")
-    return k
-
-
-def group_runs(table: list, k: int, end=None) -> list:
-    """Per-pixel (write lo, write hi, lowest read or None) rows merged k at a time (in order), as
-    a `(1, 1, k)` kernel runs them: a pass has read all its input before it writes, so its third
-    entry is the lowest byte the NEXT pass reads (`end` after the last pass): the bound then
-    holds each pass's writes below what later passes still read, not below its own reads."""
-    out = []
-    for i in range(0, len(table), k):
-        part = table[i:i + k]
-        reads = [r for _, _, r in part if r is not None]
-        out.append([min(lo for lo, _, _ in part), max(hi for _, hi, _ in part),
-                    min(reads) if reads else None])
-    for j in range(len(out)):
-        out[j][2] = out[j + 1][2] if j + 1 < len(out) else end
-    return [tuple(r) for r in out]
+def reads_first(streams) -> bool:
+    """Whether a declaration says each pass reads all its input before writing (third element)."""
+    return bool(streams) and len(streams) > 2 and bool(streams[2])
 
 
 def pass_table(geo: Geometry, streams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pass, in execution order: (first output byte written, end of the bytes written, lowest
     input byte read, bounded from below by the first in-image window row and column)."""
-    k = run_of(streams)
-    if k > 1:
-        w_lo, w_hi, r_lo = pass_table(geo, (1, 1))
-        end = geo.batches * geo.in_h * geo.in_w * geo.in_px
-        t = np.array(group_runs(list(zip(w_lo, w_hi, r_lo)), k, end), np.int64).reshape(-1, 3)
-        return t[:, 0], t[:, 1], t[:, 2]
     rows, cols = normalize(streams)
+    if rows == 0:  # flat blocks: the per-pixel table, cols pixels merged a pass
+        w_lo, w_hi, r_lo = pass_table(geo, (1, 1))
+        starts = np.arange(0, len(w_lo), cols)
+        return w_lo[starts], np.maximum.reduceat(w_hi, starts), np.minimum.reduceat(r_lo, starts)
     cols = cols or geo.out_w
     r0 = np.arange(0, geo.out_h, rows)
     c0 = np.arange(0, geo.out_w, cols)
@@ -164,6 +144,9 @@ def d_max(geo: Geometry, streams) -> int:
     an input byte it still has to read (see the module docstring)."""
     _, w_hi, r_lo = pass_table(geo, streams)
     suffix = np.minimum.accumulate(r_lo[::-1])[::-1]
+    if reads_first(streams):
+        in_bytes = geo.batches * geo.in_h * geo.in_w * geo.in_px
+        suffix = np.minimum(np.append(suffix[1:], in_bytes), in_bytes)
     return int(np.min(suffix - w_hi))
 
 

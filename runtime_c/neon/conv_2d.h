@@ -7,7 +7,10 @@
 /* ---------------------------------------------------------------------------------- CONV_2D */
 
 /* Convolution as blocks of 4 output pixels x 16 output channels (SDOT) or x 8 (SMULL), over the
- * quads; pixels read in place or gathered at the borders (ec_vec_block). `onnx`: the epilogue. */
+ * quads; pixels read in place or gathered at the borders (ec_vec_block). `onnx`: the epilogue.
+ * A block reads all its input before it writes (edgecc/lower/neon.py's streaming declaration):
+ * with more than one channel block, its 4 pixels' outputs are staged in buf after the gathered
+ * pixels (kp + out_c <= EC_VEC_MAX_KP), then copied out. */
 EC_NEON_BODY void ec_neon_conv_2d_4px(const ec_vec_conv_geom *g, const int8_t *x, int8_t *y,
                                       const int8_t *w, const int32_t *bias, const ec_neon_rq *q,
                                       int onnx) {
@@ -16,9 +19,11 @@ EC_NEON_BODY void ec_neon_conv_2d_4px(const ec_vec_conv_geom *g, const int8_t *x
     ptrdiff_t soff[EC_VEC_MAX_SEGS], goff[EC_VEC_MAX_SEGS];
     ec_vec_pos pos = {0, 0, 0};
     int p0, s;
+    const int staged = g->ocp > (EC_NEON_DOT ? 16 : 8) && kp + g->out_c <= EC_VEC_MAX_KP;
     ec_vec_segments(g, soff, goff);
     for (p0 = 0; p0 < g->pixels; p0 += 4) {
         const int np = g->pixels - p0 < 4 ? g->pixels - p0 : 4;
+        int8_t *const yb = staged ? buf + 4 * kp : y + (size_t)p0 * g->out_c;  /* its pixels */
         const int8_t *base[4];
         const ptrdiff_t *off[4];
         int c, i;
@@ -65,7 +70,7 @@ EC_NEON_BODY void ec_neon_conv_2d_4px(const ec_vec_conv_geom *g, const int8_t *x
                 }
             }
             for (i = 0; i < np; ++i) {
-                int8_t *yp = y + (size_t)(p0 + i) * g->out_c + c;
+                int8_t *yp = yb + (size_t)i * g->out_c + c;
                 if (two)
                     ec_neon_out16(yp, a[i][0], a[i][1], a[i][2], a[i][3], q, c, g->out_c - c, onnx);
                 else
@@ -94,10 +99,11 @@ EC_NEON_BODY void ec_neon_conv_2d_4px(const ec_vec_conv_geom *g, const int8_t *x
             for (i = 0; i < np; ++i) {
                 const int32x4_t r0 = vaddq_s32(vld1q_s32(bias + c), vpaddq_s32(lo[i][0], hi[i][0]));
                 const int32x4_t r1 = vaddq_s32(vld1q_s32(bias + c + 4), vpaddq_s32(lo[i][1], hi[i][1]));
-                ec_neon_out8(y + (size_t)(p0 + i) * g->out_c + c, r0, r1, q, c, g->out_c - c, onnx);
+                ec_neon_out8(yb + (size_t)i * g->out_c + c, r0, r1, q, c, g->out_c - c, onnx);
             }
         }
 #endif
+        if (staged) memcpy(y + (size_t)p0 * g->out_c, yb, (size_t)np * g->out_c);
     }
 }
 

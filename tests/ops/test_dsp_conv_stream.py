@@ -2,7 +2,7 @@
 
 ec_dsp_conv_2d_4px_s8 (runtime_c/dsp/conv_2d.h) sign-extends the fields of PX (EC_DSP_CONV_PX)
 consecutive output pixels into its scratch before it writes any of their outputs, so it declares
-`streams = (1, 1, PX)` (plan/stream.py): its output may sit over the input it consumes up to the bound. Run under
+`streams = (0, PX, 1)` (plan/stream.py): its output may sit over the input it consumes up to the bound. Run under
 QEMU with the output placed exactly at the bound (bit-exact) and a block beyond it (wrong, so the
 overlap is exercised); on the shared models its scratch never lifts a step above the lower bound.
 """
@@ -43,7 +43,7 @@ def _compiled(case: int):
     path.write_bytes(data)
     comp = compile_model(path, get_target("cortex-m4"), "model")
     assert [lw.kernel.variant for lw in comp.lowered] == ["dsp-conv-4px"]
-    assert comp.lowered[0].kernel.streams == (1, 1, PX)
+    assert comp.lowered[0].kernel.streams == (0, PX, 1)
     return path, comp
 
 
