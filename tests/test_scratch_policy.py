@@ -26,6 +26,9 @@ def test_any_takes_fastest_kernel_and_fit_says_why():
     fast = compile_model(m, get_target("cortex-m4"), "kws", scratch="any")
     fit = compile_model(m, get_target("cortex-m4"), "kws", scratch="fit")
     swapped = [lw for lw in fit.lowered if "dead at this step" in lw.kernel.reason]
-    if any(lw.kernel.scratch for lw in fast.lowered if not lw.template_path.startswith("c/")):
-        assert swapped, "a SIMD kernel with scratch should have been replaced under 'fit'"
-        assert fast.plan.arena >= fit.plan.arena
+    assert fast.plan.arena >= fit.plan.arena
+    if swapped:  # a kernel's scratch did not fit in the bytes dead at its step
+        assert fast.plan.arena > fit.plan.arena
+    else:  # every SIMD kernel's scratch fits in dead bytes (streaming overlaps): same kernels
+        assert [lw.template_path for lw in fit.lowered] == [lw.template_path for lw in fast.lowered]
+        assert fast.plan.arena == fit.plan.arena
