@@ -149,6 +149,7 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 /* 8 taps (two quads) of the 6 pixels: w (8 weight bytes) and xp (6 pixels x 8 doubled
  * halfwords) advance; a0..a5 accumulate. One statement with every register named, so the
  * compiler neither shuffles the pointers nor spills: 42 instructions per 48 MACs. */
+#if defined(__OPTIMIZE__)
 #define EC_DSP_MM6_STEP() do { \
         int32_t t0, t1, x0, x1; \
         __asm__(EC_DSP_MM6_QUAD EC_DSP_MM6_QUAD \
@@ -156,6 +157,22 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
                   "=&r"(t0), "=&r"(t1), "=&r"(x0), "=&r"(x1), "+r"(w), "+r"(xp) \
                 : : "memory"); \
     } while (0)
+#else
+/* An unoptimized build (-O0) cannot free the 12 registers the statement names: the same
+ * arithmetic, one quad at a time, in ACLE intrinsics. */
+#define EC_DSP_MM6_QUAD_C() do { \
+        const int32_t t0 = __sxtb16(*w), t1 = ec_dsp_sxtb16_r8(*w); \
+        w++; \
+        a0 = __smlad(xp[0], t0, a0); a0 = __smlad(xp[1], t1, a0); \
+        a1 = __smlad(xp[2], t0, a1); a1 = __smlad(xp[3], t1, a1); \
+        a2 = __smlad(xp[4], t0, a2); a2 = __smlad(xp[5], t1, a2); \
+        a3 = __smlad(xp[6], t0, a3); a3 = __smlad(xp[7], t1, a3); \
+        a4 = __smlad(xp[8], t0, a4); a4 = __smlad(xp[9], t1, a4); \
+        a5 = __smlad(xp[10], t0, a5); a5 = __smlad(xp[11], t1, a5); \
+        xp += 12; \
+    } while (0)
+#define EC_DSP_MM6_STEP() do { EC_DSP_MM6_QUAD_C(); EC_DSP_MM6_QUAD_C(); } while (0)
+#endif
 
 /* One accumulator to its output byte (the epilogue, then the clamp). */
 #define EC_DSP_MM6_OUT(a) do { \
