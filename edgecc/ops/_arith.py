@@ -56,7 +56,8 @@ def unquantized_reference(dt: DType, act: int, ins: list, fn) -> np.ndarray:
     """fn(a, b) for int32 (C's wrap-around, clamped to the activation range) or float32 (clamped
     with std::min/std::max): the unquantized paths of the binary arithmetic ops."""
     if dt == DType.FLOAT32:
-        return clamp_float(fn(ins[0].astype(np.float32), ins[1].astype(np.float32)), act)
+        with np.errstate(over="ignore"):  # IEEE inf, as the C computes, before the clamp
+            return clamp_float(fn(ins[0].astype(np.float32), ins[1].astype(np.float32)), act)
     lo, hi = int32_act_range(act)
     return np.clip(wrap32(fn(ins[0].astype(np.int64), ins[1].astype(np.int64))), lo, hi
                    ).astype(np.int32)
