@@ -33,17 +33,22 @@ typedef struct {
 #define EC_DSP_DWD_MAX_TAPS 64 /* k_h * k_w: the per-pixel tap pointers on the stack */
 
 /* The requantized outputs of 4 consecutive channels (records 3 words apart at rq) into yp[0..3].
- * Mode 0 (TFLite's clamp to [lo, hi]) clamps the 4 bytes at once: each output saturated to int8
- * (SSAT), the 4 packed in a word, then SSUB8 + SEL take the bytewise max with lo4 and min with
- * hi4 (lo, hi in every byte) and one word store writes them; the other modes a byte each. */
+ * Mode 0 (TFLite's clamp to [lo, hi]) and EC_DSP_ONNX clamp the 4 bytes at once: each output
+ * saturated to int8 (SSAT), the 4 packed in a word, then SSUB8 + SEL take the bytewise max with
+ * lo4 and min with hi4 (lo, hi in every byte) and one word store writes them; mode 1 a byte each. */
+EC_DSP_INLINE int32_t ec_dsp_rq_sat(int32_t a, const int32_t *q, int onnx) { /* int8 saturated */
+    return onnx ? __ssat(ec_dsp_onnx_val(a, q), 8) : ec_dsp_rq_out(a, q, 1, 0, 0);
+}
+
 EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
                                   const int32_t *rq, int mode, int32_t lo, int32_t hi,
                                   uint32_t lo4, uint32_t hi4, int8_t *yp) {
-    if (mode == 0) {
-        uint32_t v = (uint32_t)ec_dsp_rq_out(a0, rq, 1, lo, hi) & 0xFFu, r;
-        __asm__("bfi %0, %1, #8, #8" : "+r"(v) : "r"(ec_dsp_rq_out(a1, rq + 3, 1, lo, hi)));
-        __asm__("bfi %0, %1, #16, #8" : "+r"(v) : "r"(ec_dsp_rq_out(a2, rq + 6, 1, lo, hi)));
-        __asm__("bfi %0, %1, #24, #8" : "+r"(v) : "r"(ec_dsp_rq_out(a3, rq + 9, 1, lo, hi)));
+    if (mode == 0 || mode == EC_DSP_ONNX) {
+        const int onnx = mode == EC_DSP_ONNX;
+        uint32_t v = (uint32_t)ec_dsp_rq_sat(a0, rq, onnx) & 0xFFu, r;
+        __asm__("bfi %0, %1, #8, #8" : "+r"(v) : "r"(ec_dsp_rq_sat(a1, rq + 3, onnx)));
+        __asm__("bfi %0, %1, #16, #8" : "+r"(v) : "r"(ec_dsp_rq_sat(a2, rq + 6, onnx)));
+        __asm__("bfi %0, %1, #24, #8" : "+r"(v) : "r"(ec_dsp_rq_sat(a3, rq + 9, onnx)));
         __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(v), "r"(lo4) : "cc");
         __asm__("ssub8 %0, %2, %1\n\tsel %0, %1, %2" : "=&r"(v) : "r"(r), "r"(hi4) : "cc");
         ec_dsp_st32(yp, (int32_t)v);
