@@ -309,10 +309,47 @@ def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
     return dsp.add_applies(g, n, target)
 
 
+# The integer form of an ONNX ADD (_onnx_add_lut): the kernel's SMMLAR by 2^30 is floor((s + 2) / 4).
+_LUT_M = 1 << 30
+
+
+def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray):
+    """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 (TFLite's table ADD) that give onnxruntime's
+    QLinearAdd for all 65536 pairs, or None. The value v = a * r_a + t(b) (exact in double,
+    proven by the caller) scaled by 2^F (F = e + 2) and rounded into two int32 tables, tb
+    carrying 2^(F-1) - 2 for the rounding and O * 2^F so every sum s is >= 0; the kernel's
+    ((N + floor((s + 2) / 4)) >> e) with N = -O * 2^e is then floor(v + 1/2) wherever the
+    tables' rounding leaves v's side of a half integer alone. Checked exhaustively against the
+    portable kernel's result (round half to even, clamp): a near-tie refuses."""
+    v32 = (prod + t).astype(np.float32)  # the portable kernel's one rounding to float32
+    want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)),
+                   p["act_min"], p["act_max"]).astype(np.int64)
+    va, vt = xs * np.float64(p["ra"]), t[0]
+    lo, hi = float(va.min() + vt.min()), float(va.max() + vt.max())
+    off = int(np.ceil(-lo)) + 2 if lo < 0 else 2
+    for e in range(20, -1, -1):
+        f = e + 2
+        if (hi + off + 2) * 2.0 ** f >= 2.0 ** 31:
+            continue
+        ta = np.rint(va * 2.0 ** f).astype(np.int64)
+        tb = np.rint(vt * 2.0 ** f).astype(np.int64) + (1 << (f - 1)) - 2 + (off << f)
+        sums = ta[:, None] + tb[None, :]
+        if sums.min() < 0 or sums.max() >= 1 << 31:
+            continue
+        n_ = -(off << e)
+        got = ((n_ + ((sums * _LUT_M + (1 << 31)) >> 32)) >> e)
+        if (np.clip(got, p["act_min"], p["act_max"]) == want).all():
+            return _LUT_M, n_, e, ta.astype(np.int32), tb.astype(np.int32)
+        return None  # the finest scale that fits failed: a coarser one rounds no better
+    return None
+
+
 def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_add_onnx_s8: t(b) = float32(b * r_b + k) for b's 256 values, as the portable
+    """onnxruntime's QLinearAdd: t(b) = float32(b * r_b + k) for b's 256 values, as the portable
     kernel computes it; refused unless its double sum a * r_a + t(b) is exact for all 65536
-    pairs (then the kernel's one fused multiply-add rounds as the portable kernel does)."""
+    pairs. Then, where an integer form is proven equal on every pair (_onnx_add_lut), TFLite's
+    table kernel ec_dsp_add_lut_s8; else ec_dsp_add_onnx_s8, whose one fused multiply-add
+    rounds as the portable kernel does."""
     from edgecc.ops._onnx_elt import add_params
     p = add_params(g, n)
     if p["a_first"]:  # same shapes: b's term first (edgecc/ops/_onnx_elt.py)
@@ -325,7 +362,15 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
     bb = s - prod
     if ((prod - (s - bb)) + (t - bb) != 0).any():     # TwoSum: the double sum rounded somewhere
         raise Refused("the double sum is not exact for every pair: portable kernel")
-    geom = DspAddGeom(in_type(g, n, 0).numel, 0, 0, 0, int(p["act_min"]), int(p["act_max"]))
+    numel, act = in_type(g, n, 0).numel, (int(p["act_min"]), int(p["act_max"]))
+    lut = _onnx_add_lut(p, prod, t, xs)
+    if lut is not None:
+        m, n_, e, ta, tbl = lut
+        return Kernel("dsp/add_lut.c.j2", params=dict(geom=DspAddGeom(numel, m, n_, e, *act)),
+                      consts=dict(ta=ta, tb=tbl), variant="dsp-add-onnx-lut",
+                      reason="Cortex-M DSP: onnxruntime's QLinearAdd as two 256-entry integer "
+                             "tables and one SMMLAR, proven equal on all 65536 pairs")
+    geom = DspAddGeom(numel, 0, 0, 0, *act)
     return Kernel("dsp/add_onnx_fma.c.j2", params=dict(geom=geom),
                   consts=dict(tb=tb, ra=np.array([p["ra"]], np.float32)), variant="dsp-add-onnx",
                   reason="Cortex-M DSP: onnxruntime's QLinearAdd, one operand tabulated, one "

@@ -197,17 +197,53 @@ def test_dsp_fc_onnx_with_scratch_where_it_fits(tmp_path):
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_dsp_add_onnx_all_pairs_on_cortex_m4(tmp_path, seed, monkeypatch):
-    """QLinearAdd on the DSP kernel (table + one fused multiply-add), every int8 pair (a, b)
-    under QEMU, bit-exact with onnxruntime."""
+@pytest.mark.parametrize("seed,variant", [(0, "dsp-add-onnx"), (1, "dsp-add-onnx"),
+                                          (0, "dsp-add-onnx-lut"), (1, "dsp-add-onnx-lut")])
+def test_dsp_add_onnx_all_pairs_on_cortex_m4(tmp_path, seed, variant, monkeypatch):
+    """QLinearAdd on the DSP kernels, every int8 pair (a, b) under QEMU, bit-exact with
+    onnxruntime: the integer tables where proven (dsp-add-onnx-lut), and the table + fused
+    multiply-add kernel with that proof switched off (dsp-add-onnx)."""
     import edgecc.verify as v
+    import edgecc.lower.dsp_dwfc as dwfc
     from test_onnx_numerics import ALL_PAIRS, _binary_model
+    if variant == "dsp-add-onnx":
+        monkeypatch.setattr(dwfc, "_onnx_add_lut", lambda *a: None)
     p = tmp_path / "m.onnx"
     p.write_bytes(_binary_model("QLinearAdd", np.random.default_rng(seed)).SerializeToString())
     c = compile_model(p, get_target("cortex-m4"), "m")
-    assert [lw.kernel.variant for lw in c.lowered] == ["dsp-add-onnx"]
+    assert [lw.kernel.variant for lw in c.lowered] == [variant]
     monkeypatch.setattr(v, "seeded_frames",
                         lambda g, s, n: [[a.copy() for a in ALL_PAIRS] for _ in range(n)])
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+def test_dsp_add_onnx_lut_proof_is_exhaustive():
+    """The integer form of QLinearAdd (dsp_dwfc._onnx_add_lut) is either None or equal to the
+    portable kernel's numpy reference on all 65536 pairs for random scales and zero points,
+    emulating ec_dsp_add_lut_s8's arithmetic; and most scale sets are proven."""
+    from edgecc.lower.dsp_dwfc import _onnx_add_lut
+    rng = np.random.default_rng(7100)
+    xs = np.arange(-128, 128, dtype=np.float64)
+    proven = 0
+    for _ in range(40):
+        ra, rb = (np.float32(2.0 ** rng.uniform(-4, 2)) for _ in range(2))
+        k = np.float32(rng.integers(-128, 128) - ra * rng.integers(-128, 128)
+                       - rb * rng.integers(-128, 128))
+        lo = int(rng.choice([-128, rng.integers(-128, 0)]))
+        p = dict(ra=ra, rb=rb, k=k, act_min=lo, act_max=127)
+        t = (xs * np.float64(rb) + np.float64(k)).astype(np.float32).astype(np.float64)[None, :]
+        prod = xs[:, None] * np.float64(ra)
+        lut = _onnx_add_lut(p, prod, t, xs)
+        if lut is None:
+            continue
+        proven += 1
+        m, n, e, ta, tb = lut
+        s = ta.astype(np.int64)[:, None] + tb.astype(np.int64)[None, :]
+        assert s.min() >= 0 and s.max() < 2 ** 31
+        t_ = (n + ((s * m + 2 ** 31) >> 32) + (s >> 31)) >> e          # ec_dsp_rq
+        got = np.clip(t_, lo, 127)
+        v = (prod + t).astype(np.float32)                               # one rounding (FMA)
+        want = np.clip(np.rint(np.clip(v, -32768, 32767)), lo, 127)
+        assert (got == want).all()
+    assert proven >= 30, proven
