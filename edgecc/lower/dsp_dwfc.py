@@ -87,20 +87,22 @@ def _pair_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _scaled(g: Graph, n: Node, rows: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, int, int]:
     """(L, bias * 2^L, per-channel records, lo, hi) of filter rows [c, taps] whose int16
     weights the kernel takes scaled by 2^L, or Refused. Records: TFLite's fast requantization
-    (m, N, e); ONNX numerics (L = 0): the float32 scale's bits, the output zero point, and 1
-    where |acc * scale| is proven below 2^15 (the kernel skips ec_onnx_rq's float clamp)."""
+    (m, N, e); ONNX numerics (L = 0), per quad of channels (the in-place kernel's): the 4
+    float32 scales' bits, the output zero point 4 times, and 4 flags, 1 where |acc * scale| is
+    proven below 2^15 (the kernel without an FPU then skips ec_onnx_rq's float clamp)."""
     if is_onnx(n):
         c = rows.shape[0]
         in_zp = int(in_type(g, n).q.zero_point[0])
         folded = bias_or_zeros(g, n, c) - in_zp * rows.sum(axis=1)
         if not fits_int32(folded):
             raise Refused("folded bias overflows int32: portable kernel")
-        recs = np.zeros((c, 3), np.int32)
+        recs = np.zeros((c // 4, 3, 4), np.int32)  # per channel quad: scales, zp x 4, flags
         scales = onnx_scales(g, n, c)
-        recs[:, 0] = scales.view(np.int32)
+        recs[:, 0] = scales.view(np.int32).reshape(-1, 4)
         recs[:, 1] = int(out_type(g, n).q.zero_point[0])
         lo_acc, hi_acc = fastrq.acc_range(rows, bias_or_zeros(g, n, c), in_zp)
-        recs[:, 2] = np.maximum(-lo_acc, hi_acc) * scales.astype(np.float64) * (1 + 1e-6) < 32767
+        inside = np.maximum(-lo_acc, hi_acc) * scales.astype(np.float64) * (1 + 1e-6) < 32767
+        recs[:, 2] = inside.reshape(-1, 4)
         return 0, folded.astype(np.int32), recs.ravel(), *act_range(g, n)
     rq = conv_rq(g, n, rows)
     L = rq.fr.L

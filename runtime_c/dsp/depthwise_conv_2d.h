@@ -84,34 +84,33 @@ EC_DSP_INLINE int8_t ec_dsp_rq_out(int32_t a, const int32_t *q, int full, int32_
 }
 
 /* The epilogue by mode (a constant at each call site): 0 TFLite's clamp, 1 TFLite's full-range
- * saturation (q = m, N, e), EC_DSP_ONNX onnxruntime's float32 epilogue (q = the float32 scale's
- * bits, the output zero point, 1 where the product is proven inside +-2^15). */
+ * saturation (q = m, N, e); EC_DSP_ONNX / EC_DSP_ONNX_FULL onnxruntime's float32 epilogue with
+ * the clamp to [lo, hi] / the plain int8 saturation (ec_dsp_onnx_val; records per channel quad:
+ * the 4 float32 scales' bits, the output zero point 4 times, 4 flags). */
 #define EC_DSP_ONNX 2
+#define EC_DSP_ONNX_FULL 3
 
 /* onnxruntime's clamp(round_half_even(float32(a) * s) + zp) before the [lo, hi] clamp, as a
  * value whose int8 saturation is exact. With an FPU: VCVTR rounds half to even (FPSCR's default
  * rounding) and saturates to int32, and QADD adds the zero point saturating, so a product
  * beyond int32 or +-2^15 still lands outside int8 on the same side as ec_onnx_rq's clamped one
- * (q[2] is not needed). Without: q[2] = 1 where |a * s| is proven below 2^15 (no float clamp). */
-EC_DSP_INLINE int32_t ec_dsp_onnx_val(int32_t a, const int32_t *q) {
-    float s, r;
-    memcpy(&s, q, 4);
-    r = (float)a * s;
+ * (`inside` is not needed). Without: inside = 1 where |a * s| is proven below 2^15 (no float
+ * clamp). */
+EC_DSP_INLINE int32_t ec_dsp_onnx_val(int32_t a, float s, int32_t zp, int32_t inside) {
+    float r = (float)a * s;
 #if defined(__ARM_FP) && (__ARM_FP & 4)
-    {
-        int32_t i;
-        __asm__("vcvtr.s32.f32 %0, %0" : "+t"(r));
-        memcpy(&i, &r, 4);
-        return __qadd(i, q[1]);
-    }
+    int32_t i;
+    (void)inside;
+    __asm__("vcvtr.s32.f32 %0, %0" : "+t"(r));
+    memcpy(&i, &r, 4);
+    return __qadd(i, zp);
 #else
-    return (q[2] ? ec_onnx_round(r) : ec_onnx_rq(a, s, 0)) + q[1];
+    return (inside ? ec_onnx_round(r) : ec_onnx_rq(a, s, 0)) + zp;
 #endif
 }
 
 EC_DSP_INLINE int8_t ec_dsp_rq_mode(int32_t a, const int32_t *q, int mode, int32_t lo,
                                     int32_t hi) {
-    if (mode == EC_DSP_ONNX) return ec_dsp_clamp8(__ssat(ec_dsp_onnx_val(a, q), 8), lo, hi);
     return ec_dsp_rq_out(a, q, mode, lo, hi);
 }
 

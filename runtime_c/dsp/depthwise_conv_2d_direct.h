@@ -32,25 +32,38 @@ typedef struct {
     } while (0)
 #define EC_DSP_DWD_MAX_TAPS 64 /* k_h * k_w: the per-pixel tap pointers on the stack */
 
-/* The requantized outputs of 4 consecutive channels (records 3 words apart at rq) into yp[0..3].
- * Mode 0 (TFLite's clamp to [lo, hi]) and EC_DSP_ONNX clamp the 4 bytes at once: each output
- * saturated to int8 (SSAT), the 4 packed in a word, then SSUB8 + SEL take the bytewise max with
- * lo4 and min with hi4 (lo, hi in every byte) and one word store writes them; mode 1 a byte each. */
-EC_DSP_INLINE int32_t ec_dsp_rq_sat(int32_t a, const int32_t *q, int onnx) { /* int8 saturated */
-    return onnx ? __ssat(ec_dsp_onnx_val(a, q), 8) : ec_dsp_rq_out(a, q, 1, 0, 0);
-}
-
+/* The requantized outputs of 4 consecutive channels (TFLite: records 3 words apart at rq;
+ * ONNX: the quad's 12-word record) into yp[0..3]. Modes 0 (TFLite's clamp to [lo, hi]),
+ * EC_DSP_ONNX and EC_DSP_ONNX_FULL pack the 4 outputs, each saturated to int8 (SSAT), in a word;
+ * the clamping modes then take the bytewise max with lo4 and min with hi4 (lo, hi in every byte)
+ * by SSUB8 + SEL; one word store writes them. Mode 1 stores a byte each. */
 EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
                                   const int32_t *rq, int mode, int32_t lo, int32_t hi,
                                   uint32_t lo4, uint32_t hi4, int8_t *yp) {
-    if (mode == 0 || mode == EC_DSP_ONNX) {
-        const int onnx = mode == EC_DSP_ONNX;
-        uint32_t v = (uint32_t)ec_dsp_rq_sat(a0, rq, onnx) & 0xFFu, r;
-        __asm__("bfi %0, %1, #8, #8" : "+r"(v) : "r"(ec_dsp_rq_sat(a1, rq + 3, onnx)));
-        __asm__("bfi %0, %1, #16, #8" : "+r"(v) : "r"(ec_dsp_rq_sat(a2, rq + 6, onnx)));
-        __asm__("bfi %0, %1, #24, #8" : "+r"(v) : "r"(ec_dsp_rq_sat(a3, rq + 9, onnx)));
-        __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(v), "r"(lo4) : "cc");
-        __asm__("ssub8 %0, %2, %1\n\tsel %0, %1, %2" : "=&r"(v) : "r"(r), "r"(hi4) : "cc");
+    if (mode != 1) {
+        uint32_t v, r;
+        int32_t t1, t2, t3;
+        if (mode == 0) {
+            v = (uint32_t)ec_dsp_rq_out(a0, rq, 1, lo, hi); /* BFI rewrites bits 8.. */
+            t1 = ec_dsp_rq_out(a1, rq + 3, 1, lo, hi);
+            t2 = ec_dsp_rq_out(a2, rq + 6, 1, lo, hi);
+            t3 = ec_dsp_rq_out(a3, rq + 9, 1, lo, hi);
+        } else {
+            float s[4];
+            const int32_t zp = rq[4];
+            memcpy(s, rq, sizeof s);
+            v = (uint32_t)__ssat(ec_dsp_onnx_val(a0, s[0], zp, rq[8]), 8);
+            t1 = __ssat(ec_dsp_onnx_val(a1, s[1], zp, rq[9]), 8);
+            t2 = __ssat(ec_dsp_onnx_val(a2, s[2], zp, rq[10]), 8);
+            t3 = __ssat(ec_dsp_onnx_val(a3, s[3], zp, rq[11]), 8);
+        }
+        __asm__("bfi %0, %1, #8, #8" : "+r"(v) : "r"(t1));
+        __asm__("bfi %0, %1, #16, #8" : "+r"(v) : "r"(t2));
+        __asm__("bfi %0, %1, #24, #8" : "+r"(v) : "r"(t3));
+        if (mode != EC_DSP_ONNX_FULL) {
+            __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(v), "r"(lo4) : "cc");
+            __asm__("ssub8 %0, %2, %1\n\tsel %0, %1, %2" : "=&r"(v) : "r"(r), "r"(hi4) : "cc");
+        }
         ec_dsp_st32(yp, (int32_t)v);
         return;
     }
@@ -130,15 +143,16 @@ EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_s8(const ec_dsp_dw_direct_geo
     else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, 0);
 }
 
-/* The same with onnxruntime's epilogue (rq: per channel the float32 scale's bits, zero point,
- * 0; weights and bias unscaled). */
+/* The same with onnxruntime's epilogue (rq: per channel quad the 4 float32 scales' bits, the
+ * output zero point 4 times, 4 flags; weights and bias unscaled). */
 EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_onnx_s8(const ec_dsp_dw_direct_geom *g,
                                                            const int8_t *x, int8_t *y,
                                                            const int32_t *w,
                                                            const int32_t *bias,
                                                            const int32_t *rq,
                                                            const int8_t *zrow) {
-    ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX);
+    if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX_FULL);
+    else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX);
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -179,7 +179,7 @@ def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(ys, tmp_path):
     dw = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
     assert dw == ["dsp-dw-direct-onnx"], [lw.kernel.variant for lw in c.lowered]
     (lw,) = [lw for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
-    assert set(lw.kernel.consts["rq"].reshape(-1, 3)[:, 2]) == {1 if ys is None else 0}
+    assert set(lw.kernel.consts["rq"].reshape(-1, 3, 4)[:, 2].ravel()) == {1 if ys is None else 0}
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
