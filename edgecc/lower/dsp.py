@@ -25,6 +25,7 @@ from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import (act_range, bias_or_zeros, conv_groups, conv_window,
                                      fc_unit_multipliers)
+from edgecc.ops._onnx_rq import is_onnx, onnx_scales
 from edgecc.ops.add import add_quant
 from edgecc.ops.fully_connected import fc_dims
 from edgecc.ops.pool_2d import pool_geometry
@@ -88,6 +89,26 @@ def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
                        "x 1 channel SMLADs over {kp} taps")
 
 
+def onnx_dw_epilogue(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(folded bias [c], [c, 3] records) of a depthwise layer with ONNX numerics whose filter
+    rows are `rows` [c, taps]: per channel the float32 scale's bits, the output zero point, and
+    1 where every |acc * scale| is proven below 2^15 (a kernel without an FPU then skips
+    ec_onnx_rq's float clamp); or Refused when the folded bias overflows int32."""
+    c = rows.shape[0]
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    bias = bias_or_zeros(g, n, c)
+    folded = bias - in_zp * rows.sum(axis=1)
+    if not fits_int32(folded):
+        raise Refused("folded bias overflows int32: portable kernel")
+    scales = onnx_scales(g, n, c)
+    lo_acc, hi_acc = fastrq.acc_range(rows, bias, in_zp)
+    inside = np.maximum(-lo_acc, hi_acc) * scales.astype(np.float64) * (1 + 1e-6) < 32767
+    recs = np.stack([scales.view(np.int32).astype(np.int64),
+                     np.full(c, int(out_type(g, n).q.zero_point[0]), np.int64),
+                     inside.astype(np.int64)], axis=1)
+    return folded.astype(np.int64), recs
+
+
 def _pair16(a, b) -> int:
     """Two int16 taps in one int32 word, a in the bottom half (SMLAD's first pair)."""
     return int(np.int32(np.uint32((int(a) & 0xFFFF) | ((int(b) & 0xFFFF) << 16))))
@@ -102,8 +123,14 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
     kh, kw, oc = w.shape
     ic = x.shape[3]
-    rq = conv_rq(g, n, dw_rows(g, n))
-    L = rq.fr.L
+    onnx = is_onnx(n)
+    if onnx:  # onnxruntime's epilogue: unscaled weights and bias, (scale, zp, flag) per channel
+        L, (folded, epi) = 0, onnx_dw_epilogue(g, n, dw_rows(g, n))
+        lo, hi = act_range(g, n)
+    else:
+        rq = conv_rq(g, n, dw_rows(g, n))
+        L, folded, lo, hi = rq.fr.L, rq.folded, rq.fr.lo, rq.fr.hi
+        epi = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int64)
     if L > 8:  # the weights are pre-scaled by 2^L and must stay int16
         raise Refused("requantization left shift above 8: portable kernel")
     taps = w.transpose(2, 0, 1) << L  # [oc, kh, kw], scaled so the kernel needs no shift
@@ -123,21 +150,22 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
         need = (win.out_w - 1) * win.stride_w + 2 * wpr
         variant = "dsp-dw-general"
         how = f"{kh}x{kw}: tap pairs per SMLAD over int16 channel planes"
-    # One record per output channel: weight words, bias * 2^L, m, N, e.
+    # One record per output channel: weight words, bias * 2^L, the epilogue's 3 words.
     recs = np.concatenate([np.array(words, np.int64),
-                           (rq.folded.astype(np.int64) << L)[:, None],
-                           rq.fr.m.astype(np.int64)[:, None], rq.fr.n.astype(np.int64)[:, None],
-                           rq.fr.e.astype(np.int64)[:, None]], axis=1)
+                           (np.asarray(folded, np.int64) << L)[:, None], epi], axis=1)
     if not fits_int32(recs):
         raise Refused("scaled bias overflows int32: portable kernel")
     wp = round_up(max(need, win.pad_l + win.in_w) + 1, 2)
     geom = DspDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
             win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, wpr, kind,
-            int(x.q.zero_point[0]), rq.fr.lo, rq.fr.hi)
-    return Kernel("dsp/depthwise_conv_2d_planes.c.j2", params=dict(geom=geom),
+            int(x.q.zero_point[0]), lo, hi)
+    fn = "ec_dsp_depthwise_conv_2d_planes_onnx_s8" if onnx else "ec_dsp_depthwise_conv_2d_planes_s8"
+    epilogue = "onnxruntime's float32 epilogue" if onnx else "constants the compiler proved exact"
+    return Kernel("dsp/depthwise_conv_2d_planes.c.j2",
+                  params=dict(geom=geom, fn=fn, epilogue=epilogue),
                   consts=dict(recs=recs.ravel().astype(np.int32)),
-                  scratch=kh * ic * wp * 2, variant=variant, streams=(1,),
-                  reason=f"Cortex-M DSP: {how}")
+                  scratch=kh * ic * wp * 2, variant=variant + ("-onnx" if onnx else ""),
+                  streams=(1,), reason=f"Cortex-M DSP: {how}" + ("; ONNX epilogue" if onnx else ""))
 
 
 # ----------------------------------------------------------------------- FULLY_CONNECTED
@@ -317,7 +345,7 @@ def pool_kernel(g: Graph, n: Node, isa: str) -> Kernel:
 TABLE: list[Candidate] = [
     Candidate("CONV_2D", ISA, "conv-4px", conv_applies, lower_conv, onnx=True),
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dw_as_conv_applies, lower_dw_as_conv),
-    Candidate("DEPTHWISE_CONV_2D", ISA, "dw", dw_common, lower_dw),
+    Candidate("DEPTHWISE_CONV_2D", ISA, "dw", dw_common, lower_dw, onnx=True),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u", fc_applies, lower_fc),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u-pc", fc_pc_applies, lower_fc_pc),
     Candidate("ADD", ISA, "add-lut", add_applies, lower_add),

@@ -54,8 +54,12 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
     """int8, undilated, depth multiplier 1, channels a multiple of 4 (one SXTB16 pair each), at
     most EC_DSP_DWD_MAX_TAPS taps; and the planes kernel worse here: narrow rows (DWD_NARROW),
     one-column filters (its tap pairs would be half zero), over 8 rows (it has no slots for
-    them), its scratch not dead at this step (dead_bytes), or ONNX numerics (it has TFLite's
-    epilogue only)."""
+    them) or its scratch not dead at this step (dead_bytes); and ONNX numerics always: both
+    kernels have onnxruntime's epilogue, but the planes kernel streams by rows only, and
+    dead_bytes, measured without streaming, misses the arena the in-place kernel's per-pixel
+    streaming saves (ox_se_mbv2_qdq_s8 on cortex-m4: 74368 B, 91296 B with the planes kernel;
+    the TFLite converter twin cv_se_mbv2 pays those 91296 B). The planes kernel takes the
+    ONNX layers the in-place one cannot (channels not a multiple of 4, depth multipliers)."""
     if _int16(g, n):
         return _int16(g, n)
     win = conv_window(g, n)
@@ -90,19 +94,9 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray) -> tuple[int, np.ndarray, np.nd
     (m, N, e); ONNX numerics (L = 0), per quad of channels (the in-place kernel's): the 4
     float32 scales' bits, the output zero point 4 times, and 4 flags, 1 where |acc * scale| is
     proven below 2^15 (the kernel without an FPU then skips ec_onnx_rq's float clamp)."""
-    if is_onnx(n):
-        c = rows.shape[0]
-        in_zp = int(in_type(g, n).q.zero_point[0])
-        folded = bias_or_zeros(g, n, c) - in_zp * rows.sum(axis=1)
-        if not fits_int32(folded):
-            raise Refused("folded bias overflows int32: portable kernel")
-        recs = np.zeros((c // 4, 3, 4), np.int32)  # per channel quad: scales, zp x 4, flags
-        scales = onnx_scales(g, n, c)
-        recs[:, 0] = scales.view(np.int32).reshape(-1, 4)
-        recs[:, 1] = int(out_type(g, n).q.zero_point[0])
-        lo_acc, hi_acc = fastrq.acc_range(rows, bias_or_zeros(g, n, c), in_zp)
-        inside = np.maximum(-lo_acc, hi_acc) * scales.astype(np.float64) * (1 + 1e-6) < 32767
-        recs[:, 2] = inside.reshape(-1, 4)
+    if is_onnx(n):  # per channel quad: 4 scales, the zero point 4 times, 4 flags
+        folded, epi = dsp.onnx_dw_epilogue(g, n, rows)
+        recs = epi.reshape(-1, 4, 3).transpose(0, 2, 1).astype(np.int32)
         return 0, folded.astype(np.int32), recs.ravel(), *act_range(g, n)
     rq = conv_rq(g, n, rows)
     L = rq.fr.L

@@ -18,8 +18,9 @@
  *     out_j+2 += SMLAD(B, W01) + SMLABT(C, W12) with C = (x_j+4, x_j+5);
  *   any other k_h x k_w (any stride, no dilation): one output at a time, taps in pairs
  *     (w0, w1), (w2, w3), ... (k_w padded to even with a zero weight).
- * Per channel the compiler stores one record: the weight words (doubled: the accumulator is
- * 2 * acc, as the requantization wants), then 2 * bias, m, N, e.
+ * Per channel the compiler stores one record: the weight words (scaled by 2^L: the accumulator
+ * is what the requantization wants), then bias * 2^L, m, N, e; with onnxruntime's epilogue
+ * (..._planes_onnx_s8, L = 0) the last three are the float32 scale's bits, the zero point, a flag.
  */
 typedef struct {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c, dm;
@@ -84,9 +85,10 @@ EC_DSP_INLINE int8_t ec_dsp_rq_out(int32_t a, const int32_t *q, int full, int32_
 }
 
 /* The epilogue by mode (a constant at each call site): 0 TFLite's clamp, 1 TFLite's full-range
- * saturation (q = m, N, e); EC_DSP_ONNX / EC_DSP_ONNX_FULL onnxruntime's float32 epilogue with
- * the clamp to [lo, hi] / the plain int8 saturation (ec_dsp_onnx_val; records per channel quad:
- * the 4 float32 scales' bits, the output zero point 4 times, 4 flags). */
+ * saturation (m, N, e); EC_DSP_ONNX / EC_DSP_ONNX_FULL onnxruntime's float32 epilogue with the
+ * clamp to [lo, hi] / the plain int8 saturation (ec_dsp_onnx_val: the float32 scale, the output
+ * zero point and a flag per channel; the planes kernel keeps them in each channel's record, the
+ * in-place kernel per channel quad: 4 scales, the zero point 4 times, 4 flags). */
 #define EC_DSP_ONNX 2
 #define EC_DSP_ONNX_FULL 3
 
@@ -109,8 +111,17 @@ EC_DSP_INLINE int32_t ec_dsp_onnx_val(int32_t a, float s, int32_t zp, int32_t in
 #endif
 }
 
+/* One output by mode, its record's epilogue words at q: (m, N, e) or, for the ONNX modes,
+ * (the float32 scale's bits, the output zero point, the flag). */
 EC_DSP_INLINE int8_t ec_dsp_rq_mode(int32_t a, const int32_t *q, int mode, int32_t lo,
                                     int32_t hi) {
+    if (mode >= EC_DSP_ONNX) {
+        float s;
+        int32_t v;
+        memcpy(&s, q, 4);
+        v = __ssat(ec_dsp_onnx_val(a, s, q[1], q[2]), 8);
+        return mode == EC_DSP_ONNX_FULL ? (int8_t)v : ec_dsp_clamp8(v, lo, hi);
+    }
     return ec_dsp_rq_out(a, q, mode, lo, hi);
 }
 
@@ -118,7 +129,7 @@ EC_DSP_INLINE int8_t ec_dsp_rq_mode(int32_t a, const int32_t *q, int mode, int32
 EC_DSP_INLINE void ec_dsp_dw_row(const ec_dsp_dw_geom *g, const int16_t *p0,
                                     const int16_t *p1, const int16_t *p2,
                                     const int16_t *const *p, const int32_t *rec, int8_t *y,
-                                    int full) {
+                                    int mode) {
     const int32_t step = g->out_c, out_w = g->out_w, lo = g->lo, hi = g->hi;
     int32_t ox = 0;
     if (g->kind == 0) {
@@ -130,7 +141,7 @@ EC_DSP_INLINE void ec_dsp_dw_row(const ec_dsp_dw_geom *g, const int16_t *p0,
                 const int16_t *r = p[fy] + ox * sw;
                 for (t = 0; t < wpr; ++t) acc = __smlad(ec_dsp_ld32(r + 2 * t), *wk++, acc);
             }
-            *y = ec_dsp_rq_out(acc, rec + nw + 1, full, lo, hi);
+            *y = ec_dsp_rq_mode(acc, rec + nw + 1, mode, lo, hi);
             y += step;
         }
         return;
@@ -147,8 +158,8 @@ EC_DSP_INLINE void ec_dsp_dw_row(const ec_dsp_dw_geom *g, const int16_t *p0,
             A = ec_dsp_ld32(p2); B = ec_dsp_ld32(p2 + 2); p2 += 2;
             a0 = __smlad(A, rec[4], a0); a0 = __smlabt(B, rec[5], a0);
             a1 = __smlatb(A, rec[4], a1); a1 = __smlad(B, rec[5], a1);
-            y[0] = ec_dsp_rq_out(a0, rec + 7, full, lo, hi);
-            y[step] = ec_dsp_rq_out(a1, rec + 7, full, lo, hi);
+            y[0] = ec_dsp_rq_mode(a0, rec + 7, mode, lo, hi);
+            y[step] = ec_dsp_rq_mode(a1, rec + 7, mode, lo, hi);
             y += 2 * step;
         }
     } else {
@@ -163,8 +174,8 @@ EC_DSP_INLINE void ec_dsp_dw_row(const ec_dsp_dw_geom *g, const int16_t *p0,
             A = ec_dsp_ld32(p2); B = ec_dsp_ld32(p2 + 2); C = ec_dsp_ld32(p2 + 4); p2 += 4;
             a0 = __smlad(A, rec[4], a0); a0 = __smlabt(B, rec[5], a0);
             a1 = __smlad(B, rec[4], a1); a1 = __smlabt(C, rec[5], a1);
-            y[0] = ec_dsp_rq_out(a0, rec + 7, full, lo, hi);
-            y[step] = ec_dsp_rq_out(a1, rec + 7, full, lo, hi);
+            y[0] = ec_dsp_rq_mode(a0, rec + 7, mode, lo, hi);
+            y[step] = ec_dsp_rq_mode(a1, rec + 7, mode, lo, hi);
             y += 2 * step;
         }
     }
@@ -173,13 +184,13 @@ EC_DSP_INLINE void ec_dsp_dw_row(const ec_dsp_dw_geom *g, const int16_t *p0,
         acc = __smlad(ec_dsp_ld32(p0), rec[0], acc); acc = __smlabt(ec_dsp_ld32(p0 + 2), rec[1], acc);
         acc = __smlad(ec_dsp_ld32(p1), rec[2], acc); acc = __smlabt(ec_dsp_ld32(p1 + 2), rec[3], acc);
         acc = __smlad(ec_dsp_ld32(p2), rec[4], acc); acc = __smlabt(ec_dsp_ld32(p2 + 2), rec[5], acc);
-        *y = ec_dsp_rq_out(acc, rec + 7, full, lo, hi);
+        *y = ec_dsp_rq_mode(acc, rec + 7, mode, lo, hi);
     }
 }
 
-/* All output rows, all channels (full: the clamp is a plain int8 saturation). */
+/* All output rows, all channels; mode: the epilogue (ec_dsp_rq_mode). */
 EC_DSP_INLINE void ec_dsp_dw_rows(const ec_dsp_dw_geom *g, const int8_t *x, int8_t *y,
-                                     const int32_t *recs, int16_t *planes, int full) {
+                                     const int32_t *recs, int16_t *planes, int mode) {
     const int32_t slot_n = g->in_c * g->wp, kh = g->k_h, wp = g->wp, dm = g->dm;
     const int32_t rec_n = kh * g->wpr + 4;
     int32_t held[EC_DSP_DW_MAX_KH];
@@ -208,9 +219,9 @@ EC_DSP_INLINE void ec_dsp_dw_rows(const ec_dsp_dw_geom *g, const int8_t *x, int8
                 if (g->kind == 0) {
                     const int16_t *rc[EC_DSP_DW_MAX_KH];
                     for (fy = 0; fy < kh; ++fy) rc[fy] = r[fy] + off;
-                    ec_dsp_dw_row(g, rc[0], rc[0], rc[0], rc, rec, yr + oc, full);
+                    ec_dsp_dw_row(g, rc[0], rc[0], rc[0], rc, rec, yr + oc, mode);
                 } else {
-                    ec_dsp_dw_row(g, r[0] + off, r[1] + off, r[2] + off, r, rec, yr + oc, full);
+                    ec_dsp_dw_row(g, r[0] + off, r[1] + off, r[2] + off, r, rec, yr + oc, mode);
                 }
             }
         }
@@ -223,6 +234,17 @@ EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_planes_s8(const ec_dsp_dw_geom *g, c
     int16_t *planes = (int16_t *)(void *)scratch;
     if (g->lo == -128 && g->hi == 127) ec_dsp_dw_rows(g, x, y, recs, planes, 1);
     else ec_dsp_dw_rows(g, x, y, recs, planes, 0);
+}
+
+/* The same with onnxruntime's epilogue: each record's last 3 words are the float32 scale's
+ * bits, the output zero point and the flag (weights and bias unscaled). */
+EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_planes_onnx_s8(const ec_dsp_dw_geom *g,
+                                                           const int8_t *x, int8_t *y,
+                                                           const int32_t *recs,
+                                                           uint8_t *scratch) {
+    int16_t *planes = (int16_t *)(void *)scratch;
+    if (g->lo == -128 && g->hi == 127) ec_dsp_dw_rows(g, x, y, recs, planes, EC_DSP_ONNX_FULL);
+    else ec_dsp_dw_rows(g, x, y, recs, planes, EC_DSP_ONNX);
 }
 
 #endif /* __ARM_FEATURE_DSP */

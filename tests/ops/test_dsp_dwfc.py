@@ -247,3 +247,59 @@ def test_dsp_add_onnx_lut_proof_is_exhaustive():
         want = np.clip(np.rint(np.clip(v, -32768, 32767)), lo, 127)
         assert (got == want).all()
     assert proven >= 30, proven
+
+
+def _qdq_depthwise(rng, c: int, dm: int, h: int, w: int, stride: int, pads, relu: bool,
+                   ys: float = 0.11, k: int = 3):
+    """float NCHW input -> Q -> DQ -> depthwise Conv (group = c, c * dm filters k x k,
+    per-channel int8 weights, int32 bias) [-> Relu] -> Q -> DQ: onnxruntime's quantize_static
+    form."""
+    from onnx import TensorProto, helper, numpy_helper
+    m = c * dm
+    xs, ws = np.float32(0.05), (rng.random(m) * 0.02 + 0.005).astype(np.float32)
+    init = [numpy_helper.from_array(np.asarray(a), k) for k, a in [
+        ("xs", xs), ("xz", np.int8(3)), ("ys", np.float32(ys)), ("yz", np.int8(-7)),
+        ("w", rng.integers(-127, 128, size=(m, 1, k, k)).astype(np.int8)), ("ws", ws),
+        ("wz", np.zeros(m, np.int8)), ("b", rng.integers(-500, 500, size=m).astype(np.int32)),
+        ("bs", (xs * ws).astype(np.float32)), ("bz", np.zeros(m, np.int32))]]
+    y = "ry" if relu else "cy"
+    spec = [("QuantizeLinear", "x xs xz", "xq", {}), ("DequantizeLinear", "xq xs xz", "xd", {}),
+            ("DequantizeLinear", "w ws wz", "wd", dict(axis=0)),
+            ("DequantizeLinear", "b bs bz", "bd", dict(axis=0)),
+            ("Conv", "xd wd bd", "cy", dict(pads=pads, strides=[stride, stride], group=c))]
+    spec += [("Relu", "cy", "ry", {})] if relu else []
+    spec += [("QuantizeLinear", f"{y} ys yz", "yq", {}), ("DequantizeLinear", "yq ys yz", "y", {})]
+    nodes = [helper.make_node(op, ins.split(), [out], **a) for op, ins, out, a in spec]
+    oh = (h + pads[0] + pads[2] - k) // stride + 1
+    ow = (w + pads[1] + pads[3] - k) // stride + 1
+    g = helper.make_graph(nodes, "t",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, w])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, m, oh, ow])],
+                          init)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+# ONNX depthwise layers the in-place kernel cannot run (depth multipliers 2 and 3, 6 or 2
+# channels): the planes kernel with onnxruntime's epilogue; 3x3 stride 1 / stride 2 and the
+# general form (5x5), with and without the clamp (Relu), and a tiny output scale whose
+# products pass 2^15.
+PLANES_ONNX_CASES = [
+    ("dsp-dw3x3-s1-onnx", dict(c=4, dm=2, h=7, w=9, stride=1, pads=[1, 1, 1, 1], relu=True)),
+    ("dsp-dw3x3-s2-onnx", dict(c=6, dm=1, h=9, w=11, stride=2, pads=[1, 0, 1, 1], relu=False)),
+    ("dsp-dw3x3-s1-onnx", dict(c=6, dm=1, h=5, w=8, stride=1, pads=[0, 1, 1, 0], relu=False,
+                               ys=1e-5)),
+    ("dsp-dw-general-onnx", dict(c=2, dm=3, h=8, w=9, stride=1, pads=[2, 1, 2, 2], relu=True,
+                                 k=5)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(PLANES_ONNX_CASES)))
+def test_dsp_depthwise_planes_onnx_on_cortex_m4(case, tmp_path):
+    variant, cfg = PLANES_ONNX_CASES[case]
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_qdq_depthwise(np.random.default_rng(7200 + case), **cfg).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    dw = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
+    assert dw == [variant], [lw.kernel.variant for lw in c.lowered]
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
