@@ -5,7 +5,7 @@ Owns: when these kernels apply and their constants (weights re-laid out, folded 
 requantization records), and `TABLE`: the DSP table of edgecc/lower/dsp.py with these entries
 placed before the kernels they replace (edgecc/lower/choose.py tries it; dsp.py cannot list
 them itself without an import cycle). The C is runtime_c/dsp/{depthwise_conv_2d_direct,fully_connected_rd}.h,
-the calls templates/dsp/.
+the calls templates/dsp/. The ONNX ADD entries are edgecc/lower/dsp_add.py (placed here too).
 
 Why: the planes depthwise and the FC kernels with an extended-input buffer buy their speed with
 scratch that lifts the arena over the live-bytes lower bound (kws, str_ww, ad01, hello_world).
@@ -19,12 +19,12 @@ from typing import NamedTuple
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.lower import dsp
+from edgecc.lower import dsp, dsp_add
 from edgecc.lower.dsp import conv_rq, dw_rows, _int16
 from edgecc.lower.geom import record
 from edgecc.lower import fastrq
 from edgecc.lower.climits import c_define
-from edgecc.lower.geom import DspAddGeom, DspFcGeom
+from edgecc.lower.geom import DspFcGeom
 from edgecc.lower.layout import (fits_int32, interleave_rows, offset_bytes, pack_words, pad_to,
                                  round_up, wrap32)
 from edgecc.lower.table import Candidate, Refused
@@ -296,83 +296,6 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
                   variant="dsp-fc-4u-rd", reason=f"Cortex-M DSP: {how}")
 
 
-# ----------------------------------------------------------------------------------- ADD
-
-def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
-    """ONNX numerics (TFLite's ADD takes the add-lut entry), int8, two same-shape activations."""
-    if not is_onnx(n):
-        return "TFLite numerics: the add-lut entry"
-    return dsp.add_applies(g, n, target)
-
-
-# The integer form of an ONNX ADD (_onnx_add_lut): the kernel's SMMLAR by 2^30 is floor((s + 2) / 4).
-_LUT_M = 1 << 30
-
-
-def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray):
-    """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 (TFLite's table ADD) that give onnxruntime's
-    QLinearAdd for all 65536 pairs, or None. The value v = a * r_a + t(b) (exact in double,
-    proven by the caller) scaled by 2^F (F = e + 2) and rounded into two int32 tables, tb
-    carrying 2^(F-1) - 2 for the rounding and O * 2^F so every sum s is >= 0; the kernel's
-    ((N + floor((s + 2) / 4)) >> e) with N = -O * 2^e is then floor(v + 1/2) wherever the
-    tables' rounding leaves v's side of a half integer alone. Checked exhaustively against the
-    portable kernel's result (round half to even, clamp): a near-tie refuses."""
-    v32 = (prod + t).astype(np.float32)  # the portable kernel's one rounding to float32
-    want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)),
-                   p["act_min"], p["act_max"]).astype(np.int64)
-    va, vt = xs * np.float64(p["ra"]), t[0]
-    lo, hi = float(va.min() + vt.min()), float(va.max() + vt.max())
-    off = int(np.ceil(-lo)) + 2 if lo < 0 else 2
-    for e in range(20, -1, -1):
-        f = e + 2
-        if (hi + off + 2) * 2.0 ** f >= 2.0 ** 31:
-            continue
-        ta = np.rint(va * 2.0 ** f).astype(np.int64)
-        tb = np.rint(vt * 2.0 ** f).astype(np.int64) + (1 << (f - 1)) - 2 + (off << f)
-        sums = ta[:, None] + tb[None, :]
-        if sums.min() < 0 or sums.max() >= 1 << 31:
-            continue
-        n_ = -(off << e)
-        got = ((n_ + ((sums * _LUT_M + (1 << 31)) >> 32)) >> e)
-        if (np.clip(got, p["act_min"], p["act_max"]) == want).all():
-            return _LUT_M, n_, e, ta.astype(np.int32), tb.astype(np.int32)
-        return None  # the finest scale that fits failed: a coarser one rounds no better
-    return None
-
-
-def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
-    """onnxruntime's QLinearAdd: t(b) = float32(b * r_b + k) for b's 256 values, as the portable
-    kernel computes it; refused unless its double sum a * r_a + t(b) is exact for all 65536
-    pairs. Then, where an integer form is proven equal on every pair (_onnx_add_lut), TFLite's
-    table kernel ec_dsp_add_lut_s8; else ec_dsp_add_onnx_s8, whose one fused multiply-add
-    rounds as the portable kernel does."""
-    from edgecc.ops._onnx_elt import add_params
-    p = add_params(g, n)
-    if p["a_first"]:  # same shapes: b's term first (edgecc/ops/_onnx_elt.py)
-        raise Refused("broadcast order: portable kernel")
-    xs = np.arange(-128, 128, dtype=np.float64)
-    tb = (xs * np.float64(p["rb"]) + np.float64(p["k"])).astype(np.float32)
-    prod = xs[:, None] * np.float64(p["ra"])            # exact: 8 x 24 bits
-    t = tb.astype(np.float64)[None, :]
-    s = prod + t
-    bb = s - prod
-    if ((prod - (s - bb)) + (t - bb) != 0).any():     # TwoSum: the double sum rounded somewhere
-        raise Refused("the double sum is not exact for every pair: portable kernel")
-    numel, act = in_type(g, n, 0).numel, (int(p["act_min"]), int(p["act_max"]))
-    lut = _onnx_add_lut(p, prod, t, xs)
-    if lut is not None:
-        m, n_, e, ta, tbl = lut
-        return Kernel("dsp/add_lut.c.j2", params=dict(geom=DspAddGeom(numel, m, n_, e, *act)),
-                      consts=dict(ta=ta, tb=tbl), variant="dsp-add-onnx-lut",
-                      reason="Cortex-M DSP: onnxruntime's QLinearAdd as two 256-entry integer "
-                             "tables and one SMMLAR, proven equal on all 65536 pairs")
-    geom = DspAddGeom(numel, 0, 0, 0, *act)
-    return Kernel("dsp/add_onnx_fma.c.j2", params=dict(geom=geom),
-                  consts=dict(tb=tb, ra=np.array([p["ra"]], np.float32)), variant="dsp-add-onnx",
-                  reason="Cortex-M DSP: onnxruntime's QLinearAdd, one operand tabulated, one "
-                         "fused multiply-add per element")
-
-
 # --------------------------------------------------------------------------------- table
 
 def _before(table: list[Candidate], op: str, variant: str, new: list[Candidate]) -> list[Candidate]:
@@ -388,9 +311,7 @@ TABLE = _before(TABLE, "DEPTHWISE_CONV_2D", "dw", [
     Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-direct", dw_direct_applies, lower_dw_direct,
               onnx=True),
 ])
-TABLE = _before(TABLE, "ADD", "add-lut", [
-    Candidate("ADD", dsp.ISA, "add-onnx", add_onnx_applies, lower_add_onnx, onnx=True),
-])
+TABLE = _before(TABLE, "ADD", "add-lut", dsp_add.ENTRIES)
 TABLE = _before(TABLE, "FULLY_CONNECTED", "fc-4u", [
     Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-fits", fc_rd_applies, lower_fc_fits, onnx=True),
     Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-rd", fc_rd_applies, lower_fc_rd, onnx=True),

@@ -35,6 +35,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "c/softmax_float.c.j2": ("edgecc_math.h",),
     "dsp/add_lut.c.j2": ("dsp/add.h",),
     "dsp/add_onnx_fma.c.j2": ("dsp/add.h",),
+    "dsp/add_lut_row.c.j2": ("dsp/add.h",),
     "dsp/conv_2d_4px.c.j2": ("dsp/conv_2d.h",),
     "dsp/depthwise_conv_2d_planes.c.j2": ("dsp/depthwise_conv_2d.h",),
     "dsp/depthwise_conv_2d_direct.c.j2": ("dsp/depthwise_conv_2d_direct.h",),

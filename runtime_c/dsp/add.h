@@ -32,6 +32,20 @@ EC_DSP_SHARED void ec_dsp_add_lut_s8(const ec_dsp_add_geom *g, const int8_t *a, 
     for (; i < n; ++i) y[i] = ec_dsp_clamp8(ec_dsp_rq(ta0[a[i]] + tb0[b[i]], m, nn, e), lo, hi);
 }
 
+/* ADD of a and a constant row broadcast along all but the last dimension (c channels): the
+ * row's table entries tr[0..c-1] stand for tb0[b], so each element costs one table read. */
+EC_DSP_SHARED void ec_dsp_add_lut_row_s8(const ec_dsp_add_geom *g, int32_t c, const int8_t *a,
+                                         int8_t *y, const int32_t *ta, const int32_t *tr) {
+    const int32_t m = g->m, nn = g->nn, e = g->e, lo = g->lo, hi = g->hi;
+    const int32_t *ta0 = ta + 128; /* index by the signed byte */
+    int32_t i, j;
+    for (i = 0; i < g->n; i += c) {
+        for (j = 0; j < c; ++j) {
+            y[i + j] = ec_dsp_clamp8(ec_dsp_rq(ta0[a[i + j]] + tr[j], m, nn, e), lo, hi);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------------------------------
  * ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/ops/_onnx_elt.py): per element
  * v = fma(a, r_a, t) with t = fma(b, r_b, k) rounded to float32; t is a function of b's 256

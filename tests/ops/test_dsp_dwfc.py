@@ -204,10 +204,10 @@ def test_dsp_add_onnx_all_pairs_on_cortex_m4(tmp_path, seed, variant, monkeypatc
     onnxruntime: the integer tables where proven (dsp-add-onnx-lut), and the table + fused
     multiply-add kernel with that proof switched off (dsp-add-onnx)."""
     import edgecc.verify as v
-    import edgecc.lower.dsp_dwfc as dwfc
+    import edgecc.lower.dsp_add as dsp_add
     from test_onnx_numerics import ALL_PAIRS, _binary_model
     if variant == "dsp-add-onnx":
-        monkeypatch.setattr(dwfc, "_onnx_add_lut", lambda *a: None)
+        monkeypatch.setattr(dsp_add, "_onnx_add_lut", lambda *a: None)
     p = tmp_path / "m.onnx"
     p.write_bytes(_binary_model("QLinearAdd", np.random.default_rng(seed)).SerializeToString())
     c = compile_model(p, get_target("cortex-m4"), "m")
@@ -219,10 +219,10 @@ def test_dsp_add_onnx_all_pairs_on_cortex_m4(tmp_path, seed, variant, monkeypatc
 
 
 def test_dsp_add_onnx_lut_proof_is_exhaustive():
-    """The integer form of QLinearAdd (dsp_dwfc._onnx_add_lut) is either None or equal to the
+    """The integer form of QLinearAdd (dsp_add._onnx_add_lut) is either None or equal to the
     portable kernel's numpy reference on all 65536 pairs for random scales and zero points,
     emulating ec_dsp_add_lut_s8's arithmetic; and most scale sets are proven."""
-    from edgecc.lower.dsp_dwfc import _onnx_add_lut
+    from edgecc.lower.dsp_add import _onnx_add_lut
     rng = np.random.default_rng(7100)
     xs = np.arange(-128, 128, dtype=np.float64)
     proven = 0
@@ -301,5 +301,30 @@ def test_dsp_depthwise_planes_onnx_on_cortex_m4(case, tmp_path):
     c = compile_model(p, get_target("cortex-m4"), "m")
     dw = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
     assert dw == [variant], [lw.kernel.variant for lw in c.lowered]
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, monkeypatch):
+    """QLinearAdd of an activation [1, 16, 16, c] and a constant row [c] (a folded
+    BatchNorm's shift): dsp-add-onnx-row, every int8 value in every channel under QEMU,
+    bit-exact with onnxruntime."""
+    import edgecc.verify as v
+    from onnx import numpy_helper
+    from test_onnx_numerics import _binary_model
+    rng = np.random.default_rng(7300 + seed)
+    c = (12, 32, 5)[seed]
+    m = _binary_model("QLinearAdd", rng, b_shape=(c,), a_shape=(1, 16, 16, c))
+    (b_in,) = [i for i in m.graph.input if i.name == "b"]
+    m.graph.input.remove(b_in)
+    m.graph.initializer.append(numpy_helper.from_array(
+        rng.integers(-128, 128, size=c).astype(np.int8), "b"))
+    p = tmp_path / "m.onnx"
+    p.write_bytes(m.SerializeToString())
+    comp = compile_model(p, get_target("cortex-m4"), "m")
+    assert [lw.kernel.variant for lw in comp.lowered] == ["dsp-add-onnx-row"]
+    every = np.repeat(np.arange(-128, 128, dtype=np.int8), c).reshape(1, 16, 16, c)
+    monkeypatch.setattr(v, "seeded_frames", lambda g, s, n: [[every.copy()] for _ in range(n)])
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)

@@ -1,0 +1,144 @@
+"""Cortex-M DSP ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/ops/_onnx_elt.py).
+
+Owns: when the DSP table's ONNX ADD entries apply and their constants, and `ENTRIES`, which
+edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape activations: TFLite's
+table kernel ec_dsp_add_lut_s8 where an integer form is proven equal on all 65536 int8 pairs
+(_onnx_add_lut), else ec_dsp_add_onnx_s8 (a table and one fused multiply-add). An activation plus
+a constant row broadcast along all but the last dimension (a folded BatchNorm's shift, e.g.
+ox_dscnn): ec_dsp_add_lut_row_s8, the same integer form proven on every (value, channel) pair.
+The C is runtime_c/dsp/add.h, the calls templates/dsp/add_*.
+
+Why: onnxruntime's element formula, run as the portable kernel does, costs a double-precision
+multiply-add per element, which a Cortex-M4 emulates in software (~190 instructions).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import DType, Graph, Node
+from edgecc.lower import dsp
+from edgecc.lower.geom import DspAddGeom
+from edgecc.lower.table import Candidate, Refused
+from edgecc.ops import Kernel, const, in_type, out_type
+from edgecc.ops._onnx_rq import is_onnx
+
+XS = np.arange(-128, 128, dtype=np.float64)  # the int8 values, table order
+
+
+def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
+    """ONNX numerics (TFLite's ADD takes the add-lut entry), int8, two same-shape activations."""
+    if not is_onnx(n):
+        return "TFLite numerics: the add-lut entry"
+    return dsp.add_applies(g, n, target)
+
+
+# The integer form of an ONNX ADD (_onnx_add_lut): the kernel's SMMLAR by 2^30 is floor((s + 2) / 4).
+_LUT_M = 1 << 30
+
+
+def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray):
+    """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 (TFLite's table ADD) that give onnxruntime's
+    QLinearAdd for all 65536 pairs, or None. The value v = a * r_a + t(b) (exact in double,
+    proven by the caller) scaled by 2^F (F = e + 2) and rounded into two int32 tables, tb
+    carrying 2^(F-1) - 2 for the rounding and O * 2^F so every sum s is >= 0; the kernel's
+    ((N + floor((s + 2) / 4)) >> e) with N = -O * 2^e is then floor(v + 1/2) wherever the
+    tables' rounding leaves v's side of a half integer alone. Checked exhaustively against the
+    portable kernel's result (round half to even, clamp): a near-tie refuses."""
+    v32 = (prod + t).astype(np.float32)  # the portable kernel's one rounding to float32
+    want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)),
+                   p["act_min"], p["act_max"]).astype(np.int64)
+    va, vt = xs * np.float64(p["ra"]), t[0]
+    lo, hi = float(va.min() + vt.min()), float(va.max() + vt.max())
+    off = int(np.ceil(-lo)) + 2 if lo < 0 else 2
+    for e in range(20, -1, -1):
+        f = e + 2
+        if (hi + off + 2) * 2.0 ** f >= 2.0 ** 31:
+            continue
+        ta = np.rint(va * 2.0 ** f).astype(np.int64)
+        tb = np.rint(vt * 2.0 ** f).astype(np.int64) + (1 << (f - 1)) - 2 + (off << f)
+        sums = ta[:, None] + tb[None, :]
+        if sums.min() < 0 or sums.max() >= 1 << 31:
+            continue
+        n_ = -(off << e)
+        got = ((n_ + ((sums * _LUT_M + (1 << 31)) >> 32)) >> e)
+        if (np.clip(got, p["act_min"], p["act_max"]) == want).all():
+            return _LUT_M, n_, e, ta.astype(np.int32), tb.astype(np.int32)
+        return None  # the finest scale that fits failed: a coarser one rounds no better
+    return None
+
+
+def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
+    """onnxruntime's QLinearAdd: t(b) = float32(b * r_b + k) for b's 256 values, as the portable
+    kernel computes it; refused unless its double sum a * r_a + t(b) is exact for all 65536
+    pairs. Then, where an integer form is proven equal on every pair (_onnx_add_lut), TFLite's
+    table kernel ec_dsp_add_lut_s8; else ec_dsp_add_onnx_s8, whose one fused multiply-add
+    rounds as the portable kernel does."""
+    from edgecc.ops._onnx_elt import add_params
+    p = add_params(g, n)
+    if p["a_first"]:  # same shapes: b's term first (edgecc/ops/_onnx_elt.py)
+        raise Refused("broadcast order: portable kernel")
+    xs = XS
+    tb = (xs * np.float64(p["rb"]) + np.float64(p["k"])).astype(np.float32)
+    prod = xs[:, None] * np.float64(p["ra"])            # exact: 8 x 24 bits
+    t = tb.astype(np.float64)[None, :]
+    s = prod + t
+    bb = s - prod
+    if ((prod - (s - bb)) + (t - bb) != 0).any():     # TwoSum: the double sum rounded somewhere
+        raise Refused("the double sum is not exact for every pair: portable kernel")
+    numel, act = in_type(g, n, 0).numel, (int(p["act_min"]), int(p["act_max"]))
+    lut = _onnx_add_lut(p, prod, t, xs)
+    if lut is not None:
+        m, n_, e, ta, tbl = lut
+        return Kernel("dsp/add_lut.c.j2", params=dict(geom=DspAddGeom(numel, m, n_, e, *act)),
+                      consts=dict(ta=ta, tb=tbl), variant="dsp-add-onnx-lut",
+                      reason="Cortex-M DSP: onnxruntime's QLinearAdd as two 256-entry integer "
+                             "tables and one SMMLAR, proven equal on all 65536 pairs")
+    geom = DspAddGeom(numel, 0, 0, 0, *act)
+    return Kernel("dsp/add_onnx_fma.c.j2", params=dict(geom=geom),
+                  consts=dict(tb=tb, ra=np.array([p["ra"]], np.float32)), variant="dsp-add-onnx",
+                  reason="Cortex-M DSP: onnxruntime's QLinearAdd, one operand tabulated, one "
+                         "fused multiply-add per element")
+
+
+def add_row_applies(g: Graph, n: Node, target) -> str | None:
+    """ONNX numerics, int8; input 0 an activation of the output's shape, input 1 a constant
+    row: every dimension 1 but the last, which is the output's channels."""
+    if not is_onnx(n):
+        return "TFLite numerics: the add-lut entry"
+    y = out_type(g, n)
+    if y.dtype != DType.INT8:
+        return "int16: portable kernel"
+    b = in_type(g, n, 1)
+    if const(g, n, 0) is not None or in_type(g, n, 0).shape != y.shape or const(g, n, 1) is None \
+            or b.numel != y.shape[-1] or b.shape[-1:] != y.shape[-1:]:
+        return "not an activation plus a constant row of its channels: portable kernel"
+    return None
+
+
+def lower_add_row(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_add_lut_row_s8: t(b_c) = float32(b_c * r_b + k) per channel, as the portable
+    kernel computes it; a * r_a + t(b_c) in integer tables (_onnx_add_lut over every int8 a
+    and every channel c), one SMMLAR per element. Refused where that form is not proven."""
+    from edgecc.ops._onnx_elt import add_params
+    p = add_params(g, n)
+    if p["a_first"]:
+        raise Refused("broadcast order: portable kernel")
+    b = const(g, n, 1).astype(np.float64).ravel()
+    t = (b * np.float64(p["rb"]) + np.float64(p["k"])).astype(np.float32).astype(np.float64)
+    lut = _onnx_add_lut(p, XS[:, None] * np.float64(p["ra"]), t[None, :], XS)
+    if lut is None:
+        raise Refused("no integer form proven equal on every (value, channel) pair: portable kernel")
+    m, n_, e, ta, tr = lut
+    y = out_type(g, n)
+    geom = DspAddGeom(y.numel, m, n_, e, int(p["act_min"]), int(p["act_max"]))
+    return Kernel("dsp/add_lut_row.c.j2", params=dict(geom=geom, c=y.shape[-1]),
+                  consts=dict(ta=ta, tr=tr), variant="dsp-add-onnx-row",
+                  reason="Cortex-M DSP: onnxruntime's QLinearAdd of a constant row, a 256-entry "
+                         "integer table and one per channel, one SMMLAR, proven equal on every "
+                         "(value, channel) pair")
+
+
+ENTRIES = [
+    Candidate("ADD", dsp.ISA, "add-onnx", add_onnx_applies, lower_add_onnx, onnx=True),
+    Candidate("ADD", dsp.ISA, "add-onnx-row", add_row_applies, lower_add_row, onnx=True),
+]
