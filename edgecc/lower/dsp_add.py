@@ -1,12 +1,15 @@
-"""Cortex-M DSP ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/ops/_onnx_elt.py).
+"""Cortex-M DSP ADD and MUL with ONNX numerics (onnxruntime's QLinearAdd / QLinearMul,
+edgecc/ops/_onnx_elt.py).
 
-Owns: when the DSP table's ONNX ADD entries apply and their constants, and `ENTRIES`, which
+Owns: when the DSP table's ONNX ADD and MUL entries apply and their constants, and `ENTRIES`, which
 edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape activations: TFLite's
 table kernel ec_dsp_add_lut_s8 where an integer form is proven equal on all 65536 int8 pairs
 (_onnx_add_lut), else ec_dsp_add_onnx_s8 (a table and one fused multiply-add). An activation plus
 a constant row broadcast along all but the last dimension (a folded BatchNorm's shift, e.g.
 ox_dscnn): ec_dsp_add_lut_row_s8, the same integer form proven on every (value, channel) pair.
-The C is runtime_c/dsp/add.h, the calls templates/dsp/add_*.
+MUL of two activations, of one shape or the second a row of the channels (a squeeze-and-
+excitation scale): ec_dsp_mul_onnx_s8, the portable kernel's float32 arithmetic with VCVTR.
+The C is runtime_c/dsp/{add,mul}.h, the calls templates/dsp/{add_*,mul_onnx_row}.c.j2.
 
 Why: onnxruntime's element formula, run as the portable kernel does, costs a double-precision
 multiply-add per element, which a Cortex-M4 emulates in software (~190 instructions).
@@ -138,7 +141,38 @@ def lower_add_row(g: Graph, n: Node, target) -> Kernel:
                          "(value, channel) pair")
 
 
+def mul_onnx_applies(g: Graph, n: Node, target) -> str | None:
+    """ONNX numerics, int8, two activations: of the output's shape, or the second one row of
+    the output's channels (every other dimension 1)."""
+    if not is_onnx(n):
+        return "TFLite numerics: portable kernel"
+    y = out_type(g, n)
+    a, b = in_type(g, n, 0), in_type(g, n, 1)
+    if y.dtype != DType.INT8 or a.dtype != DType.INT8 or b.dtype != DType.INT8:
+        return "int16: portable kernel"
+    if a.shape != y.shape or not (b.shape == y.shape or (b.numel == y.shape[-1]
+                                                         and b.shape[-1:] == y.shape[-1:])):
+        return "broadcast other than one row of the last dimension: portable kernel"
+    return None
+
+
+def lower_mul_onnx(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_mul_onnx_s8: the portable kernel's arithmetic (edgecc/ops/_onnx_elt.py
+    mul_params) per element, with VCVTR for its rounding; b of a's shape (c = 0) or one row."""
+    from edgecc.ops._onnx_elt import mul_params
+    p = mul_params(g, n)
+    y, b = out_type(g, n), in_type(g, n, 1)
+    c = 0 if b.shape == y.shape else y.shape[-1]
+    return Kernel("dsp/mul_onnx_row.c.j2",
+                  params=dict(n=y.numel, c=c, za=int(p["za"]), zb=int(p["zb"]), zc=int(p["zc"]),
+                              lo=int(p["act_min"]), hi=int(p["act_max"])),
+                  consts=dict(r=np.array([p["r"]], np.float32)), variant="dsp-mul-onnx",
+                  reason="Cortex-M DSP: onnxruntime's QLinearMul, the integer product times "
+                         "one float32 scale, VCVTR" + (f", b one row of {c}" if c else ""))
+
+
 ENTRIES = [
     Candidate("ADD", dsp.ISA, "add-onnx", add_onnx_applies, lower_add_onnx, onnx=True),
     Candidate("ADD", dsp.ISA, "add-onnx-row", add_row_applies, lower_add_row, onnx=True),
+    Candidate("MUL", dsp.ISA, "mul-onnx", mul_onnx_applies, lower_mul_onnx, onnx=True),
 ]

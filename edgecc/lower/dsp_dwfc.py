@@ -5,7 +5,8 @@ Owns: when these kernels apply and their constants (weights re-laid out, folded 
 requantization records), and `TABLE`: the DSP table of edgecc/lower/dsp.py with these entries
 placed before the kernels they replace (edgecc/lower/choose.py tries it; dsp.py cannot list
 them itself without an import cycle). The C is runtime_c/dsp/{depthwise_conv_2d_direct,fully_connected_rd}.h,
-the calls templates/dsp/. The ONNX ADD entries are edgecc/lower/dsp_add.py (placed here too).
+the calls templates/dsp/. The ONNX ADD / MUL entries are edgecc/lower/dsp_add.py (placed here
+too).
 
 Why: the planes depthwise and the FC kernels with an extended-input buffer buy their speed with
 scratch that lifts the arena over the live-bytes lower bound (kws, str_ww, ad01, hello_world).

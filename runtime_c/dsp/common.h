@@ -99,5 +99,28 @@ static inline void ec_dsp_fill8(int8_t *d, int32_t v, int32_t n) {
     for (; i < n; ++i) d[i] = (int8_t)v;
 }
 
+/* ---- ONNX numerics (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py) ---- */
+#include "../edgecc_rt.h" /* ec_onnx_round, ec_onnx_rq */
+
+/* onnxruntime's clamp(round_half_even(float32(a) * s) + zp) before the [lo, hi] clamp, as a
+ * value whose int8 saturation is exact. With an FPU: VCVTR rounds half to even (FPSCR's default
+ * rounding) and saturates to int32, and QADD adds the zero point saturating, so a product
+ * beyond int32 or +-2^15 still lands outside int8 on the same side as ec_onnx_rq's clamped one
+ * (`inside` is not needed). Without: inside = 1 where |a * s| is proven below 2^15 (no float
+ * clamp). */
+static inline __attribute__((always_inline)) int32_t ec_dsp_onnx_val(int32_t a, float s, int32_t zp,
+                                                                     int32_t inside) {
+    float r = (float)a * s;
+#if defined(__ARM_FP) && (__ARM_FP & 4)
+    int32_t i;
+    (void)inside;
+    __asm__("vcvtr.s32.f32 %0, %0" : "+t"(r));
+    memcpy(&i, &r, 4);
+    return __qadd(i, zp);
+#else
+    return (inside ? ec_onnx_round(r) : ec_onnx_rq(a, s, 0)) + zp;
+#endif
+}
+
 #endif /* __ARM_FEATURE_DSP */
 #endif /* EDGECC_DSP_COMMON_H */

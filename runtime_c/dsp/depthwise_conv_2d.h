@@ -92,25 +92,6 @@ EC_DSP_INLINE int8_t ec_dsp_rq_out(int32_t a, const int32_t *q, int full, int32_
 #define EC_DSP_ONNX 2
 #define EC_DSP_ONNX_FULL 3
 
-/* onnxruntime's clamp(round_half_even(float32(a) * s) + zp) before the [lo, hi] clamp, as a
- * value whose int8 saturation is exact. With an FPU: VCVTR rounds half to even (FPSCR's default
- * rounding) and saturates to int32, and QADD adds the zero point saturating, so a product
- * beyond int32 or +-2^15 still lands outside int8 on the same side as ec_onnx_rq's clamped one
- * (`inside` is not needed). Without: inside = 1 where |a * s| is proven below 2^15 (no float
- * clamp). */
-EC_DSP_INLINE int32_t ec_dsp_onnx_val(int32_t a, float s, int32_t zp, int32_t inside) {
-    float r = (float)a * s;
-#if defined(__ARM_FP) && (__ARM_FP & 4)
-    int32_t i;
-    (void)inside;
-    __asm__("vcvtr.s32.f32 %0, %0" : "+t"(r));
-    memcpy(&i, &r, 4);
-    return __qadd(i, zp);
-#else
-    return (inside ? ec_onnx_round(r) : ec_onnx_rq(a, s, 0)) + zp;
-#endif
-}
-
 /* One output by mode, its record's epilogue words at q: (m, N, e) or, for the ONNX modes,
  * (the float32 scale's bits, the output zero point, the flag). */
 EC_DSP_INLINE int8_t ec_dsp_rq_mode(int32_t a, const int32_t *q, int mode, int32_t lo,

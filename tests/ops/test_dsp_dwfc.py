@@ -328,3 +328,35 @@ def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, monkeypatch):
     monkeypatch.setattr(v, "seeded_frames", lambda g, s, n: [[every.copy()] for _ in range(n)])
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dsp_mul_onnx_all_pairs_on_cortex_m4(tmp_path, seed, monkeypatch):
+    """QLinearMul of two same-shape activations on the DSP kernel (dsp-mul-onnx), every int8
+    pair (a, b) under QEMU, bit-exact with onnxruntime."""
+    import edgecc.verify as v
+    from test_onnx_numerics import ALL_PAIRS, _binary_model
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_binary_model("QLinearMul", np.random.default_rng(seed)).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    assert [lw.kernel.variant for lw in c.lowered] == ["dsp-mul-onnx"]
+    monkeypatch.setattr(v, "seeded_frames",
+                        lambda g, s, n: [[a.copy() for a in ALL_PAIRS] for _ in range(n)])
+    r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+@pytest.mark.parametrize("c", [48, 7])
+def test_dsp_mul_onnx_row_on_cortex_m4(tmp_path, c):
+    """QLinearMul of an activation [1, 16, 16, c] by an activation row [1, 1, 1, c] (a
+    squeeze-and-excitation scale): dsp-mul-onnx with the row broadcast, 3 seeded frames,
+    bit-exact with onnxruntime."""
+    from test_onnx_numerics import _binary_model
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_binary_model("QLinearMul", np.random.default_rng(7400 + c), b_shape=(1, 1, 1, c),
+                                a_shape=(1, 16, 16, c)).SerializeToString())
+    comp = compile_model(p, get_target("cortex-m4"), "m")
+    assert [lw.kernel.variant for lw in comp.lowered] == ["dsp-mul-onnx"]
+    assert comp.lowered[0].kernel.params["c"] == c
+    r = verify_model(p, get_target("cortex-m4"), frames=3)
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
