@@ -1,8 +1,9 @@
-"""The Helium 3x3 stride-1 convolution over a ring of padded input rows (runtime_c/mve/
+"""The Helium 3x3 convolution at stride 1 or 2 over a ring of padded input rows (runtime_c/mve/
 conv_2d_ring.h, edgecc/lower/mve_ring.py) on cortex-m55 under QEMU, bit-exact with TFLite Micro:
-each chunk count (in_c 16..80), partial blocks of 4 pixels, odd channel counts, batches, SAME
-and VALID padding, clamped activations (the C epilogue) and the whole int8 range (the assembly
-one); its streaming declaration at the bound; and which layers it takes."""
+each chunk count (in_c 16..80 at stride 1, 16..48 at stride 2), partial blocks of 4 pixels, odd
+channel counts, batches, SAME and VALID padding, clamped activations (the C epilogue) and the
+whole int8 range (the assembly one); its streaming declaration at the bound; and which layers
+it takes."""
 import tempfile
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from cnnchain import chain_model, run_compiled, tflm_outputs
 from cnnchain import overlapped
 from edgecc.compiler import compile_model
 from edgecc.lower import alias_ops
-from edgecc.lower.mve_ring import STREAMS, ring_weights
+from edgecc.lower.mve_ring import STREAMS, ring_stream
 from edgecc.plan.check import check_graph_plan
 from edgecc.plan.stream import geometry, stream_pair
 from edgecc.targets import get_target
@@ -28,6 +29,9 @@ CASES = [
     dict(n=2, h=4, w=6, ic=48, oc=4, padding=1, act=0),            # VALID, batches
     dict(h=3, w=9, ic=64, oc=10, padding=0, act=3, in_zp=-128),    # RELU6: clamped
     dict(h=4, w=4, ic=80, oc=2, padding=0, act=1, per_channel=False),
+    dict(h=8, w=8, ic=16, oc=8, stride=(2, 2), padding=0, act=1),   # stride 2 SAME (pad 0/1)
+    dict(h=9, w=11, ic=32, oc=3, stride=(2, 2), padding=0, act=0),  # odd sizes: pad 1/1, odd oc
+    dict(n=2, h=7, w=10, ic=48, oc=6, stride=(2, 2), padding=1, act=3, in_zp=-128),
 ]
 
 
@@ -40,7 +44,9 @@ def test_ring_conv_on_cortex_m55(case):
 
 
 @pytest.mark.parametrize("layer,why", [
-    (dict(ic=16, stride=(2, 2)), "strided"),
+    (dict(ic=16, stride=(3, 3)), "strides"),
+    (dict(ic=16, stride=(1, 2)), "strides"),
+    (dict(ic=64, stride=(2, 2)), "multiple of 16"),
     (dict(ic=24), "multiple of 16"),
     (dict(ic=96), "multiple of 16"),
     (dict(ic=16, kh=1, kw=3), "3x3"),
@@ -53,14 +59,18 @@ def test_ring_refuses_other_layers(layer, why):
     assert not v.startswith("mve-conv-ring"), v
 
 
-def test_ring_weight_layout():
-    # [pair][row][chunk][tap][channel of the pair][16]: an element's place, by hand
+def test_ring_stream_layout():
+    # per pair [row][chunk][tap][channel of the pair][16] int8, then 2 records: by hand
     oc, ic = 3, 32
     w = np.arange(oc * 9 * ic).reshape(oc, 3, 3, ic) % 251 - 125
-    out = ring_weights(w).reshape(2, 3, 2, 3, 2, 16)
-    assert out[1, 2, 1, 0, 0, 5] == np.int8(w[2, 2, 0, 16 + 5])
-    assert out[0, 1, 0, 2, 1, 15] == np.int8(w[1, 1, 2, 15])
-    assert (out[1, :, :, :, 1] == 0).all()  # the padded 4th channel
+    recs = np.arange(16).reshape(4, 4) + 1000
+    pair = 9 * 32 * 2 + 32  # bytes
+    out = ring_stream(w, recs).view(np.int8).reshape(2, pair)
+    wts = out[:, :pair - 32].reshape(2, 3, 2, 3, 2, 16)
+    assert wts[1, 2, 1, 0, 0, 5] == np.int8(w[2, 2, 0, 16 + 5])
+    assert wts[0, 1, 0, 2, 1, 15] == np.int8(w[1, 1, 2, 15])
+    assert (wts[1, :, :, :, 1] == 0).all()  # the padded 4th channel
+    assert (out[1, pair - 32:].view(np.int32) == recs[2:].ravel()).all()
 
 
 def _single(w: int = 9):
