@@ -109,37 +109,52 @@ EC_MVE_INLINE void ec_mve_ring_load(const ec_mve_conv_ring_geom *g, const int8_t
     } while (0)
 
 /* Channel c's 4 sums (lanes: pixels) requantized with its record ([bias, m, N, -e], next in
- * the weight stream, loaded into the sums' own registers) over the whole int8 range, stored
- * to y + off (the 4 pixels' bytes); y then steps to the next channel. */
-#define EC_MVE_RING_EPI(c) \
-    "vmov %q[t][2], %q[t][0], %[a0" c "], %[a2" c "]\n\t" \
-    "vmov %q[t][3], %q[t][1], %[a1" c "], %[a3" c "]\n\t" \
+ * the weight stream, loaded into the sums' own registers) over the whole int8 range into X
+ * (v: the input vector's register, free after the products). */
+#define EC_MVE_RING_EPI(c, X) \
+    "vmov %q[v][2], %q[v][0], %[a0" c "], %[a2" c "]\n\t" \
+    "vmov %q[v][3], %q[v][1], %[a1" c "], %[a3" c "]\n\t" \
     "ldrd %[a0" c "], %[a1" c "], [%[w]], #8\n\t" \
     "ldrd %[a2" c "], %[a3" c "], [%[w]], #8\n\t" \
-    "vadd.i32 %q[t], %q[t], %[a0" c "]\n\t" \
-    "vqrdmulh.s32 %q[x], %q[t], %[a1" c "]\n\t" \
-    "vshr.s32 %q[t], %q[t], #31\n\t" \
-    "vadd.i32 %q[x], %q[x], %q[t]\n\t" \
-    "vadd.i32 %q[x], %q[x], %[a2" c "]\n\t" \
-    "vshl.s32 %q[x], %[a3" c "]\n\t" \
-    "vqshl.s32 %q[x], %q[x], #24\n\t" \
-    "vshr.s32 %q[x], %q[x], #24\n\t" \
-    "vstrb.32 %q[x], [%[y], %q[off]]\n\t" \
-    "adds %[y], %[y], #1\n\t"
-/* Whole blocks over the whole int8 range, an even channel count: each channel pair's rows,
- * then both epilogues in one statement (w and y advance). */
+    "vadd.i32 %q[v], %q[v], %[a0" c "]\n\t" \
+    "vqrdmulh.s32 %q[" X "], %q[v], %[a1" c "]\n\t" \
+    "vshr.s32 %q[v], %q[v], #31\n\t" \
+    "vadd.i32 %q[" X "], %q[" X "], %q[v]\n\t" \
+    "vadd.i32 %q[" X "], %q[" X "], %[a2" c "]\n\t" \
+    "vshl.s32 %q[" X "], %[a3" c "]\n\t" \
+    "vqshl.s32 %q[" X "], %q[" X "], #24\n\t" \
+    "vshr.s32 %q[" X "], %q[" X "], #24\n\t"
+/* Whole blocks over the whole int8 range, an even channel count: every channel pair of the
+ * block in one assembler loop of 10 general registers: the 8 sums, the weight stream w, and
+ * one row pointer loaded from memory (xs) before each filter row. The output is addressed
+ * from w: off = the 4 pixels' offsets + (y - w), stepped by 2 - (a pair's bytes) each pair;
+ * the stream's end is read from memory into a free sum register. */
+#define EC_MVE_RING_PAIRS_ASM(q, G) \
+    "1:\n\t" \
+    "ldr %[x], %[xs0]\n\t" EC_MVE_RING_ROW(q, G, "vmlav.s8") \
+    "ldr %[x], %[xs1]\n\t" EC_MVE_RING_ROW(q, G, EC_MVE_RING_ADD) \
+    "ldr %[x], %[xs2]\n\t" EC_MVE_RING_ROW(q, G, EC_MVE_RING_ADD) \
+    EC_MVE_RING_EPI("0", "w01") EC_MVE_RING_EPI("1", "w11") \
+    "vstrb.32 %q[w01], [%[w], %q[off]]\n\t" \
+    "adds %[a00], %[w], #1\n\t" \
+    "vstrb.32 %q[w11], [%[a00], %q[off]]\n\t" \
+    "movw %[a00], #(288*" #q "+30)\n\t" \
+    "vsub.i32 %q[off], %q[off], %[a00]\n\t" \
+    "ldr %[a00], %[e]\n\t" \
+    "cmp %[w], %[a00]\n\t" \
+    "bne 1b\n\t"
 #define EC_MVE_RING_PAIRS(q, G, xa, xb, xc, wp, yp, end) do { \
+        int8x16_t w00_, w01_, w10_, w11_, w20_, w21_, v_; \
         int32_t EC_MVE_RING_ACCS; \
-        while (wp != (end)) { \
-            int32x4_t t_, x_; \
-            EC_MVE_RING_CALL(q, G, xa, xb, xc, wp); \
-            __asm__ volatile(EC_MVE_RING_EPI("0") EC_MVE_RING_EPI("1") \
-                             : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), \
-                               [a11] "+r"(a11), [a20] "+r"(a20), [a21] "+r"(a21), \
-                               [a30] "+r"(a30), [a31] "+r"(a31), [t] "=&w"(t_), [x] "=&w"(x_), \
-                               [w] "+&r"(wp), [y] "+&r"(yp) \
-                             : [off] "w"(yoff) : "memory"); \
-        } \
+        const int8_t *xs_[3], *xr_; \
+        uint32x4_t off_ = vaddq_n_u32(yoff, (uint32_t)((yp) - (wp)) - (288 * (q) + 32)); \
+        xs_[0] = (xa); xs_[1] = (xb); xs_[2] = (xc); \
+        __asm__ volatile(EC_MVE_RING_PAIRS_ASM(q, G) \
+                         : EC_MVE_RING_OPS("=&Te"), [w] "+&r"(wp), \
+                           [x] "=&r"(xr_), [off] "+&w"(off_) \
+                         : [xs0] "m"(xs_[0]), [xs1] "m"(xs_[1]), [xs2] "m"(xs_[2]), \
+                           [e] "m"(end) \
+                         : "memory", "cc"); \
     } while (0)
 #else
 /* Unoptimized builds (and clang): the same sums in intrinsics (the assembly names more
