@@ -115,3 +115,26 @@ def test_ring_onnx_numerics_exact_on_the_resnet_qdq():
     assert "mve-conv-ring-onnx" in {lw.kernel.variant for lw in c.lowered}
     r = verify_model(path, get_target(M55))
     assert r.bit_exact, r.as_json()
+
+
+@pytest.mark.parametrize("opt", ["-Og", "-O1", "-Os", "-O2", "-O3", "-O2 -fno-omit-frame-pointer"])
+def test_ring_builds_at_every_optimization_level(tmp_path, opt):
+    # the assembly names at most 10 general registers a statement (an optimized build with a
+    # frame pointer cannot free 12); -O0 and clang take the intrinsic twin (-O0 of a whole
+    # Helium output also needs mve/common.h's twins: tests/test_opt_levels.py)
+    import subprocess
+    rng = np.random.default_rng(5520)
+    model = tmp_path / "m.tflite"
+    model.write_bytes(conv_model(rng, h=6, w=8, ic=32, oc=4, kh=3, kw=3, padding=0, act=0))
+    c = compile_model(model, get_target(M55), "m")
+    assert [lw.kernel.variant for lw in c.lowered] == ["mve-conv-ring"]
+    out = tmp_path / "gen"
+    out.mkdir()
+    for name, text in c.files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text)
+    flags = ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-std=c99", "-Wall", "-Wextra",
+             "-Werror", *opt.split(), "-I", str(out), "-c", str(out / "m.c"), "-o",
+             str(tmp_path / "m.o")]
+    r = subprocess.run(["arm-none-eabi-gcc", *flags], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-800:]
