@@ -40,6 +40,7 @@ VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j
             "dsp/depthwise_conv_2d_one.c.j2"}
 VERIFIED |= {"mve/conv_2d_4ch.c.j2", "mve/conv_2d_2ch3px.c.j2",  # tests/ops/test_mve_memory.py
              "mve/depthwise_conv_2d_gather.c.j2"}
+VERIFIED |= {"mve/conv_2d_ring.c.j2"}  # tests/ops/test_mve_ring.py, test_mve_memory.py
 VERIFIED |= {"neon/conv_2d_4px.c.j2", "neon/depthwise_conv_2d_taps.c.j2"}  # test_neon_streaming.py
 
 

@@ -51,6 +51,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "mve/add_fma_onnx.c.j2": ("mve/add.h",),
     "mve/conv_2d_4ch.c.j2": ("mve/conv_2d.h",),
     "mve/conv_2d_2ch3px.c.j2": ("mve/conv_2d.h",),
+    "mve/conv_2d_ring.c.j2": ("mve/conv_2d_ring.h",),
     "mve/depthwise_conv_2d_gather.c.j2": ("mve/depthwise_conv_2d.h",),
     "mve/fully_connected_4u.c.j2": ("mve/fully_connected.h",),
     "mve/fully_connected_4u_pc.c.j2": ("mve/fully_connected.h",),

@@ -15,6 +15,7 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.lower import dsp
 from edgecc.lower import mve_onnx as mo
+from edgecc.lower import mve_ring
 from edgecc.lower.fastrq import FastRequant
 from edgecc.lower.layout import interleave_rows, pad_to, round_up
 from edgecc.lower.geom import MveConvGeom, MveDwGeom, MveFcGeom
@@ -265,6 +266,8 @@ def lower_add(g: Graph, n: Node, target) -> Kernel:
 
 TABLE: list[Candidate] = [
     # (onnx: the conv / depthwise / FC kernels also run ONNX numerics, edgecc/lower/mve_onnx.py)
+    Candidate("CONV_2D", ISA, "conv-ring", mve_ring.ring_applies,
+              lambda g, n, t: mve_ring.lower_ring(g, n, t, mve_blocks2), onnx=True),
     Candidate("CONV_2D", ISA, "conv", dsp.conv_applies, lower_conv, onnx=True),
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dw_one_channel_applies, lower_dw_as_conv,
               onnx=True),

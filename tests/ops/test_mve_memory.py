@@ -23,8 +23,12 @@ from test_streaming import _overlapped
 CASES = [
     (dict(op="conv", k=(3, 3), padding=0, oc=8, c=4), "mve-conv-4ch-m1", (1,), None),
     (dict(op="conv", k=(1, 1), oc=12), "mve-conv-4ch-m0", (1,), 0),            # in place
-    (dict(op="conv", k=(3, 3), stride=(2, 2), padding=0, oc=6), "mve-conv-2ch3px", (3,), None),
-    (dict(op="conv", k=(3, 3), padding=1, oc=6), "mve-conv-2ch3px", (3,), None),  # VALID
+    (dict(op="conv", k=(3, 3), stride=(2, 2), padding=0, oc=6, c=24), "mve-conv-2ch3px", (3,),
+     None),
+    (dict(op="conv", k=(3, 3), padding=1, oc=6, c=24), "mve-conv-2ch3px", (3,), None),  # VALID
+    (dict(op="conv", k=(3, 3), padding=1, oc=6), "mve-conv-ring", (1, 0, 1), None),  # VALID
+    (dict(op="conv", k=(3, 3), stride=(2, 2), padding=0, oc=6), "mve-conv-ring", (1, 0, 1),
+     None),
     (dict(op="dw", k=(3, 3), padding=0), "mve-dw-gather", (1,), None),
     (dict(op="dw", k=(3, 3), stride=(2, 2), padding=0, mult=2), "mve-dw-gather", (1,), None),
     # one input channel (person_detect's first layer): the convolution, fields by byte gathers
