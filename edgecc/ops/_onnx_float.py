@@ -25,6 +25,8 @@ which groups), checked value for value against onnxruntime's intermediate tensor
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 F32, F64 = np.float32, np.float64
@@ -32,6 +34,14 @@ SGEMM_STRIDE = 128           # MLAS_SGEMM_STRIDEN == MLAS_SGEMM_STRIDEK
 THREAD_COMPLEXITY = 64 * 1024  # MLAS_SGEMM_THREAD_COMPLEXITY
 THREAD_ALIGN = 16            # MLAS_SGEMM_STRIDEN_THREAD_ALIGN
 MAX_THREADS = 16             # MLAS_MAXIMUM_THREAD_COUNT
+
+
+def ort_threads() -> int:
+    """onnxruntime's intra-op thread count on the machine whose results edgecc must match: its
+    default is the physical cores (here: os.cpu_count(), one thread per core on this project's
+    machines); $EDGECC_ORT_THREADS overrides it."""
+    env = os.environ.get("EDGECC_ORT_THREADS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else max(os.cpu_count() or 1, 1)
 
 
 def fma32(a, b, c) -> np.ndarray:
@@ -98,10 +108,16 @@ def conv2d_nchw(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, strides, 
     oh, ow = (xp.shape[1] - kh) // sh + 1, (xp.shape[2] - kw) // sw + 1
     cols = np.array([xp[ci, ky:ky + sh * oh:sh, kx:kx + sw * ow:sw].ravel()
                      for ci in range(c) for ky in range(kh) for kx in range(kw)], F32)
-    wk = np.asarray(w, F32).reshape(m, -1)
-    kk = wk.shape[1]
-    out = np.zeros((m, oh * ow), F32)
-    for start, n, sk in conv_segments(oh * ow, kk, m, threads):
+    return gemm_columns(np.asarray(w, F32).reshape(m, -1), cols, bias, threads).reshape(
+        1, m, oh, ow)
+
+
+def gemm_columns(wk: np.ndarray, cols: np.ndarray, bias: np.ndarray | None,
+                 threads: int) -> np.ndarray:
+    """wk [M, K] @ cols [K, N] (+ bias per row) in MlasConv's order (the im2col columns)."""
+    m, kk = wk.shape
+    out = np.zeros((m, cols.shape[1]), F32)
+    for start, n, sk in conv_segments(cols.shape[1], kk, m, threads):
         cs = slice(start, start + n)
         for k0 in range(0, kk, sk):
             acc = np.zeros((m, n), F32)
@@ -110,7 +126,7 @@ def conv2d_nchw(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, strides, 
             out[:, cs] = acc if k0 == 0 else (out[:, cs] + acc).astype(F32)
     if bias is not None:
         out = (out + np.asarray(bias, F32)[:, None]).astype(F32)
-    return out.reshape(1, m, oh, ow)
+    return out
 
 
 def gemm_row(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None) -> np.ndarray:

@@ -88,7 +88,9 @@ def _elem_strict(name: str, producer: dict, consumers: dict, outputs: set, const
 
 
 _MOVES = ("Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity")
-FLOAT_OPS = ("Conv", "Gemm", "MatMul", "Add", "AveragePool")
+# a Gemm node of mixed element types was seen fused all the same (QGemm in ox_se_mbv2_qdq_s8),
+# so only MatMul (its bias Add after it; onnxruntime makes the pair a float Gemm) is listed
+FLOAT_OPS = ("Conv", "MatMul", "Add", "AveragePool")
 _PASS = ("Relu", "Clip")  # removed into the QuantizeLinear's clamp by onnxruntime
 
 
@@ -110,7 +112,7 @@ def _group_q(n, consumers: dict, outputs: set):
 
 
 def float_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> set[int]:
-    """Node indices of the Conv / Gemm / MatMul / Add / AveragePool that onnxruntime runs in
+    """Node indices of the Conv / MatMul / Add / AveragePool that onnxruntime runs in
     float32 between DequantizeLinear and QuantizeLinear (element types in and out differ)."""
     producer, consumers, outputs = _edges(g)
     args = (producer, consumers, outputs, consts, dtypes)
@@ -127,6 +129,9 @@ def float_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> set[int]:
             continue
         kinds = {_elem_strict(d.input[0], *args) for d in acts}
         kinds.add(_elem_strict(q.output[0], *args))
-        if None not in kinds and len(kinds) > 1:
+        # x86 onnxruntime fuses int8 activations only into QLinearAdd-like kernels, never into
+        # QLinearConv / QGemm (QDQIsInt8Allowed: its u8s8 kernels are the fast ones)
+        s8_weighted = kinds == {"s8"} and n.op_type in ("Conv", "MatMul")
+        if None not in kinds and (len(kinds) > 1 or s8_weighted):
             out.add(i)
     return out
