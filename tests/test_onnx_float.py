@@ -141,3 +141,40 @@ def test_float_groups_match_onnxruntime_graph(tmp_path):
             real.add(name)
     assert got == real
     assert len(real) == 10
+
+
+def _fma_cases() -> np.ndarray:
+    """(a, b, c) float32 triples with the hard cases of a once-rounded fma: cancellation, and
+    exact products half an ulp from a float plus a remainder below the double sum's ulp."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 600)).astype(np.float32)
+    c = (-(a.astype(np.float64) * b)).astype(np.float32)
+    c[::2] = rng.standard_normal(300).astype(np.float32)
+    t = np.float32(1 + 2 ** -12)
+    a[:4], b[:4] = t, t
+    c[:4] = np.float32([2.0 ** -60, -2.0 ** -60, 2.0 ** -40, -2.0 ** -45])
+    a[4:8], b[4:8] = -t, t
+    c[4:8] = np.float32([2.0 ** -60, -2.0 ** -60, 2.0 ** -40, -2.0 ** -45])
+    return np.stack([a, b, c], 1)
+
+
+@pytest.mark.parametrize("flags", [[], ["-mfma"]], ids=["double", "fma-instruction"])
+def test_ec_fmaf_c_rounds_once(tmp_path, flags):
+    """runtime_c/edgecc_rt.h ec_fmaf, its libm-free double path and gcc's instruction."""
+    import subprocess
+    from edgecc.resources import data_dir
+    cases = _fma_cases()
+    want = of.fma32(cases[:, 0], cases[:, 1], cases[:, 2])
+    lit = ",".join(f"{float(v)!r}f" if np.isfinite(v) else "0.0f" for v in cases.ravel())
+    src = tmp_path / "t.c"
+    src.write_text('#include <stdio.h>\n#include "edgecc_rt.h"\n'
+                   f"static const float t[] = {{{lit}}};\n"
+                   "int main(void) { int i; for (i = 0; i < %d; ++i) "
+                   'printf("%%a\\n", (double)ec_fmaf(t[3*i], t[3*i+1], t[3*i+2])); return 0; }\n'
+                   % len(cases))
+    exe = tmp_path / "t"
+    subprocess.run(["gcc", "-std=c99", "-O2", "-ffp-contract=off", *flags,
+                    f"-I{data_dir('runtime_c')}", str(src), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+    got = np.array([float.fromhex(v) for v in out], np.float32)
+    assert np.array_equal(got, want)
