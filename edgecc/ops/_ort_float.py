@@ -15,10 +15,12 @@ from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops import _onnx_float as of
 from edgecc.ops._conv_common import act_range, conv_window, pool_geometry
+from edgecc.ops.conv_2d import pack_weights
 from edgecc.ops.quantize import c_float_literal
 
 ORT_FLOAT = "ort_float"
 F32 = np.float32
+BLOCK = 8  # output channels the conv kernel computes together (independent fma chains)
 
 
 def is_ort_float(n: Node) -> bool:
@@ -115,7 +117,9 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                  out_c=oc, k_h=win.k_h, k_w=win.k_w, stride_h=win.stride_h,
                  stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t,
                  pad_l=win.pad_l, ksize=ksize)
-        consts = dict(w=w.reshape(oc, -1), bias=_bias(g, n, oc), deq=_deq(in_type(g, n)),
+        p.update(block=BLOCK, out_main=oc - oc % BLOCK)
+        consts = dict(w=pack_weights(w.reshape(oc, -1).astype(F32), 1, BLOCK),
+                      bias=_bias(g, n, oc), deq=_deq(in_type(g, n)),
                       seg_end=np.array([s + c for s, c, _ in segs], np.int32),
                       seg_sk=np.array([k for _, _, k in segs], np.int32))
         return Kernel("conv_2d_ortf.c.j2", params=p, consts=consts, scratch=4 * ksize,
