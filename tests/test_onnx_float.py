@@ -78,6 +78,10 @@ def _dq_const(consts, prod, name):
     return of.dequantize(q, zp, s)
 
 
+def _slices(w, y, threads):
+    return {k for *_, k in of.conv_segments(y.shape[2] * y.shape[3], w[0].size, len(w), threads)}
+
+
 def test_emulation_matches_onnxruntime_float_nodes(resnet_run):
     g, consts, prod, ops, runs = resnet_run
     users = {x: n for n in g.node for x in n.input}
@@ -109,6 +113,11 @@ def test_emulation_matches_onnxruntime_float_nodes(resnet_run):
                 continue
             assert np.array_equal(y, want), (n.op_type, n.name, int(np.sum(y != want)))
             checked += 1
+            if n.op_type == "Conv" and _slices(w, want, 1) != _slices(w, want, THREADS):
+                # the test tells orders apart: one thread's K slices give other float32 sums
+                one = of.conv2d_nchw(r[n.input[0]], w, b, a.get("strides", [1, 1]),
+                                     (p[0], p[1], p[2], p[3]), 1)
+                assert not np.array_equal(one, want)
     assert checked >= 2 * 10
 
 
@@ -178,3 +187,59 @@ def test_ec_fmaf_c_rounds_once(tmp_path, flags):
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
     got = np.array([float.fromhex(v) for v in out], np.float32)
     assert np.array_equal(got, want)
+
+
+def _float_group_model(tmp_path, kind: str, shape: tuple):
+    """An int8-in, int8-out QDQ Conv or MatMul + bias Add: x86 onnxruntime runs it in float32
+    (float_groups), so edgecc's kernel must follow its order exactly."""
+    from onnx import TensorProto
+    from test_onnx_float_ops import _init, _qdq
+    rng = np.random.default_rng(sum(shape))
+    if kind == "conv":
+        c, h, w, m, kh, kw, s, p, d = shape
+        wq = rng.integers(-127, 128, (m, c, kh, kw), dtype=np.int8)
+        ws = (rng.random(m) * 0.02 + 0.005).astype(np.float32)
+        nodes = [helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+                 helper.make_node("DequantizeLinear", ["b", "bs"], ["bd"], axis=0),
+                 helper.make_node("Conv", ["xd", "wd", "bd"], ["yf"], strides=[s, s],
+                                  pads=[p, p, p, p], dilations=[d, d])]
+        inits = [_init("w", wq), _init("ws", ws), _init("wz", np.zeros(m, np.int8)),
+                 _init("b", rng.integers(-3000, 3000, m, dtype=np.int32)),
+                 _init("bs", (ws * np.float32(0.05)).astype(np.float32))]
+        oh, ow = ((h + 2 * p - d * (kh - 1) - 1) // s + 1, (w + 2 * p - d * (kw - 1) - 1) // s + 1)
+        model = _qdq(nodes, [1, c, h, w], [1, m, oh, ow], inits, yq=(0.25, 3))
+    else:
+        k, n = shape
+        nodes = [helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"]),
+                 helper.make_node("DequantizeLinear", ["b", "bs"], ["bd"]),
+                 helper.make_node("MatMul", ["xd", "wd"], ["mm"]),
+                 helper.make_node("Add", ["mm", "bd"], ["yf"])]
+        inits = [_init("w", rng.integers(-127, 128, (k, n), dtype=np.int8)),
+                 _init("ws", np.float32(0.013)), _init("wz", np.int8(0)),
+                 _init("b", rng.integers(-3000, 3000, n, dtype=np.int32)),
+                 _init("bs", np.float32(0.013 * 0.05))]
+        model = _qdq(nodes, [1, k], [1, n], inits, yq=(0.2, -2))
+    assert model.graph.input[0].type.tensor_type.elem_type == TensorProto.INT8
+    path = tmp_path / f"{kind}.onnx"
+    onnx.save(model, str(path))
+    return path
+
+
+@pytest.mark.parametrize("kind,shape", [
+    ("conv", (5, 9, 7, 11, 3, 3, 2, 1, 1)),   # stride 2, padding, 11 = 8 + 3 channels
+    ("conv", (3, 8, 8, 8, 3, 3, 1, 2, 2)),    # dilation 2
+    ("conv", (16, 16, 16, 9, 3, 3, 1, 1, 1)),  # K = 144 over 128-pixel segments: 128 + 16
+    ("fc", (13, 9)), ("fc", (14, 5)), ("fc", (15, 4)), ("fc", (16, 7))])
+def test_float_group_kernels_exact(tmp_path, kind, shape):
+    """Shapes (padding, stride, dilation, channel and depth remainders) end to end against
+    onnxruntime. An int8 output rarely shows the summation order (a float32 rounding difference
+    must land on a rounding tie); the order itself is what the tensor test above checks."""
+    from edgecc.compiler import compile_model
+    from edgecc.targets import get_target
+    from edgecc.verify import verify_model
+    path = _float_group_model(tmp_path, kind, shape)
+    c = compile_model(path, get_target("host"), "model")
+    assert [lw.node.attrs.get("numerics") for lw in c.lowered
+            if lw.node.op in ("CONV_2D", "FULLY_CONNECTED")] == ["ort_float"]
+    r = verify_model(path, get_target("host"), frames=4, seed=3)
+    assert r.bit_exact, r.as_json()

@@ -21,6 +21,7 @@ from edgecc.ops.quantize import c_float_literal
 ORT_FLOAT = "ort_float"
 F32 = np.float32
 BLOCK = 8  # output channels the conv kernel computes together (independent fma chains)
+FC_BLOCK = 4  # units the one-row Gemm kernel computes together
 
 
 def is_ort_float(n: Node) -> bool:
@@ -126,9 +127,12 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                       variant="portable-ort-float", reason=why)
     if n.op == "FULLY_CONNECTED":
         w = _weights(g, n)
-        p.update(units=w.shape[0], depth=w.shape[1])
+        units, depth = w.shape
+        p.update(units=units, depth=depth, block=FC_BLOCK, units_main=units - units % FC_BLOCK,
+                 main4=depth - depth % 4)
         return Kernel("fully_connected_ortf.c.j2", params=p,
-                      consts=dict(w=w, bias=_bias(g, n, w.shape[0]), deq=_deq(in_type(g, n))),
+                      consts=dict(w=pack_weights(w.astype(F32), 1, FC_BLOCK),
+                                  bias=_bias(g, n, units), deq=_deq(in_type(g, n))),
                       scratch=4 * w.shape[1], variant="portable-ort-float", reason=why)
     if n.op == "ADD":
         p.update(count=y.numel)
