@@ -243,3 +243,14 @@ def test_float_group_kernels_exact(tmp_path, kind, shape):
             if lw.node.op in ("CONV_2D", "FULLY_CONNECTED")] == ["ort_float"]
     r = verify_model(path, get_target("host"), frames=4, seed=3)
     assert r.bit_exact, r.as_json()
+
+
+def test_float_conv_order_over_many_values(tmp_path):
+    """A 3x3 conv of 16 channels over 32x32 (K = 144 in 128 + 16 slices on 512-pixel thread
+    segments), 40 frames (655,360 values): enough for float32 order to show in the int8 output;
+    summing each value in one slice instead puts 2 values a step off (measured)."""
+    from edgecc.targets import get_target
+    from edgecc.verify import verify_model
+    path = _float_group_model(tmp_path, "conv", (16, 32, 32, 16, 3, 3, 1, 1, 1))
+    r = verify_model(path, get_target("host"), frames=40, seed=1)
+    assert r.bit_exact, r.as_json()
