@@ -229,14 +229,18 @@ def _float_group_model(tmp_path, kind: str, shape: tuple):
     ("conv", (5, 9, 7, 11, 3, 3, 2, 1, 1)),   # stride 2, padding, 11 = 8 + 3 channels
     ("conv", (3, 8, 8, 8, 3, 3, 1, 2, 2)),    # dilation 2
     ("conv", (16, 16, 16, 9, 3, 3, 1, 1, 1)),  # K = 144 over 128-pixel segments: 128 + 16
-    ("fc", (13, 9)), ("fc", (14, 5)), ("fc", (15, 4)), ("fc", (16, 7))])
-def test_float_group_kernels_exact(tmp_path, kind, shape):
+    ("fc", (13, 9)), ("fc", (14, 5)), ("fc", (15, 4)), ("fc", (16, 7)), ("fc-int8w", (15, 9))])
+def test_float_group_kernels_exact(tmp_path, monkeypatch, kind, shape):
     """Shapes (padding, stride, dilation, channel and depth remainders) end to end against
     onnxruntime. An int8 output rarely shows the summation order (a float32 rounding difference
     must land on a rounding tie); the order itself is what the tensor test above checks."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
+    from edgecc.ops import _ort_float
     from edgecc.verify import verify_model
+    if kind == "fc-int8w":  # the large-layer path: int8 weights dequantized in the kernel
+        monkeypatch.setattr(_ort_float, "FLOAT_WEIGHT_BYTES", 0)
+        kind = "fc"
     path = _float_group_model(tmp_path, kind, shape)
     c = compile_model(path, get_target("host"), "model")
     assert [lw.node.attrs.get("numerics") for lw in c.lowered

@@ -22,6 +22,7 @@ ORT_FLOAT = "ort_float"
 F32 = np.float32
 BLOCK = 8  # output channels the conv kernel computes together (independent fma chains)
 FC_BLOCK = 4  # units the one-row Gemm kernel computes together
+FLOAT_WEIGHT_BYTES = 64 * 1024  # larger FC layers keep int8 weights, dequantized on the fly
 
 
 def is_ort_float(n: Node) -> bool:
@@ -128,11 +129,17 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     if n.op == "FULLY_CONNECTED":
         w = _weights(g, n)
         units, depth = w.shape
+        wfloat = w.size * 4 <= FLOAT_WEIGHT_BYTES
         p.update(units=units, depth=depth, block=FC_BLOCK, units_main=units - units % FC_BLOCK,
-                 main4=depth - depth % 4)
-        return Kernel("fully_connected_ortf.c.j2", params=p,
-                      consts=dict(w=pack_weights(w.astype(F32), 1, FC_BLOCK),
-                                  bias=_bias(g, n, units), deq=_deq(in_type(g, n))),
+                 main4=depth - depth % 4, wfloat=wfloat)
+        consts = dict(bias=_bias(g, n, units), deq=_deq(in_type(g, n)))
+        if wfloat:
+            consts["w"] = pack_weights(w.astype(F32), 1, FC_BLOCK)
+        else:  # int8 in flash, float32(w) * scale[u] at run time: the same float32 values
+            consts["w"] = pack_weights(const(g, n, 1).astype(np.int8), 1, FC_BLOCK)
+            consts["wscale"] = np.broadcast_to(np.asarray(in_type(g, n, 1).q.scale, F32),
+                                               (units,)).copy()
+        return Kernel("fully_connected_ortf.c.j2", params=p, consts=consts,
                       scratch=4 * w.shape[1], variant="portable-ort-float", reason=why)
     if n.op == "ADD":
         p.update(count=y.numel)
