@@ -228,6 +228,7 @@ def _float_group_model(tmp_path, kind: str, shape: tuple):
 @pytest.mark.parametrize("kind,shape", [
     ("conv", (5, 9, 7, 11, 3, 3, 2, 1, 1)),   # stride 2, padding, 11 = 8 + 3 channels
     ("conv", (3, 8, 8, 8, 3, 3, 1, 2, 2)),    # dilation 2
+    ("conv", (4, 5, 5, 9, 3, 3, 1, 0, 1)),    # 9 pixels: the last pass has one
     ("conv", (16, 16, 16, 9, 3, 3, 1, 1, 1)),  # K = 144 over 128-pixel segments: 128 + 16
     ("fc", (13, 9)), ("fc", (14, 5)), ("fc", (15, 4)), ("fc", (16, 7)), ("fc-int8w", (15, 9))])
 def test_float_group_kernels_exact(tmp_path, monkeypatch, kind, shape):

@@ -124,7 +124,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                       bias=_bias(g, n, oc), deq=_deq(in_type(g, n)),
                       seg_end=np.array([s + c for s, c, _ in segs], np.int32),
                       seg_sk=np.array([k for _, _, k in segs], np.int32))
-        return Kernel("conv_2d_ortf.c.j2", params=p, consts=consts, scratch=4 * ksize,
+        return Kernel("conv_2d_ortf.c.j2", params=p, consts=consts, scratch=2 * 4 * ksize,
                       variant="portable-ort-float", reason=why)
     if n.op == "FULLY_CONNECTED":
         w = _weights(g, n)
