@@ -89,4 +89,32 @@ static inline int32_t ec_onnx_rq(int32_t acc, float scale, int unused) {
     return ec_onnx_round(r);
 }
 
+/* float32 fma(a, b, c) rounded once, as onnxruntime's SGEMM kernels (FMA3 / AVX-512) compute it
+ * (edgecc/ops/_onnx_float.py): the instruction where the target has one (gcc; clang on Arm),
+ * else (clang on x86 / AArch64, cores without FMA) in double without libm: a * b is exact
+ * there, and the double sum's rounding only errs when that sum lies exactly halfway between two
+ * floats (its low 29 mantissa bits 1 then zeros) while the exact sum does not; the sum's error
+ * term then says which way to round. Normal float32 results only. */
+static inline float ec_fmaf(float a, float b, float c) {
+#if defined(__FP_FAST_FMAF) && !defined(__clang__)
+    return __builtin_fmaf(a, b, c); /* gcc: one instruction at every -O level */
+#elif defined(__clang__) && defined(__arm__) && defined(__ARM_FEATURE_FMA) && defined(__ARM_FP) \
+    && (__ARM_FP & 4)
+    /* clang keeps fmaf a libm call while errno is on (its default): the instruction itself */
+    __asm__("vfma.f32 %0, %1, %2" : "+t"(c) : "t"(a), "t"(b));
+    return c;
+#else
+    union { double d; uint64_t u; } s;
+    const double p = (double)a * (double)b;
+    double bb, err;
+    s.d = p + (double)c;
+    bb = s.d - p;
+    err = (p - (s.d - bb)) + ((double)c - bb);
+    if (err != 0.0 && (s.u & 0x1FFFFFFFu) == 0x10000000u) {
+        if ((err > 0.0) == (s.d > 0.0)) s.u += 1; else s.u -= 1;
+    }
+    return (float)s.d;
+#endif
+}
+
 #endif /* EDGECC_RT_H */

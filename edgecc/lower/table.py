@@ -25,6 +25,8 @@ Build = Callable[[Graph, Node, object], Kernel]
 
 ONNX_PORTABLE = ("ONNX numerics (onnxruntime's float32 requantization): portable kernel; the "
                  "SIMD kernels implement TFLite's epilogue only")
+ORT_FLOAT_PORTABLE = ("a QDQ group onnxruntime runs in float32: portable kernel in its order of "
+                      "operations")
 FLOAT_PORTABLE = "float32: portable kernel (the SIMD kernels are integer only)"
 WEIGHT_ZP_PORTABLE = ("weights with a non-zero zero point (ONNX): portable kernel; the SIMD "
                       "kernels assume zero-point-0 weights")
@@ -36,6 +38,8 @@ def refused_by_all(g: Graph, n: Node, onnx: bool = False) -> str | None:
     that epilogue (`onnx`), float32 nodes (edgecc/ops/_float.py), and constant weights with a
     non-zero zero point, which take the portable kernels; the entries were written for TFLite's
     integer arithmetic."""
+    if n.attrs.get("numerics") == "ort_float":  # edgecc/ops/_ort_float.py
+        return ORT_FLOAT_PORTABLE
     if n.attrs.get("numerics") == "onnx" and not onnx:
         return ONNX_PORTABLE
     if is_float(g, n):  # the twin's test (edgecc/ops/_float.py): the node takes its float path

@@ -89,6 +89,9 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+        from edgecc.ops._ort_float import reference as ort_reference
+        return ort_reference(g, n, ins)
     if n.attrs.get("numerics") == "onnx":  # onnxruntime's QLinearAdd: edgecc/ops/_onnx_elt.py
         from edgecc.ops._onnx_elt import reference_add
         return reference_add(g, n, ins)
@@ -132,6 +135,9 @@ def _loops(g: Graph, n: Node) -> tuple[list[int], list[int], list[int]]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+        from edgecc.ops._ort_float import lower as ort_lower
+        return ort_lower(g, n, target)
     """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
     if n.attrs.get("numerics") == "onnx":
         from edgecc.ops._onnx_elt import lower_add

@@ -65,6 +65,9 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
+    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+        from edgecc.ops._ort_float import reference as ort_reference
+        return ort_reference(g, n, ins)
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
         return _conv16.reference_fully_connected(g, n, ins)
     batches, units, depth = fc_dims(g, n)
@@ -83,6 +86,9 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
+    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+        from edgecc.ops._ort_float import lower as ort_lower
+        return ort_lower(g, n, target)
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
         return _conv16.lower_fully_connected(g, n, target)
     batches, units, depth = fc_dims(g, n)

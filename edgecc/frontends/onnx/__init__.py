@@ -19,7 +19,7 @@ from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
 from edgecc.frontends.onnx import integer_ops, qop
 from edgecc.frontends.onnx.builder import Builder, Rec
-from edgecc.frontends.onnx.ortfuse import fused_groups
+from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
 
@@ -94,6 +94,7 @@ def load_onnx(path: str | Path) -> Graph:
     b = Builder(path, m.shapes)
     b.opset = m.opset
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes)
+    b.ort_float = float_groups(m.graph, m.consts, m.dtypes)
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)
     inputs = []

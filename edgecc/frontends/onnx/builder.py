@@ -74,6 +74,7 @@ class Builder:
         self.trace: dict[str, tuple[str, tuple[int, ...]]] = {}  # IR value -> (ONNX name, perm)
         self.where = ""
         self.ort_fused: dict[int, str] = {}  # QDQ groups onnxruntime fuses (ortfuse.py)
+        self.ort_float: set[int] = set()  # QDQ groups it runs in float32 (ortfuse.py)
 
     # ---- errors ------------------------------------------------------------------------
     def unsupported(self, why: str) -> UnsupportedModel:

@@ -7,8 +7,10 @@ AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions, fully conn
 ADD and MUL carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py
 and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too where
 onnxruntime runs QLinearSoftmax (_onnx_softmax.py; ortfuse.py says when), AVERAGE_POOL_2D for
-QLinearAveragePool (_onnx_pool.py). A QDQ AveragePool (onnxruntime: float) keeps TFLite's integer
-average, which may differ by one step on ties (verify counts them). With no output quantization
+QLinearAveragePool (_onnx_pool.py). The groups onnxruntime runs in float32 (ortfuse.py
+float_groups) carry numerics="ort_float" instead (edgecc/ops/_ort_float.py: its float order, the
+bias with its own scale as QParams); an unfused group edgecc does not emulate (grouped conv,
+several rows, broadcast Add) keeps the integer arithmetic, which may differ by a step. With no output quantization
 (yq None: a float32 model, frontends/onnx/floats.py) the same ops are emitted in float32.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ from edgecc.frontends.onnx.builder import NHWC, Builder, Rec, inverse
 from edgecc.ir import DType, QParams, TensorType
 
 ONNX = "onnx"
+ORT_FLOAT = "ort_float"  # a group onnxruntime runs in float32: edgecc/ops/_ort_float.py
 
 
 def _pads(attrs: dict, in_hw: list[int], k: list[int], s: list[int], d: list[int]) -> list[int]:
@@ -56,13 +59,19 @@ def _clamp(info: dict, yq: QParams | None) -> tuple[int, int]:
     return lo, hi
 
 
-def _bias(b: Builder, info: dict, xq: QParams, wq: QParams, channels: int) -> str | None:
+def _bias(b: Builder, info: dict, xq: QParams, wq: QParams, channels: int,
+          own_scale: bool = False) -> str | None:
+    """The int32 bias in the accumulator's scale; own_scale: unchanged, with its
+    DequantizeLinear's scale as its QParams (a float32 group, edgecc/ops/_ort_float.py)."""
     r: Rec | None = info.get("bias")
     if r is None:
         return None
     data = np.broadcast_to(np.asarray(r.data).ravel(), (channels,)).astype(np.int64)
     want = np.float32(xq.scale[0]) * np.asarray(wq.scale, np.float32)
     have = np.asarray(r.q.scale, np.float32) if r.q else want
+    if own_scale:
+        s = tuple(float(v) for v in np.broadcast_to(have, (channels,)))
+        return b.const(data, DType.INT32, QParams(s, (0,) * channels, 0), label="bias")
     if not np.allclose(have, want, rtol=1e-6, atol=0):  # re-express in the accumulator's scale
         data = np.rint(data * have.astype(np.float64) / want.astype(np.float64)).astype(np.int64)
     if data.min() < -(1 << 31) or data.max() >= (1 << 31):
@@ -100,9 +109,19 @@ def _float_bias(b: Builder, info: dict, channels: int) -> str | None:
     return b.const(data, DType.FLOAT32, label="bias")
 
 
-def _rq_attrs(info: dict, yq: QParams | None) -> dict:
-    """The ONNX requantization attributes of an integer node (none for float32)."""
-    return {} if _is_float(info, yq) else dict(numerics=ONNX, clamp=_clamp(info, yq))
+def _rq_attrs(info: dict, yq: QParams | None, ort_float: bool = False) -> dict:
+    """The ONNX requantization attributes of an integer node (none for float32); ort_float:
+    onnxruntime's float32 order instead (edgecc/ops/_ort_float.py)."""
+    if _is_float(info, yq):
+        return {}
+    return dict(numerics=ORT_FLOAT if ort_float else ONNX, clamp=_clamp(info, yq))
+
+
+def _ort_float(info: dict, yq: QParams | None, wq: QParams | None = None) -> bool:
+    """Whether this group is one onnxruntime runs in float32 and edgecc emulates: int8 in and
+    out, weights without zero points (ortfuse.py float_groups decides the first part)."""
+    return bool(info.get("ort_float")) and yq is not None and not _is_float(info, yq) and \
+        (wq is None or not integer.wide(wq, yq))
 
 
 def _wq(wq: QParams | None, axis: int) -> QParams | None:
@@ -138,10 +157,11 @@ def conv(b: Builder, info: dict, yq: QParams | None) -> Rec:
                  s[1:] if one_d else s, d[1:] if one_d else d)
     t, l_, bt, r_ = (0, pads[0], 0, pads[1]) if one_d else (pads[0], pads[1], pads[2], pads[3])
     xq = b.type(xv).q
-    bias = _float_bias(b, info, m) if _is_float(info) else _bias(b, info, xq, wq, m)
+    ortf = _ort_float(info, yq, wq) and groups == 1 and n_ == 1
+    bias = _float_bias(b, info, m) if _is_float(info) else _bias(b, info, xq, wq, m, ortf)
     a = dict(stride_h=s[0], stride_w=s[1], dilation_h_factor=d[0], dilation_w_factor=d[1],
              padding=1, explicit_padding=(t, bt, l_, r_), fused_activation_function=0,
-             **_rq_attrs(info, yq))
+             **_rq_attrs(info, yq, ortf))
     if not _is_float(info) and integer.wide(wq, yq):  # weight zero points or int32 out
         y = integer.conv_node(b, xv, w, wq, bias, a, yq)
     elif groups > 1 and groups == c and cpg == 1:  # depthwise: [1, kh, kw, M], scales on axis 3
@@ -172,10 +192,12 @@ def fully_connected(b: Builder, info: dict, yq: QParams | None) -> Rec:
     shape = b.type(x.value).shape
     if shape[-1] != depth:
         raise b.unsupported(f"MatMul/Gemm depth {shape[-1]} does not match the weights' {depth}")
+    ortf = _ort_float(info, yq, wq) and int(np.prod(shape)) == depth  # one row
     bias = _float_bias(b, info, units) if _is_float(info) else \
-        _bias(b, info, b.type(x.value).q, q, units)
+        _bias(b, info, b.type(x.value).q, q, units, ortf)
     wv = b.const(w, dt, q, label="weights")
-    a = dict(fused_activation_function=0, keep_num_dims=len(shape) > 2, **_rq_attrs(info, yq))
+    a = dict(fused_activation_function=0, keep_num_dims=len(shape) > 2,
+             **_rq_attrs(info, yq, ortf))
     y = b.add_inferred("FULLY_CONNECTED", [x.value, wv, bias], dt, yq, a)
     return Rec("act", y, perm=tuple(range(len(b.type(y).shape))))
 
@@ -206,7 +228,9 @@ def binary(b: Builder, info: dict, yq: QParams | None) -> Rec:
             vals.append(b.with_perm(r, perm).value)
         else:
             vals.append(_broadcast_const(b, r, acts[0]))
-    a = dict(fused_activation_function=0, **_rq_attrs(info, yq))
+    ortf = _ort_float(info, yq) and info["ir_op"] == "ADD" and len(acts) == 2 and \
+        b.type(vals[0]).shape == b.type(vals[1]).shape
+    a = dict(fused_activation_function=0, **_rq_attrs(info, yq, ortf))
     y = b.add_inferred(info["ir_op"], vals, DType.INT8 if yq else DType.FLOAT32, yq, a)
     return Rec("act", y, perm=perm)
 
@@ -240,6 +264,8 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
     op = "AVERAGE_POOL_2D" if info["kind"] == "avg" else "MAX_POOL_2D"
     if op == "AVERAGE_POOL_2D" and info.get("qlinear"):  # onnxruntime's: ops/_onnx_pool.py
         a.update(numerics=ONNX, onnx_zp_offset=info["zp_offset"])
+    elif op == "AVERAGE_POOL_2D" and _ort_float(info, yq):  # edgecc/ops/_ort_float.py
+        a.update(numerics=ORT_FLOAT, clamp=_clamp(info, yq))
     if op == "MAX_POOL_2D" and yq and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0],
                                                                           yq.zero_point[0]):
         raise b.unsupported("MaxPool whose QuantizeLinear changes the quantization")

@@ -184,7 +184,8 @@ def conv(b: Builder, n, a) -> list[Rec]:
     if floats.is_float(b, b.rec(n.input[0])):
         return [floats.conv(b, n, a, b.rec(n.input[0]))]
     x = _dq_act(b, b.rec(n.input[0]))
-    return [Rec("pend", op="conv", info=_weighted(b, n, dict(x=x, attrs=a), 2))]
+    info = dict(x=x, attrs=a, ort_float=b.index in b.ort_float)
+    return [Rec("pend", op="conv", info=_weighted(b, n, info, 2))]
 
 
 def matmul(b: Builder, n, a) -> list[Rec]:
@@ -194,7 +195,7 @@ def matmul(b: Builder, n, a) -> list[Rec]:
     if floats.is_float(b, b.rec(n.input[0])):
         return [floats.matmul(b, n, a, b.rec(n.input[0]))]
     x = _dq_act(b, b.rec(n.input[0]))
-    info = dict(x=x, trans_b=bool(a.get("transB", 0)))
+    info = dict(x=x, trans_b=bool(a.get("transB", 0)), ort_float=b.index in b.ort_float)
     return [Rec("pend", op="fc", info=_weighted(b, n, info, 2 if n.op_type == "Gemm" else None))]
 
 
@@ -210,7 +211,8 @@ def add_mul(b: Builder, n, a) -> list[Rec]:
     for r in ins:
         if r.kind not in ("dq", "qconst"):
             raise b.unsupported(f"{n.op_type} operands must come from DequantizeLinear (QDQ)")
-    return [Rec("pend", op="binary", info=dict(xs=ins, ir_op=n.op_type.upper()))]
+    return [Rec("pend", op="binary", info=dict(xs=ins, ir_op=n.op_type.upper(),
+                                               ort_float=b.index in b.ort_float))]
 
 
 def relu_clip(b: Builder, n, a) -> list[Rec]:
@@ -248,6 +250,7 @@ def pool(b: Builder, n, a) -> list[Rec]:
     fused = b.ort_fused.get(b.index)  # onnxruntime's QLinearAveragePool (ortfuse.py)
     return [Rec("pend", op="pool", info=dict(x=_dq_act(b, r), attrs=a, kind=kind,
                                              qlinear=fused is not None,
+                                             ort_float=b.index in b.ort_float,
                                              zp_offset=128 if fused == "u8" else 0))]
 
 

@@ -38,15 +38,20 @@ def _elem(name: str, producer: dict, consumers: dict, outputs: set, consts: dict
 FUSED_OPS = ("Softmax", "AveragePool")
 
 
-def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> dict[int, str]:
-    """Node index of each Softmax / AveragePool onnxruntime runs as its QLinear kernel -> the
-    element type it runs in ("s8" or "u8")."""
+def _edges(g: onnx.GraphProto) -> tuple[dict, dict, set]:
+    """(tensor -> its producing node, tensor -> the nodes reading it, graph output names)."""
     producer = {o: n for n in g.node for o in n.output}
     consumers: dict[str, list] = {}
     for n in g.node:
         for x in n.input:
             consumers.setdefault(x, []).append(n)
-    outputs = {o.name for o in g.output}
+    return producer, consumers, {o.name for o in g.output}
+
+
+def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> dict[int, str]:
+    """Node index of each Softmax / AveragePool onnxruntime runs as its QLinear kernel -> the
+    element type it runs in ("s8" or "u8")."""
+    producer, consumers, outputs = _edges(g)
     out = {}
     for i, n in enumerate(g.node):
         if n.op_type not in FUSED_OPS or n.output[0] in outputs:
@@ -60,4 +65,73 @@ def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> dict[int, st
         a, b = _elem(dq.input[0], *args), _elem(users[0].output[0], *args)
         if a is not None and a == b:
             out[i] = a
+    return out
+
+
+def _elem_strict(name: str, producer: dict, consumers: dict, outputs: set, consts: dict,
+                 dtypes: dict) -> str | None:
+    """As _elem, with QDQS8ToU8's one-edge rule: an int8 QuantizeLinear becomes uint8 only when
+    one DequantizeLinear reads it and one node reads that DequantizeLinear."""
+    node = producer.get(name)
+    if node is not None and node.op_type in _MOVES and node.input:  # keeps the element type
+        return _elem_strict(node.input[0], producer, consumers, outputs, consts, dtypes)
+    elem = _elem(name, producer, consumers, outputs, consts, dtypes)
+    if elem != "u8" or node is None or node.op_type != "QuantizeLinear":
+        return elem
+    zp = consts.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+    if zp is None or np.asarray(zp).dtype == np.uint8:
+        return elem
+    users = consumers.get(name, [])
+    one = len(users) == 1 and len(consumers.get(users[0].output[0], [])) == 1 and \
+        users[0].output[0] not in outputs
+    return "u8" if one else "s8"
+
+
+_MOVES = ("Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity")
+# a Gemm node of mixed element types was seen fused all the same (QGemm in ox_se_mbv2_qdq_s8),
+# so only MatMul (its bias Add after it; onnxruntime makes the pair a float Gemm) is listed
+FLOAT_OPS = ("Conv", "MatMul", "Add", "AveragePool")
+_PASS = ("Relu", "Clip")  # removed into the QuantizeLinear's clamp by onnxruntime
+
+
+def _group_q(n, consumers: dict, outputs: set):
+    """The QuantizeLinear closing the QDQ group opened by n (through a bias Add of a MatMul and
+    a Relu / Clip), or None."""
+    cur = n
+    for _ in range(3):
+        users = consumers.get(cur.output[0], [])
+        if cur.output[0] in outputs or len(users) != 1:
+            return None
+        nxt = users[0]
+        if nxt.op_type == "QuantizeLinear":
+            return nxt
+        if nxt.op_type not in _PASS and not (cur.op_type == "MatMul" and nxt.op_type == "Add"):
+            return None
+        cur = nxt
+    return None
+
+
+def float_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> set[int]:
+    """Node indices of the Conv / MatMul / Add / AveragePool that onnxruntime runs in
+    float32 between DequantizeLinear and QuantizeLinear (element types in and out differ)."""
+    producer, consumers, outputs = _edges(g)
+    args = (producer, consumers, outputs, consts, dtypes)
+    out = set()
+    for i, n in enumerate(g.node):
+        if n.op_type not in FLOAT_OPS:
+            continue
+        q = _group_q(n, consumers, outputs)
+        ins = [producer.get(x) for x in n.input if x and x not in consts]
+        if q is None or any(d is None or d.op_type != "DequantizeLinear" for d in ins):
+            continue
+        acts = [d for d in ins if d.input[0] not in consts]  # not the weights / bias
+        if not acts:
+            continue
+        kinds = {_elem_strict(d.input[0], *args) for d in acts}
+        kinds.add(_elem_strict(q.output[0], *args))
+        # x86 onnxruntime fuses int8 activations only into QLinearAdd-like kernels, never into
+        # QLinearConv / QGemm (QDQIsInt8Allowed: its u8s8 kernels are the fast ones)
+        s8_weighted = kinds == {"s8"} and n.op_type in ("Conv", "MatMul")
+        if None not in kinds and (len(kinds) > 1 or s8_weighted):
+            out.add(i)
     return out
