@@ -3,8 +3,11 @@ assembly names up to 12 registers, which an unoptimized build cannot free, so -O
 ACLE-intrinsic twins (runtime_c/dsp/conv_2d.h). The Helium (Cortex-M55) kernels' assembly takes
 its intrinsic / C twins at -O0 (and EC_MVE_MAC2X3 at -Os), and their functions carry the few
 -O2 options that let -O1, -Og and a reserved frame pointer allocate the rest (mve/common.h,
-EC_MVE_NOSCHED); the twins are bit-exact with TFLite Micro under QEMU. Every compiler run has a
-bounded timeout, so a compiler that hangs fails the test instead of blocking CI."""
+EC_MVE_NOSCHED); the twins are bit-exact with TFLite Micro under QEMU. Known gap: the Helium
+kernels' ONNX-numerics entry points (*_onnx_s8) still fail to build with -fno-omit-frame-pointer
+(gcc 12 leaves r7 unallocated in them despite the omit-frame-pointer attribute); every other
+option set builds. Every compiler run has a bounded timeout, so a compiler that hangs fails the
+test instead of blocking CI."""
 from __future__ import annotations
 
 import subprocess
@@ -14,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_model
+from conftest import SHARED, shared_model
 
 REPO = Path(__file__).resolve().parent.parent
 M4 = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
@@ -22,9 +25,10 @@ M55 = ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"]
 OPTS = ["-O0", "-Og", "-O1", "-Os", "-O3", "-O2 -fno-omit-frame-pointer"]
 
 
-def _builds_at_every_opt_level(tmp_path, model, target, cflags):
+def _builds_at_every_opt_level(tmp_path, model, target, cflags, opts=OPTS):
     out = tmp_path / "gen"
-    r = subprocess.run([sys.executable, "-m", "edgecc", "compile", str(shared_model(model)),
+    path = model if isinstance(model, Path) else shared_model(model)
+    r = subprocess.run([sys.executable, "-m", "edgecc", "compile", str(path),
                         "--target", target, "--name", "m", "-o", str(out)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
@@ -36,7 +40,7 @@ def _builds_at_every_opt_level(tmp_path, model, target, cflags):
                            capture_output=True, text=True, timeout=120)
         return f"{model} {opt} {src.name}: {b.stderr[-800:]}" if b.returncode else None
 
-    jobs = [(opt, src) for opt in OPTS for src in sorted(out.glob("*.c"))]
+    jobs = [(opt, src) for opt in opts for src in sorted(out.glob("*.c"))]
     with ThreadPoolExecutor(max_workers=2) as pool:  # (the machines have 2 cores)
         errors = [e for e in pool.map(build, enumerate(jobs)) if e]
     assert not errors, errors[0]
@@ -51,6 +55,15 @@ def test_cortex_m4_c_builds_at_every_opt_level(tmp_path, model):
                                    "micro_speech_quantized", "str_ww_ref_model", "kws_ref_model"])
 def test_cortex_m55_c_builds_at_every_opt_level(tmp_path, model):
     _builds_at_every_opt_level(tmp_path, model, "cortex-m55", M55)
+
+
+@pytest.mark.parametrize("model", ["tfl_pretrainedResnet_quant_qdq", "ox_dscnn_qdq_s8"])
+def test_cortex_m55_onnx_numerics_c_builds_at_every_opt_level_but_frame_pointer(tmp_path, model):
+    path = SHARED / "models" / "onnx_models" / f"{model}.onnx"
+    if not path.is_file():
+        pytest.fail(f"shared model missing: {path}")
+    opts = [o for o in OPTS if "frame" not in o]  # (the known gap: see the docstring)
+    _builds_at_every_opt_level(tmp_path, path, "cortex-m55", M55, opts)
 
 
 @pytest.mark.parametrize("model,opt", [("vww_96_int8", "-O0"), ("pretrainedResnet_quant", "-Os")])

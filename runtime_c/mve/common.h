@@ -23,13 +23,16 @@
  * them to the stack; the kernels are written in a register-friendly order, so keep it.
  * Whatever -O level or frame-pointer option a firmware builds with, their assembly must be
  * allocatable (gcc has no macro telling -O1/-Og or -fno-omit-frame-pointer from -O2), so the
- * kernels also take three options -O2 has anyway (the default build's code is the same):
+ * kernels also take options -O2 has anyway (the -O2/-O3 code is the same, byte for byte):
  * omit-frame-pointer (with r7 reserved, the depthwise block loop's 12 general-purpose
- * registers do not fit), expensive-optimizations and cse-follow-jumps (without them -O1/-Og
- * give EC_MVE_MAC2X3's memory operands registers of their own: 11 + 4 do not fit). */
+ * registers do not fit), and the CSE/GCSE/PRE passes (without them -O1/-Og copy the pointers
+ * EC_MVE_MAC2X3 and the depthwise loops take, and their 11-13 registers no longer fit).
+ * Known gap: the ONNX entry points (*_onnx_s8) still leave r7 unused under
+ * -fno-omit-frame-pointer and fail to build there. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define EC_MVE_NOSCHED __attribute__((optimize("no-schedule-insns", "omit-frame-pointer", \
-                                               "expensive-optimizations", "cse-follow-jumps")))
+                                               "expensive-optimizations", "cse-follow-jumps", \
+                                               "gcse", "rerun-cse-after-loop", "tree-pre")))
 #else
 #define EC_MVE_NOSCHED
 #endif
