@@ -20,15 +20,10 @@
 #include <arm_mve.h>
 
 /* gcc's pre-allocation scheduler hoists every vector load of a kernel's loop and then spills
- * them to the stack; the kernels are written in a register-friendly order, so keep it.
- * Whatever -O level or frame-pointer option a firmware builds with, their assembly must be
- * allocatable (gcc has no macro telling -O1/-Og or -fno-omit-frame-pointer from -O2), so the
- * kernels also take options -O2 has anyway (the -O2/-O3 code is the same, byte for byte):
- * omit-frame-pointer (with r7 reserved, the depthwise block loop's 12 general-purpose
- * registers do not fit), and the CSE/GCSE/PRE passes (without them -O1/-Og copy the pointers
- * EC_MVE_MAC2X3 and the depthwise loops take, and their 11-13 registers no longer fit).
- * Known gap: the ONNX entry points (*_onnx_s8) still leave r7 unused under
- * -fno-omit-frame-pointer and fail to build there. */
+ * them to the stack; the kernels are written in a register-friendly order, so keep it. So that
+ * the assembly's 11-13 registers allocate at -O1/-Og and with r7 reserved (no macro tells
+ * those from -O2), the kernels also take -O2 options (-O2/-O3 code unchanged): the CSE, GCSE
+ * and PRE passes, omit-frame-pointer (gap: *_onnx_s8 still fail with -fno-omit-frame-pointer). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define EC_MVE_NOSCHED __attribute__((optimize("no-schedule-insns", "omit-frame-pointer", \
                                                "expensive-optimizations", "cse-follow-jumps", \
@@ -36,8 +31,7 @@
 #else
 #define EC_MVE_NOSCHED
 #endif
-/* 1 in optimized builds: the kernels' long assembler loops; 0 without optimization (-O0),
- * which cannot free their registers: the kernels' C paths (intrinsics) instead. */
+/* 0 at -O0 (it cannot free the assembler loops' registers): the kernels' C paths instead */
 #if defined(__OPTIMIZE__)
 #define EC_MVE_ASM 1
 #else
