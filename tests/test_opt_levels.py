@@ -1,29 +1,92 @@
-"""The generated C builds whatever -O level a firmware uses: the Cortex-M4 DSP kernels' inline
+"""The generated C builds whatever -O level a firmware uses. The Cortex-M4 DSP kernels' inline
 assembly names up to 12 registers, which an unoptimized build cannot free, so -O0 takes their
-ACLE-intrinsic twins (runtime_c/dsp/conv_2d.h). Known gap, not covered here: some Helium
-(Cortex-M55) kernels' assembly fails to build at -O0/-Og/-O1/-Os (see the issue note)."""
+ACLE-intrinsic twins (runtime_c/dsp/conv_2d.h). The Helium (Cortex-M55) kernels' assembly takes
+its intrinsic / C twins at -O0 (and EC_MVE_MAC2X3 at -Os), and their functions carry the few
+-O2 options that let -O1, -Og and a reserved frame pointer allocate the rest (mve/common.h,
+EC_MVE_NOSCHED); the twins are bit-exact with TFLite Micro under QEMU. Known gap: the Helium
+kernels' ONNX-numerics entry points (*_onnx_s8) still fail to build with -fno-omit-frame-pointer
+(gcc 12 leaves r7 unallocated in them despite the omit-frame-pointer attribute); every other
+option set builds. Every compiler run has a bounded timeout, so a compiler that hangs fails the
+test instead of blocking CI."""
 from __future__ import annotations
 
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
-from conftest import shared_model
+from conftest import SHARED, shared_model
 
+REPO = Path(__file__).resolve().parent.parent
 M4 = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
+M55 = ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"]
+OPTS = ["-O0", "-Og", "-O1", "-Os", "-O3", "-O2 -fno-omit-frame-pointer"]
+
+
+def _builds_at_every_opt_level(tmp_path, model, target, cflags, opts=OPTS):
+    out = tmp_path / "gen"
+    path = model if isinstance(model, Path) else shared_model(model)
+    r = subprocess.run([sys.executable, "-m", "edgecc", "compile", str(path),
+                        "--target", target, "--name", "m", "-o", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+
+    def build(job):
+        i, (opt, src) = job
+        b = subprocess.run(["arm-none-eabi-gcc", "-std=c99", *cflags, *opt.split(), "-I",
+                            str(out), "-c", str(src), "-o", str(tmp_path / f"x{i}.o")],
+                           capture_output=True, text=True, timeout=120)
+        return f"{model} {opt} {src.name}: {b.stderr[-800:]}" if b.returncode else None
+
+    jobs = [(opt, src) for opt in opts for src in sorted(out.glob("*.c"))]
+    with ThreadPoolExecutor(max_workers=2) as pool:  # (the machines have 2 cores)
+        errors = [e for e in pool.map(build, enumerate(jobs)) if e]
+    assert not errors, errors[0]
 
 
 @pytest.mark.parametrize("model", ["vww_96_int8", "str_ww_ref_model", "ad01_int8"])
 def test_cortex_m4_c_builds_at_every_opt_level(tmp_path, model):
-    out = tmp_path / "gen"
-    r = subprocess.run([sys.executable, "-m", "edgecc", "compile", str(shared_model(model)),
-                        "--target", "cortex-m4", "--name", "m", "-o", str(out)],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    for opt in ["-O0", "-Og", "-O1", "-Os", "-O3", "-O2 -fno-omit-frame-pointer"]:
-        for src in sorted(out.glob("*.c")):
-            b = subprocess.run(["arm-none-eabi-gcc", "-std=c99", *M4, *opt.split(), "-I", str(out),
-                                "-c", str(src), "-o", str(tmp_path / "x.o")],
-                               capture_output=True, text=True, timeout=120)
-            assert b.returncode == 0, f"{model} {opt} {src.name}: {b.stderr[-800:]}"
+    _builds_at_every_opt_level(tmp_path, model, "cortex-m4", M4)
+
+
+@pytest.mark.parametrize("model", ["vww_96_int8", "pretrainedResnet_quant",
+                                   "micro_speech_quantized", "str_ww_ref_model", "kws_ref_model"])
+def test_cortex_m55_c_builds_at_every_opt_level(tmp_path, model):
+    _builds_at_every_opt_level(tmp_path, model, "cortex-m55", M55)
+
+
+@pytest.mark.parametrize("model", ["tfl_pretrainedResnet_quant_qdq", "ox_dscnn_qdq_s8"])
+def test_cortex_m55_onnx_numerics_c_builds_at_every_opt_level_but_frame_pointer(tmp_path, model):
+    path = SHARED / "models" / "onnx_models" / f"{model}.onnx"
+    if not path.is_file():
+        pytest.fail(f"shared model missing: {path}")
+    opts = [o for o in OPTS if "frame" not in o]  # (the known gap: see the docstring)
+    _builds_at_every_opt_level(tmp_path, path, "cortex-m55", M55, opts)
+
+
+@pytest.mark.parametrize("model,opt", [("vww_96_int8", "-O0"), ("pretrainedResnet_quant", "-Os")])
+def test_cortex_m55_twins_bit_exact_under_qemu(monkeypatch, tmp_path, model, opt):
+    """The generated C built at `opt` (the assembly's twins: the depthwise per-pixel C path at
+    -O0, EC_MVE_MAC2X3's intrinsics at both) runs under QEMU bit-exact with TFLite Micro over
+    two frames. (An unoptimized build keeps every inlined copy's locals apart: the 1x1
+    convolution's frame alone is about 25 KB at -O0, so the board gets a 64 KiB stack.)"""
+    from edgecc.boards import load_board
+    from edgecc.targets import get_target
+    from edgecc.verify import qemu, verify_model
+    text = (REPO / "boards" / "mps3-an547.toml").read_text()
+    assert "stack_size = 16384" in text
+    board_file = tmp_path / "mps3-an547-bigstack.toml"
+    board_file.write_text(text.replace("stack_size = 16384", "stack_size = 65536"))
+    real = qemu.build_program
+    seen = []
+
+    def build(*args, gen_flags=(), **kw):
+        seen.append(opt)
+        return real(*args, gen_flags=[*gen_flags, opt], **kw)  # after the default -O2: wins
+
+    monkeypatch.setattr(qemu, "build_program", build)
+    r = verify_model(shared_model(model), get_target("cortex-m55"), board=load_board(board_file),
+                     frames=2)
+    assert seen and r.bit_exact

@@ -20,11 +20,22 @@
 #include <arm_mve.h>
 
 /* gcc's pre-allocation scheduler hoists every vector load of a kernel's loop and then spills
- * them to the stack; the kernels are written in a register-friendly order, so keep it. */
+ * them to the stack; the kernels are written in a register-friendly order, so keep it. So that
+ * the assembly's 11-13 registers allocate at -O1/-Og and with r7 reserved (no macro tells
+ * those from -O2), the kernels also take -O2 options (-O2/-O3 code unchanged): the CSE, GCSE
+ * and PRE passes, omit-frame-pointer (gap: *_onnx_s8 still fail with -fno-omit-frame-pointer). */
 #if defined(__GNUC__) && !defined(__clang__)
-#define EC_MVE_NOSCHED __attribute__((optimize("no-schedule-insns")))
+#define EC_MVE_NOSCHED __attribute__((optimize("no-schedule-insns", "omit-frame-pointer", \
+                                               "expensive-optimizations", "cse-follow-jumps", \
+                                               "gcse", "rerun-cse-after-loop", "tree-pre")))
 #else
 #define EC_MVE_NOSCHED
+#endif
+/* 0 at -O0 (it cannot free the assembler loops' registers): the kernels' C paths instead */
+#if defined(__OPTIMIZE__)
+#define EC_MVE_ASM 1
+#else
+#define EC_MVE_ASM 0
 #endif
 #define EC_MVE_SHARED static __attribute__((noinline, unused)) EC_MVE_NOSCHED
 #define EC_MVE_INLINE static inline __attribute__((always_inline)) EC_MVE_NOSCHED
@@ -82,8 +93,9 @@ EC_MVE_INLINE int32x4_t ec_mve_vec4(int32_t a0, int32_t a1, int32_t a2, int32_t 
                 "vmlava.s8 %[s1], %q[yv], %q[wv]\n\t" \
                 "vmlava.s8 %[s2], %q[zv], %q[wv]\n\t"
 /* (chunks >= 1; the loop runs four chunks per iteration, the remainder first). clang 14
- * cannot allocate the 15 registers of the assembly: intrinsics there. */
-#if defined(__clang__)
+ * cannot allocate the 15 registers of the assembly, nor can gcc without optimization (-O0)
+ * or optimizing for size (-Os): intrinsics there (the same sums, modulo 2^32). */
+#if defined(__clang__) || !defined(__OPTIMIZE__) || defined(__OPTIMIZE_SIZE__)
 #define EC_MVE_MAC2X3(xa, xb, xc, wp, chunks, a0, a1, a2, b0, b1, b2) do { \
         int32_t k_; \
         for (k_ = 0; k_ < (chunks); ++k_) { \

@@ -138,14 +138,15 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
 /* One output row: planes hold its k_h input rows at the slots offv names. w16: [oc][16]
  * filter taps in window-lane order (zero lanes past the filter); rq: per 4 channels the
  * records [bias x4][m x4][N x4][-e x4]; channels padded to 4. full: the epilogue (epi of
- * ec_mve_row, mve/common.h; 3: ONNX numerics over the whole int8 range). */
+ * ec_mve_row, mve/common.h; 3: ONNX numerics over the whole int8 range). Unoptimized builds
+ * (EC_MVE_ASM 0) take the per-pixel loop for every block. */
 EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, int8_t *yr,
                                  const int8_t *w16, const int32_t *rq, uint8x16_t offv,
                                  int full) {
     const int32_t blk = g->k_h * g->wp, sw = g->s_w, out_w = g->out_w, out_c = g->out_c;
     const int32_t dm = g->dm;
     int32_t oc, ox;
-    if ((full == 1 || full == 3) && dm == 1 && out_c % 4 == 0) {
+    if (EC_MVE_ASM && (full == 1 || full == 3) && dm == 1 && out_c % 4 == 0) {
         const int32_t k[3] = {out_w, 4 * blk - out_w * sw, 4 - out_w * out_c};
         const int8_t *p = planes, *tp, *wq = w16;
         const int32_t *rqp = rq;
@@ -172,7 +173,7 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
         }
         const int32_t nv = out_c - oc;
         int8_t *yp = yr + oc;
-        if ((full == 1 || full == 3) && nv >= 4) {
+        if (EC_MVE_ASM && (full == 1 || full == 3) && nv >= 4) {
             /* the whole row of 4 channels in assembly: the requantization with the 4 records'
              * vectors loaded in turn into the two working registers (the filters, the offsets
              * and the two leave one vector register free) */
