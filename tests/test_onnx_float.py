@@ -16,6 +16,27 @@ from edgecc.frontends.onnx.read import read_model
 from edgecc.ops import _onnx_float as of
 from test_onnx_frontend import onnx_model
 
+
+@pytest.fixture(autouse=True)
+def _ort_float_mode(monkeypatch):
+    """These tests are about --onnx-float ort (onnxruntime's float32 order)."""
+    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "ort")
+
+
+def test_onnx_float_mode_default_and_bad(monkeypatch):
+    """'integer' unless asked; an unknown mode is the user's error (exit 2), and the integer mode
+    marks no node as a float group."""
+    from edgecc.compiler import compile_model
+    from edgecc.errors import EdgeccError
+    from edgecc.targets import get_target
+    monkeypatch.delenv("EDGECC_ONNX_FLOAT")
+    assert of.onnx_float_mode() == "integer"
+    c = compile_model(onnx_model(RESNET), get_target("host"), "model")
+    assert not [lw for lw in c.lowered if lw.node.attrs.get("numerics") == "ort_float"]
+    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "float64")
+    with pytest.raises(EdgeccError, match="--onnx-float"):
+        of.onnx_float_mode()
+
 ort = pytest.importorskip("onnxruntime")
 THREADS = 2  # the session's intra-op threads; the conv's summation slices depend on it
 RESNET = "tfl_pretrainedResnet_quant_qdq"

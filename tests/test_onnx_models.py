@@ -1,8 +1,8 @@
 """The shared ONNX models (../shared/models/onnx_models/) end to end against onnxruntime: each
 compiles and, over 3 seeded frames, matches onnxruntime on host gcc (fast tests) and on host
 clang, cortex-m4, cortex-m55, aarch64 and x86-avx2 (slow: one test per model and target, so the
-SIMD kernels each target picks are covered model by model); no Transpose runs inside an ox_*
-convolutional model."""
+SIMD kernels each target picks are covered model by model), in both --onnx-float modes; no
+Transpose runs inside an ox_* convolutional model."""
 from __future__ import annotations
 
 import pytest
@@ -19,14 +19,22 @@ MODELS = [*QUANT, "ox_dscnn_fp32", *TFL]
 TARGETS = ["clang", "cortex-m4", "cortex-m55", "aarch64", "x86-avx2"]
 
 # onnxruntime runs 6 of tfl_pretrainedResnet_quant_qdq's Convs, 2 Adds, its AveragePool and
-# Gemm in float32 (its x86 s8->u8 rewrite leaves those QDQ groups unfused); edgecc computes them
-# in its order (edgecc/ops/_onnx_float.py, _ort_float.py), so the model is exact too.
+# Gemm in float32 (its x86 s8->u8 rewrite leaves those QDQ groups unfused). With --onnx-float
+# ort edgecc computes them in its order (edgecc/ops/_onnx_float.py, _ort_float.py): exact. With
+# the default 'integer' (the fast kernels), one conv2d_5 value of frame 1 lands on a float32
+# rounding tie, one step off, and the step grows to 2-4 in 3 of the 10 outputs.
+INTEGER_DRIFT = {"tfl_pretrainedResnet_quant_qdq"}
 # onnxruntime computes ConvTranspose in float (and Resize, whose arithmetic edgecc follows
 # exactly); edgecc's float ConvTranspose sums in another order: within one step is the contract
 FLOAT_IN_ORT = {f"ox_autoenc_{f}_{t}" for f in ("qdq", "qop") for t in ("s8", "u8")}
 
 
-def _check(name: str, target: str) -> None:
+# the models with QDQ groups onnxruntime runs in float32, where the two modes differ
+FLOAT_GROUPS = {*TFL, "ox_autoenc_qdq_s8", "ox_conv1d_qdq_s8", "ox_se_mbv2_qdq_s8"}
+
+
+def _check(monkeypatch, name: str, target: str, mode: str) -> None:
+    monkeypatch.setenv("EDGECC_ONNX_FLOAT", mode)  # the frontend reads it (CLI: --onnx-float)
     cc = "clang" if target == "clang" else None
     r = verify_model(onnx_model(name), get_target("host" if cc else target), cc=cc, frames=3)
     assert r.oracle == "onnxruntime"
@@ -37,23 +45,38 @@ def _check(name: str, target: str) -> None:
 
 
 def _params(targets):
-    return [pytest.param(m, t) for m in MODELS for t in targets]
+    ps = [pytest.param(m, t, "ort", id=f"{m}-{t}-ort") for m in MODELS for t in targets]
+    drift = pytest.mark.xfail(strict=True, reason="integer mode: 3 of 10 outputs 2-4 steps off "
+                              "in frame 1 (a float32 rounding tie in conv2d_5, grown)")
+    return ps + [pytest.param(m, t, "integer", id=f"{m}-{t}-integer",
+                              marks=[drift] if m in INTEGER_DRIFT else [])
+                 for m in sorted(FLOAT_GROUPS) for t in targets]
 
 
-@pytest.mark.parametrize("name,target", _params(["gcc"]))
-def test_onnx_model_host_gcc(name, target):
-    _check(name, "host")
+@pytest.mark.parametrize("name,target,mode", _params(["gcc"]))
+def test_onnx_model_host_gcc(monkeypatch, name, target, mode):
+    _check(monkeypatch, name, "host", mode)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,target", _params(TARGETS))
-def test_onnx_model_on_target(name, target):
-    _check(name, target)
+@pytest.mark.parametrize("name,target,mode", _params(TARGETS))
+def test_onnx_model_on_target(monkeypatch, name, target, mode):
+    _check(monkeypatch, name, target, mode)
 
 
-def test_resnet_float_groups_exact_over_frames():
-    """The float32 groups stay exact frame after frame (the drift of the integer kernels began
-    in frame 1, on one conv2d_5 value)."""
+def test_float_group_models_listed():
+    """FLOAT_GROUPS is exactly the models where onnxruntime leaves a QDQ group in float32."""
+    from edgecc.frontends.onnx.ortfuse import float_groups
+    from edgecc.frontends.onnx.read import read_model
+    got = {name for name in MODELS if name != "ox_dscnn_fp32"
+           for m in [read_model(onnx_model(name))] if float_groups(m.graph, m.consts, m.dtypes)}
+    assert got == FLOAT_GROUPS
+
+
+def test_resnet_float_groups_exact_over_frames(monkeypatch):
+    """With --onnx-float ort the float32 groups stay exact frame after frame (the drift of the
+    integer kernels begins in frame 1, on one conv2d_5 value)."""
+    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "ort")
     r = verify_model(onnx_model("tfl_pretrainedResnet_quant_qdq"), get_target("host"), frames=8,
                      seed=11)
     assert r.bit_exact, r.as_json()

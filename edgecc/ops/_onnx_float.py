@@ -29,11 +29,31 @@ import os
 
 import numpy as np
 
+from edgecc.errors import EdgeccError
+
 F32, F64 = np.float32, np.float64
 SGEMM_STRIDE = 128           # MLAS_SGEMM_STRIDEN == MLAS_SGEMM_STRIDEK
 THREAD_COMPLEXITY = 64 * 1024  # MLAS_SGEMM_THREAD_COMPLEXITY
 THREAD_ALIGN = 16            # MLAS_SGEMM_STRIDEN_THREAD_ALIGN
 MAX_THREADS = 16             # MLAS_MAXIMUM_THREAD_COUNT
+
+
+ONNX_FLOAT_MODES = ("integer", "ort")
+
+
+def onnx_float_mode() -> str:
+    """How the QDQ groups onnxruntime leaves in float32 compile ($EDGECC_ONNX_FLOAT; the CLI's
+    --onnx-float sets it). 'integer' (default): the exact int32 accumulator and one float32
+    requantization, on the SIMD kernels: deterministic, as fast as the TFLite model, but a value
+    on a float32 rounding tie can land one step from onnxruntime and the step can grow through
+    later layers. 'ort': onnxruntime's own float32 order (this module; its conv order depends on
+    the intra-op thread count, `ort_threads`), on portable float kernels: bit-exact with
+    onnxruntime on a machine with that thread count, slower."""
+    mode = os.environ.get("EDGECC_ONNX_FLOAT") or "integer"
+    if mode not in ONNX_FLOAT_MODES:
+        raise EdgeccError(f"unknown --onnx-float mode {mode!r} "
+                          f"(known: {', '.join(ONNX_FLOAT_MODES)})")
+    return mode
 
 
 def ort_threads() -> int:

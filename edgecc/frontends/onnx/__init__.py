@@ -22,6 +22,7 @@ from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
+from edgecc.ops._onnx_float import onnx_float_mode
 
 HANDLERS = {
     "QuantizeLinear": nd.quantize, "DequantizeLinear": nd.dequantize,
@@ -94,7 +95,9 @@ def load_onnx(path: str | Path) -> Graph:
     b = Builder(path, m.shapes)
     b.opset = m.opset
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes)
-    b.ort_float = float_groups(m.graph, m.consts, m.dtypes)
+    # the groups onnxruntime computes in float32: in its order only with --onnx-float ort
+    b.ort_float = (float_groups(m.graph, m.consts, m.dtypes) if onnx_float_mode() == "ort"
+                   else set())
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)
     inputs = []
