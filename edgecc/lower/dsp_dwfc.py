@@ -287,7 +287,9 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     b256 = 256 * pad_to(folded, up) - 127 * head[:, 0::2].sum(axis=1) - 32512 * (dp // 4)
     tail = wpad[:, dp:].astype(np.int8).ravel() if depth > dp else np.zeros(4, np.int8)
     geom = DspFcGeom(batches, depth, dp, units, up, *geom_q, 0)
-    consts = dict(w=pack_words(interleave_rows(stored, 4, 8)) if dp else np.zeros(1, np.int32),
+    n8 = up // 8 * 8 if dp and depth == dp else 0  # 8-unit blocks: [4 inputs][8 units]
+    words = np.concatenate([interleave_rows(stored[:n8], 8, 4), interleave_rows(stored[n8:], 4, 8)])
+    consts = dict(w=pack_words(words) if dp else np.zeros(1, np.int32),
                   bias=wrap32(b256).astype(np.int32), wt=tail)
     how = ("4 units per pass over offset weight bytes, the input read in place (SXTB16 / "
            "REV16 pairs per word; no scratch)")
