@@ -61,6 +61,12 @@
         EC_FCR8_ASM_UNITS("%[a0]", "%[a1]") EC_FCR8_ASM_UNITS("%[a2]", "%[a3]") \
         EC_FCR8_ASM_UNITS("%[a4]", "%[a5]") EC_FCR8_ASM_UNITS("%[a6]", "%[a7]")
 
+#define EC_FCR8_ASM_OUTS \
+        [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), \
+        [a4] "+r"(a4), [a5] "+r"(a5), [a6] "+r"(a6), [a7] "+r"(a7), \
+        [pa] "=&r"(pa), [qa] "=&r"(qa), [wa] "=&r"(wa), [wb] "=&r"(wb), \
+        [xp] "+r"(xp), [wp] "+r"(wp)
+
 /* 8 units' sums over the row's first dp inputs (dp a positive multiple of 8), >> sh: accs[0..7]. */
 static inline __attribute__((always_inline)) void ec_dsp_fc_rd_8u(
         const int8_t *xb, int32_t dp, const int32_t **wpp, const int32_t *b256, uint32_t c,
@@ -73,15 +79,17 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_8u(
     const int8_t *xend = xb + dp;
     const int32_t *wp = *wpp;
     int32_t pa, qa, wa, wb;
-    __asm__ volatile("1:\n\t" EC_FCR8_ASM_STEP EC_FCR8_ASM_STEP
-                     "ldr %[wa], %[xe]\n\t"
-                     "cmp %[xp], %[wa]\n\t"
-                     "bne 1b\n\t"
-                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
-                       [a4] "+r"(a4), [a5] "+r"(a5), [a6] "+r"(a6), [a7] "+r"(a7),
-                       [pa] "=&r"(pa), [qa] "=&r"(qa), [wa] "=&r"(wa), [wb] "=&r"(wb),
-                       [xp] "+r"(xp), [wp] "+r"(wp)
-                     : [xe] "m"(xend) : "cc", "memory");
+    if ((dp >> 3) & 1) { /* an odd number of 8-input blocks: one alone, then 16 inputs a turn */
+        __asm__ volatile(EC_FCR8_ASM_STEP EC_FCR8_ASM_STEP : EC_FCR8_ASM_OUTS : : "memory");
+    }
+    if (xp != xend) {
+        __asm__ volatile("1:\n\t" EC_FCR8_ASM_STEP EC_FCR8_ASM_STEP EC_FCR8_ASM_STEP
+                         EC_FCR8_ASM_STEP
+                         "ldr %[wa], %[xe]\n\t"
+                         "cmp %[xp], %[wa]\n\t"
+                         "bne 1b\n\t"
+                         : EC_FCR8_ASM_OUTS : [xe] "m"(xend) : "cc", "memory");
+    }
     *wpp = wp;
     accs[0] = a0 >> sh; accs[1] = a1 >> sh; accs[2] = a2 >> sh; accs[3] = a3 >> sh;
     accs[4] = a4 >> sh; accs[5] = a5 >> sh; accs[6] = a6 >> sh; accs[7] = a7 >> sh;
