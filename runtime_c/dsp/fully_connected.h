@@ -185,6 +185,54 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
         [pa] "=&r"(pa), [qa] "=&r"(qa), [pb] "=&r"(pb), [qb] "=&r"(qb), \
         [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
 
+/* 8 units x 4 inputs per step (units in blocks of 8 while 8 remain, weights interleaved
+ * [8-unit block][4 inputs][8 units][4 bytes]): one input word's pairs serve 8 units, 32
+ * instructions per 32 MACs; 14 registers (8 sums, 2 pairs, 2 weight words, 2 pointers). */
+#define EC_FC8_ASM_UNITS(a, b) \
+        "ldrd %[wa], %[wb], [%[wp]], #8\n\t" \
+        "smlad " a ", %[pa], %[wa], " a "\n\t" \
+        "uxtb16 %[wa], %[wa]\n\t" \
+        "smlad " a ", %[qa], %[wa], " a "\n\t" \
+        "smlad " b ", %[pa], %[wb], " b "\n\t" \
+        "uxtb16 %[wb], %[wb]\n\t" \
+        "smlad " b ", %[qa], %[wb], " b "\n\t"
+#define EC_FC8_ASM_OUTS \
+        [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), \
+        [a4] "+r"(a4), [a5] "+r"(a5), [a6] "+r"(a6), [a7] "+r"(a7), \
+        [pa] "=&r"(pa), [qa] "=&r"(qa), [wa] "=&r"(wa), [wb] "=&r"(wb), \
+        [xp] "+r"(xp), [wp] "+r"(wp)
+
+
+/* The 8 units' sums a0..a7 over inputs [xp, xend) (n inputs, a positive multiple of 8), step
+ * an asm string of 4 inputs x 8 units: an odd 8-input block alone, then 16 inputs a loop turn
+ * (the end reloaded from memory into wa: no register is left). */
+#define EC_FC8_ASM_RUN(step, n) do { \
+        if (((n) >> 3) & 1) __asm__ volatile(step step : EC_FC8_ASM_OUTS : : "memory"); \
+        if (xp != xend) { \
+            __asm__ volatile("1:\n\t" step step step step \
+                             "ldr %[wa], %[xe]\n\t" "cmp %[xp], %[wa]\n\t" "bne 1b\n\t" \
+                             : EC_FC8_ASM_OUTS : [xe] "m"(xend) : "cc", "memory"); \
+        } \
+    } while (0)
+
+/* The 8 sums' declarations, a_i = b[i] - c (partial sums wrap modulo 2^32; the row's final
+ * sum fits), with the asm's other operands; and their store, each >> sh, into ap[0..7]. */
+#define EC_FC8_DECL(b, c) \
+    int32_t a0 = (int32_t)((uint32_t)(b)[0] - (c)), a1 = (int32_t)((uint32_t)(b)[1] - (c)); \
+    int32_t a2 = (int32_t)((uint32_t)(b)[2] - (c)), a3 = (int32_t)((uint32_t)(b)[3] - (c)); \
+    int32_t a4 = (int32_t)((uint32_t)(b)[4] - (c)), a5 = (int32_t)((uint32_t)(b)[5] - (c)); \
+    int32_t a6 = (int32_t)((uint32_t)(b)[6] - (c)), a7 = (int32_t)((uint32_t)(b)[7] - (c)); \
+    int32_t pa, qa, wa, wb
+#define EC_FC8_STORE(ap, sh) do { \
+        (ap)[0] = a0 >> (sh); (ap)[1] = a1 >> (sh); (ap)[2] = a2 >> (sh); (ap)[3] = a3 >> (sh); \
+        (ap)[4] = a4 >> (sh); (ap)[5] = a5 >> (sh); (ap)[6] = a6 >> (sh); (ap)[7] = a7 >> (sh); \
+    } while (0)
+/* the 8-unit step over the extended row: one (P, Q) pair of 4 inputs for 8 units */
+#define EC_FCU8_ASM_STEP \
+        "ldrd %[pa], %[qa], [%[xp]], #8\n\t" \
+        EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
+        EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
+
 /* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
  * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n (g->e = 1: the
  * product proven inside +-2^15, ec_onnx_rq's own clamp skipped); else TFLite's
@@ -212,17 +260,29 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_epilogue(
 
 /* ec_dsp_fc_units for the offset-byte form: c = 32768 * the chunk's even-input sum. */
 static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
-        const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *wp, int32_t skip,
+        const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *w, int32_t c0,
         const int32_t *src, uint32_t c, int32_t *part, int8_t *yb, const int last,
         const float *scale) {
     const int32_t *xend = xs + cl / 2;
     const int odd = (cl / 8) & 1;
+    const int32_t skip = g->dp - cl;
+    const int sh = last ? (scale == 0 ? 7 : 8) : 0; /* 256 * acc -> 2 * acc or acc, exactly */
     int32_t accs[16];
     int32_t u, u0;
     for (u0 = 0; u0 < g->up; u0 += 16) {
         const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
         int32_t *ap = last ? accs : part + u0;
-        for (u = u0; u < u1; u += 4) {
+        const int32_t *wp;
+        for (u = u0; u + 8 <= u1; u += 8) { /* 8-unit blocks: [4 inputs][8 units][4 bytes] */
+            const int32_t *xp = xs;
+            EC_FC8_DECL(src + u, c);
+            wp = w + (u >> 2) * g->dp + 2 * c0;
+            EC_FC8_ASM_RUN(EC_FCU8_ASM_STEP, cl);
+            EC_FC8_STORE(ap, sh);
+            ap += 8;
+        }
+        wp = w + (u >> 2) * g->dp + c0; /* a last 4-unit block: [8 inputs][4 units][8 bytes] */
+        for (; u < u1; u += 4) {
             /* partial sums wrap modulo 2^32; the row's final sum fits */
             int32_t a0 = (int32_t)((uint32_t)src[u] - c);
             int32_t a1 = (int32_t)((uint32_t)src[u + 1] - c);
@@ -240,13 +300,10 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
                                  : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory");
             }
             wp += skip;
-            if (last) { /* 256 * acc -> 2 * acc (TFLite's epilogue) or acc (ONNX's), exactly */
-                const int sh = scale == 0 ? 7 : 8;
-                a0 >>= sh;
-                a1 >>= sh;
-                a2 >>= sh;
-                a3 >>= sh;
-            }
+            a0 >>= sh;
+            a1 >>= sh;
+            a2 >>= sh;
+            a3 >>= sh;
             ap[0] = a0;
             ap[1] = a1;
             ap[2] = a2;
@@ -286,8 +343,8 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
                 xs[(i - c0) / 2 + 1] = __ssub16(ev, pw);
             }
             c = (uint32_t)e256 << 7; /* 32768 * sum of the chunk's even inputs */
-            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 1, scale);
-            else ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 0, scale);
+            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 1, scale);
+            else ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 0, scale);
         }
     }
 }

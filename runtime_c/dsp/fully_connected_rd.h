@@ -42,57 +42,26 @@
         } \
     } while (0)
 
-/* 8 units x 4 inputs per step (units in blocks of 8 while 8 remain, weights interleaved
- * [8-unit block][4 inputs][8 units][4 bytes]): one input word's pairs serve 8 units, 32
- * instructions per 32 MACs; 14 registers (8 sums, 2 pairs, 2 weight words, 2 pointers). */
-#define EC_FCR8_ASM_UNITS(a, b) \
-        "ldrd %[wa], %[wb], [%[wp]], #8\n\t" \
-        "smlad " a ", %[pa], %[wa], " a "\n\t" \
-        "uxtb16 %[wa], %[wa]\n\t" \
-        "smlad " a ", %[qa], %[wa], " a "\n\t" \
-        "smlad " b ", %[pa], %[wb], " b "\n\t" \
-        "uxtb16 %[wb], %[wb]\n\t" \
-        "smlad " b ", %[qa], %[wb], " b "\n\t"
+/* the 8-unit step: one input word read in place, its pairs made once for 8 units */
 #define EC_FCR8_ASM_STEP \
         "ldr %[pa], [%[xp]], #4\n\t" \
         "rev16 %[qa], %[pa]\n\t" \
         "eor %[qa], %[qa], #0x007F007F\n\t" \
         "sxtb16 %[pa], %[pa], ror #8\n\t" \
-        EC_FCR8_ASM_UNITS("%[a0]", "%[a1]") EC_FCR8_ASM_UNITS("%[a2]", "%[a3]") \
-        EC_FCR8_ASM_UNITS("%[a4]", "%[a5]") EC_FCR8_ASM_UNITS("%[a6]", "%[a7]")
-
-#define EC_FCR8_ASM_OUTS \
-        [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), \
-        [a4] "+r"(a4), [a5] "+r"(a5), [a6] "+r"(a6), [a7] "+r"(a7), \
-        [pa] "=&r"(pa), [qa] "=&r"(qa), [wa] "=&r"(wa), [wb] "=&r"(wb), \
-        [xp] "+r"(xp), [wp] "+r"(wp)
+        EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
+        EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
 
 /* 8 units' sums over the row's first dp inputs (dp a positive multiple of 8), >> sh: accs[0..7]. */
 static inline __attribute__((always_inline)) void ec_dsp_fc_rd_8u(
         const int8_t *xb, int32_t dp, const int32_t **wpp, const int32_t *b256, uint32_t c,
         int32_t sh, int32_t *accs) {
-    int32_t a0 = (int32_t)((uint32_t)b256[0] - c), a1 = (int32_t)((uint32_t)b256[1] - c);
-    int32_t a2 = (int32_t)((uint32_t)b256[2] - c), a3 = (int32_t)((uint32_t)b256[3] - c);
-    int32_t a4 = (int32_t)((uint32_t)b256[4] - c), a5 = (int32_t)((uint32_t)b256[5] - c);
-    int32_t a6 = (int32_t)((uint32_t)b256[6] - c), a7 = (int32_t)((uint32_t)b256[7] - c);
+    EC_FC8_DECL(b256, c);
     const int8_t *xp = xb;
     const int8_t *xend = xb + dp;
     const int32_t *wp = *wpp;
-    int32_t pa, qa, wa, wb;
-    if ((dp >> 3) & 1) { /* an odd number of 8-input blocks: one alone, then 16 inputs a turn */
-        __asm__ volatile(EC_FCR8_ASM_STEP EC_FCR8_ASM_STEP : EC_FCR8_ASM_OUTS : : "memory");
-    }
-    if (xp != xend) {
-        __asm__ volatile("1:\n\t" EC_FCR8_ASM_STEP EC_FCR8_ASM_STEP EC_FCR8_ASM_STEP
-                         EC_FCR8_ASM_STEP
-                         "ldr %[wa], %[xe]\n\t"
-                         "cmp %[xp], %[wa]\n\t"
-                         "bne 1b\n\t"
-                         : EC_FCR8_ASM_OUTS : [xe] "m"(xend) : "cc", "memory");
-    }
+    EC_FC8_ASM_RUN(EC_FCR8_ASM_STEP, dp);
     *wpp = wp;
-    accs[0] = a0 >> sh; accs[1] = a1 >> sh; accs[2] = a2 >> sh; accs[3] = a3 >> sh;
-    accs[4] = a4 >> sh; accs[5] = a5 >> sh; accs[6] = a6 >> sh; accs[7] = a7 >> sh;
+    EC_FC8_STORE(accs, sh);
 }
 
 static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
