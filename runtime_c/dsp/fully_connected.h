@@ -233,6 +233,12 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
         EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
         EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
 
+/* units per pass of the offset-byte kernels: their sums wait in accs[EC_FC_GROUP] on the stack,
+ * then one requantization loop (fewer, longer loops: less set-up per unit) */
+#ifndef EC_FC_GROUP
+#define EC_FC_GROUP 32
+#endif
+
 /* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
  * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n (g->e = 1: the
  * product proven inside +-2^15, ec_onnx_rq's own clamp skipped); else TFLite's
@@ -267,10 +273,10 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
     const int odd = (cl / 8) & 1;
     const int32_t skip = g->dp - cl;
     const int sh = last ? (scale == 0 ? 7 : 8) : 0; /* 256 * acc -> 2 * acc or acc, exactly */
-    int32_t accs[16];
+    int32_t accs[EC_FC_GROUP];
     int32_t u, u0;
-    for (u0 = 0; u0 < g->up; u0 += 16) {
-        const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
+    for (u0 = 0; u0 < g->up; u0 += EC_FC_GROUP) {
+        const int32_t u1 = g->up - u0 < EC_FC_GROUP ? g->up : u0 + EC_FC_GROUP;
         int32_t *ap = last ? accs : part + u0;
         const int32_t *wp;
         for (u = u0; u + 8 <= u1; u += 8) { /* 8-unit blocks: [4 inputs][8 units][4 bytes] */

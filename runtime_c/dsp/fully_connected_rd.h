@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
         const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
         const int32_t *bias256, const int8_t *wt, const float *scale) {
     const int32_t dp = g->dp, rest = g->depth - dp, sh = scale == 0 ? 7 : 8;
-    int32_t accs[16];
+    int32_t accs[EC_FC_GROUP];
     int32_t b, i, u, u0;
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + b * g->depth;
@@ -78,8 +78,8 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
         uint32_t c;
         for (i = 0; i < dp; i += 4) e = __smlad(__sxtb16(ec_dsp_ld32(xb + i)), 0x00010001, e);
         c = (uint32_t)e << 15;
-        for (u0 = 0; u0 < g->up; u0 += 16) {
-            const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
+        for (u0 = 0; u0 < g->up; u0 += EC_FC_GROUP) {
+            const int32_t u1 = g->up - u0 < EC_FC_GROUP ? g->up : u0 + EC_FC_GROUP;
             u = u0;
             if (dp != 0 && rest == 0) {
                 for (; u + 8 <= u1; u += 8) {
