@@ -205,8 +205,24 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
 
 /* The 8 units' sums a0..a7 over inputs [xp, xend) (n inputs, a positive multiple of 8), step
  * an asm string of 4 inputs x 8 units: an odd 8-input block alone, then 16 inputs a loop turn
- * (the end reloaded from memory into wa: no register is left). */
-#define EC_FC8_ASM_RUN(step, n) do { \
+ * (the end reloaded from memory into wa: no register is left). cload, the same step's input
+ * pairs (pa, qa) in C, serves clang, whose allocator fails on the asm's 14 registers (and on
+ * 13): the same sums in C, slower. */
+#define EC_FC8_C_UNITS(a, b, k) \
+        wa = wp[k]; wb = wp[(k) + 1]; \
+        a = __smlad(qa, __uxtb16(wa), __smlad(pa, wa, a)); \
+        b = __smlad(qa, __uxtb16(wb), __smlad(pa, wb, b))
+#if defined(__clang__)
+#define EC_FC8_ASM_RUN(step, cload, n) do { \
+        while (xp != xend) { \
+            cload; \
+            EC_FC8_C_UNITS(a0, a1, 0); EC_FC8_C_UNITS(a2, a3, 2); \
+            EC_FC8_C_UNITS(a4, a5, 4); EC_FC8_C_UNITS(a6, a7, 6); \
+            wp += 8; \
+        } \
+    } while (0)
+#else
+#define EC_FC8_ASM_RUN(step, cload, n) do { \
         if (((n) >> 3) & 1) __asm__ volatile(step step : EC_FC8_ASM_OUTS : : "memory"); \
         if (xp != xend) { \
             __asm__ volatile("1:\n\t" step step step step \
@@ -214,6 +230,7 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
                              : EC_FC8_ASM_OUTS : [xe] "m"(xend) : "cc", "memory"); \
         } \
     } while (0)
+#endif
 
 /* The 8 sums' declarations, a_i = b[i] - c (partial sums wrap modulo 2^32; the row's final
  * sum fits), with the asm's other operands; and their store, each >> sh, into ap[0..7]. */
@@ -283,7 +300,7 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
             const int32_t *xp = xs;
             EC_FC8_DECL(src + u, c);
             wp = w + (u >> 2) * g->dp + 2 * c0;
-            EC_FC8_ASM_RUN(EC_FCU8_ASM_STEP, cl);
+            EC_FC8_ASM_RUN(EC_FCU8_ASM_STEP, (pa = xp[0], qa = xp[1], xp += 2), cl);
             EC_FC8_STORE(ap, sh);
             ap += 8;
         }

@@ -51,6 +51,11 @@
         EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
         EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
 
+/* EC_FCR8_ASM_STEP's input pairs in C (clang) */
+#define EC_FCR8_C_PAIRS \
+    (pa = (int32_t)ec_dsp_ld32(xp), xp += 4, qa = (int32_t)(__rev16((uint32_t)pa) ^ 0x007F007Fu), \
+     pa = ec_dsp_sxtb16_r8(pa))
+
 /* 8 units' sums over the row's first dp inputs (dp a positive multiple of 8), >> sh: accs[0..7]. */
 static inline __attribute__((always_inline)) void ec_dsp_fc_rd_8u(
         const int8_t *xb, int32_t dp, const int32_t **wpp, const int32_t *b256, uint32_t c,
@@ -59,7 +64,7 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_8u(
     const int8_t *xp = xb;
     const int8_t *xend = xb + dp;
     const int32_t *wp = *wpp;
-    EC_FC8_ASM_RUN(EC_FCR8_ASM_STEP, dp);
+    EC_FC8_ASM_RUN(EC_FCR8_ASM_STEP, EC_FCR8_C_PAIRS, dp);
     *wpp = wp;
     EC_FC8_STORE(accs, sh);
 }
