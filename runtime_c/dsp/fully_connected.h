@@ -339,6 +339,22 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
     }
 }
 
+/* n input words from x as the offset-byte form's (P, Q) pairs into xs; returns e256 plus
+ * 256 * the words' even-input sum. */
+static inline __attribute__((always_inline)) int32_t ec_dsp_ub_pairs(
+        const int8_t *x, int32_t n, int32_t *xs, int32_t e256) {
+    int32_t k;
+    for (k = 0; k < n; ++k) {
+        const int32_t v = ec_dsp_ld32(x + 4 * k);
+        const int32_t pw = __ssub16(ec_dsp_sxtb16_r8(v), 0x007F007F);
+        const int32_t ev = (int32_t)(((uint32_t)v << 8) & 0xFF00FF00u);
+        e256 = __smlad(ev, 0x00010001, e256);
+        xs[2 * k] = pw;
+        xs[2 * k + 1] = __ssub16(ev, pw);
+    }
+    return e256;
+}
+
 static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
         const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
         const int32_t *bias256, uint8_t *scratch, const float *scale) {
@@ -357,14 +373,9 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
             const int32_t *src = c0 == 0 ? bias256 : part;
             int32_t e256 = 0; /* 256 * (sum of the chunk's even-index inputs) */
             uint32_t c;
-            for (i = c0; i < c1; i += 4) {
-                const int32_t v = ec_dsp_ld32(i < d4 ? xb + i : tail + (i - d4));
-                const int32_t pw = __ssub16(ec_dsp_sxtb16_r8(v), 0x007F007F);
-                const int32_t ev = (int32_t)(((uint32_t)v << 8) & 0xFF00FF00u);
-                e256 = __smlad(ev, 0x00010001, e256);
-                xs[(i - c0) / 2] = pw;
-                xs[(i - c0) / 2 + 1] = __ssub16(ev, pw);
-            }
+            i = c1 < d4 ? c1 : d4; /* the row's own words, then the zero-padded tail's */
+            if (i > c0) e256 = ec_dsp_ub_pairs(xb + c0, (i - c0) / 4, xs, e256);
+            if (c1 > i) e256 = ec_dsp_ub_pairs(tail + (i - d4), (c1 - i) / 4, xs + (i - c0) / 2, e256);
             c = (uint32_t)e256 << 7; /* 32768 * sum of the chunk's even inputs */
             if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 1, scale);
             else ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 0, scale);
