@@ -204,8 +204,8 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
 
 
 /* The 8 units' sums a0..a7 over inputs [xp, xend) (n inputs, a positive multiple of 8), step
- * an asm string of 4 inputs x 8 units: an odd 8-input block alone, then 16 inputs a loop turn
- * (the end reloaded from memory into wa: no register is left). cload, the same step's input
+ * an asm string of 4 inputs x 8 units: an odd 8-input block alone, an odd 16-input block,
+ * then 32 inputs a loop turn (the end reloaded from memory into wa: no register is left). cload, the same step's input
  * pairs (pa, qa) in C, serves clang, whose allocator fails on the asm's 14 registers (and on
  * 13): the same sums in C, slower. */
 #define EC_FC8_C_UNITS(a, b, k) \
@@ -224,8 +224,11 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
 #else
 #define EC_FC8_ASM_RUN(step, cload, n) do { \
         if (((n) >> 3) & 1) __asm__ volatile(step step : EC_FC8_ASM_OUTS : : "memory"); \
+        if (((n) >> 4) & 1) { \
+            __asm__ volatile(step step step step : EC_FC8_ASM_OUTS : : "memory"); \
+        } \
         if (xp != xend) { \
-            __asm__ volatile("1:\n\t" step step step step \
+            __asm__ volatile("1:\n\t" step step step step step step step step \
                              "ldr %[wa], %[xe]\n\t" "cmp %[xp], %[wa]\n\t" "bne 1b\n\t" \
                              : EC_FC8_ASM_OUTS : [xe] "m"(xend) : "cc", "memory"); \
         } \
