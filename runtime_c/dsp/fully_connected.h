@@ -4,6 +4,7 @@
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
 #include "../edgecc_rt.h" /* ec_onnx_rq: the ONNX epilogue */
+#include "fully_connected_8u.h"
 
 /* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
 #define EC_DSP_FC_UNIT(acc, wp, x0, x1, x2, x3) do { \
@@ -185,68 +186,6 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
         [pa] "=&r"(pa), [qa] "=&r"(qa), [pb] "=&r"(pb), [qb] "=&r"(qb), \
         [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
 
-/* 8 units x 4 inputs per step (units in blocks of 8 while 8 remain, weights interleaved
- * [8-unit block][4 inputs][8 units][4 bytes]): one input word's pairs serve 8 units, 32
- * instructions per 32 MACs; 14 registers (8 sums, 2 pairs, 2 weight words, 2 pointers). */
-#define EC_FC8_ASM_UNITS(a, b) \
-        "ldrd %[wa], %[wb], [%[wp]], #8\n\t" \
-        "smlad " a ", %[pa], %[wa], " a "\n\t" \
-        "uxtb16 %[wa], %[wa]\n\t" \
-        "smlad " a ", %[qa], %[wa], " a "\n\t" \
-        "smlad " b ", %[pa], %[wb], " b "\n\t" \
-        "uxtb16 %[wb], %[wb]\n\t" \
-        "smlad " b ", %[qa], %[wb], " b "\n\t"
-#define EC_FC8_ASM_OUTS \
-        [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), \
-        [a4] "+r"(a4), [a5] "+r"(a5), [a6] "+r"(a6), [a7] "+r"(a7), \
-        [pa] "=&r"(pa), [qa] "=&r"(qa), [wa] "=&r"(wa), [wb] "=&r"(wb), \
-        [xp] "+r"(xp), [wp] "+r"(wp)
-
-
-/* The 8 units' sums a0..a7 over inputs [xp, xend) (n inputs, a positive multiple of 8), step
- * an asm string of 4 inputs x 8 units: an odd 8-input block alone, an odd 16-input block,
- * then 32 inputs a loop turn (the end reloaded from memory into wa: no register is left). cload, the same step's input
- * pairs (pa, qa) in C, serves clang, whose allocator fails on the asm's 14 registers (and on
- * 13): the same sums in C, slower. */
-#define EC_FC8_C_UNITS(a, b, k) \
-        wa = wp[k]; wb = wp[(k) + 1]; \
-        a = __smlad(qa, __uxtb16(wa), __smlad(pa, wa, a)); \
-        b = __smlad(qa, __uxtb16(wb), __smlad(pa, wb, b))
-#if defined(__clang__)
-#define EC_FC8_ASM_RUN(step, cload, n) do { \
-        while (xp != xend) { \
-            cload; \
-            EC_FC8_C_UNITS(a0, a1, 0); EC_FC8_C_UNITS(a2, a3, 2); \
-            EC_FC8_C_UNITS(a4, a5, 4); EC_FC8_C_UNITS(a6, a7, 6); \
-            wp += 8; \
-        } \
-    } while (0)
-#else
-#define EC_FC8_ASM_RUN(step, cload, n) do { \
-        if (((n) >> 3) & 1) __asm__ volatile(step step : EC_FC8_ASM_OUTS : : "memory"); \
-        if (((n) >> 4) & 1) { \
-            __asm__ volatile(step step step step : EC_FC8_ASM_OUTS : : "memory"); \
-        } \
-        if (xp != xend) { \
-            __asm__ volatile("1:\n\t" step step step step step step step step \
-                             "ldr %[wa], %[xe]\n\t" "cmp %[xp], %[wa]\n\t" "bne 1b\n\t" \
-                             : EC_FC8_ASM_OUTS : [xe] "m"(xend) : "cc", "memory"); \
-        } \
-    } while (0)
-#endif
-
-/* The 8 sums' declarations, a_i = b[i] - c (partial sums wrap modulo 2^32; the row's final
- * sum fits), with the asm's other operands; and their store, each >> sh, into ap[0..7]. */
-#define EC_FC8_DECL(b, c) \
-    int32_t a0 = (int32_t)((uint32_t)(b)[0] - (c)), a1 = (int32_t)((uint32_t)(b)[1] - (c)); \
-    int32_t a2 = (int32_t)((uint32_t)(b)[2] - (c)), a3 = (int32_t)((uint32_t)(b)[3] - (c)); \
-    int32_t a4 = (int32_t)((uint32_t)(b)[4] - (c)), a5 = (int32_t)((uint32_t)(b)[5] - (c)); \
-    int32_t a6 = (int32_t)((uint32_t)(b)[6] - (c)), a7 = (int32_t)((uint32_t)(b)[7] - (c)); \
-    int32_t pa, qa, wa, wb
-#define EC_FC8_STORE(ap, sh) do { \
-        (ap)[0] = a0 >> (sh); (ap)[1] = a1 >> (sh); (ap)[2] = a2 >> (sh); (ap)[3] = a3 >> (sh); \
-        (ap)[4] = a4 >> (sh); (ap)[5] = a5 >> (sh); (ap)[6] = a6 >> (sh); (ap)[7] = a7 >> (sh); \
-    } while (0)
 /* the 8-unit step over the extended row: one (P, Q) pair of 4 inputs for 8 units */
 #define EC_FCU8_ASM_STEP \
         "ldrd %[pa], %[qa], [%[xp]], #8\n\t" \

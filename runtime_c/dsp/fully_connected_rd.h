@@ -51,9 +51,11 @@
         EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
         EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
 
-/* EC_FCR8_ASM_STEP's input pairs in C (clang) */
+/* EC_FCR8_ASM_STEP's input pairs in C (the twin; REV16 spelled out: gcc's arm_acle.h lacks it) */
 #define EC_FCR8_C_PAIRS \
-    (pa = (int32_t)ec_dsp_ld32(xp), xp += 4, qa = (int32_t)(__rev16((uint32_t)pa) ^ 0x007F007Fu), \
+    (pa = (int32_t)ec_dsp_ld32(xp), xp += 4, \
+     qa = (int32_t)(((((uint32_t)pa & 0x00FF00FFu) << 8) | (((uint32_t)pa >> 8) & 0x00FF00FFu)) \
+                    ^ 0x007F007Fu), \
      pa = ec_dsp_sxtb16_r8(pa))
 
 /* 8 units' sums over the row's first dp inputs (dp a positive multiple of 8), >> sh: accs[0..7]. */
