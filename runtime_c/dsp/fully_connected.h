@@ -242,7 +242,7 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
             const int32_t *xp = xs;
             EC_FC8_DECL(src + u, c);
             wp = w + (u >> 2) * g->dp + 2 * c0;
-            EC_FC8_ASM_RUN(EC_FCU8_ASM_STEP, (pa = xp[0], qa = xp[1], xp += 2), cl);
+            EC_FC8_ASM_RUN(EC_FCU8_ASM_STEP, (pa = xp[0], qa = xp[1], xp += 2), cl, ", lsl #1");
             EC_FC8_STORE(ap, sh);
             ap += 8;
         }

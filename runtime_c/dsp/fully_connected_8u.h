@@ -7,10 +7,10 @@
  * sp and pc. r7 is the Thumb frame pointer in a build with -fno-omit-frame-pointer, so the
  * compiler may only have 13: the asm names 13 operands pinned to r0-r6, r8-r12 and lr (explicit
  * register variables: the compiler moves its own values out of them, never fails to allocate)
- * and uses r7 as the second weight word itself, pushed and popped around the statement (no
- * memory operand is read between the two: the stack pointer moves). Builds at every -O level
- * and with or without a frame pointer. An unoptimized build (-O0, no __OPTIMIZE__) takes the
- * C/ACLE twin (EC_FC8_C_UNITS, the same sums).
+ * and uses r7 as the second weight word itself, pushed and popped around the statement. Builds
+ * with gcc and clang (whose allocator failed on 14 free operands) at every -O level, with or
+ * without a frame pointer. An unoptimized build (-O0, no __OPTIMIZE__) takes the C/ACLE twin
+ * (EC_FC8_C_UNITS, the same sums).
  */
 #ifndef EDGECC_DSP_FULLY_CONNECTED_8U_H
 #define EDGECC_DSP_FULLY_CONNECTED_8U_H
@@ -29,7 +29,7 @@
 #define EC_FC8_ASM_OUTS \
         [a0] "+r"(a0_), [a1] "+r"(a1_), [a2] "+r"(a2_), [a3] "+r"(a3_), \
         [a4] "+r"(a4_), [a5] "+r"(a5_), [a6] "+r"(a6_), [a7] "+r"(a7_), \
-        [pa] "=&r"(pa_), [qa] "=&r"(qa_), [wa] "=&r"(wa_), [xp] "+r"(xp_), [wp] "+r"(wp_)
+        [pa] "+r"(pa_), [qa] "=&r"(qa_), [wa] "=&r"(wa_), [xp] "+r"(xp_), [wp] "+r"(wp_)
 
 /* The same units in C: weight words k, k + 1 of the step. */
 #define EC_FC8_C_UNITS(a, b, k) \
@@ -37,37 +37,49 @@
         a = __smlad(qa, __uxtb16(wa), __smlad(pa, wa, a)); \
         b = __smlad(qa, __uxtb16(wb), __smlad(pa, wb, b))
 
-/* The 8 units' sums a0..a7 over inputs [xp, xend) (n inputs, a positive multiple of 8), step
- * an asm string of 4 inputs x 8 units: an odd 8-input block alone, an odd 16-input block, then
- * 32 inputs a loop turn. One asm statement (gcc's allocator loops forever on two in a row with
- * every register pinned): n's bits 3 and 4 go to the N and C flags, which the steps leave
- * alone; the end is kept on the stack beside r7's saved value (no register is left). cload: the
- * same step's input pairs (pa, qa) in C, for the twin. */
-#if defined(__OPTIMIZE__) && !defined(__clang__)
-#define EC_FC8_ASM_RUN(step, cload, n) do { \
-        const int32_t n_ = (n); \
+/* The 8 units' sums a0..a7 over the n inputs at xp (n a positive multiple of 8; xsh: "" when xp
+ * advances a byte per input, ", lsl #1" when 2), step an asm string of 4 inputs x 8 units: an odd
+ * 8-input block alone, an odd 16-input block, then 32 inputs a loop turn. One asm statement (gcc's
+ * allocator loops forever on two in a row with every register pinned), no memory operand (clang
+ * needs a register for one): pa brings n, whose bits 3 and 4 go to the N and C flags, which the
+ * steps leave alone; the end, computed first, waits on the stack beside r7's saved value (no
+ * register is left). The text is written out in full (no .rept: the compilers place literal
+ * pools by its length), past the 4095 characters C99 promises, which clang's -pedantic flags.
+ * cload: the same step's input pairs (pa, qa) in C, for the twin. */
+#if defined(__clang__)
+#define EC_FC8_LONG_TEXT_BEGIN \
+    _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Woverlength-strings\"")
+#define EC_FC8_LONG_TEXT_END _Pragma("clang diagnostic pop")
+#else
+#define EC_FC8_LONG_TEXT_BEGIN
+#define EC_FC8_LONG_TEXT_END
+#endif
+#if defined(__OPTIMIZE__)
+#define EC_FC8_ASM_RUN(step, cload, n, xsh) do { \
         register int32_t a0_ __asm__("r0") = a0, a1_ __asm__("r1") = a1, a2_ __asm__("r2") = a2; \
         register int32_t a3_ __asm__("r3") = a3, a4_ __asm__("r4") = a4, a5_ __asm__("r5") = a5; \
         register int32_t a6_ __asm__("r6") = a6, a7_ __asm__("r8") = a7; \
-        register int32_t pa_ __asm__("r9"), qa_ __asm__("r10"), wa_ __asm__("r11"); \
+        register int32_t pa_ __asm__("r9") = (n), qa_ __asm__("r10"), wa_ __asm__("r11"); \
         register __typeof__(xp) xp_ __asm__("r12") = xp; \
         register __typeof__(wp) wp_ __asm__("lr") = wp; \
-        __asm__ volatile("ldr %[pa], %[nin]\n\t" "ldr %[wa], %[xe]\n\t" "push {r7, %[wa]}\n\t" \
+        EC_FC8_LONG_TEXT_BEGIN \
+        __asm__ volatile("add %[wa], %[xp], %[pa]" xsh "\n\t" "push {r7, %[wa]}\n\t" \
                          "lsls %[pa], %[pa], #28\n\t" "bpl 2f\n\t" step step \
                          "2:\n\t" "bcc 3f\n\t" step step step step \
                          "3:\n\t" "ldr %[wa], [sp, #4]\n\t" "cmp %[xp], %[wa]\n\t" "beq 4f\n" \
                          "1:\n\t" step step step step step step step step \
                          "ldr %[wa], [sp, #4]\n\t" "cmp %[xp], %[wa]\n\t" "bne 1b\n" \
                          "4:\n\t" "pop {r7, %[wa]}" \
-                         : EC_FC8_ASM_OUTS : [xe] "m"(xend), [nin] "m"(n_) : "cc", "memory"); \
+                         : EC_FC8_ASM_OUTS : : "cc", "memory"); \
+        EC_FC8_LONG_TEXT_END \
         (void)pa_; (void)qa_; (void)wa_; \
         a0 = a0_; a1 = a1_; a2 = a2_; a3 = a3_; a4 = a4_; a5 = a5_; a6 = a6_; a7 = a7_; \
         xp = xp_; wp = wp_; \
     } while (0)
 #else
-#define EC_FC8_ASM_RUN(step, cload, n) do { \
-        int32_t pa, qa, wa, wb; \
-        while (xp != xend) { \
+#define EC_FC8_ASM_RUN(step, cload, n, xsh) do { \
+        int32_t pa, qa, wa, wb, k_; \
+        for (k_ = (n) >> 2; k_ != 0; --k_) { /* a step: 4 inputs */ \
             cload; \
             EC_FC8_C_UNITS(a0, a1, 0); EC_FC8_C_UNITS(a2, a3, 2); \
             EC_FC8_C_UNITS(a4, a5, 4); EC_FC8_C_UNITS(a6, a7, 6); \

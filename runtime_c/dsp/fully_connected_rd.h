@@ -64,9 +64,8 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_8u(
         int32_t sh, int32_t *accs) {
     EC_FC8_DECL(b256, c);
     const int8_t *xp = xb;
-    const int8_t *xend = xb + dp;
     const int32_t *wp = *wpp;
-    EC_FC8_ASM_RUN(EC_FCR8_ASM_STEP, EC_FCR8_C_PAIRS, dp);
+    EC_FC8_ASM_RUN(EC_FCR8_ASM_STEP, EC_FCR8_C_PAIRS, dp, "");
     *wpp = wp;
     EC_FC8_STORE(accs, sh);
 }
