@@ -186,9 +186,9 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
         [pa] "=&r"(pa), [qa] "=&r"(qa), [pb] "=&r"(pb), [qb] "=&r"(qb), \
         [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
 
-/* the 8-unit step over the extended row: one (P, Q) pair of 4 inputs for 8 units */
+/* the 8-unit step over the extended row: one (P, Q) pair of 4 inputs (%[pa], r9) for 8 units */
 #define EC_FCU8_ASM_STEP \
-        "ldrd %[pa], %[qa], [%[xp]], #8\n\t" \
+        "ldrd %[pa], r9, [%[xp]], #8\n\t" \
         EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
         EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
 

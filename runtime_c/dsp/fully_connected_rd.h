@@ -42,11 +42,11 @@
         } \
     } while (0)
 
-/* the 8-unit step: one input word read in place, its pairs made once for 8 units */
+/* the 8-unit step: one input word read in place, its pairs (%[pa], r9) made once for 8 units */
 #define EC_FCR8_ASM_STEP \
         "ldr %[pa], [%[xp]], #4\n\t" \
-        "rev16 %[qa], %[pa]\n\t" \
-        "eor %[qa], %[qa], #0x007F007F\n\t" \
+        "rev16 r9, %[pa]\n\t" \
+        "eor r9, r9, #0x007F007F\n\t" \
         "sxtb16 %[pa], %[pa], ror #8\n\t" \
         EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
         EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
