@@ -33,9 +33,10 @@ typedef struct {
     int32_t cp;                            /* inputs per chunk: a multiple of 8, <= dp */
 } ec_dsp_fc_geom;
 
-/* Up to 16 units' (doubled) accumulators -> output bytes. */
-static inline void ec_dsp_fc_out(const ec_dsp_fc_geom *g, const int32_t *accs, int8_t *yo,
-                                 int32_t nu) {
+/* One pass's units' (doubled) accumulators -> output bytes (inlined: a call per pass
+ * cost more than its loop's set-up). */
+static inline __attribute__((always_inline)) void ec_dsp_fc_out(
+        const ec_dsp_fc_geom *g, const int32_t *accs, int8_t *yo, int32_t nu) {
     const int32_t m = g->m, n = g->n, e = g->e, lo = g->lo, hi = g->hi, n4 = nu & ~3;
     int32_t i;
     if (lo == -128 && hi == 127) {
