@@ -82,7 +82,10 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
         const int32_t *wp = w;
         int32_t e = 0; /* the row's even-input sum */
         uint32_t c;
-        for (i = 0; i < dp; i += 4) e = __smlad(__sxtb16(ec_dsp_ld32(xb + i)), 0x00010001, e);
+        for (i = 0; i < dp; i += 8) { /* dp: a multiple of 8 */
+            e = __smlad(__sxtb16(ec_dsp_ld32(xb + i)), 0x00010001, e);
+            e = __smlad(__sxtb16(ec_dsp_ld32(xb + i + 4)), 0x00010001, e);
+        }
         c = (uint32_t)e << 15;
         for (u0 = 0; u0 < g->up; u0 += EC_FC_GROUP) {
             const int32_t u1 = g->up - u0 < EC_FC_GROUP ? g->up : u0 + EC_FC_GROUP;
