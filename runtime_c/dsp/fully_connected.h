@@ -286,14 +286,17 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
  * 256 * the words' even-input sum. */
 static inline __attribute__((always_inline)) int32_t ec_dsp_ub_pairs(
         const int8_t *x, int32_t n, int32_t *xs, int32_t e256) {
-    int32_t k;
-    for (k = 0; k < n; ++k) {
-        const int32_t v = ec_dsp_ld32(x + 4 * k);
-        const int32_t pw = __ssub16(ec_dsp_sxtb16_r8(v), 0x007F007F);
-        const int32_t ev = (int32_t)(((uint32_t)v << 8) & 0xFF00FF00u);
-        e256 = __smlad(ev, 0x00010001, e256);
-        xs[2 * k] = pw;
-        xs[2 * k + 1] = __ssub16(ev, pw);
+    int32_t k7f = 0x007F007F, ones = 0x00010001, mask = (int32_t)0xFF00FF00u;
+    const int32_t *xend = xs + 2 * n;
+    __asm__("" : "+r"(k7f), "+r"(ones), "+r"(mask)); /* constants kept in registers */
+    while (xs != xend) {
+        const int32_t v = ec_dsp_ld32(x);
+        const int32_t pw = __ssub16(ec_dsp_sxtb16_r8(v), k7f);
+        const int32_t ev = (int32_t)(((uint32_t)v << 8) & (uint32_t)mask);
+        const int32_t qw = __ssub16(ev, pw);
+        e256 = __smlad(ev, ones, e256);
+        __asm__("strd %1, %2, [%0], #8" : "+r"(xs) : "r"(pw), "r"(qw) : "memory"); /* xs += 2 */
+        x += 4;
     }
     return e256;
 }
