@@ -238,12 +238,13 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
     for (u0 = 0; u0 < g->up; u0 += EC_FC_GROUP) {
         const int32_t u1 = g->up - u0 < EC_FC_GROUP ? g->up : u0 + EC_FC_GROUP;
         int32_t *ap = last ? accs : part + u0;
-        const int32_t *wp;
-        for (u = u0; u + 8 <= u1; u += 8) { /* 8-unit blocks: [4 inputs][8 units][4 bytes] */
+        /* 8-unit blocks: [4 inputs][8 units][4 bytes], 2 dp words each; the chunk's 2 cl */
+        const int32_t *wp = w + (u0 >> 2) * g->dp + 2 * c0;
+        for (u = u0; u + 8 <= u1; u += 8) {
             const int32_t *xp = xs;
             EC_FC8_DECL(src + u, c);
-            wp = w + (u >> 2) * g->dp + 2 * c0;
             EC_FC8_ASM_RUN(EC_FCU8_ASM_STEP, (pa = xp[0], qa = xp[1], xp += 2), cl, ", lsl #1");
+            wp += 2 * skip;
             EC_FC8_STORE(ap, sh);
             ap += 8;
         }

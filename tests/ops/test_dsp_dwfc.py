@@ -95,6 +95,7 @@ FC8_CASES = [
     dict(batches=2, depth=16, units=8, act=0),        # the 16-input block only
     dict(depth=56, units=20, act=3),                  # 8 + 16 + one loop turn
     dict(depth=88, units=16, act=0, w_max=60),        # 8 + 16 + two loop turns
+    dict(depth=1040, units=20, act=0, w_max=12),      # -ub: the row in chunks (weights skip)
 ]
 
 
