@@ -16,8 +16,8 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node
 from edgecc.lower.climits import c_define
 from edgecc.lower import fastrq
-from edgecc.lower.layout import (doubled, fits_int32, interleave_rows, offset_bytes, pack_words,
-                                 pad_to, round_up)
+from edgecc.lower.layout import (doubled, fits_int32, interleave_fc8, interleave_rows,
+                                 offset_bytes, pack_words, pad_to, round_up)
 from edgecc.lower.geom import DspAddGeom, DspDwGeom, DspFcGeom, PoolGeom
 from edgecc.lower.dsp_conv import conv_kernel, conv_rq, direct_fields, lower_conv  # noqa: F401
 from edgecc.lower.dsp_conv import fast_rq as _fast_rq
@@ -243,7 +243,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
         wb, b256 = offset_bytes(wpad, bias)
         return Kernel("dsp/fully_connected_4u.c.j2",
                       params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_ub_s8"),
-                      consts=dict(w=pack_words(interleave_rows(wb, 4, 8)), bias=b256),
+                      consts=dict(w=pack_words(interleave_fc8(wb)), bias=b256),
                       scratch=scratch, variant="dsp-fc-4u-ub",
                       reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
                              "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)")

@@ -26,7 +26,7 @@ from edgecc.lower.geom import record
 from edgecc.lower import fastrq
 from edgecc.lower.climits import c_define
 from edgecc.lower.geom import DspFcGeom
-from edgecc.lower.layout import (fits_int32, interleave_rows, offset_bytes, pack_words, pad_to,
+from edgecc.lower.layout import (fits_int32, interleave_fc8, offset_bytes, pack_words, pad_to,
                                  round_up, wrap32)
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
@@ -234,7 +234,7 @@ def _fc_ub_onnx(g: Graph, n: Node) -> Kernel:
     wb, b256 = offset_bytes(wpad, bias)
     return Kernel("dsp/fully_connected_4u_ub_onnx.c.j2",
                   params=dict(geom=DspFcGeom(batches, depth, dp, units, up, *q, cp)),
-                  consts=dict(w=pack_words(interleave_rows(wb, 4, 8)), bias=b256,
+                  consts=dict(w=pack_words(interleave_fc8(wb)), bias=b256,
                               scale=onnx_scales(g, n, units)),
                   scratch=scratch, variant="dsp-fc-4u-ub-onnx",
                   reason="Cortex-M DSP: 4 units per pass over offset weight bytes, the input "
@@ -284,7 +284,8 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     b256 = 256 * pad_to(folded, up) - 127 * head[:, 0::2].sum(axis=1) - 32512 * (dp // 4)
     tail = wpad[:, dp:].astype(np.int8).ravel() if depth > dp else np.zeros(4, np.int8)
     geom = DspFcGeom(batches, depth, dp, units, up, *geom_q, 0)
-    consts = dict(w=pack_words(interleave_rows(stored, 4, 8)) if dp else np.zeros(1, np.int32),
+    words = interleave_fc8(stored, eight=depth == dp)  # the C's 8-unit blocks need no tail
+    consts = dict(w=pack_words(words) if dp else np.zeros(1, np.int32),
                   bias=wrap32(b256).astype(np.int32), wt=tail)
     how = ("4 units per pass over offset weight bytes, the input read in place (SXTB16 / "
            "REV16 pairs per word; no scratch)")

@@ -47,6 +47,15 @@ def interleave_rows(w_rows: np.ndarray, group: int, chunk: int) -> np.ndarray:
              .transpose(0, 2, 1, 3).reshape(-1))
 
 
+def interleave_fc8(w_rows: np.ndarray, eight: bool = True) -> np.ndarray:
+    """[up, dp] weight bytes (up % 4 == 0, dp % 8 == 0) in the DSP offset-byte FULLY_CONNECTED
+    kernels' order (dsp/fully_connected.h): 8-unit blocks [4 inputs][8 units][4 bytes] while 8
+    units remain (unless not eight), then a 4-unit block [8 inputs][4 units][8 bytes]."""
+    w = np.asarray(w_rows)
+    n8 = w.shape[0] // 8 * 8 if eight else 0
+    return np.concatenate([interleave_rows(w[:n8], 8, 4), interleave_rows(w[n8:], 4, 8)])
+
+
 def offset_bytes(w_rows: np.ndarray, bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weights and bias for the offset-byte FULLY_CONNECTED kernel (dsp/fully_connected.h, ec_dsp_fully_connected_4u_ub_s8):
     even-index weights stored + 128 (as unsigned bytes), and the bias scaled to the kernel's

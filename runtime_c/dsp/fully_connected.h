@@ -4,6 +4,7 @@
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
 #include "../edgecc_rt.h" /* ec_onnx_rq: the ONNX epilogue */
+#include "fully_connected_8u.h"
 
 /* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
 #define EC_DSP_FC_UNIT(acc, wp, x0, x1, x2, x3) do { \
@@ -32,9 +33,10 @@ typedef struct {
     int32_t cp;                            /* inputs per chunk: a multiple of 8, <= dp */
 } ec_dsp_fc_geom;
 
-/* Up to 16 units' (doubled) accumulators -> output bytes. */
-static inline void ec_dsp_fc_out(const ec_dsp_fc_geom *g, const int32_t *accs, int8_t *yo,
-                                 int32_t nu) {
+/* One pass's units' (doubled) accumulators -> output bytes (inlined: a call per pass
+ * cost more than its loop's set-up). */
+static inline __attribute__((always_inline)) void ec_dsp_fc_out(
+        const ec_dsp_fc_geom *g, const int32_t *accs, int8_t *yo, int32_t nu) {
     const int32_t m = g->m, n = g->n, e = g->e, lo = g->lo, hi = g->hi, n4 = nu & ~3;
     int32_t i;
     if (lo == -128 && hi == 127) {
@@ -185,6 +187,18 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
         [pa] "=&r"(pa), [qa] "=&r"(qa), [pb] "=&r"(pb), [qb] "=&r"(qb), \
         [wa] "=&r"(wa), [wb] "=&r"(wb), [xp] "+r"(xp), [wp] "+r"(wp)
 
+/* the 8-unit step over the extended row: one (P, Q) pair of 4 inputs (%[pa], r9) for 8 units */
+#define EC_FCU8_ASM_STEP \
+        "ldrd %[pa], r9, [%[xp]], #8\n\t" \
+        EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
+        EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
+
+/* units per pass of the offset-byte kernels: their sums wait in accs[EC_FC_GROUP] on the stack,
+ * then one requantization loop (fewer, longer loops: less set-up per unit) */
+#ifndef EC_FC_GROUP
+#define EC_FC_GROUP 32
+#endif
+
 /* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
  * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n (g->e = 1: the
  * product proven inside +-2^15, ec_onnx_rq's own clamp skipped); else TFLite's
@@ -212,17 +226,30 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_epilogue(
 
 /* ec_dsp_fc_units for the offset-byte form: c = 32768 * the chunk's even-input sum. */
 static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
-        const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *wp, int32_t skip,
+        const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *w, int32_t c0,
         const int32_t *src, uint32_t c, int32_t *part, int8_t *yb, const int last,
         const float *scale) {
     const int32_t *xend = xs + cl / 2;
     const int odd = (cl / 8) & 1;
-    int32_t accs[16];
+    const int32_t skip = g->dp - cl;
+    const int sh = last ? (scale == 0 ? 7 : 8) : 0; /* 256 * acc -> 2 * acc or acc, exactly */
+    int32_t accs[EC_FC_GROUP];
     int32_t u, u0;
-    for (u0 = 0; u0 < g->up; u0 += 16) {
-        const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
+    for (u0 = 0; u0 < g->up; u0 += EC_FC_GROUP) {
+        const int32_t u1 = g->up - u0 < EC_FC_GROUP ? g->up : u0 + EC_FC_GROUP;
         int32_t *ap = last ? accs : part + u0;
-        for (u = u0; u < u1; u += 4) {
+        /* 8-unit blocks: [4 inputs][8 units][4 bytes], 2 dp words each; the chunk's 2 cl */
+        const int32_t *wp = w + (u0 >> 2) * g->dp + 2 * c0;
+        for (u = u0; u + 8 <= u1; u += 8) {
+            const int32_t *xp = xs;
+            EC_FC8_DECL(src + u, c);
+            EC_FC8_ASM_RUN(EC_FCU8_ASM_STEP, (pa = xp[0], qa = xp[1], xp += 2), cl, ", lsl #1");
+            wp += 2 * skip;
+            EC_FC8_STORE(ap, sh);
+            ap += 8;
+        }
+        wp = w + (u >> 2) * g->dp + c0; /* a last 4-unit block: [8 inputs][4 units][8 bytes] */
+        for (; u < u1; u += 4) {
             /* partial sums wrap modulo 2^32; the row's final sum fits */
             int32_t a0 = (int32_t)((uint32_t)src[u] - c);
             int32_t a1 = (int32_t)((uint32_t)src[u + 1] - c);
@@ -240,13 +267,10 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
                                  : EC_FCU_ASM_OUTS : [xe] "r"(xend) : "cc", "memory");
             }
             wp += skip;
-            if (last) { /* 256 * acc -> 2 * acc (TFLite's epilogue) or acc (ONNX's), exactly */
-                const int sh = scale == 0 ? 7 : 8;
-                a0 >>= sh;
-                a1 >>= sh;
-                a2 >>= sh;
-                a3 >>= sh;
-            }
+            a0 >>= sh;
+            a1 >>= sh;
+            a2 >>= sh;
+            a3 >>= sh;
             ap[0] = a0;
             ap[1] = a1;
             ap[2] = a2;
@@ -257,6 +281,25 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
             ec_dsp_fc_epilogue(g, accs, yb + u0, u0, (u1 < g->units ? u1 : g->units) - u0, scale);
         }
     }
+}
+
+/* n input words from x as the offset-byte form's (P, Q) pairs into xs; returns e256 plus
+ * 256 * the words' even-input sum. */
+static inline __attribute__((always_inline)) int32_t ec_dsp_ub_pairs(
+        const int8_t *x, int32_t n, int32_t *xs, int32_t e256) {
+    int32_t k7f = 0x007F007F, ones = 0x00010001, mask = (int32_t)0xFF00FF00u;
+    const int32_t *xend = xs + 2 * n;
+    __asm__("" : "+r"(k7f), "+r"(ones), "+r"(mask)); /* constants kept in registers */
+    while (xs != xend) {
+        const int32_t v = ec_dsp_ld32(x);
+        const int32_t pw = __ssub16(ec_dsp_sxtb16_r8(v), k7f);
+        const int32_t ev = (int32_t)(((uint32_t)v << 8) & (uint32_t)mask);
+        const int32_t qw = __ssub16(ev, pw);
+        e256 = __smlad(ev, ones, e256);
+        __asm__("strd %1, %2, [%0], #8" : "+r"(xs) : "r"(pw), "r"(qw) : "memory"); /* xs += 2 */
+        x += 4;
+    }
+    return e256;
 }
 
 static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
@@ -277,17 +320,12 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
             const int32_t *src = c0 == 0 ? bias256 : part;
             int32_t e256 = 0; /* 256 * (sum of the chunk's even-index inputs) */
             uint32_t c;
-            for (i = c0; i < c1; i += 4) {
-                const int32_t v = ec_dsp_ld32(i < d4 ? xb + i : tail + (i - d4));
-                const int32_t pw = __ssub16(ec_dsp_sxtb16_r8(v), 0x007F007F);
-                const int32_t ev = (int32_t)(((uint32_t)v << 8) & 0xFF00FF00u);
-                e256 = __smlad(ev, 0x00010001, e256);
-                xs[(i - c0) / 2] = pw;
-                xs[(i - c0) / 2 + 1] = __ssub16(ev, pw);
-            }
+            i = c1 < d4 ? c1 : d4; /* the row's own words, then the zero-padded tail's */
+            if (i > c0) e256 = ec_dsp_ub_pairs(xb + c0, (i - c0) / 4, xs, e256);
+            if (c1 > i) e256 = ec_dsp_ub_pairs(tail + (i - d4), (c1 - i) / 4, xs + (i - c0) / 2, e256);
             c = (uint32_t)e256 << 7; /* 32768 * sum of the chunk's even inputs */
-            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 1, scale);
-            else ec_dsp_fc_ub_units(g, xs, cl, w + c0, dp - cl, src, c, part, yb, 0, scale);
+            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 1, scale);
+            else ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 0, scale);
         }
     }
 }

@@ -42,11 +42,39 @@
         } \
     } while (0)
 
+/* the 8-unit step: one input word read in place, its pairs (%[pa], r9) made once for 8 units */
+#define EC_FCR8_ASM_STEP \
+        "ldr %[pa], [%[xp]], #4\n\t" \
+        "rev16 r9, %[pa]\n\t" \
+        "eor r9, r9, #0x007F007F\n\t" \
+        "sxtb16 %[pa], %[pa], ror #8\n\t" \
+        EC_FC8_ASM_UNITS("%[a0]", "%[a1]") EC_FC8_ASM_UNITS("%[a2]", "%[a3]") \
+        EC_FC8_ASM_UNITS("%[a4]", "%[a5]") EC_FC8_ASM_UNITS("%[a6]", "%[a7]")
+
+/* EC_FCR8_ASM_STEP's input pairs in C (the twin; REV16 spelled out: gcc's arm_acle.h lacks it) */
+#define EC_FCR8_C_PAIRS \
+    (pa = (int32_t)ec_dsp_ld32(xp), xp += 4, \
+     qa = (int32_t)(((((uint32_t)pa & 0x00FF00FFu) << 8) | (((uint32_t)pa >> 8) & 0x00FF00FFu)) \
+                    ^ 0x007F007Fu), \
+     pa = ec_dsp_sxtb16_r8(pa))
+
+/* 8 units' sums over the row's first dp inputs (dp a positive multiple of 8), >> sh: accs[0..7]. */
+static inline __attribute__((always_inline)) void ec_dsp_fc_rd_8u(
+        const int8_t *xb, int32_t dp, const int32_t **wpp, const int32_t *b256, uint32_t c,
+        int32_t sh, int32_t *accs) {
+    EC_FC8_DECL(b256, c);
+    const int8_t *xp = xb;
+    const int32_t *wp = *wpp;
+    EC_FC8_ASM_RUN(EC_FCR8_ASM_STEP, EC_FCR8_C_PAIRS, dp, "");
+    *wpp = wp;
+    EC_FC8_STORE(accs, sh);
+}
+
 static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
         const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
         const int32_t *bias256, const int8_t *wt, const float *scale) {
     const int32_t dp = g->dp, rest = g->depth - dp, sh = scale == 0 ? 7 : 8;
-    int32_t accs[16];
+    int32_t accs[EC_FC_GROUP];
     int32_t b, i, u, u0;
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + b * g->depth;
@@ -54,11 +82,20 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
         const int32_t *wp = w;
         int32_t e = 0; /* the row's even-input sum */
         uint32_t c;
-        for (i = 0; i < dp; i += 4) e = __smlad(__sxtb16(ec_dsp_ld32(xb + i)), 0x00010001, e);
+        for (i = 0; i < dp; i += 8) { /* dp: a multiple of 8 */
+            e = __smlad(__sxtb16(ec_dsp_ld32(xb + i)), 0x00010001, e);
+            e = __smlad(__sxtb16(ec_dsp_ld32(xb + i + 4)), 0x00010001, e);
+        }
         c = (uint32_t)e << 15;
-        for (u0 = 0; u0 < g->up; u0 += 16) {
-            const int32_t u1 = g->up - u0 < 16 ? g->up : u0 + 16;
-            for (u = u0; u < u1; u += 4) {
+        for (u0 = 0; u0 < g->up; u0 += EC_FC_GROUP) {
+            const int32_t u1 = g->up - u0 < EC_FC_GROUP ? g->up : u0 + EC_FC_GROUP;
+            u = u0;
+            if (dp != 0 && rest == 0) {
+                for (; u + 8 <= u1; u += 8) {
+                    ec_dsp_fc_rd_8u(xb, dp, &wp, bias256 + u, c, sh, accs + (u - u0));
+                }
+            }
+            for (; u < u1; u += 4) {
                 /* partial sums wrap modulo 2^32; the row's final sum fits */
                 int32_t a0 = (int32_t)((uint32_t)bias256[u] - c);
                 int32_t a1 = (int32_t)((uint32_t)bias256[u + 1] - c);

@@ -87,6 +87,29 @@ def test_dsp_fc_in_place_on_cortex_m4(case):
     check_on_target(fc_model(rng, **FC_RD_CASES[case]), "cortex-m4", "dsp-fc-4u-rd")
 
 
+# The 8-unit step (dsp/fully_connected_8u.h) enters by n's bits: an odd 8-input block, an odd
+# 16-input block, then 32-input loop turns; every combination, in both forms (in place, and the
+# extended row in scratch, forced here as where dead bytes allow it), with a 4-unit block after.
+FC8_CASES = [
+    dict(depth=8, units=12, act=1),                   # the 8-input block only
+    dict(batches=2, depth=16, units=8, act=0),        # the 16-input block only
+    dict(depth=56, units=20, act=3),                  # 8 + 16 + one loop turn
+    dict(depth=88, units=16, act=0, w_max=60),        # 8 + 16 + two loop turns
+    dict(depth=1040, units=20, act=0, w_max=12),      # -ub: the row in chunks (weights skip)
+]
+
+
+@pytest.mark.parametrize("form", ["rd", "ub"])
+@pytest.mark.parametrize("case", range(len(FC8_CASES)))
+def test_dsp_fc_8_unit_step_entries_on_cortex_m4(case, form, monkeypatch):
+    from test_simd_fc import fc_model
+    from edgecc.lower import dsp_dwfc
+    if form == "ub":
+        monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: 1 << 20)
+    rng = np.random.default_rng(6600 + case)
+    check_on_target(fc_model(rng, **FC8_CASES[case]), "cortex-m4", f"dsp-fc-4u-{form}")
+
+
 # (str_ww_ref_model, kws_ref_model: over only at CONV_2D steps, the DSP convolution's scratch)
 @pytest.mark.parametrize("model", ["ad01_int8", "hello_world_int8", "micro_speech_quantized"])
 def test_dsp_arena_at_or_under_the_lower_bound(model):
