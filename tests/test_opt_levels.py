@@ -64,6 +64,17 @@ def test_cortex_m4_c_builds_at_every_opt_level(tmp_path, model, cc):
                                cc=cross.compile_command(load_board("mps2-an386"), cc))
 
 
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_cortex_m4_onnx_numerics_c_builds_at_every_opt_level(tmp_path, cc):
+    """tfl_ad01_int8_qdq: the FC kernels' onnxruntime epilogue (ec_dsp_onnx_val's VCVTR asm)
+    beside the 8-unit step's pinned registers."""
+    path = SHARED / "models" / "onnx_models" / "tfl_ad01_int8_qdq.onnx"
+    if not path.is_file():
+        pytest.fail(f"shared model missing: {path}")
+    _builds_at_every_opt_level(tmp_path, path, "cortex-m4", M4,
+                               cc=cross.compile_command(load_board("mps2-an386"), cc))
+
+
 @pytest.mark.qemu
 def test_cortex_m4_unoptimized_build_is_bit_exact(monkeypatch):
     """-O0 runs the C twins (ad01_int8: the FULLY_CONNECTED 8-unit step's), bit-exact under QEMU."""

@@ -3,7 +3,6 @@
 #define EDGECC_DSP_FULLY_CONNECTED_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
-#include "../edgecc_rt.h" /* ec_onnx_rq: the ONNX epilogue */
 #include "fully_connected_8u.h"
 
 /* One unit's 8 MACs: weight words wa, wb (int8 x4 each) against x0..x3 (int16 pairs). */
@@ -200,27 +199,27 @@ EC_DSP_SHARED void ec_dsp_fully_connected_4u_pc_s8(const ec_dsp_fc_geom *g, cons
 #endif
 
 /* ONNX numerics (scale != 0, a constant at each call site): onnxruntime's float32 epilogue per
- * unit of the sums (acc), clamp(ec_onnx_rq(acc, scale[u]) + zp) with zp = g->n (g->e = 1: the
- * product proven inside +-2^15, ec_onnx_rq's own clamp skipped); else TFLite's
- * fast requantization (m, n, e) of the sums (2 * acc). One body, the epilogue chosen here. */
+ * unit of the sums (acc), clamp(round_half_even(float32(acc) * scale[u]) + zp) with zp = g->n,
+ * as ec_dsp_onnx_val computes it (VCVTR + QADD with an FPU; without, g->e = 1 where the product
+ * is proven inside +-2^15 and ec_onnx_rq's clamp is skipped); else TFLite's fast requantization
+ * (m, n, e) of the sums (2 * acc). One body, the epilogue chosen here. The geometry's fields are
+ * read once (the int8 stores could alias them). */
 static inline __attribute__((always_inline)) void ec_dsp_fc_epilogue(
         const ec_dsp_fc_geom *g, const int32_t *sums, int8_t *yo, int32_t u0, int32_t nu,
         const float *scale) {
+    const int32_t zp = g->n, inside = g->e, lo = g->lo, hi = g->hi;
+    const float *s = scale + u0;
     int32_t i;
     if (scale == 0) {
         ec_dsp_fc_out(g, sums, yo, nu);
-        return;
-    }
-    if (g->e) { /* the compiler proved |acc * scale| < 2^15: no float clamp needed */
+    } else if (lo == -128 && hi == 127) {
         for (i = 0; i < nu; ++i) {
-            const int32_t v = ec_onnx_round((float)sums[i] * scale[u0 + i]) + g->n;
-            yo[i] = g->lo == -128 && g->hi == 127 ? (int8_t)__ssat(v, 8)
-                                                   : ec_dsp_clamp8(v, g->lo, g->hi);
+            yo[i] = (int8_t)__ssat(ec_dsp_onnx_val(sums[i], s[i], zp, inside), 8);
         }
-        return;
-    }
-    for (i = 0; i < nu; ++i) {
-        yo[i] = ec_dsp_clamp8(ec_onnx_rq(sums[i], scale[u0 + i], 0) + g->n, g->lo, g->hi);
+    } else {
+        for (i = 0; i < nu; ++i) {
+            yo[i] = ec_dsp_clamp8(ec_dsp_onnx_val(sums[i], s[i], zp, inside), lo, hi);
+        }
     }
 }
 

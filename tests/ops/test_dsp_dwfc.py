@@ -120,9 +120,10 @@ def test_dsp_arena_at_or_under_the_lower_bound(model):
     assert c.plan.arena <= model_lower_bound(c.imported), (c.plan.arena, model)
 
 
-def _qdq_gemm(rng, batches: int, depth: int, units: int, per_channel: bool, ys: float = 0.4):
-    """float input -> Q -> DQ -> Gemm (int8 weights, int32 bias, transB) -> Q -> DQ, as
-    onnxruntime's quantize_static writes a fully connected layer."""
+def _qdq_gemm(rng, batches: int, depth: int, units: int, per_channel: bool, ys: float = 0.4,
+              relu: bool = False):
+    """float input -> Q -> DQ -> Gemm (int8 weights, int32 bias, transB) [-> Relu] -> Q -> DQ,
+    as onnxruntime's quantize_static writes a fully connected layer."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     init = numpy_helper.from_array
@@ -140,7 +141,8 @@ def _qdq_gemm(rng, batches: int, depth: int, units: int, per_channel: bool, ys: 
              helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
              helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bd"], axis=0),
              helper.make_node("Gemm", ["xd", "wd", "bd"], ["gy"], transB=1),
-             helper.make_node("QuantizeLinear", ["gy", "ys", "yz"], ["yq"]),
+             *([helper.make_node("Relu", ["gy"], ["ry"])] if relu else []),
+             helper.make_node("QuantizeLinear", ["ry" if relu else "gy", "ys", "yz"], ["yq"]),
              helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
     g = helper.make_graph(
         nodes, "fc", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batches, depth])],
@@ -182,6 +184,33 @@ def test_dsp_fc_onnx_ad01_on_cortex_m4():
         {"dsp-fc-4u-rd-onnx", "dsp-fc-4u-ub-onnx"}
     assert c.plan.arena <= model_lower_bound(c.imported)
     r = verify_model(p, get_target("cortex-m4"))
+    assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+# The FC kernels' ONNX epilogue (ec_dsp_onnx_val: VCVTR + QADD) after the 8-unit step and a
+# 4-unit block (20 units, the depth a multiple of 8), in place (rd) and over the extended row
+# (ub): the plain int8 saturation and the Relu clamp, and a tiny output scale whose products pass
+# 2^31 (VCVTR saturates, QADD keeps the side: the zero point is -3).
+ONNX_FC8_CASES = [("rd", dict(depth=32, per_channel=False, relu=True)),
+                  ("rd", dict(depth=48, per_channel=True, ys=1e-9)),
+                  ("rd", dict(depth=40, per_channel=False, relu=True, ys=1e-9)),
+                  ("ub", dict(depth=64, per_channel=True, relu=True)),
+                  ("ub", dict(depth=24, per_channel=False, ys=1e-9))]
+
+
+@pytest.mark.parametrize("case", range(len(ONNX_FC8_CASES)))
+def test_dsp_fc_onnx_8_unit_epilogue_on_cortex_m4(case, tmp_path, monkeypatch):
+    from edgecc.lower import dsp_dwfc
+    form, kw = ONNX_FC8_CASES[case]
+    dead = 0 if form == "rd" else 1 << 20  # as at a peak step / scratch always dead
+    monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: dead)
+    p = tmp_path / "m.onnx"
+    p.write_bytes(_qdq_gemm(np.random.default_rng(6700 + case), batches=2, units=20,
+                            **kw).SerializeToString())
+    c = compile_model(p, get_target("cortex-m4"), "m")
+    fc = [lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"]
+    assert fc == [f"dsp-fc-4u-{form}-onnx"], [lw.kernel.variant for lw in c.lowered]
+    r = verify_model(p, get_target("cortex-m4"), frames=2)
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
 
