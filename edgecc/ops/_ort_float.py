@@ -9,6 +9,8 @@ where MLAS's SGEMM uses FMA.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from edgecc.ir import Graph, Node
@@ -103,6 +105,32 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     return [_finish(g, n, v)]
 
 
+class FcPass(NamedTuple):
+    """One pass of fully_connected_ortf.c.j2 over len(lanes) units (a tuple: codegen's parameter
+    comment skips it). lanes: (j, [j] if unit j's int8 weights need their scale q_j else []);
+    main: (j, 4 weight expressions) per unit; tail2 / tail1: [the per-unit expressions of the
+    2- / 1-product tail] when depth % 4 leaves one, else []."""
+    wtype: str
+    step4: int
+    step2: int
+    lanes: list
+    main: list
+    tail2: list
+    tail1: list
+
+
+def _fc_pass(units: int, depth: int, wfloat: bool) -> FcPass:
+    """The C of a pass over `units` units whose weights are interleaved [depth][units]."""
+    def wv(i: int, j: int) -> str:  # weight i of the block, unit j
+        return f"w[{i}]" if wfloat else f"((float)w[{i}] * q{j})"
+    rest, js = depth % 4, range(units)
+    return FcPass(wtype="float" if wfloat else "int8_t", step4=4 * units, step2=2 * units,
+                  lanes=[(j, [] if wfloat else [j]) for j in js],
+                  main=[(j, *(wv(k * units + j, j) for k in range(4))) for j in js],
+                  tail2=[[(j, wv(j, j), wv(units + j, j)) for j in js]] if rest >= 2 else [],
+                  tail1=[[(j, wv(j, j)) for j in js]] if rest % 2 else [])
+
+
 def lower(g: Graph, n: Node, target) -> Kernel:
     y = out_type(g, n)
     lo, hi = act_range(g, n)
@@ -118,7 +146,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         p.update(in_h=win.in_h, in_w=win.in_w, in_c=ic, out_h=win.out_h, out_w=win.out_w,
                  out_c=oc, k_h=win.k_h, k_w=win.k_w, stride_h=win.stride_h,
                  stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t,
-                 pad_l=win.pad_l, ksize=ksize)
+                 pad_l=win.pad_l, ksize=ksize, npix=win.out_h * win.out_w,
+                 ktaps=win.k_h * win.k_w)
         p.update(block=BLOCK, out_main=oc - oc % BLOCK)
         consts = dict(w=pack_weights(w.reshape(oc, -1).astype(F32), 1, BLOCK),
                       bias=_bias(g, n, oc), deq=_deq(in_type(g, n)),
@@ -131,7 +160,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         units, depth = w.shape
         wfloat = w.size * 4 <= FLOAT_WEIGHT_BYTES
         p.update(units=units, depth=depth, block=FC_BLOCK, units_main=units - units % FC_BLOCK,
-                 main4=depth - depth % 4, wfloat=wfloat)
+                 main4=depth - depth % 4, wfloat=wfloat,
+                 wide=_fc_pass(FC_BLOCK, depth, wfloat), single=_fc_pass(1, depth, wfloat))
         consts = dict(bias=_bias(g, n, units), deq=_deq(in_type(g, n)))
         if wfloat:
             consts["w"] = pack_weights(w.astype(F32), 1, FC_BLOCK)
