@@ -81,6 +81,20 @@ def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int,
     return X512Band(p, nc, 0, row, cols, slide)
 
 
+def x512_kind(band, ps: int) -> int:
+    """The kind of a layer's 512-bit rows (runtime_c/x86/conv_2d_x512.h: ec_x512_kind, the same
+    order): 0-11 name the tile shape, 3-tap slide and (constant) pixel stride ps bytes; 12 is no
+    band (the 256-bit kernel). The call names its kind, so a model carries only the kinds it runs."""
+    if not band or not band[0]:
+        return 12
+    p, slide = band[0], band[5]
+    for k, (kp, ks, kps) in enumerate(((16, 1, 16), (8, 1, 32), (4, None, 64), (4, None, 32),
+                                        (8, 0, 32), (8, 0, 16), (16, 0, 8))):
+        if p == kp and (ks is None or slide == ks) and ps == kps:
+            return k
+    return {(16, 1): 7, (16, 0): 8, (8, 1): 9, (8, 0): 10}.get((p, slide), 11)
+
+
 def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
                    bias: np.ndarray, in_zp: int, out_zp: int, act: tuple[int, int]
                    ) -> tuple[dict[str, np.ndarray] | None, dict, str]:
@@ -235,7 +249,9 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     if band and band[0]:
         zmm = (f"; AVX-512 VNNI: tiles of {band[0]} pixels x {16 * band[1]} channels over "
                f"u8-flipped input rows on the stack" + (", 3 pixels a broadcast" if band[5] else ""))
-    return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, **rq_params(g, n), **rqp), consts, 0,
+    kind = x512_kind(band, win.stride_w * ic)
+    return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, kind=kind, **rq_params(g, n), **rqp),
+                      consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"
                    f"{zmm}", "4px")

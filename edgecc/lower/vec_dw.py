@@ -170,7 +170,10 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
     consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq,
                   **_quad_consts(taps, bias[:oc], rq))
-    return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, **params),
+    # the channel plan the call names (runtime_c/x86/depthwise_conv_2d_3x3.h, ec_x86_dw3_all):
+    # 1 = whole blocks of 64 channels on ZMM builds, 0 = every block kind
+    plan = int(oc % 64 == 0)
+    return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, plan=plan, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
                   reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
                          "shared by neighbouring pixels")
