@@ -121,6 +121,15 @@ EC_X86_ENTRY(ec_x86_depthwise_conv_2d_taps_s8,
              (const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
               const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),
              (g, x, y, w, bias, q, zrow))
+/* the taps depthwise below level 2 (the narrow-row 3x3 layers' other kernel): no level-2 copy */
+static inline void ec_x86_depthwise_conv_2d_taps_low_s8(
+    const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w, const int32_t *bias,
+    const ec_avx2_rq *q, const int8_t *zrow) {
+    const int lvl = ec_x86_level();
+    (void)lvl;
+    EC_X86_TRY1(ec_x86_depthwise_conv_2d_taps_s8, (g, x, y, w, bias, q, zrow))
+    EC_X86_BASE_CALL(ec_x86_depthwise_conv_2d_taps_s8, (g, x, y, w, bias, q, zrow));
+}
 EC_X86_ENTRY(ec_x86_depthwise_conv_2d_3x3_s8,
              (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
               const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow),
