@@ -10,9 +10,12 @@ templates/avx2/.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from edgecc.lower import vec, vec_dw, x86_elt, x86_fc, x86_first
 from edgecc.lower.table import Candidate
 from edgecc.lower.x86_onnx import onnx_entry
+from edgecc.metrics import node_macs
 
 ISA = "avx2"
 
@@ -34,3 +37,20 @@ TABLE: list[Candidate] = CONV + [AS_CONV, onnx_entry(DW)] + [
     Candidate("ADD", ISA, "add-exact", x86_elt.add_applies, x86_elt.lower_add_exact),
     Candidate("AVERAGE_POOL_2D", ISA, "avgpool", x86_elt.avgpool_applies, x86_elt.lower_avgpool),
 ]
+
+# A layer of fewer MACs than this (or none: ADD, pooling) calls its kernel's `_base` entry, the
+# build flags' level alone (runtime_c/x86/kernels.h): the level-2 copy of a kernel only a small
+# layer runs would cost more flash than its speed is worth (hello_world_int8: 2.1x its AVX2-only
+# flash with every level).
+DISPATCH_MACS = 8192
+
+
+def _gated(c: Candidate) -> Candidate:
+    def build(g, n, t):
+        k = c.build(g, n, t)
+        k.params["lvl"] = "" if (node_macs(g, n) or 0) >= DISPATCH_MACS else "_base"
+        return k
+    return dataclasses.replace(c, build=build)
+
+
+TABLE = [_gated(c) for c in TABLE]

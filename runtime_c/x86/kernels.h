@@ -83,7 +83,9 @@
         EC_X86_TRY2(f, args)                                           \
         EC_X86_TRY1(f, args)                                           \
         EC_X86_BASE_CALL(f, args);                                     \
-    }
+    }                                                                  \
+    /* a layer with few MACs runs the build flags' level, no dispatch */ \
+    static inline void f##_base params { EC_X86_BASE_CALL(f, args); }
 
 /* an entry named e running the top level's copy of f */
 #define EC_X86_ENTRY_TOP(e, params, f, args)                           \
