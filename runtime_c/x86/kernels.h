@@ -151,6 +151,14 @@ EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p00_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p01_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p10_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p11_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p20_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p21_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p30_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p31_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p40_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p41_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p50_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p51_s8)
 #undef EC_X86_DW3_PLAN
 EC_X86_ENTRY(ec_x86_fully_connected_quads_s8,
              (int batches, int depth, int kp, int units, int ocp, const int8_t *x, int8_t *y,
