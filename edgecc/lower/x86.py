@@ -15,7 +15,7 @@ import dataclasses
 from edgecc.lower import vec, vec_dw, x86_elt, x86_fc, x86_first
 from edgecc.lower.table import Candidate
 from edgecc.lower.x86_onnx import onnx_entry
-from edgecc.metrics import node_macs
+from edgecc.metrics import count_macs, node_macs
 
 ISA = "avx2"
 
@@ -43,6 +43,13 @@ TABLE: list[Candidate] = CONV + [AS_CONV, onnx_entry(DW)] + [
 # layer runs would cost more flash than its speed is worth (hello_world_int8: 2.1x its AVX2-only
 # flash with every level).
 DISPATCH_MACS = 8192
+# In a model of fewer MACs than this, the convolutions run the build flags' level alone: its
+# inference takes tens of microseconds at AVX2, and the level-2 copies of the row and block kinds
+# it runs (3-7 KB each) would grow its flash by 14-66% (str_ww_ref_model, cv_dscnn, cv_conv1d).
+# Fully connected layers keep dispatching: their level-2 code is small and ad01_int8 (264K MACs)
+# runs 2.3x slower without it.
+DISPATCH_MODEL_MACS = 1_000_000
+ROW_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D")
 
 
 def _row_kinds(g) -> set[tuple[int, int]]:
@@ -74,7 +81,9 @@ def _one_copy_per_shape(g, kind: int, band) -> int:
 def _gated(c: Candidate) -> Candidate:
     def build(g, n, t):
         k = c.build(g, n, t)
-        k.params["lvl"] = "" if (node_macs(g, n) or 0) >= DISPATCH_MACS else "_base"
+        big = (node_macs(g, n) or 0) >= DISPATCH_MACS and (
+            n.op not in ROW_OPS or count_macs(g) >= DISPATCH_MODEL_MACS)
+        k.params["lvl"] = "" if big else "_base"
         if "kind" in k.params and k.params["lvl"] == "":
             k.params["kind"] = _one_copy_per_shape(g, k.params["kind"], k.params["band"])
         return k
