@@ -159,3 +159,31 @@ def test_dispatching_binary_on_an_avx2_only_cpu(tmp_path, monkeypatch):
     monkeypatch.setattr(host, "run_host", under_qemu)
     r = verify_model(shared_model("kws_ref_model"), get_target("x86-avx2"), cc="gcc")
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+def _calls(model: str) -> list[str]:
+    """The x86 kernel entries the x86-avx2 C of a shared model calls."""
+    from edgecc.compiler import compile_model
+    c = compile_model(shared_model(model), get_target("x86-avx2"), "m")
+    return re.findall(r"\b(ec_x86_[a-z0-9_]+)\(", c.files["m.c"])
+
+
+def test_one_row_copy_per_tile_shape():
+    """vww_96_int8 runs a 512-bit tile shape at two pixel strides: its layers call one row kind
+    per shape (edgecc/lower/x86.py _one_copy_per_shape), the constant-stride kinds 0-6 only for a
+    shape run at one stride."""
+    any_stride = {0: 7, 1: 9, 2: 11, 3: 11, 4: 10, 5: 10, 6: 8}  # edgecc/lower/vec.py x512_kind
+    kinds = {int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8\(", " ".join(
+        f"{c}(" for c in _calls("vww_96_int8")))}
+    shapes = [any_stride.get(k, k) for k in kinds if k != 12]
+    assert shapes and len(shapes) == len(set(shapes)), kinds
+    assert kinds & {7, 8, 9, 10, 11}, kinds
+
+
+def test_small_model_convolutions_run_the_build_level():
+    """str_ww_ref_model (826K MACs) calls its convolutions' _base entries; ad01_int8 (264K MACs,
+    fully connected) keeps the dispatching entries for its layers of 8192 MACs or more."""
+    conv = [c for c in _calls("str_ww_ref_model") if "conv" in c]
+    assert conv and all(c.endswith("_base") for c in conv), conv
+    fc = [c for c in _calls("ad01_int8") if "fully_connected" in c]
+    assert any(not c.endswith("_base") for c in fc), fc
