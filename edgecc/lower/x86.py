@@ -44,11 +44,13 @@ TABLE: list[Candidate] = CONV + [AS_CONV, onnx_entry(DW)] + [
 # flash with every level).
 DISPATCH_MACS = 8192
 # In a model of fewer MACs than this, the convolutions run the build flags' level alone: its
-# inference takes tens of microseconds at AVX2, and the level-2 copies of the row and block kinds
-# it runs (3-7 KB each) would grow its flash by 14-66% (str_ww_ref_model, cv_dscnn, cv_conv1d).
-# Fully connected layers keep dispatching: their level-2 code is small and ad01_int8 (264K MACs)
-# runs 2.3x slower without it.
-DISPATCH_MODEL_MACS = 1_000_000
+# inference takes a few microseconds at AVX2, and the level-2 copies of the row and block kinds
+# it runs (3-7 KB each) would grow its flash by 43% (cv_conv1d, 129K MACs: 11,444 B without
+# them, 16,098 with). Not higher: at 1M MACs str_ww_ref_model (826K) and cv_dscnn (652K) saved
+# 11 and 19 KB but ran 2.9x and 2.2x LiteRT's latency instead of 0.99x and 0.98x. Fully
+# connected layers keep dispatching: their level-2 code is small and ad01_int8 (264K MACs) runs
+# 2.3x slower without it.
+DISPATCH_MODEL_MACS = 200_000
 ROW_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D")
 
 

@@ -162,9 +162,13 @@ def test_dispatching_binary_on_an_avx2_only_cpu(tmp_path, monkeypatch):
 
 
 def _calls(model: str) -> list[str]:
-    """The x86 kernel entries the x86-avx2 C of a shared model calls."""
+    """The x86 kernel entries the x86-avx2 C of a shared model (tflite/, or converter/ as
+    'converter/NAME') calls."""
     from edgecc.compiler import compile_model
-    c = compile_model(shared_model(model), get_target("x86-avx2"), "m")
+    folder, _, name = model.rpartition("/")
+    path = shared_model(name) if not folder else \
+        shared_model("hello_world_int8").parent.parent / folder / f"{name}.tflite"
+    c = compile_model(path, get_target("x86-avx2"), "m")
     return re.findall(r"\b(ec_x86_[a-z0-9_]+)\(", c.files["m.c"])
 
 
@@ -181,9 +185,12 @@ def test_one_row_copy_per_tile_shape():
 
 
 def test_small_model_convolutions_run_the_build_level():
-    """str_ww_ref_model (826K MACs) calls its convolutions' _base entries; ad01_int8 (264K MACs,
-    fully connected) keeps the dispatching entries for its layers of 8192 MACs or more."""
-    conv = [c for c in _calls("str_ww_ref_model") if "conv" in c]
+    """cv_conv1d (129K MACs) calls its convolutions' _base entries, str_ww_ref_model (826K) the
+    dispatching ones; ad01_int8 (264K MACs, fully connected) keeps the dispatching entries for its
+    layers of 8192 MACs or more."""
+    conv = [c for c in _calls("converter/cv_conv1d") if "conv" in c]
     assert conv and all(c.endswith("_base") for c in conv), conv
+    conv = [c for c in _calls("str_ww_ref_model") if "conv" in c]
+    assert conv and not all(c.endswith("_base") for c in conv), conv
     fc = [c for c in _calls("ad01_int8") if "fully_connected" in c]
     assert any(not c.endswith("_base") for c in fc), fc
