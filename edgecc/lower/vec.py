@@ -81,6 +81,40 @@ def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int,
     return X512Band(p, nc, 0, row, cols, slide)
 
 
+def x512_kind(band, ps: int) -> int:
+    """The kind of a layer's 512-bit rows (runtime_c/x86/conv_2d_x512.h: ec_x512_kind, the same
+    order): 0-11 name the tile shape, 3-tap slide and (constant) pixel stride ps bytes; 12 is no
+    band (the 256-bit kernel). The call names its kind, so a model carries only the kinds it runs."""
+    if not band or not band[0]:
+        return 12
+    p, slide = band[0], band[5]
+    for k, (kp, ks, kps) in enumerate(((16, 1, 16), (8, 1, 32), (4, None, 64), (4, None, 32),
+                                        (8, 0, 32), (8, 0, 16), (16, 0, 8))):
+        if p == kp and (ks is None or slide == ks) and ps == kps:
+            return k
+    return x512_any_stride(band)
+
+
+def x512_any_stride(band) -> int:
+    """The kind of a band's tile shape and slide with the pixel stride a run-time argument (7-11;
+    12: no band)."""
+    if not band or not band[0]:
+        return 12
+    return {(16, 1): 7, (16, 0): 8, (8, 1): 9, (8, 0): 10}.get((band[0], band[5]), 11)
+
+
+def x512_layer(g: Graph, n: Node) -> tuple[X512Band, int]:
+    """A CONV_2D layer's 512-bit band and its pixel stride in bytes (what x512_kind reads)."""
+    win = conv_window(g, n)
+    x = in_type(g, n)
+    oc, kh, kw, ic = g.type(n.inputs[1]).shape
+    segs, seg_len = conv_segments(kh, kw, ic, win.dil_w)
+    seg_p = round_up(seg_len, 4)
+    mode = pixel_mode(win, kh, kw, ic, seg_p, x.shape[0])
+    pixels = x.shape[0] * win.out_h * win.out_w
+    return x512_band(win, kh, kw, ic, oc, seg_p, seg_len, mode, pixels), win.stride_w * ic
+
+
 def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
                    bias: np.ndarray, in_zp: int, out_zp: int, act: tuple[int, int]
                    ) -> tuple[dict[str, np.ndarray] | None, dict, str]:
@@ -229,13 +263,15 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     geom = VecConvGeom(pixels, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
             kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
             segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], mode)
-    band = x512_band(win, kh, kw, ic, oc, seg_p, seg_len, mode, pixels) if isa == "avx2" else []
+    band = x512_layer(g, n)[0] if isa == "avx2" else []
     consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     zmm = ""
     if band and band[0]:
         zmm = (f"; AVX-512 VNNI: tiles of {band[0]} pixels x {16 * band[1]} channels over "
                f"u8-flipped input rows on the stack" + (", 3 pixels a broadcast" if band[5] else ""))
-    return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, **rq_params(g, n), **rqp), consts, 0,
+    kind = x512_kind(band, win.stride_w * ic)
+    return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, kind=kind, **rq_params(g, n), **rqp),
+                      consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"
                    f"{zmm}", "4px")

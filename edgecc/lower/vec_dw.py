@@ -143,6 +143,16 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
                       0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step", "taps")
 
 
+def dw3_plan(chans: int, stride_w: int) -> int:
+    """The channel plan a 3x3 depthwise call names (runtime_c/x86/depthwise_conv_2d_3x3.h,
+    ec_x86_dw3_all): the block kinds its channel count takes, so the C holds only those."""
+    if chans % 64 == 0:
+        return 1
+    if stride_w == 1 and chans in (8, 16):
+        return 3 if chans == 8 else 4
+    return 2 if chans % 32 == 0 else (5 if chans % 16 == 0 else 0)
+
+
 def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
                params: dict) -> Kernel:
     """3x3, dilation 1 on AVX2: runtime_c/x86/depthwise_conv_2d_3x3.h (row by row; input
@@ -170,7 +180,8 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
     consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq,
                   **_quad_consts(taps, bias[:oc], rq))
-    return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, **params),
+    plan = dw3_plan(oc, win.stride_w)
+    return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, plan=plan, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
                   reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
                          "shared by neighbouring pixels")

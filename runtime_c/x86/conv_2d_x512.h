@@ -284,9 +284,40 @@ static inline __attribute__((always_inline)) void ec_x512_row(
     }
 }
 
-EC_AVX2_SHARED void ec_x86_conv_2d_x512(const ec_vec_conv_geom *g, const ec_x512_band *bd,
-                                 const int8_t *x, int8_t *y, const int8_t *w,
-                                 const int32_t *bias_u, const ec_avx2_rq *q) {
+/* The row kinds (tile shape P x NC, 3-tap slide, pixel stride ps: the common ones constant, so
+ * the broadcasts address src + immediate), each its own function: a layer's call names its kind
+ * (edgecc/lower/vec.py: x512_kind, the same order as ec_x512_kind below), so a model carries the
+ * code of the kinds its layers use, not all twelve. */
+#define EC_X512_KIND(N, PS, P, NC, SLIDE)                                                          \
+    static __attribute__((noinline, unused)) void EC_X86_NS(ec_x512_row_k##N)(                    \
+        const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff, int n,  \
+        const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int8_t *y) {                   \
+        (void)ps;                                                                                  \
+        ec_x512_row(g, src, PS, boff, n, w, bias, q, y, P, NC, SLIDE);                             \
+    }
+EC_X512_KIND(0, 16, 16, 1, 1)
+EC_X512_KIND(1, 32, 8, 2, 1)
+EC_X512_KIND(2, 64, 4, 4, 0)
+EC_X512_KIND(3, 32, 4, 4, 0)
+EC_X512_KIND(4, 32, 8, 2, 0)
+EC_X512_KIND(5, 16, 8, 2, 0)
+EC_X512_KIND(6, 8, 16, 1, 0)
+EC_X512_KIND(7, ps, 16, 1, 1)
+EC_X512_KIND(8, ps, 16, 1, 0)
+EC_X512_KIND(9, ps, 8, 2, 1)
+EC_X512_KIND(10, ps, 8, 2, 0)
+EC_X512_KIND(11, ps, 4, 4, 0)
+#undef EC_X512_KIND
+
+typedef void (*ec_x512_rowfn)(const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps,
+                              const ptrdiff_t *boff, int n, const int8_t *w, const int32_t *bias,
+                              const ec_avx2_rq *q, int8_t *y);
+
+/* The convolution over bands of input rows, each row of output pixels by `row` (a constant
+ * where this is inlined into a kind's entry: a direct call). */
+static inline __attribute__((always_inline)) void ec_x512_conv(
+    const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,
+    const int8_t *w, const int32_t *bias_u, const ec_avx2_rq *q, ec_x512_rowfn row) {
     int8_t band[EC_X512_MAX_BAND] __attribute__((aligned(64)));
     ptrdiff_t boff[EC_VEC_MAX_SEGS];
     const ptrdiff_t ps = (ptrdiff_t)g->stride_w * g->in_c;
@@ -298,28 +329,12 @@ EC_AVX2_SHARED void ec_x86_conv_2d_x512(const ec_vec_conv_geom *g, const ec_x512
             for (fx = 0; fx < g->k_w; ++fx)
                 boff[s++] = (ptrdiff_t)fy * bd->row + (ptrdiff_t)fx * g->dil_w * g->in_c;
     }
-#define EC_X512_ROW(src, n, yr)                                                   \
-    do {                                                                          \
-        /* the common pixel strides as constants: the broadcasts then address src + immediate */ \
-        if (bd->P == 16 && bd->slide && ps == 16) ec_x512_row(g, src, 16, boff, n, w, bias_u, q, yr, 16, 1, 1); \
-        else if (bd->P == 8 && bd->slide && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 8, 2, 1); \
-        else if (bd->P == 4 && ps == 64) ec_x512_row(g, src, 64, boff, n, w, bias_u, q, yr, 4, 4, 0); \
-        else if (bd->P == 4 && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 4, 4, 0); \
-        else if (bd->P == 8 && !bd->slide && ps == 32) ec_x512_row(g, src, 32, boff, n, w, bias_u, q, yr, 8, 2, 0); \
-        else if (bd->P == 8 && !bd->slide && ps == 16) ec_x512_row(g, src, 16, boff, n, w, bias_u, q, yr, 8, 2, 0); \
-        else if (bd->P == 16 && !bd->slide && ps == 8) ec_x512_row(g, src, 8, boff, n, w, bias_u, q, yr, 16, 1, 0); \
-        else if (bd->P == 16 && bd->slide) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1, 1); \
-        else if (bd->P == 16) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 16, 1, 0); \
-        else if (bd->P == 8 && bd->slide) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2, 1); \
-        else if (bd->P == 8) ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 8, 2, 0); \
-        else ec_x512_row(g, src, ps, boff, n, w, bias_u, q, yr, 4, 4, 0);             \
-    } while (0)
     if (bd->chunk > 0) {
         int p0;
         for (p0 = 0; p0 < g->pixels; p0 += bd->chunk) {
             const int n = g->pixels - p0 < bd->chunk ? g->pixels - p0 : bd->chunk;
             ec_x512_flip(band, x + (size_t)p0 * g->in_c, n * g->in_c);
-            EC_X512_ROW(band, n, y + (size_t)p0 * g->out_c);
+            row(g, band, ps, boff, n, w, bias_u, q, y + (size_t)p0 * g->out_c);
         }
         return;
     }
@@ -341,11 +356,38 @@ EC_AVX2_SHARED void ec_x86_conv_2d_x512(const ec_vec_conv_geom *g, const ec_x512
                                  mid * g->in_c);
                     ec_x512_fill(d + (left + mid) * g->in_c, zpu, (bd->cols - left - mid) * g->in_c);
                 }
-                EC_X512_ROW(band, g->out_w, y + (((size_t)b * g->out_h + oy) * g->out_w) * g->out_c);
+                row(g, band, ps, boff, g->out_w, w, bias_u, q,
+                    y + (((size_t)b * g->out_h + oy) * g->out_w) * g->out_c);
             }
         }
     }
-#undef EC_X512_ROW
+}
+
+/* The kind of a layer's rows from its band (the order of the kinds above). */
+static inline int ec_x512_kind(const ec_x512_band *bd, ptrdiff_t ps) {
+    if (bd->P == 16 && bd->slide && ps == 16) return 0;
+    if (bd->P == 8 && bd->slide && ps == 32) return 1;
+    if (bd->P == 4 && ps == 64) return 2;
+    if (bd->P == 4 && ps == 32) return 3;
+    if (bd->P == 8 && !bd->slide && ps == 32) return 4;
+    if (bd->P == 8 && !bd->slide && ps == 16) return 5;
+    if (bd->P == 16 && !bd->slide && ps == 8) return 6;
+    if (bd->P == 16) return bd->slide ? 7 : 8;
+    if (bd->P == 8) return bd->slide ? 9 : 10;
+    return 11;
+}
+
+/* Any kind, chosen at run time (every kind's code). */
+EC_AVX2_SHARED void ec_x86_conv_2d_x512(const ec_vec_conv_geom *g, const ec_x512_band *bd,
+                                 const int8_t *x, int8_t *y, const int8_t *w,
+                                 const int32_t *bias_u, const ec_avx2_rq *q) {
+    static const ec_x512_rowfn rows[12] = {
+        EC_X86_NS(ec_x512_row_k0), EC_X86_NS(ec_x512_row_k1), EC_X86_NS(ec_x512_row_k2),
+        EC_X86_NS(ec_x512_row_k3), EC_X86_NS(ec_x512_row_k4), EC_X86_NS(ec_x512_row_k5),
+        EC_X86_NS(ec_x512_row_k6), EC_X86_NS(ec_x512_row_k7), EC_X86_NS(ec_x512_row_k8),
+        EC_X86_NS(ec_x512_row_k9), EC_X86_NS(ec_x512_row_k10), EC_X86_NS(ec_x512_row_k11)};
+    ec_x512_conv(g, bd, x, y, w, bias_u, q,
+                 rows[ec_x512_kind(bd, (ptrdiff_t)g->stride_w * g->in_c)]);
 }
 #endif
 

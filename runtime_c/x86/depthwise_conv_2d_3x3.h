@@ -190,15 +190,35 @@ EC_X86_DW3_BLK(7, 1)
 
 EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                              const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                             const ec_avx2_dw3_q *z, const int8_t *zrow, int FAST) {
+                             const ec_avx2_dw3_q *z, const int8_t *zrow, int FAST, int PLAN) {
     const int C = g->chans;
     int c = 0;
+    (void)PLAN;
 #define EC_X86_DW3_B(NH, c0)                                                                       \
     do {                                                                                       \
         if (FAST) ec_x86_dw3_blk_##NH##_1(g, x, y, w, bias, q, z, zrow, (c0));                     \
         else ec_x86_dw3_blk_##NH##_0(g, x, y, w, bias, q, z, zrow, (c0));                          \
     } while (0)
 #if EC_X86_512
+    if (PLAN == 1) {  /* whole blocks of 64 channels only: no other kind referenced */
+        for (; c < C; c += 64) EC_X86_DW3_B(5, c);
+        return;
+    }
+    if (PLAN == 3) {  /* 8 channels, stride 1 */
+        EC_X86_DW3_B(4, 0);
+        return;
+    }
+    if (PLAN == 4) {  /* 16 channels, stride 1 */
+        EC_X86_DW3_B(6, 0);
+        return;
+    }
+    if (PLAN == 2 || PLAN == 5) {  /* channels a multiple of 32 (2) or 16 (5) */
+        for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
+        for (; c + 32 <= C; c += 32) EC_X86_DW3_B(3, c);
+        if (PLAN == 5)
+            for (; c < C; c += 16) EC_X86_DW3_B(7, c);
+        return;
+    }
     for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
     if (c == C) return;
     if ((C == 8 || C == 16) && g->stride_w == 1) {
@@ -214,6 +234,11 @@ EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x,
     for (; c + 16 <= C; c += 16) EC_X86_DW3_B(7, c);
     if (c < C && C - c > 8 && C >= 16) {
         EC_X86_DW3_B(7, C - 16);
+        return;
+    }
+#else
+    if (PLAN != 0 && PLAN != 3) {  /* channels a multiple of 16 */
+        for (; c < C; c += 16) EC_X86_DW3_B(2, c);
         return;
     }
 #endif
@@ -239,9 +264,35 @@ EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, c
                                 const ec_avx2_dw3_q *z, const int8_t *zrow) {
     /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
     const ec_avx2_dw3_geom gl = *g;
-    if (q->fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 1);
-    else ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 0);
+    if (q->fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 1, 0);
+    else ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 0, 0);
 }
+
+/* The same for a layer whose requantization path (FAST: q->fast) and channel plan are known when
+ * the C is generated (edgecc/lower/vec_dw.py dw3_plan, the channel count C and stride): 1: C % 64
+ * == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C == 8 and 4: C == 16 at stride 1; 0: any (every
+ * block kind). Each names the kinds the general order above runs for such C, so a model holds
+ * the block kinds its layers run, not all fourteen. */
+#define EC_X86_DW3_PLAN(PLAN, FAST)                                                                \
+    EC_AVX2_SHARED void EC_X86_NS(ec_x86_depthwise_conv_2d_3x3_p##PLAN##FAST##_s8)(                \
+        const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
+        const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow) {    \
+        const ec_avx2_dw3_geom gl = *g;                                                            \
+        ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, FAST, PLAN);                                \
+    }
+EC_X86_DW3_PLAN(0, 0)
+EC_X86_DW3_PLAN(0, 1)
+EC_X86_DW3_PLAN(1, 0)
+EC_X86_DW3_PLAN(1, 1)
+EC_X86_DW3_PLAN(2, 0)
+EC_X86_DW3_PLAN(2, 1)
+EC_X86_DW3_PLAN(3, 0)
+EC_X86_DW3_PLAN(3, 1)
+EC_X86_DW3_PLAN(4, 0)
+EC_X86_DW3_PLAN(4, 1)
+EC_X86_DW3_PLAN(5, 0)
+EC_X86_DW3_PLAN(5, 1)
+#undef EC_X86_DW3_PLAN
 
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_DEPTHWISE_CONV_2D_3X3_H */

@@ -34,21 +34,23 @@ MACHINERY = {"levels.h", "names.h", "kernels.h", "pass.h"}
 def expected_names() -> list[str]:
     """Every ec_* identifier the kernel headers define: all those they mention, less the ones
     defined elsewhere (vec/common.h, edgecc_rt.h), their lower-case macros, the public records,
-    ec_x86_level and the block-kind prefix ec_x86_dw_kw (only ever pasted); plus the functions
-    EC_X86_DW3_BLK pastes together."""
-    ids, macros, pasted = set(), set(), set()
+    ec_x86_level, the block-kind prefix ec_x86_dw_kw (only ever pasted) and the names written
+    through EC_X86_NS(...) itself (the convolution's row kinds); plus the functions EC_X86_DW3_BLK
+    pastes together."""
+    ids, macros, pasted, direct = set(), set(), set(), set()
     for f in sorted(X86.glob("*.h")):
         if f.name in MACHINERY:
             continue
         s = f.read_text()
         ids |= set(re.findall(r"\bec_[a-z0-9_]+", s))
         macros |= set(re.findall(r"#define (ec_[a-z0-9_]+)", s))
+        direct |= set(re.findall(r"EC_X86_NS\((ec_[a-z0-9_]+)", s))
         pasted |= {f"ec_x86_dw3_blk_{a}_{b}"
                    for a, b in re.findall(r"^EC_X86_DW3_BLK\((\d+), (\d+)\)", s, re.M)}
     ext = set()
     for f in (RT / "vec" / "common.h", RT / "edgecc_rt.h"):
         ext |= set(re.findall(r"\bec_[a-z0-9_]+", f.read_text()))
-    skip = ext | macros | PUBLIC | {"ec_x86_level", "ec_x86_dw3_blk_", "ec_x86_dw_kw"}
+    skip = ext | macros | PUBLIC | direct | {"ec_x86_level", "ec_x86_dw3_blk_", "ec_x86_dw_kw"}
     return sorted((ids - skip) | pasted)
 
 
@@ -92,8 +94,9 @@ def _level(cmd) -> int:
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_level_chosen_at_run_time(cc, tmp_path):
-    """-mavx2 -mfma runs this CPU's best level; EDGECC_X86_MAX caps it; the x86-avx512 flags fix
-    level 2 at compile time."""
+    """-mavx2 -mfma runs this CPU's best level of those compiled (AVX2, AVX-512 VNNI; AVX-VNNI
+    when EDGECC_X86_MAX is 1); EDGECC_X86_MAX caps it; the x86-avx512 flags fix level 2 at
+    compile time."""
     if "avx2" not in cpu_flags():
         pytest.skip("this CPU has no AVX2")
     base = get_target("x86-avx2").cflags
@@ -102,7 +105,8 @@ def test_level_chosen_at_run_time(cc, tmp_path):
         | ({2} if _best() == 2 else set())
     for cap in (None, 1, 0):
         flags = base + ((f"-DEDGECC_X86_MAX={cap}",) if cap is not None else ())
-        want = max(lv for lv in runs if cap is None or lv <= cap)
+        # AVX-VNNI is compiled only when the cap is 1 (runtime_c/x86/levels.h)
+        want = max(lv for lv in runs if (cap is None or lv <= cap) and (lv != 1 or cap == 1))
         assert _level([str(_build(tmp_path, cc, flags, f"p{cap}"))]) == want, (cc, cap)
     if 2 in runs:
         exe = _build(tmp_path, cc, get_target("x86-avx512").cflags, "p512")
@@ -155,3 +159,38 @@ def test_dispatching_binary_on_an_avx2_only_cpu(tmp_path, monkeypatch):
     monkeypatch.setattr(host, "run_host", under_qemu)
     r = verify_model(shared_model("kws_ref_model"), get_target("x86-avx2"), cc="gcc")
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
+
+
+def _calls(model: str) -> list[str]:
+    """The x86 kernel entries the x86-avx2 C of a shared model (tflite/, or converter/ as
+    'converter/NAME') calls."""
+    from edgecc.compiler import compile_model
+    folder, _, name = model.rpartition("/")
+    path = shared_model(name) if not folder else \
+        shared_model("hello_world_int8").parent.parent / folder / f"{name}.tflite"
+    c = compile_model(path, get_target("x86-avx2"), "m")
+    return re.findall(r"\b(ec_x86_[a-z0-9_]+)\(", c.files["m.c"])
+
+
+def test_one_row_copy_per_tile_shape():
+    """vww_96_int8 runs a 512-bit tile shape at two pixel strides: its layers call one row kind
+    per shape (edgecc/lower/x86.py _one_copy_per_shape), the constant-stride kinds 0-6 only for a
+    shape run at one stride."""
+    any_stride = {0: 7, 1: 9, 2: 11, 3: 11, 4: 10, 5: 10, 6: 8}  # edgecc/lower/vec.py x512_kind
+    kinds = {int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8\(", " ".join(
+        f"{c}(" for c in _calls("vww_96_int8")))}
+    shapes = [any_stride.get(k, k) for k in kinds if k != 12]
+    assert shapes and len(shapes) == len(set(shapes)), kinds
+    assert kinds & {7, 8, 9, 10, 11}, kinds
+
+
+def test_small_model_convolutions_run_the_build_level():
+    """cv_conv1d (129K MACs) calls its convolutions' _base entries, str_ww_ref_model (826K) the
+    dispatching ones; ad01_int8 (264K MACs, fully connected) keeps the dispatching entries for its
+    layers of 8192 MACs or more."""
+    conv = [c for c in _calls("converter/cv_conv1d") if "conv" in c]
+    assert conv and all(c.endswith("_base") for c in conv), conv
+    conv = [c for c in _calls("str_ww_ref_model") if "conv" in c]
+    assert conv and not all(c.endswith("_base") for c in conv), conv
+    fc = [c for c in _calls("ad01_int8") if "fully_connected" in c]
+    assert any(not c.endswith("_base") for c in fc), fc
