@@ -142,6 +142,17 @@ def test_stack_bound_covers_the_painted_stack(model, board):
     assert used <= bound <= used + 256, (used, bound)
 
 
+def test_asm_pushes_fit_the_stack_allowance():
+    """No inline asm of runtime_c/ pushes more than budget.ASM_PUSH_BYTES (gcc's frame sizes
+    do not count a push inside an asm statement)."""
+    import re
+    from edgecc import budget
+    root = Path(__file__).resolve().parent.parent / "runtime_c"
+    pushes = [len(m.group(1).split(",")) * 4 for h in root.rglob("*.h")
+              for m in re.finditer(r"push\s*\{([^}]*)\}", h.read_text())]
+    assert pushes and max(pushes) <= budget.ASM_PUSH_BYTES, pushes
+
+
 @pytest.mark.slow
 @pytest.mark.qemu
 @pytest.mark.parametrize("model", ["vww_96_int8", "person_detect", "pretrainedResnet_quant",

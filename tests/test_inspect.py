@@ -152,7 +152,9 @@ def test_inspect_json_kernels_follow_board(tmp_path, capsys):
     [k] = d["kernels"]  # CONV_2D with its RELU6 fused: one kernel
     assert set(k) == {"op", "index", "name", "template", "variant", "reason", "scratch",
                       "refused"}
-    assert (k["op"], k["index"]) == ("CONV_2D", 0) and k["refused"] == []
+    # the 3x3 ring kernel (16..80 input channels) is tried first and says why not
+    assert (k["op"], k["index"]) == ("CONV_2D", 0)
+    assert [r["kernel"] for r in k["refused"]] == ["mve-conv-ring"], k["refused"]
     assert k["template"].startswith("mve/") and k["variant"].startswith("mve-") and k["reason"]
     assert isinstance(k["scratch"], int) and k["scratch"] >= 0
     code, out, _ = run_cli(capsys, "inspect", str(p), "--json")

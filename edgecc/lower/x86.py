@@ -86,6 +86,8 @@ def _gated(c: Candidate) -> Candidate:
         big = (node_macs(g, n) or 0) >= DISPATCH_MACS and (
             n.op not in ROW_OPS or count_macs(g) >= DISPATCH_MODEL_MACS)
         k.params["lvl"] = "" if big else "_base"
+        k.params["dispatch"] = [1] if big else []  # a template's run-time level check: 0 or 1
+        k.params["taps_fn"] = "_low_s8" if big else "_s8_base"
         if "kind" in k.params and k.params["lvl"] == "":
             k.params["kind"] = _one_copy_per_shape(g, k.params["kind"], k.params["band"])
         return k

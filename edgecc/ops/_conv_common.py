@@ -237,3 +237,21 @@ def pool_geometry(g: Graph, n: Node) -> dict:
                 stride_w=sw, out_h=out_h, out_w=out_w,
                 pad_h=conv_pad(pad_mode, in_h, fh, sh, 1, out_h),
                 pad_w=conv_pad(pad_mode, in_w, fw, sw, 1, out_w))
+
+
+OC_BLOCK = 4  # output channels computed together: each input byte loaded once feeds 4 MACs
+
+
+def pack_weights(w: np.ndarray, groups: int = 1, block: int = OC_BLOCK) -> np.ndarray:
+    """[oc, K] -> per group: blocks of `block` channels interleaved ([K][block] each), then the
+    group's remaining channels row-major.
+
+    Channel oc's block (or row) then starts at byte oc*K, and the interior loop walks one weight
+    pointer forward: within a block, w[k*block + j] is channel j's tap k.
+    """
+    out = []
+    for wg in np.split(w, groups):
+        main = wg.shape[0] - wg.shape[0] % block
+        out.append(wg[:main].reshape(main // block, block, wg.shape[1]).transpose(0, 2, 1).ravel())
+        out.append(wg[main:].ravel())
+    return np.concatenate(out)

@@ -16,8 +16,7 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops import _onnx_float as of
-from edgecc.ops._conv_common import act_range, conv_window, pool_geometry
-from edgecc.ops.conv_2d import pack_weights
+from edgecc.ops._conv_common import act_range, conv_window, pack_weights, pool_geometry
 from edgecc.ops.quantize import c_float_literal
 
 ORT_FLOAT = "ort_float"

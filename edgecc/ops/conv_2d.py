@@ -16,10 +16,10 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
-from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multipliers, conv_groups,
-                                     conv_window, folded_bias, mbqm_function,
-                                     output_shape_matches, requantize, supported_activation,
-                                     valid_window_options)
+from edgecc.ops._conv_common import (OC_BLOCK, act_range, bias_or_zeros, channel_multipliers,
+                                     conv_groups, conv_window, folded_bias, mbqm_function,
+                                     output_shape_matches, pack_weights, requantize,
+                                     supported_activation, valid_window_options)
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin
@@ -100,24 +100,6 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     m, s = channel_multipliers(g, n, oc)
     lo, hi = act_range(g, n)
     return [requantize(acc, m, s, out_type(g, n).q.zero_point[0], lo, hi, np.int8)]
-
-
-OC_BLOCK = 4  # output channels computed together: each input byte loaded once feeds 4 MACs
-
-
-def pack_weights(w: np.ndarray, groups: int = 1, block: int = OC_BLOCK) -> np.ndarray:
-    """[oc, K] -> per group: blocks of `block` channels interleaved ([K][block] each), then the
-    group's remaining channels row-major.
-
-    Channel oc's block (or row) then starts at byte oc*K, and the interior loop walks one weight
-    pointer forward: within a block, w[k*block + j] is channel j's tap k.
-    """
-    out = []
-    for wg in np.split(w, groups):
-        main = wg.shape[0] - wg.shape[0] % block
-        out.append(wg[:main].reshape(main // block, block, wg.shape[1]).transpose(0, 2, 1).ravel())
-        out.append(wg[main:].ravel())
-    return np.concatenate(out)
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
