@@ -169,7 +169,8 @@ def _status(r) -> str:
         return (f"within one step: {x['values_differing']} values differ by one step, downstream "
                 f"of ops onnxruntime computes in float ({ops})")
     hint = ""
-    if x.get("onnxruntime_float_ops") and os.environ.get("EDGECC_ONNX_FLOAT", "integer") != "ort":
+    from edgecc.ops._onnx_float import onnx_float_mode
+    if x.get("onnxruntime_float_ops") and onnx_float_mode() != "ort":
         hint = ("; onnxruntime computes some groups in float32: --onnx-float ort follows its "
                 "order (slower)")
     return f"MISMATCH in {r.mismatched_bytes} bytes{hint}"

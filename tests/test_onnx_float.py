@@ -8,6 +8,7 @@ import ctypes.util
 
 import numpy as np
 import onnx
+import onnxruntime as ort  # a reference extra: CI installs it, and a missing one fails here
 import pytest
 from onnx import helper, numpy_helper
 
@@ -37,7 +38,6 @@ def test_onnx_float_mode_default_and_bad(monkeypatch):
     with pytest.raises(EdgeccError, match="--onnx-float"):
         of.onnx_float_mode()
 
-ort = pytest.importorskip("onnxruntime")
 THREADS = 2  # the session's intra-op threads; the conv's summation slices depend on it
 RESNET = "tfl_pretrainedResnet_quant_qdq"
 
