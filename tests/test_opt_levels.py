@@ -5,10 +5,9 @@ ACLE-intrinsic twins (runtime_c/dsp/conv_2d.h, dsp/fully_connected_8u.h; the FUL
 pointer; gcc and clang, bit-exact at -O0 under QEMU). The Helium (Cortex-M55) kernels' assembly takes
 its intrinsic / C twins at -O0 (and EC_MVE_MAC2X3 at -Os), and their functions carry the few
 -O2 options that let -O1, -Og and a reserved frame pointer allocate the rest (mve/common.h,
-EC_MVE_NOSCHED); the twins are bit-exact with TFLite Micro under QEMU. Known gap: the Helium
-kernels' ONNX-numerics entry points (*_onnx_s8) still fail to build with -fno-omit-frame-pointer
-(gcc 12 leaves r7 unallocated in them despite the omit-frame-pointer attribute); every other
-option set builds. Every compiler run has a bounded timeout, so a compiler that hangs fails the
+EC_MVE_NOSCHED); the twins are bit-exact with TFLite Micro under QEMU. The gather depthwise's
+assembler loops keep their pixel steps in a vector register (11 general registers, so r7 may be
+the frame pointer). Every compiler run has a bounded timeout, so a compiler that hangs fails the
 test instead of blocking CI."""
 from __future__ import annotations
 
@@ -97,12 +96,13 @@ def test_cortex_m55_c_builds_at_every_opt_level(tmp_path, model):
 
 
 @pytest.mark.parametrize("model", ["tfl_pretrainedResnet_quant_qdq", "ox_dscnn_qdq_s8"])
-def test_cortex_m55_onnx_numerics_c_builds_at_every_opt_level_but_frame_pointer(tmp_path, model):
+def test_cortex_m55_onnx_numerics_c_builds_at_every_opt_level(tmp_path, model):
+    """(ox_dscnn's depthwise layers take the gather kernel, whose assembler loops once needed 13
+    general registers and failed with -fno-omit-frame-pointer.)"""
     path = SHARED / "models" / "onnx_models" / f"{model}.onnx"
     if not path.is_file():
         pytest.fail(f"shared model missing: {path}")
-    opts = [o for o in OPTS if "frame" not in o]  # (the known gap: see the docstring)
-    _builds_at_every_opt_level(tmp_path, path, "cortex-m55", M55, opts)
+    _builds_at_every_opt_level(tmp_path, path, "cortex-m55", M55)
 
 
 @pytest.mark.parametrize("model,opt", [("vww_96_int8", "-O0"), ("pretrainedResnet_quant", "-Os")])

@@ -58,7 +58,9 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
 /* One 4-channel block of a whole output row (n >= 1 pixels): the 4 filters loaded once into
  * registers, then per pixel 4 gathers + 4 VMLAV (two accumulators, each pair moved into the
  * vector at once), the epilogue, the store, the pointers advanced: all in one assembler loop
- * (compilers spill the filters and re-derive the pointers per block otherwise). */
+ * (compilers spill the filters and re-derive the pointers per block otherwise). The pixel steps
+ * (s_w, out_c) wait in the eighth vector register k and come out into the free accumulators, so
+ * the loop names 11 general registers and builds with r7 kept as a frame pointer. */
 #define EC_MVE_DW_BLOCK(epilogue) \
     __asm__ volatile( \
         "vldrb.u8 %q[w0], [%[w]]\n\t" \
@@ -76,18 +78,19 @@ EC_MVE_INLINE void ec_mve_fill8(int8_t *d, int32_t v, int32_t n) {
         "vldrb.u8 %q[x], [%[p3], %q[off]]\n\t" \
         "vmlav.s8 %[a1], %q[x], %q[w3]\n\t" \
         EC_MVE_DW_STORE(epilogue) \
-        "add %[p0], %[p0], %[sw]\n\t" \
-        "add %[p1], %[p1], %[sw]\n\t" \
-        "add %[p2], %[p2], %[sw]\n\t" \
-        "add %[p3], %[p3], %[sw]\n\t" \
-        "add %[y], %[y], %[ys]\n\t" \
+        "vmov %[a0], %[a1], %q[k][2], %q[k][0]\n\t" \
+        "add %[p0], %[p0], %[a0]\n\t" \
+        "add %[p1], %[p1], %[a0]\n\t" \
+        "add %[p2], %[p2], %[a0]\n\t" \
+        "add %[p3], %[p3], %[a0]\n\t" \
+        "add %[y], %[y], %[a1]\n\t" \
         "subs %[n], %[n], #1\n\t" \
         "bne 1b\n\t" \
         : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [x] "=&w"(qx), [t] "=&w"(qt), \
           [w0] "=&w"(w0), [w1] "=&w"(w1), [w2] "=&w"(w2), [w3] "=&w"(w3), \
           [p0] "+&r"(p0), [p1] "+&r"(p1), [p2] "+&r"(p2), [p3] "+&r"(p3), \
           [y] "+&l"(yp) /* VSTRB.32 wants a low register */, [n] "+&r"(n) \
-        : [off] "w"(offv), [w] "r"(w16), [rq] "r"(rq), [sw] "r"(sw), [ys] "r"(out_c) \
+        : [off] "w"(offv), [w] "r"(w16), [rq] "r"(rq), [k] "w"(kv) \
         : "memory", "cc")
 
 /* A whole output row of every 4-channel block (dm = 1, whole blocks only) in one assembler
@@ -178,6 +181,7 @@ EC_MVE_INLINE void ec_mve_dw_row(const ec_mve_dw_geom *g, const int8_t *planes, 
              * vectors loaded in turn into the two working registers (the filters, the offsets
              * and the two leave one vector register free) */
             int32_t a0, a1, n = out_w;
+            const int32x4_t kv = ec_mve_vec4(sw, 0, out_c, 0); /* the pixel steps: 2 registers */
             int8x16_t qx, w0, w1, w2, w3;
             int32x4_t qt;
             if (full == 1) EC_MVE_DW_BLOCK(EC_MVE_DW_TFLITE);
