@@ -187,22 +187,24 @@ FC_CHUNK = 512
 FC8_MIN_WEIGHT_BYTES = 19000
 
 
-def fc8_pays(g: Graph) -> bool:
-    """Whether the model's offset-byte FC layers take the 8-unit entries (FC8_MIN_WEIGHT_BYTES)."""
+def fc8_why_not(g: Graph) -> str | None:
+    """Why the model's offset-byte FC layers take the 4u entries, or None: the 8u ones
+    (FC8_MIN_WEIGHT_BYTES, an FC layer of 8 units or more)."""
     fcs = [n for n in g.nodes if n.op == "FULLY_CONNECTED"]
     if not any(fc_dims(g, n)[1] >= 8 for n in fcs if const(g, n, 1) is not None):
-        return False
+        return "no FC layer of 8 units"
     consts = {v for n in g.nodes for v in n.inputs if v is not None and g.value(v).is_const}
-    return sum(int(g.value(v).data.nbytes) for v in consts) >= FC8_MIN_WEIGHT_BYTES
+    if sum(int(g.value(v).data.nbytes) for v in consts) < FC8_MIN_WEIGHT_BYTES:
+        return f"the model's constants under {FC8_MIN_WEIGHT_BYTES} B"
+    return None
 
 
 def fc8_entry(g: Graph, form: str) -> tuple[str, bool, str]:
     """(C function, eight, words for the kernel's reason) of the offset-byte FC kernel `form`
     ("ub", "ub_onnx", "rd", "rd_onnx")."""
-    eight = fc8_pays(g)
-    how = ("; 8 units per step while 8 remain" if eight else
-           f"; no 8-unit step (the model's weights under {FC8_MIN_WEIGHT_BYTES} B)")
-    return f"ec_dsp_fully_connected_{'8u' if eight else '4u'}_{form}_s8", eight, how
+    why_not = fc8_why_not(g)
+    how = f"; no 8-unit step ({why_not})" if why_not else "; 8 units per step while 8 remain"
+    return f"ec_dsp_fully_connected_{'4u' if why_not else '8u'}_{form}_s8", not why_not, how
 
 
 def fc_chunk(dp: int, up: int) -> tuple[int, int]:

@@ -335,7 +335,7 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
  * (dsp/fully_connected_8u.h, ~1.8 KB of code in each entry that has it) while 8 units remain,
  * weights in edgecc/lower/layout.py interleave_fc8's order with eight true. The compiler takes
  * the 8u entries only where the model's weights are large enough to pay for that code
- * (edgecc/lower/dsp.py fc8_pays). onnx: onnxruntime's epilogue, scale[u] float32 per unit, g->n
+ * (edgecc/lower/dsp.py fc8_why_not). onnx: onnxruntime's epilogue, scale[u] float32 per unit, g->n
  * the output zero point. */
 #define EC_DSP_FC_UB_ENTRIES(units, eight) \
     EC_DSP_SHARED void ec_dsp_fully_connected_##units##_ub_s8( \

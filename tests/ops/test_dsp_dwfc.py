@@ -401,14 +401,19 @@ def test_dsp_depthwise_planes_onnx_on_cortex_m4(case, tmp_path):
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, monkeypatch):
+@pytest.mark.parametrize("seed,variant", [(0, "dsp-add-onnx-row-lin"), (1, "dsp-add-onnx-row-lin"),
+                                          (2, "dsp-add-onnx-row-lin"), (0, "dsp-add-onnx-row"),
+                                          (2, "dsp-add-onnx-row")])
+def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, variant, monkeypatch):
     """QLinearAdd of an activation [1, 16, 16, c] and a constant row [c] (a folded
-    BatchNorm's shift): dsp-add-onnx-row, every int8 value in every channel under QEMU,
-    bit-exact with onnxruntime."""
+    BatchNorm's shift): a's term linear (dsp-add-onnx-row-lin: no table), and with that form
+    switched off the 256-entry table (dsp-add-onnx-row); every int8 value in every channel
+    under QEMU, bit-exact with onnxruntime."""
     import edgecc.verify as v
+    import edgecc.lower.dsp_add as dsp_add
     from onnx import numpy_helper
     from test_onnx_numerics import _binary_model
+    monkeypatch.setattr(dsp_add, "ROW_LINEAR", variant.endswith("-lin"))
     rng = np.random.default_rng(7300 + seed)
     c = (12, 32, 5)[seed]
     m = _binary_model("QLinearAdd", rng, b_shape=(c,), a_shape=(1, 16, 16, c))
@@ -419,7 +424,7 @@ def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, monkeypatch):
     p = tmp_path / "m.onnx"
     p.write_bytes(m.SerializeToString())
     comp = compile_model(p, get_target("cortex-m4"), "m")
-    assert [lw.kernel.variant for lw in comp.lowered] == ["dsp-add-onnx-row"]
+    assert [lw.kernel.variant for lw in comp.lowered] == [variant]
     every = np.repeat(np.arange(-128, 128, dtype=np.int8), c).reshape(1, 16, 16, c)
     monkeypatch.setattr(v, "seeded_frames", lambda g, s, n: [[every.copy()] for _ in range(n)])
     r = verify_model(p, get_target("cortex-m4"))
