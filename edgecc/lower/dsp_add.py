@@ -6,7 +6,8 @@ edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape ac
 table kernel ec_dsp_add_lut_s8 where an integer form is proven equal on all 65536 int8 pairs
 (_onnx_add_lut), else ec_dsp_add_onnx_s8 (a table and one fused multiply-add). An activation plus
 a constant row broadcast along all but the last dimension (a folded BatchNorm's shift, e.g.
-ox_dscnn): ec_dsp_add_lut_row_s8, the same integer form proven on every (value, channel) pair.
+ox_dscnn): ec_dsp_add_lin_row_s8 (a's term a * ka, no table) or ec_dsp_add_lut_row_s8 (a
+256-entry table), the same integer form proven on every (value, channel) pair.
 MUL of two activations, of one shape or the second a row of the channels (a squeeze-and-
 excitation scale): ec_dsp_mul_onnx_s8, the portable kernel's float32 arithmetic with VCVTR.
 The C is runtime_c/dsp/{add,mul}.h, the calls templates/dsp/{add_*,mul_onnx_row}.c.j2.
@@ -127,9 +128,10 @@ ROW_LINEAR = True
 
 
 def lower_add_row(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_add_lut_row_s8: t(b_c) = float32(b_c * r_b + k) per channel, as the portable
-    kernel computes it; a * r_a + t(b_c) in integer tables (_onnx_add_lut over every int8 a
-    and every channel c), one SMMLAR per element. Refused where that form is not proven."""
+    """ec_dsp_add_lin_row_s8 / ec_dsp_add_lut_row_s8: t(b_c) = float32(b_c * r_b + k) per
+    channel, as the portable kernel computes it; a * r_a + t(b_c) in integers (_onnx_add_lut
+    over every int8 a and every channel c: a's term linear where that is proven, else its
+    table), one SMMLAR per element. Refused where neither form is proven."""
     from edgecc.ops._onnx_elt import add_params
     p = add_params(g, n)
     if p["a_first"]:
