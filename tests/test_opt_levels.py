@@ -63,11 +63,13 @@ def test_cortex_m4_c_builds_at_every_opt_level(tmp_path, model, cc):
                                cc=cross.compile_command(load_board("mps2-an386"), cc))
 
 
+@pytest.mark.parametrize("model", ["tfl_ad01_int8_qdq", "ox_conv1d_qdq_s8"])
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
-def test_cortex_m4_onnx_numerics_c_builds_at_every_opt_level(tmp_path, cc):
+def test_cortex_m4_onnx_numerics_c_builds_at_every_opt_level(tmp_path, cc, model):
     """tfl_ad01_int8_qdq: the FC kernels' onnxruntime epilogue (ec_dsp_onnx_val's VCVTR asm)
-    beside the 8-unit step's pinned registers."""
-    path = SHARED / "models" / "onnx_models" / "tfl_ad01_int8_qdq.onnx"
+    beside the 8-unit step's pinned registers; ox_conv1d_qdq_s8: the FC entry without the
+    8-unit step (a small model) and the linear constant-row ADD."""
+    path = SHARED / "models" / "onnx_models" / f"{model}.onnx"
     if not path.is_file():
         pytest.fail(f"shared model missing: {path}")
     _builds_at_every_opt_level(tmp_path, path, "cortex-m4", M4,

@@ -177,6 +177,36 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
 FC_CHUNK = 512
 
 
+# The offset-byte FC kernels' 8-unit step (dsp/fully_connected_8u.h) saves ~3 instructions per
+# 32 MACs but its unrolled asm is ~1.8 KB of code in each kernel entry that has it (measured with
+# arm-none-eabi-gcc: hello_world_int8's in-place entry 3,826 -> ~2,000 B without it). A model takes
+# the entries with it (the _8u_ functions) only where its constant bytes are at least
+# FC8_MIN_WEIGHT_BYTES, so that code adds at most ~10% to its flash (ad01_int8, kws_ref_model
+# keep it; hello_world_int8, trained_lstm_int8, the small ONNX models go without), and only if
+# some FC layer has 8 units to run it on. One choice per model: its layers share one entry.
+FC8_MIN_WEIGHT_BYTES = 19000
+
+
+def fc8_why_not(g: Graph) -> str | None:
+    """Why the model's offset-byte FC layers take the 4u entries, or None: the 8u ones
+    (FC8_MIN_WEIGHT_BYTES, an FC layer of 8 units or more)."""
+    fcs = [n for n in g.nodes if n.op == "FULLY_CONNECTED"]
+    if not any(fc_dims(g, n)[1] >= 8 for n in fcs if const(g, n, 1) is not None):
+        return "no FC layer of 8 units"
+    consts = {v for n in g.nodes for v in n.inputs if v is not None and g.value(v).is_const}
+    if sum(int(g.value(v).data.nbytes) for v in consts) < FC8_MIN_WEIGHT_BYTES:
+        return f"the model's constants under {FC8_MIN_WEIGHT_BYTES} B"
+    return None
+
+
+def fc8_entry(g: Graph, form: str) -> tuple[str, bool, str]:
+    """(C function, eight, words for the kernel's reason) of the offset-byte FC kernel `form`
+    ("ub", "ub_onnx", "rd", "rd_onnx")."""
+    why_not = fc8_why_not(g)
+    how = f"; no 8-unit step ({why_not})" if why_not else "; 8 units per step while 8 remain"
+    return f"ec_dsp_fully_connected_{'4u' if why_not else '8u'}_{form}_s8", not why_not, how
+
+
 def fc_chunk(dp: int, up: int) -> tuple[int, int]:
     """(inputs per chunk, scratch bytes) for ec_dsp_fully_connected_4u[_ub]_s8: the extended chunk
     (2 bytes per input), the 8-byte row tail, and with several chunks up int32 partial sums."""
@@ -241,12 +271,12 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
     if max(-int(lo_acc.min()), int(hi_acc.max())) < (1 << 23):
         # offset weight bytes (dsp/fully_connected.h, ec_dsp_fully_connected_4u_ub_s8): the kernel sums 256 * acc
         wb, b256 = offset_bytes(wpad, bias)
-        return Kernel("dsp/fully_connected_4u.c.j2",
-                      params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_ub_s8"),
-                      consts=dict(w=pack_words(interleave_fc8(wb)), bias=b256),
+        fn, eight, how = fc8_entry(g, "ub")
+        return Kernel("dsp/fully_connected_4u.c.j2", params=dict(geom=geom, fn=fn),
+                      consts=dict(w=pack_words(interleave_fc8(wb, eight)), bias=b256),
                       scratch=scratch, variant="dsp-fc-4u-ub",
                       reason="Cortex-M DSP: 4 units per pass over offset weight bytes "
-                             "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)")
+                             "(UXTB16 + 2 SMLAD per 4 MACs; accumulators below 2^23)" + how)
     return Kernel("dsp/fully_connected_4u.c.j2",
                   params=dict(geom=geom, fn="ec_dsp_fully_connected_4u_s8"),
                   consts=dict(w=pack_words(interleave_rows(wpad, 4, 8)),

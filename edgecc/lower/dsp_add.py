@@ -6,7 +6,8 @@ edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape ac
 table kernel ec_dsp_add_lut_s8 where an integer form is proven equal on all 65536 int8 pairs
 (_onnx_add_lut), else ec_dsp_add_onnx_s8 (a table and one fused multiply-add). An activation plus
 a constant row broadcast along all but the last dimension (a folded BatchNorm's shift, e.g.
-ox_dscnn): ec_dsp_add_lut_row_s8, the same integer form proven on every (value, channel) pair.
+ox_dscnn): ec_dsp_add_lin_row_s8 (a's term a * ka, no table) or ec_dsp_add_lut_row_s8 (a
+256-entry table), the same integer form proven on every (value, channel) pair.
 MUL of two activations, of one shape or the second a row of the channels (a squeeze-and-
 excitation scale): ec_dsp_mul_onnx_s8, the portable kernel's float32 arithmetic with VCVTR.
 The C is runtime_c/dsp/{add,mul}.h, the calls templates/dsp/{add_*,mul_onnx_row}.c.j2.
@@ -39,14 +40,16 @@ def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
 _LUT_M = 1 << 30
 
 
-def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray):
+def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray, linear: bool = False):
     """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 (TFLite's table ADD) that give onnxruntime's
     QLinearAdd for all 65536 pairs, or None. The value v = a * r_a + t(b) (exact in double,
     proven by the caller) scaled by 2^F (F = e + 2) and rounded into two int32 tables, tb
     carrying 2^(F-1) - 2 for the rounding and O * 2^F so every sum s is >= 0; the kernel's
     ((N + floor((s + 2) / 4)) >> e) with N = -O * 2^e is then floor(v + 1/2) wherever the
     tables' rounding leaves v's side of a half integer alone. Checked exhaustively against the
-    portable kernel's result (round half to even, clamp): a near-tie refuses."""
+    portable kernel's result (round half to even, clamp): a near-tie refuses. linear: ta is
+    a * rint(r_a * 2^F) instead of rint(a * r_a * 2^F) (no table: ec_dsp_add_lin_row_s8), under
+    the same proof; ta[129] (a = 1) is then the multiplier."""
     v32 = (prod + t).astype(np.float32)  # the portable kernel's one rounding to float32
     want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)),
                    p["act_min"], p["act_max"]).astype(np.int64)
@@ -57,7 +60,8 @@ def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray):
         f = e + 2
         if (hi + off + 2) * 2.0 ** f >= 2.0 ** 31:
             continue
-        ta = np.rint(va * 2.0 ** f).astype(np.int64)
+        ta = (xs.astype(np.int64) * int(np.rint(np.float64(p["ra"]) * 2.0 ** f)) if linear
+              else np.rint(va * 2.0 ** f).astype(np.int64))
         tb = np.rint(vt * 2.0 ** f).astype(np.int64) + (1 << (f - 1)) - 2 + (off << f)
         sums = ta[:, None] + tb[None, :]
         if sums.min() < 0 or sums.max() >= 1 << 31:
@@ -118,21 +122,38 @@ def add_row_applies(g: Graph, n: Node, target) -> str | None:
     return None
 
 
+# The row ADD tries a's term linear first (ec_dsp_add_lin_row_s8, no table); tests turn it off to
+# reach the table form.
+ROW_LINEAR = True
+
+
 def lower_add_row(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_add_lut_row_s8: t(b_c) = float32(b_c * r_b + k) per channel, as the portable
-    kernel computes it; a * r_a + t(b_c) in integer tables (_onnx_add_lut over every int8 a
-    and every channel c), one SMMLAR per element. Refused where that form is not proven."""
+    """ec_dsp_add_lin_row_s8 / ec_dsp_add_lut_row_s8: t(b_c) = float32(b_c * r_b + k) per
+    channel, as the portable kernel computes it; a * r_a + t(b_c) in integers (_onnx_add_lut
+    over every int8 a and every channel c: a's term linear where that is proven, else its
+    table), one SMMLAR per element. Refused where neither form is proven."""
     from edgecc.ops._onnx_elt import add_params
     p = add_params(g, n)
     if p["a_first"]:
         raise Refused("broadcast order: portable kernel")
     b = const(g, n, 1).astype(np.float64).ravel()
     t = (b * np.float64(p["rb"]) + np.float64(p["k"])).astype(np.float32).astype(np.float64)
-    lut = _onnx_add_lut(p, XS[:, None] * np.float64(p["ra"]), t[None, :], XS)
+    y = out_type(g, n)
+    prod = XS[:, None] * np.float64(p["ra"])
+    lut = _onnx_add_lut(p, prod, t[None, :], XS, linear=True) if ROW_LINEAR else None
+    if lut is not None:  # a * ka: no 256-entry table (1 KB of flash) for a's term
+        m, n_, e, ta, tr = lut
+        geom = DspAddGeom(y.numel, m, n_, e, int(p["act_min"]), int(p["act_max"]))
+        return Kernel("dsp/add_lin_row.c.j2", params=dict(geom=geom, c=y.shape[-1],
+                                                          ka=int(ta[129])),
+                      consts=dict(tr=tr), variant="dsp-add-onnx-row-lin",
+                      reason="Cortex-M DSP: onnxruntime's QLinearAdd of a constant row, one "
+                             "multiply and one table entry per channel, one SMMLAR, proven equal "
+                             "on every (value, channel) pair")
+    lut = _onnx_add_lut(p, prod, t[None, :], XS)
     if lut is None:
         raise Refused("no integer form proven equal on every (value, channel) pair: portable kernel")
     m, n_, e, ta, tr = lut
-    y = out_type(g, n)
     geom = DspAddGeom(y.numel, m, n_, e, int(p["act_min"]), int(p["act_max"]))
     return Kernel("dsp/add_lut_row.c.j2", params=dict(geom=geom, c=y.shape[-1]),
                   consts=dict(ta=ta, tr=tr), variant="dsp-add-onnx-row",

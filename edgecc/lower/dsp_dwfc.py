@@ -232,13 +232,14 @@ def _fc_ub_onnx(g: Graph, n: Node) -> Kernel:
     dp, up, wpad, bias = dsp._fc_padded(g, n, folded)
     cp, scratch = dsp.fc_chunk(dp, up)
     wb, b256 = offset_bytes(wpad, bias)
+    fn, eight, how = dsp.fc8_entry(g, "ub_onnx")
     return Kernel("dsp/fully_connected_4u_ub_onnx.c.j2",
-                  params=dict(geom=DspFcGeom(batches, depth, dp, units, up, *q, cp)),
-                  consts=dict(w=pack_words(interleave_fc8(wb)), bias=b256,
+                  params=dict(geom=DspFcGeom(batches, depth, dp, units, up, *q, cp), fn=fn),
+                  consts=dict(w=pack_words(interleave_fc8(wb, eight)), bias=b256,
                               scale=onnx_scales(g, n, units)),
                   scratch=scratch, variant="dsp-fc-4u-ub-onnx",
                   reason="Cortex-M DSP: 4 units per pass over offset weight bytes, the input "
-                         "extended once; onnxruntime's float32 epilogue")
+                         "extended once; onnxruntime's float32 epilogue" + how)
 
 
 def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
@@ -284,17 +285,19 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     b256 = 256 * pad_to(folded, up) - 127 * head[:, 0::2].sum(axis=1) - 32512 * (dp // 4)
     tail = wpad[:, dp:].astype(np.int8).ravel() if depth > dp else np.zeros(4, np.int8)
     geom = DspFcGeom(batches, depth, dp, units, up, *geom_q, 0)
-    words = interleave_fc8(stored, eight=depth == dp)  # the C's 8-unit blocks need no tail
+    fn, eight, how8 = dsp.fc8_entry(g, "rd_onnx" if is_onnx(n) else "rd")
+    words = interleave_fc8(stored, eight=eight and depth == dp)  # the C's 8-unit blocks: no tail
     consts = dict(w=pack_words(words) if dp else np.zeros(1, np.int32),
                   bias=wrap32(b256).astype(np.int32), wt=tail)
     how = ("4 units per pass over offset weight bytes, the input read in place (SXTB16 / "
-           "REV16 pairs per word; no scratch)")
+           "REV16 pairs per word; no scratch)"
+           + (how8 if not eight or depth == dp else "; 4-unit blocks only (a depth tail)"))
     if is_onnx(n):
         consts["scale"] = onnx_scales(g, n, units)
-        return Kernel("dsp/fully_connected_4u_rd_onnx.c.j2", params=dict(geom=geom),
+        return Kernel("dsp/fully_connected_4u_rd_onnx.c.j2", params=dict(geom=geom, fn=fn),
                       consts=consts, variant="dsp-fc-4u-rd-onnx",
                       reason=f"Cortex-M DSP: {how}; onnxruntime's float32 epilogue")
-    return Kernel("dsp/fully_connected_4u_rd.c.j2", params=dict(geom=geom), consts=consts,
+    return Kernel("dsp/fully_connected_4u_rd.c.j2", params=dict(geom=geom, fn=fn), consts=consts,
                   variant="dsp-fc-4u-rd", reason=f"Cortex-M DSP: {how}")
 
 

@@ -36,6 +36,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "dsp/add_lut.c.j2": ("dsp/add.h",),
     "dsp/add_onnx_fma.c.j2": ("dsp/add.h",),
     "dsp/add_lut_row.c.j2": ("dsp/add.h",),
+    "dsp/add_lin_row.c.j2": ("dsp/add.h",),
     "dsp/mul_onnx_row.c.j2": ("dsp/mul.h",),
     "dsp/conv_2d_4px.c.j2": ("dsp/conv_2d.h",),
     "dsp/depthwise_conv_2d_planes.c.j2": ("dsp/depthwise_conv_2d.h",),

@@ -33,17 +33,31 @@ EC_DSP_SHARED void ec_dsp_add_lut_s8(const ec_dsp_add_geom *g, const int8_t *a, 
 }
 
 /* ADD of a and a constant row broadcast along all but the last dimension (c channels): the
- * row's table entries tr[0..c-1] stand for tb0[b], so each element costs one table read. */
-EC_DSP_SHARED void ec_dsp_add_lut_row_s8(const ec_dsp_add_geom *g, int32_t c, const int8_t *a,
-                                         int8_t *y, const int32_t *ta, const int32_t *tr) {
+ * row's table entries tr[0..c-1] stand for tb0[b]; a's term is a table read ta0[a] or, where
+ * the compiler proved the linear form on every (value, channel) pair (lin, a constant at each
+ * call site), a * ka: one multiply-add and no 1 KB table in flash. */
+static inline __attribute__((always_inline)) void ec_dsp_add_row(
+        const ec_dsp_add_geom *g, int32_t c, const int8_t *a, int8_t *y, const int32_t *ta,
+        int32_t ka, const int32_t *tr, const int lin) {
     const int32_t m = g->m, nn = g->nn, e = g->e, lo = g->lo, hi = g->hi;
-    const int32_t *ta0 = ta + 128; /* index by the signed byte */
+    const int32_t *ta0 = lin ? ta : ta + 128; /* index by the signed byte */
     int32_t i, j;
     for (i = 0; i < g->n; i += c) {
         for (j = 0; j < c; ++j) {
-            y[i + j] = ec_dsp_clamp8(ec_dsp_rq(ta0[a[i + j]] + tr[j], m, nn, e), lo, hi);
+            const int32_t s = (lin ? a[i + j] * ka : ta0[a[i + j]]) + tr[j];
+            y[i + j] = ec_dsp_clamp8(ec_dsp_rq(s, m, nn, e), lo, hi);
         }
     }
+}
+
+EC_DSP_SHARED void ec_dsp_add_lut_row_s8(const ec_dsp_add_geom *g, int32_t c, const int8_t *a,
+                                         int8_t *y, const int32_t *ta, const int32_t *tr) {
+    ec_dsp_add_row(g, c, a, y, ta, 0, tr, 0);
+}
+
+EC_DSP_SHARED void ec_dsp_add_lin_row_s8(const ec_dsp_add_geom *g, int32_t c, const int8_t *a,
+                                         int8_t *y, int32_t ka, const int32_t *tr) {
+    ec_dsp_add_row(g, c, a, y, 0, ka, tr, 1);
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -227,7 +227,7 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_epilogue(
 static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
         const ec_dsp_fc_geom *g, const int32_t *xs, int32_t cl, const int32_t *w, int32_t c0,
         const int32_t *src, uint32_t c, int32_t *part, int8_t *yb, const int last,
-        const float *scale) {
+        const float *scale, const int eight) {
     const int32_t *xend = xs + cl / 2;
     const int odd = (cl / 8) & 1;
     const int32_t skip = g->dp - cl;
@@ -237,9 +237,11 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_units(
     for (u0 = 0; u0 < g->up; u0 += EC_FC_GROUP) {
         const int32_t u1 = g->up - u0 < EC_FC_GROUP ? g->up : u0 + EC_FC_GROUP;
         int32_t *ap = last ? accs : part + u0;
-        /* 8-unit blocks: [4 inputs][8 units][4 bytes], 2 dp words each; the chunk's 2 cl */
+        /* 8-unit blocks (eight): [4 inputs][8 units][4 bytes], 2 dp words each; the chunk's 2 cl */
         const int32_t *wp = w + (u0 >> 2) * g->dp + 2 * c0;
-        for (u = u0; u + 8 <= u1; u += 8) {
+        const int32_t u8 = eight ? u1 : u0; /* (not `eight &&` in the test: gcc then allocates
+                                             * the 8-unit kernel's registers worse) */
+        for (u = u0; u + 8 <= u8; u += 8) {
             const int32_t *xp = xs;
             EC_FC8_DECL(src + u, c);
             EC_FC8_ASM_RUN(EC_FCU8_ASM_STEP, (pa = xp[0], qa = xp[1], xp += 2), cl, ", lsl #1");
@@ -303,7 +305,7 @@ static inline __attribute__((always_inline)) int32_t ec_dsp_ub_pairs(
 
 static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
         const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
-        const int32_t *bias256, uint8_t *scratch, const float *scale) {
+        const int32_t *bias256, uint8_t *scratch, const float *scale, const int eight) {
     int32_t *xs = (int32_t *)(void *)scratch;
     int8_t *tail = (int8_t *)(scratch + 2 * g->cp);
     int32_t *part = (int32_t *)(void *)(scratch + 2 * g->cp + 8);
@@ -323,24 +325,31 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
             if (i > c0) e256 = ec_dsp_ub_pairs(xb + c0, (i - c0) / 4, xs, e256);
             if (c1 > i) e256 = ec_dsp_ub_pairs(tail + (i - d4), (c1 - i) / 4, xs + (i - c0) / 2, e256);
             c = (uint32_t)e256 << 7; /* 32768 * sum of the chunk's even inputs */
-            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 1, scale);
-            else ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 0, scale);
+            if (c1 == dp) ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 1, scale, eight);
+            else ec_dsp_fc_ub_units(g, xs, cl, w, c0, src, c, part, yb, 0, scale, eight);
         }
     }
 }
 
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_s8(const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y,
-                                const int32_t *w, const int32_t *bias256, uint8_t *scratch) {
-    ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, 0);
-}
-
-/* The same with onnxruntime's epilogue: scale[u] float32 per unit, g->n the output zero point. */
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_ub_onnx_s8(const ec_dsp_fc_geom *g, const int8_t *x,
-                                                        int8_t *y, const int32_t *w,
-                                                        const int32_t *bias256, uint8_t *scratch,
-                                                        const float *scale) {
-    ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, scale);
-}
+/* The offset-byte entries, 4u: 4-unit blocks only; 8u: 8-unit blocks with the 8-unit step
+ * (dsp/fully_connected_8u.h, ~1.8 KB of code in each entry that has it) while 8 units remain,
+ * weights in edgecc/lower/layout.py interleave_fc8's order with eight true. The compiler takes
+ * the 8u entries only where the model's weights are large enough to pay for that code
+ * (edgecc/lower/dsp.py fc8_why_not). onnx: onnxruntime's epilogue, scale[u] float32 per unit, g->n
+ * the output zero point. */
+#define EC_DSP_FC_UB_ENTRIES(units, eight) \
+    EC_DSP_SHARED void ec_dsp_fully_connected_##units##_ub_s8( \
+            const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \
+            const int32_t *bias256, uint8_t *scratch) { \
+        ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, 0, eight); \
+    } \
+    EC_DSP_SHARED void ec_dsp_fully_connected_##units##_ub_onnx_s8( \
+            const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \
+            const int32_t *bias256, uint8_t *scratch, const float *scale) { \
+        ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, scale, eight); \
+    }
+EC_DSP_FC_UB_ENTRIES(4u, 0)
+EC_DSP_FC_UB_ENTRIES(8u, 1)
 
 #endif /* __ARM_FEATURE_DSP */
 #endif /* EDGECC_DSP_FULLY_CONNECTED_H */

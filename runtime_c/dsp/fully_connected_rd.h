@@ -72,7 +72,7 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_8u(
 
 static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
         const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w,
-        const int32_t *bias256, const int8_t *wt, const float *scale) {
+        const int32_t *bias256, const int8_t *wt, const float *scale, const int eight) {
     const int32_t dp = g->dp, rest = g->depth - dp, sh = scale == 0 ? 7 : 8;
     int32_t accs[EC_FC_GROUP];
     int32_t b, i, u, u0;
@@ -90,7 +90,7 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
         for (u0 = 0; u0 < g->up; u0 += EC_FC_GROUP) {
             const int32_t u1 = g->up - u0 < EC_FC_GROUP ? g->up : u0 + EC_FC_GROUP;
             u = u0;
-            if (dp != 0 && rest == 0) {
+            if (eight && dp != 0 && rest == 0) {
                 for (; u + 8 <= u1; u += 8) {
                     ec_dsp_fc_rd_8u(xb, dp, &wp, bias256 + u, c, sh, accs + (u - u0));
                 }
@@ -133,19 +133,21 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
     }
 }
 
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_s8(const ec_dsp_fc_geom *g, const int8_t *x,
-                                                   int8_t *y, const int32_t *w,
-                                                   const int32_t *bias256, const int8_t *wt) {
-    ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, 0);
-}
-
-/* The same with onnxruntime's epilogue: scale[u] float32 per unit, g->n the output zero point. */
-EC_DSP_SHARED void ec_dsp_fully_connected_4u_rd_onnx_s8(const ec_dsp_fc_geom *g, const int8_t *x,
-                                                        int8_t *y, const int32_t *w,
-                                                        const int32_t *bias256, const int8_t *wt,
-                                                        const float *scale) {
-    ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, scale);
-}
+/* The in-place entries, 4u and 8u (the 8-unit step where depth == dp) and onnx as
+ * dsp/fully_connected.h's EC_DSP_FC_UB_ENTRIES. */
+#define EC_DSP_FC_RD_ENTRIES(units, eight) \
+    EC_DSP_SHARED void ec_dsp_fully_connected_##units##_rd_s8( \
+            const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \
+            const int32_t *bias256, const int8_t *wt) { \
+        ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, 0, eight); \
+    } \
+    EC_DSP_SHARED void ec_dsp_fully_connected_##units##_rd_onnx_s8( \
+            const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \
+            const int32_t *bias256, const int8_t *wt, const float *scale) { \
+        ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, scale, eight); \
+    }
+EC_DSP_FC_RD_ENTRIES(4u, 0)
+EC_DSP_FC_RD_ENTRIES(8u, 1)
 
 #endif /* __ARM_FEATURE_DSP */
 #endif /* EDGECC_DSP_FULLY_CONNECTED_RD_H */

@@ -87,9 +87,19 @@ def test_dsp_fc_in_place_on_cortex_m4(case):
     check_on_target(fc_model(rng, **FC_RD_CASES[case]), "cortex-m4", "dsp-fc-4u-rd")
 
 
+def _fc_entries(model: bytes) -> list[str]:
+    """The C function of every FULLY_CONNECTED layer of a TFLite model on cortex-m4."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.tflite"
+        p.write_bytes(model)
+        c = compile_model(p, get_target("cortex-m4"), "m")
+        return [lw.kernel.params["fn"] for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"]
+
+
 # The 8-unit step (dsp/fully_connected_8u.h) enters by n's bits: an odd 8-input block, an odd
 # 16-input block, then 32-input loop turns; every combination, in both forms (in place, and the
 # extended row in scratch, forced here as where dead bytes allow it), with a 4-unit block after.
+# These models are small: FC8_MIN_WEIGHT_BYTES is lowered so they take the 8u entries.
 FC8_CASES = [
     dict(depth=8, units=12, act=1),                   # the 8-input block only
     dict(batches=2, depth=16, units=8, act=0),        # the 16-input block only
@@ -103,11 +113,41 @@ FC8_CASES = [
 @pytest.mark.parametrize("case", range(len(FC8_CASES)))
 def test_dsp_fc_8_unit_step_entries_on_cortex_m4(case, form, monkeypatch):
     from test_simd_fc import fc_model
+    from edgecc.lower import dsp, dsp_dwfc
+    if form == "ub":
+        monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: 1 << 20)
+    monkeypatch.setattr(dsp, "FC8_MIN_WEIGHT_BYTES", 0)
+    model = fc_model(np.random.default_rng(6600 + case), **FC8_CASES[case])
+    assert _fc_entries(model) == [f"ec_dsp_fully_connected_8u_{form}_s8"]
+    check_on_target(model, "cortex-m4", f"dsp-fc-4u-{form}")
+
+
+@pytest.mark.parametrize("form", ["rd", "ub"])
+def test_dsp_fc_without_the_8_unit_step_on_cortex_m4(form, monkeypatch):
+    """A model whose weights cannot pay for the 8-unit step's code (FC8_MIN_WEIGHT_BYTES) takes
+    the 4u entries, weights laid out in 4-unit blocks only: 20 units (two would-be 8-unit
+    blocks), both forms, bit-exact."""
+    from test_simd_fc import fc_model
     from edgecc.lower import dsp_dwfc
     if form == "ub":
         monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: 1 << 20)
-    rng = np.random.default_rng(6600 + case)
-    check_on_target(fc_model(rng, **FC8_CASES[case]), "cortex-m4", f"dsp-fc-4u-{form}")
+    model = fc_model(np.random.default_rng(6650), depth=56, units=20, act=3)
+    assert _fc_entries(model) == [f"ec_dsp_fully_connected_4u_{form}_s8"]
+    check_on_target(model, "cortex-m4", f"dsp-fc-4u-{form}")
+
+
+@pytest.mark.parametrize("model,eight", [("hello_world_int8", False), ("trained_lstm_int8", False),
+                                         ("ad01_int8", True), ("kws_ref_model", True)])
+def test_dsp_fc_8_unit_step_only_where_the_weights_pay_for_it(model, eight):
+    """The 8-unit entries (~1.8 KB of code each) in ad01_int8 and kws_ref_model, not in the
+    small models, whose flash it grew by 12-77%; the generated C calls only the chosen ones."""
+    from conftest import shared_model
+    c = compile_model(shared_model(model), get_target("cortex-m4"), "m")
+    fns = {lw.kernel.params["fn"] for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"}
+    assert fns and all(("_8u_" in f) == eight for f in fns), fns
+    calls = "".join(c.files[f] for f in c.files if f.endswith(".c"))
+    assert ("ec_dsp_fully_connected_8u_" in calls) == eight
+    assert ("ec_dsp_fully_connected_4u_" in calls) != eight
 
 
 # (str_ww_ref_model, kws_ref_model: over only at CONV_2D steps, the DSP convolution's scratch)
@@ -202,14 +242,18 @@ ONNX_FC8_CASES = [("rd", dict(depth=32, per_channel=False, relu=True)),
 def test_dsp_fc_onnx_8_unit_epilogue_on_cortex_m4(case, tmp_path, monkeypatch):
     from edgecc.lower import dsp_dwfc
     form, kw = ONNX_FC8_CASES[case]
+    from edgecc.lower import dsp
     dead = 0 if form == "rd" else 1 << 20  # as at a peak step / scratch always dead
     monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: dead)
+    monkeypatch.setattr(dsp, "FC8_MIN_WEIGHT_BYTES", 0)  # the 8u entries (a small model)
     p = tmp_path / "m.onnx"
     p.write_bytes(_qdq_gemm(np.random.default_rng(6700 + case), batches=2, units=20,
                             **kw).SerializeToString())
     c = compile_model(p, get_target("cortex-m4"), "m")
     fc = [lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"]
     assert fc == [f"dsp-fc-4u-{form}-onnx"], [lw.kernel.variant for lw in c.lowered]
+    assert [lw.kernel.params["fn"] for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"] == \
+        [f"ec_dsp_fully_connected_8u_{form}_onnx_s8"]
     r = verify_model(p, get_target("cortex-m4"), frames=2)
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
@@ -357,14 +401,19 @@ def test_dsp_depthwise_planes_onnx_on_cortex_m4(case, tmp_path):
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, monkeypatch):
+@pytest.mark.parametrize("seed,variant", [(0, "dsp-add-onnx-row-lin"), (1, "dsp-add-onnx-row-lin"),
+                                          (2, "dsp-add-onnx-row-lin"), (0, "dsp-add-onnx-row"),
+                                          (2, "dsp-add-onnx-row")])
+def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, variant, monkeypatch):
     """QLinearAdd of an activation [1, 16, 16, c] and a constant row [c] (a folded
-    BatchNorm's shift): dsp-add-onnx-row, every int8 value in every channel under QEMU,
-    bit-exact with onnxruntime."""
+    BatchNorm's shift): a's term linear (dsp-add-onnx-row-lin: no table), and with that form
+    switched off the 256-entry table (dsp-add-onnx-row); every int8 value in every channel
+    under QEMU, bit-exact with onnxruntime."""
     import edgecc.verify as v
+    import edgecc.lower.dsp_add as dsp_add
     from onnx import numpy_helper
     from test_onnx_numerics import _binary_model
+    monkeypatch.setattr(dsp_add, "ROW_LINEAR", variant.endswith("-lin"))
     rng = np.random.default_rng(7300 + seed)
     c = (12, 32, 5)[seed]
     m = _binary_model("QLinearAdd", rng, b_shape=(c,), a_shape=(1, 16, 16, c))
@@ -375,7 +424,7 @@ def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, monkeypatch):
     p = tmp_path / "m.onnx"
     p.write_bytes(m.SerializeToString())
     comp = compile_model(p, get_target("cortex-m4"), "m")
-    assert [lw.kernel.variant for lw in comp.lowered] == ["dsp-add-onnx-row"]
+    assert [lw.kernel.variant for lw in comp.lowered] == [variant]
     every = np.repeat(np.arange(-128, 128, dtype=np.int8), c).reshape(1, 16, 16, c)
     monkeypatch.setattr(v, "seeded_frames", lambda g, s, n: [[every.copy()] for _ in range(n)])
     r = verify_model(p, get_target("cortex-m4"))
