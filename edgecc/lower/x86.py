@@ -54,32 +54,6 @@ DISPATCH_MODEL_MACS = 200_000
 ROW_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D")
 
 
-def _row_kinds(g) -> set[tuple[int, int]]:
-    """(kind, any-stride kind) of the 512-bit rows of g's dispatched convolutions."""
-    kinds = set()
-    for m in g.nodes:
-        if m.op == "CONV_2D" and (node_macs(g, m) or 0) >= DISPATCH_MACS \
-                and vec.conv_applies(g, m, None) is None \
-                and x86_first.first_applies(g, m, None) is not None:  # conv-first runs it
-            try:
-                band, ps = vec.x512_layer(g, m)
-            except (ValueError, IndexError, TypeError):
-                continue
-            kinds.add((vec.x512_kind(band, ps), vec.x512_any_stride(band)))
-    return kinds
-
-
-def _one_copy_per_shape(g, kind: int, band) -> int:
-    """A constant-stride row kind (0-6: immediate offsets) where it is its tile shape's only
-    stride in the model, else the shape's any-stride kind: a model whose layers run one tile
-    shape at two pixel strides carries one copy of it (vww_96_int8: 194.8 -> 171.3 KB)."""
-    if kind >= 7:
-        return kind
-    shape = vec.x512_any_stride(band)
-    clash = any(s == shape and k != kind for k, s in _row_kinds(g))
-    return shape if clash else kind
-
-
 def _gated(c: Candidate) -> Candidate:
     def build(g, n, t):
         k = c.build(g, n, t)
@@ -88,8 +62,6 @@ def _gated(c: Candidate) -> Candidate:
         k.params["lvl"] = "" if big else "_base"
         k.params["dispatch"] = [1] if big else []  # a template's run-time level check: 0 or 1
         k.params["taps_fn"] = "_low_s8" if big else "_s8_base"
-        if "kind" in k.params and k.params["lvl"] == "":
-            k.params["kind"] = _one_copy_per_shape(g, k.params["kind"], k.params["band"])
         return k
     return dataclasses.replace(c, build=build)
 

@@ -27,7 +27,7 @@ typedef struct {
 #define EC_X512_IN_REG(v) __asm__("" : "+v"(v))
 
 /* n bytes (any n) of src XOR 0x80 to dst / n bytes of v. */
-static inline void ec_x512_flip(int8_t *dst, const int8_t *src, int n) {
+static __attribute__((noinline, unused)) void ec_x512_flip(int8_t *dst, const int8_t *src, int n) {
     const __m512i f = _mm512_set1_epi8((char)0x80);
     int i = 0;
     for (; i + 64 <= n; i += 64)
@@ -38,7 +38,7 @@ static inline void ec_x512_flip(int8_t *dst, const int8_t *src, int n) {
     }
 }
 
-static inline void ec_x512_fill(int8_t *dst, int v, int n) {
+static __attribute__((noinline, unused)) void ec_x512_fill(int8_t *dst, int v, int n) {
     const __m512i f = _mm512_set1_epi8((char)v);
     int i = 0;
     for (; i + 64 <= n; i += 64) _mm512_storeu_si512((void *)(dst + i), f);

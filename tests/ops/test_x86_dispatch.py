@@ -172,16 +172,28 @@ def _calls(model: str) -> list[str]:
     return re.findall(r"\b(ec_x86_[a-z0-9_]+)\(", c.files["m.c"])
 
 
-def test_one_row_copy_per_tile_shape():
-    """vww_96_int8 runs a 512-bit tile shape at two pixel strides: its layers call one row kind
-    per shape (edgecc/lower/x86.py _one_copy_per_shape), the constant-stride kinds 0-6 only for a
-    shape run at one stride."""
-    any_stride = {0: 7, 1: 9, 2: 11, 3: 11, 4: 10, 5: 10, 6: 8}  # edgecc/lower/vec.py x512_kind
+def test_row_kinds_match_the_c_table():
+    """edgecc/lower/vec.py x512_kind names the row of runtime_c/x86/conv_2d_x512.h's EC_X512_KINDS
+    whose tiles fit the band: its pixels, the sliding tile where the band slides, a last-block
+    tile exactly when the padded channels are not whole main tiles; vww_96_int8's calls name
+    kinds of that table."""
+    from edgecc.lower.vec import x512_kind
+    rows = {int(n): (int(p), int(step), main, rest) for n, p, step, main, rest in re.findall(
+        r"X\((\d+), (\d+), (\d+), (\S+?|0), (\S+?|0)\)",
+        (X86 / "conv_2d_x512.h").read_text())}
+    assert sorted(rows) == list(range(8))
+    for p, slide in ((16, 0), (16, 1), (8, 0), (8, 1), (4, 0)):
+        for ocp in (8, 16, 24, 32, 48, 64, 72, 96, 128):
+            n = x512_kind([p, 0, 0, 64, 8, slide], ocp)
+            kp, step, main, rest = rows[n]
+            tiles = main + rest
+            assert kp == p, (p, slide, ocp, n)
+            assert ("ec_x512_s" in tiles) == bool(slide), (p, slide, ocp, n)
+            assert (rest != "0") == (step == 0 or ocp % step != 0), (p, slide, ocp, n)
+    assert x512_kind([0, 0, 0, 0, 0, 0], 16) == 8
     kinds = {int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8\(", " ".join(
         f"{c}(" for c in _calls("vww_96_int8")))}
-    shapes = [any_stride.get(k, k) for k in kinds if k != 12]
-    assert shapes and len(shapes) == len(set(shapes)), kinds
-    assert kinds & {7, 8, 9, 10, 11}, kinds
+    assert kinds and kinds <= set(range(9)), kinds
 
 
 def test_small_model_convolutions_run_the_build_level():
