@@ -54,6 +54,30 @@ DISPATCH_MODEL_MACS = 200_000
 ROW_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D")
 
 
+def _p8_tiles(g) -> bool:
+    """Whether a dispatched convolution of g runs the 512-bit tiles of 8 pixels x 32 channels."""
+    for m in g.nodes:
+        if m.op == "CONV_2D" and (node_macs(g, m) or 0) >= DISPATCH_MACS \
+                and vec.conv_applies(g, m, None) is None \
+                and x86_first.first_applies(g, m, None) is not None:  # conv-first runs it
+            try:
+                if vec.x512_layer(g, m)[0][0] == 8:
+                    return True
+            except (ValueError, IndexError, TypeError):
+                continue
+    return False
+
+
+def _few_tiles(g, n, k) -> None:
+    """A layer of 4-pixel x 64-channel tiles runs 8 x 32 ones where the model has those anyway:
+    one tile's code, not two (pretrainedResnet_quant: -0.9 KB, as fast)."""
+    band = k.params.get("band")
+    if band and band[0] == 4 and _p8_tiles(g):
+        band = vec.x512_layer(g, n, p8=True)[0]
+        if band[0]:
+            k.params["band"] = band
+
+
 def _gated(c: Candidate) -> Candidate:
     def build(g, n, t):
         k = c.build(g, n, t)
@@ -62,6 +86,11 @@ def _gated(c: Candidate) -> Candidate:
         k.params["lvl"] = "" if big else "_base"
         k.params["dispatch"] = [1] if big else []  # a template's run-time level check: 0 or 1
         k.params["taps_fn"] = "_low_s8" if big else "_s8_base"
+        if "kind" in k.params:  # the band, and the epilogue (ONNX's is not the fast one), final
+            if big:
+                _few_tiles(g, n, k)
+            k.params["kind"] = vec.x512_kind(k.params["band"], k.params["geom"].ocp,
+                                             k.params.get("fast", 0))
         return k
     return dataclasses.replace(c, build=build)
 

@@ -7,18 +7,21 @@
 
 /* The row kinds (edgecc/lower/vec.py x512_kind, the same order): 0-1 16 pixels x 16 channels
  * (sliding, or not), 2-5 8 x 32 (sliding, or not; each without, then with a last 16- or
- * 8-channel block), 6-7 4 x 64 (without, with a last block). A kind's entry names its tiles, so
- * a model carries the tiles its layers run (x86/conv_2d.h: the entries; the
- * tiles below). */
+ * 8-channel block), 6-7 4 x 64 (without, with a last block), all with the fast requantization;
+ * 8-15 the same tiles with the exact one. A kind's entry names its tiles and output stage, so a
+ * model carries those its layers run (x86/conv_2d.h: the entries; the tiles below). */
+#define EC_X512_TILINGS(X, ST, K0, K1, K2, K3, K4, K5, K6, K7)                                     \
+    X(K0, 16, 0, 0, EC_X86_NS(ec_x512_s1), ST)                                                     \
+    X(K1, 16, 0, 0, EC_X86_NS(ec_x512_t1p16), ST)                                                  \
+    X(K2, 8, 32, EC_X86_NS(ec_x512_s2), 0, ST)                                                     \
+    X(K3, 8, 32, EC_X86_NS(ec_x512_s2), EC_X86_NS(ec_x512_t1p8), ST)                               \
+    X(K4, 8, 32, EC_X86_NS(ec_x512_t2), 0, ST)                                                     \
+    X(K5, 8, 32, EC_X86_NS(ec_x512_t2), EC_X86_NS(ec_x512_t1p8), ST)                               \
+    X(K6, 4, 64, EC_X86_NS(ec_x512_t4), 0, ST)                                                     \
+    X(K7, 4, 64, EC_X86_NS(ec_x512_t4), EC_X86_NS(ec_x512_t1p4), ST)
 #define EC_X512_KINDS(X)                                                                           \
-    X(0, 16, 0, 0, EC_X86_NS(ec_x512_s1))                                                          \
-    X(1, 16, 0, 0, EC_X86_NS(ec_x512_t1p16))                                                       \
-    X(2, 8, 32, EC_X86_NS(ec_x512_s2), 0)                                                          \
-    X(3, 8, 32, EC_X86_NS(ec_x512_s2), EC_X86_NS(ec_x512_t1p8))                                    \
-    X(4, 8, 32, EC_X86_NS(ec_x512_t2), 0)                                                          \
-    X(5, 8, 32, EC_X86_NS(ec_x512_t2), EC_X86_NS(ec_x512_t1p8))                                    \
-    X(6, 4, 64, EC_X86_NS(ec_x512_t4), 0)                                                          \
-    X(7, 4, 64, EC_X86_NS(ec_x512_t4), EC_X86_NS(ec_x512_t1p4))
+    EC_X512_TILINGS(X, EC_X86_NS(ec_x512_stf), 0, 1, 2, 3, 4, 5, 6, 7)                             \
+    EC_X512_TILINGS(X, EC_X86_NS(ec_x512_stx), 8, 9, 10, 11, 12, 13, 14, 15)
 
 #if EC_X86_512
 /* Tiles: P pixels (src, src + ps, ...: band bytes; the first np are stored) x NC blocks of 16
@@ -34,27 +37,10 @@
     const int8_t *wk = w + (size_t)c * kp;                                                 \
     int s, k
 
-/* The output stage of every tile, out of line (one copy, not one per tile and kind): ng groups
- * of 4 accumulators, group k acc[4k..4k+3] the pixels 4 * (k / NC) .. + 3 of the block k % NC
- * of 16 channels from c, requantized, clamped and stored, the first np pixels. Tiles of NC
- * blocks hold 16 accumulators: 4 groups, a loop the branch predictor learns whatever the kind. */
-static __attribute__((noinline, unused)) void ec_x512_store(
-    const ec_vec_conv_geom *g, const ec_avx2_rq *q, int c, int8_t *y, int np, const __m512i *acc,
-    int NC, int ng) {
-    int k;
-    for (k = 0; k < ng; ++k) {
-        const int i = 4 * (k >> (NC >> 1)), cj = c + 16 * (k & (NC - 1)); /* NC: 1, 2 or 4 */
-        const int n = g->out_c - cj < 16 ? g->out_c - cj : 16;
-        const ec_x512_rqc r = ec_x512_rq_load(q, cj);
-        if (i >= np) return;
-        ec_x512_out4x16(y + (size_t)i * g->out_c + cj, g->out_c, acc[4 * k], acc[4 * k + 1],
-                        acc[4 * k + 2], acc[4 * k + 3], &r, q, cj, n, np - i);
-    }
-}
-
 static inline __attribute__((always_inline)) void ec_x512_tile1(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
     const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st,
     const int P) {
     EC_X512_TILE_HEAD(1);
     const __m512i b = _mm512_maskz_loadu_epi32(wm, bias + c);
@@ -89,14 +75,15 @@ static inline __attribute__((always_inline)) void ec_x512_tile1(
     }
     {
         const __m512i acc[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
-        ec_x512_store(g, q, c, y, np, acc, 1, P / 4);
+        st(g, q, c, y, np, acc, 1, P / 4);
     }
 }
 
 /* 8 pixels x 2 blocks of 16 channels (whole blocks). */
 static inline __attribute__((always_inline)) void ec_x512_tile2(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st) {
     EC_X512_TILE_HEAD(2);
     const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
     const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
@@ -117,16 +104,17 @@ static inline __attribute__((always_inline)) void ec_x512_tile2(
         }
     }
     {
-        const __m512i acc[16] = {a00, a10, a20, a30, a01, a11, a21, a31,
-                                 a40, a50, a60, a70, a41, a51, a61, a71};
-        ec_x512_store(g, q, c, y, np, acc, 2, 4);
+        const __m512i acc[16] = {a00, a10, a20, a30, a40, a50, a60, a70,
+                                 a01, a11, a21, a31, a41, a51, a61, a71};
+        st(g, q, c, y, np, acc, 2, 2);
     }
 }
 
 /* 4 pixels x 4 blocks of 16 channels (whole blocks). */
 static inline __attribute__((always_inline)) void ec_x512_tile4(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st) {
     EC_X512_TILE_HEAD(4);
     const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
     const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
@@ -154,7 +142,7 @@ static inline __attribute__((always_inline)) void ec_x512_tile4(
     {
         const __m512i acc[16] = {a00, a10, a20, a30, a01, a11, a21, a31,
                                  a02, a12, a22, a32, a03, a13, a23, a33};
-        ec_x512_store(g, q, c, y, np, acc, 4, 4);
+        st(g, q, c, y, np, acc, 4, 1);
     }
 }
 
@@ -167,7 +155,8 @@ static inline __attribute__((always_inline)) void ec_x512_tile4(
 
 static inline __attribute__((always_inline)) void ec_x512_slide1(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st) {
     EC_X512_TILE_HEAD(1);
     const int d = qs / 3;
     const __m512i b = _mm512_maskz_loadu_epi32(wm, bias + c);
@@ -202,14 +191,15 @@ static inline __attribute__((always_inline)) void ec_x512_slide1(
     }
     {
         const __m512i acc[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
-        ec_x512_store(g, q, c, y, np, acc, 1, 4);
+        st(g, q, c, y, np, acc, 1, 4);
     }
 }
 
 /* The same for 8 pixels x 2 blocks of 16 channels (6 weight registers). */
 static inline __attribute__((always_inline)) void ec_x512_slide2(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st) {
     EC_X512_TILE_HEAD(2);
     const int d = qs / 3;
     const size_t kb = (size_t)16 * kp;
@@ -263,9 +253,9 @@ static inline __attribute__((always_inline)) void ec_x512_slide2(
         }
     }
     {
-        const __m512i acc[16] = {a00, a10, a20, a30, a01, a11, a21, a31,
-                                 a40, a50, a60, a70, a41, a51, a61, a71};
-        ec_x512_store(g, q, c, y, np, acc, 2, 4);
+        const __m512i acc[16] = {a00, a10, a20, a30, a40, a50, a60, a70,
+                                 a01, a11, a21, a31, a41, a51, a61, a71};
+        st(g, q, c, y, np, acc, 2, 2);
     }
 }
 
@@ -273,27 +263,29 @@ static inline __attribute__((always_inline)) void ec_x512_slide2(
  * argument, so one copy serves every stride. */
 typedef void (*ec_x512_tilefn)(const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps,
                                const ptrdiff_t *boff, const int8_t *w, const int32_t *bias,
-                               const ec_avx2_rq *q, int c, int8_t *y, int np);
+                               const ec_avx2_rq *q, int c, int8_t *y, int np, ec_x512_storefn st);
 #define EC_X512_TILE_FN(NAME, CALL)                                                                \
     static __attribute__((noinline, unused)) void EC_X86_NS(NAME)(                                \
         const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,         \
-        const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {     \
+        const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,      \
+        ec_x512_storefn st) {                                                                     \
         CALL;                                                                                      \
     }
-EC_X512_TILE_FN(ec_x512_t1p16, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, 16))
-EC_X512_TILE_FN(ec_x512_t1p8, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, 8))
-EC_X512_TILE_FN(ec_x512_t1p4, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, 4))
-EC_X512_TILE_FN(ec_x512_t2, ec_x512_tile2(g, src, ps, boff, w, bias, q, c, y, np))
-EC_X512_TILE_FN(ec_x512_t4, ec_x512_tile4(g, src, ps, boff, w, bias, q, c, y, np))
-EC_X512_TILE_FN(ec_x512_s1, ec_x512_slide1(g, src, ps, boff, w, bias, q, c, y, np))
-EC_X512_TILE_FN(ec_x512_s2, ec_x512_slide2(g, src, ps, boff, w, bias, q, c, y, np))
+EC_X512_TILE_FN(ec_x512_t1p16, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, st, 16))
+EC_X512_TILE_FN(ec_x512_t1p8, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, st, 8))
+EC_X512_TILE_FN(ec_x512_t1p4, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, st, 4))
+EC_X512_TILE_FN(ec_x512_t2, ec_x512_tile2(g, src, ps, boff, w, bias, q, c, y, np, st))
+EC_X512_TILE_FN(ec_x512_t4, ec_x512_tile4(g, src, ps, boff, w, bias, q, c, y, np, st))
+EC_X512_TILE_FN(ec_x512_s1, ec_x512_slide1(g, src, ps, boff, w, bias, q, c, y, np, st))
+EC_X512_TILE_FN(ec_x512_s2, ec_x512_slide2(g, src, ps, boff, w, bias, q, c, y, np, st))
 #undef EC_X512_TILE_FN
 
 /* A layer's row kind: tiles of P pixels, `step` channels at a time by `main` while they fit,
- * then 16 (or a last 8) at a time by `rest` (either may be absent). */
+ * then 16 (or a last 8) at a time by `rest` (either may be absent), each ending in `st`. */
 typedef struct {
     int P, step;
     ec_x512_tilefn main, rest;
+    ec_x512_storefn st;
 } ec_x512_rowk;
 
 /* A row of n output pixels whose band starts at src (pixel i at src + i * ps): tiles of P pixels
@@ -315,9 +307,9 @@ static __attribute__((noinline, unused)) void ec_x512_row(
             const int8_t *so = src + o0 * ps;
             c = 0;
             if (k->main)
-                for (; c + k->step <= g->ocp; c += k->step) k->main(g, so, ps, boff, w, bias, q, c, yo, np);
+                for (; c + k->step <= g->ocp; c += k->step) k->main(g, so, ps, boff, w, bias, q, c, yo, np, k->st);
             if (k->rest)
-                for (; c < g->ocp; c += 16) k->rest(g, so, ps, boff, w, bias, q, c, yo, np);
+                for (; c < g->ocp; c += 16) k->rest(g, so, ps, boff, w, bias, q, c, yo, np, k->st);
         }
     }
 }
@@ -348,13 +340,25 @@ static __attribute__((noinline, unused)) void ec_x512_conv(
         return;
     }
     {
+        /* the band's k_h rows are a ring (undilated rows): an input row is flipped once, into
+         * slot iy mod k_h, and stays while the next output rows read it */
         const int left = g->pad_l < bd->cols ? g->pad_l : bd->cols;
         const int mid = g->in_w < bd->cols - left ? g->in_w : bd->cols - left;
+        const int ring = g->dil_h == 1;
+        int held[EC_VEC_MAX_SEGS];
         for (b = 0; b < g->batches; ++b) {
+            for (fy = 0; fy < g->k_h; ++fy) held[fy] = -0x7fffffff;
             for (oy = 0; oy < g->out_h; ++oy) {
-                for (fy = 0; fy < g->k_h; ++fy) {
+                for (fy = 0, s = 0; fy < g->k_h; ++fy) {
                     const int iy = oy * g->stride_h - g->pad_t + fy * g->dil_h;
-                    int8_t *d = band + (ptrdiff_t)fy * bd->row;
+                    const int slot = ring ? ((iy % g->k_h) + g->k_h) % g->k_h : fy;
+                    int8_t *d = band + (ptrdiff_t)slot * bd->row;
+                    if (g->dil_w == 1) boff[s++] = (ptrdiff_t)slot * bd->row;
+                    else
+                        for (fx = 0; fx < g->k_w; ++fx)
+                            boff[s++] = (ptrdiff_t)slot * bd->row + (ptrdiff_t)fx * g->dil_w * g->in_c;
+                    if (ring && held[slot] == iy) continue;
+                    held[slot] = iy;
                     if (iy < 0 || iy >= g->in_h) {
                         ec_x512_fill(d, zpu, bd->cols * g->in_c);
                         continue;
@@ -373,20 +377,21 @@ static __attribute__((noinline, unused)) void ec_x512_conv(
 }
 
 /* The kind of a layer's rows from its band and padded channels (the order of the kinds above). */
-static inline int ec_x512_kind(const ec_x512_band *bd, int ocp) {
-    if (bd->P == 16) return bd->slide ? 0 : 1;
-    if (bd->P == 8) return (bd->slide ? 2 : 4) + (ocp % 32 != 0);
-    return 6 + (ocp % 64 != 0);
+static inline int ec_x512_kind(const ec_x512_band *bd, int ocp, int fast) {
+    const int x = fast ? 0 : 8;
+    if (bd->P == 16) return x + (bd->slide ? 0 : 1);
+    if (bd->P == 8) return x + (bd->slide ? 2 : 4) + (ocp % 32 != 0);
+    return x + 6 + (ocp % 64 != 0);
 }
 
 /* Any kind, chosen at run time (every kind's code). */
 EC_AVX2_SHARED void ec_x86_conv_2d_x512(const ec_vec_conv_geom *g, const ec_x512_band *bd,
                                  const int8_t *x, int8_t *y, const int8_t *w,
                                  const int32_t *bias_u, const ec_avx2_rq *q) {
-#define EC_X512_ROWK(N, P, STEP, MAIN, REST) {P, STEP, MAIN, REST},
-    static const ec_x512_rowk kinds[8] = {EC_X512_KINDS(EC_X512_ROWK)};
+#define EC_X512_ROWK(N, P, STEP, MAIN, REST, ST) {P, STEP, MAIN, REST, ST},
+    static const ec_x512_rowk kinds[16] = {EC_X512_KINDS(EC_X512_ROWK)};
 #undef EC_X512_ROWK
-    ec_x512_conv(g, bd, x, y, w, bias_u, q, &kinds[ec_x512_kind(bd, g->ocp)]);
+    ec_x512_conv(g, bd, x, y, w, bias_u, q, &kinds[ec_x512_kind(bd, g->ocp, q->fast)]);
 }
 #endif
 

@@ -175,25 +175,31 @@ def _calls(model: str) -> list[str]:
 def test_row_kinds_match_the_c_table():
     """edgecc/lower/vec.py x512_kind names the row of runtime_c/x86/conv_2d_x512.h's EC_X512_KINDS
     whose tiles fit the band: its pixels, the sliding tile where the band slides, a last-block
-    tile exactly when the padded channels are not whole main tiles; vww_96_int8's calls name
-    kinds of that table."""
+    tile exactly when the padded channels are not whole main tiles, the fast output stage exactly
+    for a fast requantization; vww_96_int8's calls name kinds of that table."""
     from edgecc.lower.vec import x512_kind
-    rows = {int(n): (int(p), int(step), main, rest) for n, p, step, main, rest in re.findall(
-        r"X\((\d+), (\d+), (\d+), (\S+?|0), (\S+?|0)\)",
-        (X86 / "conv_2d_x512.h").read_text())}
-    assert sorted(rows) == list(range(8))
+    text = (X86 / "conv_2d_x512.h").read_text()
+    tilings = re.findall(r"X\((K\d), (\d+), (\d+), (\S+?\)|0), (\S+?\)|0), ST\)", text)
+    rows = {}
+    for st, ks in re.findall(r"EC_X512_TILINGS\(X, (EC_X86_NS\(\w+\)), ([\d, ]+)\)", text):
+        kinds = [int(k) for k in ks.split(",")]
+        for k, p, step, main, rest in tilings:
+            rows[kinds[int(k[1])]] = (int(p), int(step), main, rest, st)
+    assert sorted(rows) == list(range(16))
     for p, slide in ((16, 0), (16, 1), (8, 0), (8, 1), (4, 0)):
         for ocp in (8, 16, 24, 32, 48, 64, 72, 96, 128):
-            n = x512_kind([p, 0, 0, 64, 8, slide], ocp)
-            kp, step, main, rest = rows[n]
-            tiles = main + rest
-            assert kp == p, (p, slide, ocp, n)
-            assert ("ec_x512_s" in tiles) == bool(slide), (p, slide, ocp, n)
-            assert (rest != "0") == (step == 0 or ocp % step != 0), (p, slide, ocp, n)
-    assert x512_kind([0, 0, 0, 0, 0, 0], 16) == 8
+            for fast in (0, 1):
+                n = x512_kind([p, 0, 0, 64, 8, slide], ocp, fast)
+                kp, step, main, rest, st = rows[n]
+                why = (p, slide, ocp, fast, n)
+                assert kp == p, why
+                assert ("ec_x512_s" in main + rest) == bool(slide), why
+                assert (rest != "0") == (step == 0 or ocp % step != 0), why
+                assert ("ec_x512_stf" if fast else "ec_x512_stx") in st, why
+    assert x512_kind([0, 0, 0, 0, 0, 0], 16) == 16
     kinds = {int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8\(", " ".join(
         f"{c}(" for c in _calls("vww_96_int8")))}
-    assert kinds and kinds <= set(range(9)), kinds
+    assert kinds and kinds <= set(range(17)), kinds
 
 
 def test_small_model_convolutions_run_the_build_level():
