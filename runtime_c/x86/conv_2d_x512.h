@@ -291,7 +291,7 @@ typedef struct {
 /* A row of n output pixels whose band starts at src (pixel i at src + i * ps): tiles of P pixels
  * (the last one moved back to end at the row's end when the row has P pixels, so every tile is
  * full), over the channels as the kind says. */
-static __attribute__((noinline, unused)) void ec_x512_row(
+static EC_X512_SMALL __attribute__((noinline, unused)) void ec_x512_row(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff, int n,
     const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int8_t *y, const ec_x512_rowk *k) {
     const int P = k->P;
@@ -316,7 +316,7 @@ static __attribute__((noinline, unused)) void ec_x512_row(
 
 /* The convolution over bands of input rows, each row of output pixels by the kind's tiles (one
  * copy for every kind). */
-static __attribute__((noinline, unused)) void ec_x512_conv(
+static EC_X512_SMALL __attribute__((noinline, unused)) void ec_x512_conv(
     const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,
     const int8_t *w, const int32_t *bias_u, const ec_avx2_rq *q, const ec_x512_rowk *k) {
     int8_t band[EC_X512_MAX_BAND] __attribute__((aligned(64)));

@@ -23,6 +23,13 @@ typedef struct {
 #define EC_X512_MAX_BAND 16384
 
 #if EC_X86_512
+/* The band driver's scalar code runs once an output row: compiled for size (-Os). */
+#if defined(__clang__)
+#define EC_X512_SMALL __attribute__((minsize))
+#else
+#define EC_X512_SMALL __attribute__((optimize("Os")))
+#endif
+
 /* Keep a ZMM vector in a register (see EC_AVX2_IN_REG). */
 #define EC_X512_IN_REG(v) __asm__("" : "+v"(v))
 
