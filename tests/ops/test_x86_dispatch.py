@@ -212,3 +212,10 @@ def test_small_model_convolutions_run_the_build_level():
     assert conv and not all(c.endswith("_base") for c in conv), conv
     fc = [c for c in _calls("ad01_int8") if "fully_connected" in c]
     assert any(not c.endswith("_base") for c in fc), fc
+
+
+def test_large_adds_dispatch():
+    """pretrainedResnet_quant's ADDs of 16K and 8K elements call the dispatching entry
+    (edgecc/lower/x86.py DISPATCH_ADD), its 4K one the build flags' level."""
+    adds = [c for c in _calls("pretrainedResnet_quant") if c.startswith("ec_x86_add_")]
+    assert len(adds) == 3 and [c.endswith("_base") for c in adds] == [False, False, True], adds
