@@ -59,12 +59,13 @@ NO_BAND = X512Band(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
 
 
 def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int, mode: int,
-              pixels: int) -> X512Band:
+              pixels: int, p8: bool = False) -> X512Band:
     """ec_x512_band of a layer: [P, NC, linear chunk, band row bytes, band columns, slide], or P = 0
     when the band does not fit (the 256-bit kernel runs then). P output pixels x NC blocks of 16
-    channels per tile (16 accumulators): few channels take more pixels at a time."""
+    channels per tile (16 accumulators): few channels take more pixels at a time. p8: 8 pixels x
+    32 channels where 4 x 64 would run (a model whose other layers have that tile anyway)."""
     nb = round_up(oc, 8) // 16
-    p, nc = (16, 1) if nb <= 1 else ((8, 2) if nb < 4 else (4, 4))
+    p, nc = (16, 1) if nb <= 1 else ((8, 2) if nb < 4 or p8 else (4, 4))
     slack = seg_p - seg_len + 4 if win.dil_w == 1 else seg_p - ic + 4
     if mode == 2:  # 1x1 stride 1 unpadded: chunks of consecutive pixels, one band row
         chunk = max(1, min(pixels, (X512_MAX_BAND - 64) // ic - p))
@@ -81,30 +82,27 @@ def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int,
     return X512Band(p, nc, 0, row, cols, slide)
 
 
-def x512_kind(band, ps: int) -> int:
-    """The kind of a layer's 512-bit rows (runtime_c/x86/conv_2d_x512.h: ec_x512_kind, the same
-    order): 0-11 name the tile shape, 3-tap slide and (constant) pixel stride ps bytes; 12 is no
-    band (the 256-bit kernel). The call names its kind, so a model carries only the kinds it runs."""
+def x512_kind(band, ocp: int, fast: int = 1) -> int:
+    """The kind of a layer's 512-bit rows (runtime_c/x86/conv_2d_x512.h: EC_X512_KINDS and
+    ec_x512_kind, the same order) from its band, padded channels ocp and requantization: 0-1 16
+    pixels x 16 channels (sliding 3 taps, or not), 2-5 8 x 32 (sliding or not; without, then
+    with a last block), 6-7 4 x 64 (without, with a last block), with the fast requantization;
+    8-15 the same with the exact one (fast = 0); 16 is no band (the 256-bit kernel). The pixel
+    stride is a run-time argument. The call names its kind, so a model carries only the tiles
+    and output stages its kinds run."""
     if not band or not band[0]:
-        return 12
+        return 16
     p, slide = band[0], band[5]
-    for k, (kp, ks, kps) in enumerate(((16, 1, 16), (8, 1, 32), (4, None, 64), (4, None, 32),
-                                        (8, 0, 32), (8, 0, 16), (16, 0, 8))):
-        if p == kp and (ks is None or slide == ks) and ps == kps:
-            return k
-    return x512_any_stride(band)
+    x = 0 if fast else 8
+    if p == 16:
+        return x + (0 if slide else 1)
+    if p == 8:
+        return x + (2 if slide else 4) + int(ocp % 32 != 0)
+    return x + 6 + int(ocp % 64 != 0)
 
 
-def x512_any_stride(band) -> int:
-    """The kind of a band's tile shape and slide with the pixel stride a run-time argument (7-11;
-    12: no band)."""
-    if not band or not band[0]:
-        return 12
-    return {(16, 1): 7, (16, 0): 8, (8, 1): 9, (8, 0): 10}.get((band[0], band[5]), 11)
-
-
-def x512_layer(g: Graph, n: Node) -> tuple[X512Band, int]:
-    """A CONV_2D layer's 512-bit band and its pixel stride in bytes (what x512_kind reads)."""
+def x512_layer(g: Graph, n: Node, p8: bool = False) -> tuple[X512Band, int]:
+    """A CONV_2D layer's 512-bit band (x512_band's p8) and its pixel stride in bytes."""
     win = conv_window(g, n)
     x = in_type(g, n)
     oc, kh, kw, ic = g.type(n.inputs[1]).shape
@@ -112,7 +110,7 @@ def x512_layer(g: Graph, n: Node) -> tuple[X512Band, int]:
     seg_p = round_up(seg_len, 4)
     mode = pixel_mode(win, kh, kw, ic, seg_p, x.shape[0])
     pixels = x.shape[0] * win.out_h * win.out_w
-    return x512_band(win, kh, kw, ic, oc, seg_p, seg_len, mode, pixels), win.stride_w * ic
+    return x512_band(win, kh, kw, ic, oc, seg_p, seg_len, mode, pixels, p8), win.stride_w * ic
 
 
 def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows: np.ndarray,
@@ -269,7 +267,7 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     if band and band[0]:
         zmm = (f"; AVX-512 VNNI: tiles of {band[0]} pixels x {16 * band[1]} channels over "
                f"u8-flipped input rows on the stack" + (", 3 pixels a broadcast" if band[5] else ""))
-    kind = x512_kind(band, win.stride_w * ic)
+    kind = x512_kind(band, ocp, rqp.get("fast", 0))
     return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, kind=kind, **rq_params(g, n), **rqp),
                       consts, 0,
                    "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "

@@ -149,19 +149,21 @@ static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x51
     ec_x86_conv_2d_avx2(g, x, y, w, bias_u, bias_x, q);
 }
 
-/* The convolution of a layer whose 512-bit rows are of kind N (0-11: ec_x512_kind, known when
- * the C is generated) or 12 (no band: the 256-bit kernel at every level). x86/kernels.h's entry
- * ec_x86_conv_2d_kN_s8 picks the level; a model holds the kinds its layers call. */
+/* The convolution of a layer whose 512-bit rows are of kind N (0-15: ec_x512_kind, known when
+ * the C is generated) or 16 (no band: the 256-bit kernel at every level). x86/kernels.h's entry
+ * ec_x86_conv_2d_kN_s8 picks the level; a model holds the tiles its layers' kinds name, and one
+ * band driver. */
 #if EC_X86_512
-#define EC_X86_CONV_KIND(N)                                                                        \
-    EC_AVX2_SHARED void EC_X86_NS(ec_x86_conv_2d_k##N##_s8)(                                       \
+#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                 \
+    static inline void EC_X86_NS(ec_x86_conv_2d_k##N##_s8)(                                        \
         const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,             \
         const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q) {      \
+        static const ec_x512_rowk k = {P, STEP, MAIN, REST, ST};                                   \
         (void)bias_x;                                                                              \
-        ec_x512_conv(g, bd, x, y, w, bias_u, q, EC_X86_NS(ec_x512_row_k##N));                      \
+        ec_x512_conv(g, bd, x, y, w, bias_u, q, &k);                                               \
     }
 #else
-#define EC_X86_CONV_KIND(N)                                                                        \
+#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                 \
     static inline void EC_X86_NS(ec_x86_conv_2d_k##N##_s8)(                                        \
         const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,             \
         const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q) {      \
@@ -169,20 +171,9 @@ static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x51
         ec_x86_conv_2d_avx2(g, x, y, w, bias_u, bias_x, q);                                        \
     }
 #endif
-EC_X86_CONV_KIND(0)
-EC_X86_CONV_KIND(1)
-EC_X86_CONV_KIND(2)
-EC_X86_CONV_KIND(3)
-EC_X86_CONV_KIND(4)
-EC_X86_CONV_KIND(5)
-EC_X86_CONV_KIND(6)
-EC_X86_CONV_KIND(7)
-EC_X86_CONV_KIND(8)
-EC_X86_CONV_KIND(9)
-EC_X86_CONV_KIND(10)
-EC_X86_CONV_KIND(11)
+EC_X512_KINDS(EC_X86_CONV_KIND)
 #undef EC_X86_CONV_KIND
-static inline void EC_X86_NS(ec_x86_conv_2d_k12_s8)(
+static inline void EC_X86_NS(ec_x86_conv_2d_k16_s8)(
     const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,
     const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q) {
     (void)bd;

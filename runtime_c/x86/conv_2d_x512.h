@@ -5,6 +5,24 @@
 #if defined(__AVX2__)
 #include "x512.h"
 
+/* The row kinds (edgecc/lower/vec.py x512_kind, the same order): 0-1 16 pixels x 16 channels
+ * (sliding, or not), 2-5 8 x 32 (sliding, or not; each without, then with a last 16- or
+ * 8-channel block), 6-7 4 x 64 (without, with a last block), all with the fast requantization;
+ * 8-15 the same tiles with the exact one. A kind's entry names its tiles and output stage, so a
+ * model carries those its layers run (x86/conv_2d.h: the entries; the tiles below). */
+#define EC_X512_TILINGS(X, ST, K0, K1, K2, K3, K4, K5, K6, K7)                                     \
+    X(K0, 16, 0, 0, EC_X86_NS(ec_x512_s1), ST)                                                     \
+    X(K1, 16, 0, 0, EC_X86_NS(ec_x512_t1p16), ST)                                                  \
+    X(K2, 8, 32, EC_X86_NS(ec_x512_s2), 0, ST)                                                     \
+    X(K3, 8, 32, EC_X86_NS(ec_x512_s2), EC_X86_NS(ec_x512_t1p8), ST)                               \
+    X(K4, 8, 32, EC_X86_NS(ec_x512_t2), 0, ST)                                                     \
+    X(K5, 8, 32, EC_X86_NS(ec_x512_t2), EC_X86_NS(ec_x512_t1p8), ST)                               \
+    X(K6, 4, 64, EC_X86_NS(ec_x512_t4), 0, ST)                                                     \
+    X(K7, 4, 64, EC_X86_NS(ec_x512_t4), EC_X86_NS(ec_x512_t1p4), ST)
+#define EC_X512_KINDS(X)                                                                           \
+    EC_X512_TILINGS(X, EC_X86_NS(ec_x512_stf), 0, 1, 2, 3, 4, 5, 6, 7)                             \
+    EC_X512_TILINGS(X, EC_X86_NS(ec_x512_stx), 8, 9, 10, 11, 12, 13, 14, 15)
+
 #if EC_X86_512
 /* Tiles: P pixels (src, src + ps, ...: band bytes; the first np are stored) x NC blocks of 16
  * channels from c, accumulators in named registers (an array would live in memory). The
@@ -12,8 +30,6 @@
  * block. P is a constant where these are inlined: the unused pixels' code disappears. */
 #define EC_X512_U(i) _mm512_set1_epi32(ec_avx2_ld32(f + (i) * ps))
 #define EC_X512_W(j) _mm512_maskz_loadu_epi32(wm, wk + (size_t)(j) * 16 * kp)
-#define EC_X512_ST(i, a, b, cc, d, j) \
-    ec_x512_out4x16(y + (size_t)(i) * g->out_c + c + 16 * (j), g->out_c, a, b, cc, d, &r##j, q, c + 16 * (j), n##j, np - (i))
 #define EC_X512_TILE_HEAD(NC)                                                               \
     const int qs = g->seg_p / 4, kp = g->kp, full = c + 16 * (NC) <= g->ocp;              \
     const int wstep = full ? 64 : 32;                                                      \
@@ -24,6 +40,7 @@
 static inline __attribute__((always_inline)) void ec_x512_tile1(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
     const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st,
     const int P) {
     EC_X512_TILE_HEAD(1);
     const __m512i b = _mm512_maskz_loadu_epi32(wm, bias + c);
@@ -57,21 +74,16 @@ static inline __attribute__((always_inline)) void ec_x512_tile1(
         }
     }
     {
-        const ec_x512_rqc r0 = ec_x512_rq_load(q, c);
-        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
-        EC_X512_ST(0, a0, a1, a2, a3, 0);
-        if (P > 4) EC_X512_ST(4, a4, a5, a6, a7, 0);
-        if (P > 8) {
-            EC_X512_ST(8, a8, a9, a10, a11, 0);
-            EC_X512_ST(12, a12, a13, a14, a15, 0);
-        }
+        const __m512i acc[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
+        st(g, q, c, y, np, acc, 1, P / 4);
     }
 }
 
 /* 8 pixels x 2 blocks of 16 channels (whole blocks). */
 static inline __attribute__((always_inline)) void ec_x512_tile2(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st) {
     EC_X512_TILE_HEAD(2);
     const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
     const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
@@ -92,18 +104,17 @@ static inline __attribute__((always_inline)) void ec_x512_tile2(
         }
     }
     {
-        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
-        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
-        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
-        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
-        EC_X512_ST(4, a40, a50, a60, a70, 0); EC_X512_ST(4, a41, a51, a61, a71, 1);
+        const __m512i acc[16] = {a00, a10, a20, a30, a40, a50, a60, a70,
+                                 a01, a11, a21, a31, a41, a51, a61, a71};
+        st(g, q, c, y, np, acc, 2, 2);
     }
 }
 
 /* 4 pixels x 4 blocks of 16 channels (whole blocks). */
 static inline __attribute__((always_inline)) void ec_x512_tile4(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st) {
     EC_X512_TILE_HEAD(4);
     const __m512i b0 = _mm512_loadu_si512((const void *)(bias + c));
     const __m512i b1 = _mm512_loadu_si512((const void *)(bias + c + 16));
@@ -129,14 +140,9 @@ static inline __attribute__((always_inline)) void ec_x512_tile4(
         }
     }
     {
-        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
-        const ec_x512_rqc r2 = ec_x512_rq_load(q, c + 32), r3 = ec_x512_rq_load(q, c + 48);
-        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
-        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
-        const int n2 = g->out_c - c - 32 < 16 ? g->out_c - c - 32 : 16;
-        const int n3 = g->out_c - c - 48 < 16 ? g->out_c - c - 48 : 16;
-        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
-        EC_X512_ST(0, a02, a12, a22, a32, 2); EC_X512_ST(0, a03, a13, a23, a33, 3);
+        const __m512i acc[16] = {a00, a10, a20, a30, a01, a11, a21, a31,
+                                 a02, a12, a22, a32, a03, a13, a23, a33};
+        st(g, q, c, y, np, acc, 4, 1);
     }
 }
 
@@ -149,7 +155,8 @@ static inline __attribute__((always_inline)) void ec_x512_tile4(
 
 static inline __attribute__((always_inline)) void ec_x512_slide1(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st) {
     EC_X512_TILE_HEAD(1);
     const int d = qs / 3;
     const __m512i b = _mm512_maskz_loadu_epi32(wm, bias + c);
@@ -183,17 +190,16 @@ static inline __attribute__((always_inline)) void ec_x512_slide1(
         }
     }
     {
-        const ec_x512_rqc r0 = ec_x512_rq_load(q, c);
-        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
-        EC_X512_ST(0, a0, a1, a2, a3, 0); EC_X512_ST(4, a4, a5, a6, a7, 0);
-        EC_X512_ST(8, a8, a9, a10, a11, 0); EC_X512_ST(12, a12, a13, a14, a15, 0);
+        const __m512i acc[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
+        st(g, q, c, y, np, acc, 1, 4);
     }
 }
 
 /* The same for 8 pixels x 2 blocks of 16 channels (6 weight registers). */
 static inline __attribute__((always_inline)) void ec_x512_slide2(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,
+    ec_x512_storefn st) {
     EC_X512_TILE_HEAD(2);
     const int d = qs / 3;
     const size_t kb = (size_t)16 * kp;
@@ -247,77 +253,72 @@ static inline __attribute__((always_inline)) void ec_x512_slide2(
         }
     }
     {
-        const ec_x512_rqc r0 = ec_x512_rq_load(q, c), r1 = ec_x512_rq_load(q, c + 16);
-        const int n0 = g->out_c - c < 16 ? g->out_c - c : 16;
-        const int n1 = g->out_c - c - 16 < 16 ? g->out_c - c - 16 : 16;
-        EC_X512_ST(0, a00, a10, a20, a30, 0); EC_X512_ST(0, a01, a11, a21, a31, 1);
-        EC_X512_ST(4, a40, a50, a60, a70, 0); EC_X512_ST(4, a41, a51, a61, a71, 1);
+        const __m512i acc[16] = {a00, a10, a20, a30, a40, a50, a60, a70,
+                                 a01, a11, a21, a31, a41, a51, a61, a71};
+        st(g, q, c, y, np, acc, 2, 2);
     }
 }
 
+/* A tile as a function (the bodies above, inlined once each): the pixel stride ps a run-time
+ * argument, so one copy serves every stride. */
+typedef void (*ec_x512_tilefn)(const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps,
+                               const ptrdiff_t *boff, const int8_t *w, const int32_t *bias,
+                               const ec_avx2_rq *q, int c, int8_t *y, int np, ec_x512_storefn st);
+#define EC_X512_TILE_FN(NAME, CALL)                                                                \
+    static __attribute__((noinline, unused)) void EC_X86_NS(NAME)(                                \
+        const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,         \
+        const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int c, int8_t *y, int np,      \
+        ec_x512_storefn st) {                                                                     \
+        CALL;                                                                                      \
+    }
+EC_X512_TILE_FN(ec_x512_t1p16, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, st, 16))
+EC_X512_TILE_FN(ec_x512_t1p8, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, st, 8))
+EC_X512_TILE_FN(ec_x512_t1p4, ec_x512_tile1(g, src, ps, boff, w, bias, q, c, y, np, st, 4))
+EC_X512_TILE_FN(ec_x512_t2, ec_x512_tile2(g, src, ps, boff, w, bias, q, c, y, np, st))
+EC_X512_TILE_FN(ec_x512_t4, ec_x512_tile4(g, src, ps, boff, w, bias, q, c, y, np, st))
+EC_X512_TILE_FN(ec_x512_s1, ec_x512_slide1(g, src, ps, boff, w, bias, q, c, y, np, st))
+EC_X512_TILE_FN(ec_x512_s2, ec_x512_slide2(g, src, ps, boff, w, bias, q, c, y, np, st))
+#undef EC_X512_TILE_FN
+
+/* A layer's row kind: tiles of P pixels, `step` channels at a time by `main` while they fit,
+ * then 16 (or a last 8) at a time by `rest` (either may be absent), each ending in `st`. */
+typedef struct {
+    int P, step;
+    ec_x512_tilefn main, rest;
+    ec_x512_storefn st;
+} ec_x512_rowk;
+
 /* A row of n output pixels whose band starts at src (pixel i at src + i * ps): tiles of P pixels
  * (the last one moved back to end at the row's end when the row has P pixels, so every tile is
- * full); channels NC blocks at a time, then block by block. */
-static inline __attribute__((always_inline)) void ec_x512_row(
+ * full), over the channels as the kind says. */
+static EC_X512_SMALL __attribute__((noinline, unused)) void ec_x512_row(
     const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff, int n,
-    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int8_t *y, const int P,
-    const int NC, const int slide) {
+    const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int8_t *y, const ec_x512_rowk *k) {
+    const int P = k->P;
     int o0, c;
-    (void)NC;
     for (o0 = 0; o0 < n; o0 += P) {
         int np = n - o0 < P ? n - o0 : P;
         if (np < P && n >= P) {
             o0 = n - P;
             np = P;
         }
-        int8_t *yo = y + (size_t)o0 * g->out_c;
-        c = 0;
-        if (slide && NC == 2)
-            for (; c + 32 <= g->ocp; c += 32) ec_x512_slide2(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
-        if (slide && P == 16)
-            for (; c < g->ocp; c += 16) ec_x512_slide1(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
-        if (NC == 4)
-            for (; c + 64 <= g->ocp; c += 64) ec_x512_tile4(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
-        if (NC == 2)
-            for (; c + 32 <= g->ocp; c += 32) ec_x512_tile2(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np);
-        for (; c < g->ocp; c += 16) ec_x512_tile1(g, src + o0 * ps, ps, boff, w, bias, q, c, yo, np, P);
+        {
+            int8_t *yo = y + (size_t)o0 * g->out_c;
+            const int8_t *so = src + o0 * ps;
+            c = 0;
+            if (k->main)
+                for (; c + k->step <= g->ocp; c += k->step) k->main(g, so, ps, boff, w, bias, q, c, yo, np, k->st);
+            if (k->rest)
+                for (; c < g->ocp; c += 16) k->rest(g, so, ps, boff, w, bias, q, c, yo, np, k->st);
+        }
     }
 }
 
-/* The row kinds (tile shape P x NC, 3-tap slide, pixel stride ps: the common ones constant, so
- * the broadcasts address src + immediate), each its own function: a layer's call names its kind
- * (edgecc/lower/vec.py: x512_kind, the same order as ec_x512_kind below), so a model carries the
- * code of the kinds its layers use, not all twelve. */
-#define EC_X512_KIND(N, PS, P, NC, SLIDE)                                                          \
-    static __attribute__((noinline, unused)) void EC_X86_NS(ec_x512_row_k##N)(                    \
-        const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff, int n,  \
-        const int8_t *w, const int32_t *bias, const ec_avx2_rq *q, int8_t *y) {                   \
-        (void)ps;                                                                                  \
-        ec_x512_row(g, src, PS, boff, n, w, bias, q, y, P, NC, SLIDE);                             \
-    }
-EC_X512_KIND(0, 16, 16, 1, 1)
-EC_X512_KIND(1, 32, 8, 2, 1)
-EC_X512_KIND(2, 64, 4, 4, 0)
-EC_X512_KIND(3, 32, 4, 4, 0)
-EC_X512_KIND(4, 32, 8, 2, 0)
-EC_X512_KIND(5, 16, 8, 2, 0)
-EC_X512_KIND(6, 8, 16, 1, 0)
-EC_X512_KIND(7, ps, 16, 1, 1)
-EC_X512_KIND(8, ps, 16, 1, 0)
-EC_X512_KIND(9, ps, 8, 2, 1)
-EC_X512_KIND(10, ps, 8, 2, 0)
-EC_X512_KIND(11, ps, 4, 4, 0)
-#undef EC_X512_KIND
-
-typedef void (*ec_x512_rowfn)(const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps,
-                              const ptrdiff_t *boff, int n, const int8_t *w, const int32_t *bias,
-                              const ec_avx2_rq *q, int8_t *y);
-
-/* The convolution over bands of input rows, each row of output pixels by `row` (a constant
- * where this is inlined into a kind's entry: a direct call). */
-static inline __attribute__((always_inline)) void ec_x512_conv(
+/* The convolution over bands of input rows, each row of output pixels by the kind's tiles (one
+ * copy for every kind). */
+static EC_X512_SMALL __attribute__((noinline, unused)) void ec_x512_conv(
     const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,
-    const int8_t *w, const int32_t *bias_u, const ec_avx2_rq *q, ec_x512_rowfn row) {
+    const int8_t *w, const int32_t *bias_u, const ec_avx2_rq *q, const ec_x512_rowk *k) {
     int8_t band[EC_X512_MAX_BAND] __attribute__((aligned(64)));
     ptrdiff_t boff[EC_VEC_MAX_SEGS];
     const ptrdiff_t ps = (ptrdiff_t)g->stride_w * g->in_c;
@@ -334,18 +335,30 @@ static inline __attribute__((always_inline)) void ec_x512_conv(
         for (p0 = 0; p0 < g->pixels; p0 += bd->chunk) {
             const int n = g->pixels - p0 < bd->chunk ? g->pixels - p0 : bd->chunk;
             ec_x512_flip(band, x + (size_t)p0 * g->in_c, n * g->in_c);
-            row(g, band, ps, boff, n, w, bias_u, q, y + (size_t)p0 * g->out_c);
+            ec_x512_row(g, band, ps, boff, n, w, bias_u, q, y + (size_t)p0 * g->out_c, k);
         }
         return;
     }
     {
+        /* the band's k_h rows are a ring (undilated rows): an input row is flipped once, into
+         * slot iy mod k_h, and stays while the next output rows read it */
         const int left = g->pad_l < bd->cols ? g->pad_l : bd->cols;
         const int mid = g->in_w < bd->cols - left ? g->in_w : bd->cols - left;
+        const int ring = g->dil_h == 1;
+        int held[EC_VEC_MAX_SEGS];
         for (b = 0; b < g->batches; ++b) {
+            for (fy = 0; fy < g->k_h; ++fy) held[fy] = -0x7fffffff;
             for (oy = 0; oy < g->out_h; ++oy) {
-                for (fy = 0; fy < g->k_h; ++fy) {
+                for (fy = 0, s = 0; fy < g->k_h; ++fy) {
                     const int iy = oy * g->stride_h - g->pad_t + fy * g->dil_h;
-                    int8_t *d = band + (ptrdiff_t)fy * bd->row;
+                    const int slot = ring ? ((iy % g->k_h) + g->k_h) % g->k_h : fy;
+                    int8_t *d = band + (ptrdiff_t)slot * bd->row;
+                    if (g->dil_w == 1) boff[s++] = (ptrdiff_t)slot * bd->row;
+                    else
+                        for (fx = 0; fx < g->k_w; ++fx)
+                            boff[s++] = (ptrdiff_t)slot * bd->row + (ptrdiff_t)fx * g->dil_w * g->in_c;
+                    if (ring && held[slot] == iy) continue;
+                    held[slot] = iy;
                     if (iy < 0 || iy >= g->in_h) {
                         ec_x512_fill(d, zpu, bd->cols * g->in_c);
                         continue;
@@ -356,38 +369,29 @@ static inline __attribute__((always_inline)) void ec_x512_conv(
                                  mid * g->in_c);
                     ec_x512_fill(d + (left + mid) * g->in_c, zpu, (bd->cols - left - mid) * g->in_c);
                 }
-                row(g, band, ps, boff, g->out_w, w, bias_u, q,
-                    y + (((size_t)b * g->out_h + oy) * g->out_w) * g->out_c);
+                ec_x512_row(g, band, ps, boff, g->out_w, w, bias_u, q,
+                            y + (((size_t)b * g->out_h + oy) * g->out_w) * g->out_c, k);
             }
         }
     }
 }
 
-/* The kind of a layer's rows from its band (the order of the kinds above). */
-static inline int ec_x512_kind(const ec_x512_band *bd, ptrdiff_t ps) {
-    if (bd->P == 16 && bd->slide && ps == 16) return 0;
-    if (bd->P == 8 && bd->slide && ps == 32) return 1;
-    if (bd->P == 4 && ps == 64) return 2;
-    if (bd->P == 4 && ps == 32) return 3;
-    if (bd->P == 8 && !bd->slide && ps == 32) return 4;
-    if (bd->P == 8 && !bd->slide && ps == 16) return 5;
-    if (bd->P == 16 && !bd->slide && ps == 8) return 6;
-    if (bd->P == 16) return bd->slide ? 7 : 8;
-    if (bd->P == 8) return bd->slide ? 9 : 10;
-    return 11;
+/* The kind of a layer's rows from its band and padded channels (the order of the kinds above). */
+static inline int ec_x512_kind(const ec_x512_band *bd, int ocp, int fast) {
+    const int x = fast ? 0 : 8;
+    if (bd->P == 16) return x + (bd->slide ? 0 : 1);
+    if (bd->P == 8) return x + (bd->slide ? 2 : 4) + (ocp % 32 != 0);
+    return x + 6 + (ocp % 64 != 0);
 }
 
 /* Any kind, chosen at run time (every kind's code). */
 EC_AVX2_SHARED void ec_x86_conv_2d_x512(const ec_vec_conv_geom *g, const ec_x512_band *bd,
                                  const int8_t *x, int8_t *y, const int8_t *w,
                                  const int32_t *bias_u, const ec_avx2_rq *q) {
-    static const ec_x512_rowfn rows[12] = {
-        EC_X86_NS(ec_x512_row_k0), EC_X86_NS(ec_x512_row_k1), EC_X86_NS(ec_x512_row_k2),
-        EC_X86_NS(ec_x512_row_k3), EC_X86_NS(ec_x512_row_k4), EC_X86_NS(ec_x512_row_k5),
-        EC_X86_NS(ec_x512_row_k6), EC_X86_NS(ec_x512_row_k7), EC_X86_NS(ec_x512_row_k8),
-        EC_X86_NS(ec_x512_row_k9), EC_X86_NS(ec_x512_row_k10), EC_X86_NS(ec_x512_row_k11)};
-    ec_x512_conv(g, bd, x, y, w, bias_u, q,
-                 rows[ec_x512_kind(bd, (ptrdiff_t)g->stride_w * g->in_c)]);
+#define EC_X512_ROWK(N, P, STEP, MAIN, REST, ST) {P, STEP, MAIN, REST, ST},
+    static const ec_x512_rowk kinds[16] = {EC_X512_KINDS(EC_X512_ROWK)};
+#undef EC_X512_ROWK
+    ec_x512_conv(g, bd, x, y, w, bias_u, q, &kinds[ec_x512_kind(bd, g->ocp, q->fast)]);
 }
 #endif
 

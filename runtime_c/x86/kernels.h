@@ -114,6 +114,10 @@ EC_X86_CONV_KIND(ec_x86_conv_2d_k9_s8)
 EC_X86_CONV_KIND(ec_x86_conv_2d_k10_s8)
 EC_X86_CONV_KIND(ec_x86_conv_2d_k11_s8)
 EC_X86_CONV_KIND(ec_x86_conv_2d_k12_s8)
+EC_X86_CONV_KIND(ec_x86_conv_2d_k13_s8)
+EC_X86_CONV_KIND(ec_x86_conv_2d_k14_s8)
+EC_X86_CONV_KIND(ec_x86_conv_2d_k15_s8)
+EC_X86_CONV_KIND(ec_x86_conv_2d_k16_s8)
 #undef EC_X86_CONV_KIND
 EC_X86_ENTRY(ec_x86_conv_2d_first_s8,
              (const ec_x86_first_geom *g, const int8_t *x, int8_t *y, const int8_t *wq,

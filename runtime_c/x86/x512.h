@@ -1,5 +1,5 @@
 /* edgecc x86 kernel: AVX-512 helpers (EC_X86_512) of the 512-bit convolution: its band record, u8
- * flips, 16-lane requantization (conventions: x86/common.h). */
+ * flips, 16-lane requantization, the tiles' output stages (conventions: x86/common.h). */
 #ifndef EDGECC_X86_X512_H
 #define EDGECC_X86_X512_H
 #if defined(__AVX2__)
@@ -23,11 +23,18 @@ typedef struct {
 #define EC_X512_MAX_BAND 16384
 
 #if EC_X86_512
+/* The band driver's scalar code runs once an output row: compiled for size (-Os). */
+#if defined(__clang__)
+#define EC_X512_SMALL __attribute__((minsize))
+#else
+#define EC_X512_SMALL __attribute__((optimize("Os")))
+#endif
+
 /* Keep a ZMM vector in a register (see EC_AVX2_IN_REG). */
 #define EC_X512_IN_REG(v) __asm__("" : "+v"(v))
 
 /* n bytes (any n) of src XOR 0x80 to dst / n bytes of v. */
-static inline void ec_x512_flip(int8_t *dst, const int8_t *src, int n) {
+static __attribute__((noinline, unused)) void ec_x512_flip(int8_t *dst, const int8_t *src, int n) {
     const __m512i f = _mm512_set1_epi8((char)0x80);
     int i = 0;
     for (; i + 64 <= n; i += 64)
@@ -38,7 +45,7 @@ static inline void ec_x512_flip(int8_t *dst, const int8_t *src, int n) {
     }
 }
 
-static inline void ec_x512_fill(int8_t *dst, int v, int n) {
+static __attribute__((noinline, unused)) void ec_x512_fill(int8_t *dst, int v, int n) {
     const __m512i f = _mm512_set1_epi8((char)v);
     int i = 0;
     for (; i + 64 <= n; i += 64) _mm512_storeu_si512((void *)(dst + i), f);
@@ -78,8 +85,9 @@ static __attribute__((noinline, unused)) __m512i ec_x512_mbqm16(__m512i acc, con
 /* 16 accumulators of channels c..c+15 -> int32 outputs (ec_avx2_fast8 / ec_avx2_mbqm8 on 16
  * lanes), not yet saturated or clamped. */
 static inline __attribute__((always_inline)) __m512i ec_x512_rq16(__m512i acc, const ec_x512_rqc *r,
-                                                                  const ec_avx2_rq *q, int c) {
-    if (q->fast) {
+                                                                  const ec_avx2_rq *q, int c,
+                                                                  const int fast) {
+    if (fast) {
         const __m512i a = q->L ? _mm512_sll_epi32(acc, _mm_cvtsi32_si128(q->L)) : acc;
         const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(a, r->m), r->ce);
         const __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), r->mo), r->co);
@@ -96,13 +104,13 @@ static inline __attribute__((always_inline)) __m512i ec_x512_rq16(__m512i acc, c
  * pixels (0..4); 16 channels of 4 consecutive pixels in one 64-byte store. */
 static inline __attribute__((always_inline)) void ec_x512_out4x16(
     int8_t *y, ptrdiff_t ys, __m512i a0, __m512i a1, __m512i a2, __m512i a3,
-    const ec_x512_rqc *r, const ec_avx2_rq *q, int c, int n, int np) {
+    const ec_x512_rqc *r, const ec_avx2_rq *q, int c, int n, int np, const int fast) {
     const __m512i idx = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     __m512i v;
     const __mmask16 m = (__mmask16)(((uint32_t)1 << n) - 1);
     if (np <= 0) return;
-    v = _mm512_packs_epi16(_mm512_packs_epi32(ec_x512_rq16(a0, r, q, c), ec_x512_rq16(a1, r, q, c)),
-                           _mm512_packs_epi32(ec_x512_rq16(a2, r, q, c), ec_x512_rq16(a3, r, q, c)));
+    v = _mm512_packs_epi16(_mm512_packs_epi32(ec_x512_rq16(a0, r, q, c, fast), ec_x512_rq16(a1, r, q, c, fast)),
+                           _mm512_packs_epi32(ec_x512_rq16(a2, r, q, c, fast), ec_x512_rq16(a3, r, q, c, fast)));
     v = _mm512_permutexvar_epi32(idx, v);
     if (q->act_min > -128) v = _mm512_max_epi8(v, r->lo);
     if (q->act_max < 127) v = _mm512_min_epi8(v, r->hi);
@@ -115,6 +123,38 @@ static inline __attribute__((always_inline)) void ec_x512_out4x16(
     if (np > 2) _mm_mask_storeu_epi8(y + 2 * ys, m, _mm512_extracti32x4_epi32(v, 2));
     if (np > 3) _mm_mask_storeu_epi8(y + 3 * ys, m, _mm512_extracti32x4_epi32(v, 3));
 }
+
+/* The output stage of every tile, out of line (one copy, not one per tile and kind): NC blocks
+ * of 16 channels from c, ng groups of 4 accumulators each, group k acc[4k..4k+3] the pixels
+ * 4k .. 4k + 3 of block 0, then block 1's groups, ...: requantized (each block's constants
+ * loaded once), clamped and stored, the first np pixels. */
+static inline __attribute__((always_inline)) void ec_x512_store_as(
+    const ec_vec_conv_geom *g, const ec_avx2_rq *q, int c, int8_t *y, int np, const __m512i *acc,
+    int NC, int ng, const int fast) {
+    int j, k;
+    for (j = 0; j < NC; ++j, acc += 4 * ng) {
+        const int cj = c + 16 * j, n = g->out_c - cj < 16 ? g->out_c - cj : 16;
+        const ec_x512_rqc r = ec_x512_rq_load(q, cj);
+        for (k = 0; k < ng && 4 * k < np; ++k)
+            ec_x512_out4x16(y + (size_t)(4 * k) * g->out_c + cj, g->out_c, acc[4 * k], acc[4 * k + 1],
+                            acc[4 * k + 2], acc[4 * k + 3], &r, q, cj, n, np - 4 * k, fast);
+    }
+}
+
+/* The output stage a layer's tiles call (its kind names it): the fast requantization alone (no
+ * branch on it per accumulator, no code of the other), or the exact one (TFLite's two roundings
+ * or ONNX's epilogue, x512.h: ec_x512_mbqm16). */
+typedef void (*ec_x512_storefn)(const ec_vec_conv_geom *g, const ec_avx2_rq *q, int c, int8_t *y,
+                                int np, const __m512i *acc, int NC, int ng);
+#define EC_X512_STORE_FN(NAME, FAST)                                                               \
+    static __attribute__((noinline, unused)) void EC_X86_NS(NAME)(                                \
+        const ec_vec_conv_geom *g, const ec_avx2_rq *q, int c, int8_t *y, int np,                 \
+        const __m512i *acc, int NC, int ng) {                                                     \
+        ec_x512_store_as(g, q, c, y, np, acc, NC, ng, FAST);                                      \
+    }
+EC_X512_STORE_FN(ec_x512_stf, 1)
+EC_X512_STORE_FN(ec_x512_stx, 0)
+#undef EC_X512_STORE_FN
 
 #endif /* EC_X86_512 */
 

@@ -172,16 +172,34 @@ def _calls(model: str) -> list[str]:
     return re.findall(r"\b(ec_x86_[a-z0-9_]+)\(", c.files["m.c"])
 
 
-def test_one_row_copy_per_tile_shape():
-    """vww_96_int8 runs a 512-bit tile shape at two pixel strides: its layers call one row kind
-    per shape (edgecc/lower/x86.py _one_copy_per_shape), the constant-stride kinds 0-6 only for a
-    shape run at one stride."""
-    any_stride = {0: 7, 1: 9, 2: 11, 3: 11, 4: 10, 5: 10, 6: 8}  # edgecc/lower/vec.py x512_kind
+def test_row_kinds_match_the_c_table():
+    """edgecc/lower/vec.py x512_kind names the row of runtime_c/x86/conv_2d_x512.h's EC_X512_KINDS
+    whose tiles fit the band: its pixels, the sliding tile where the band slides, a last-block
+    tile exactly when the padded channels are not whole main tiles, the fast output stage exactly
+    for a fast requantization; vww_96_int8's calls name kinds of that table."""
+    from edgecc.lower.vec import x512_kind
+    text = (X86 / "conv_2d_x512.h").read_text()
+    tilings = re.findall(r"X\((K\d), (\d+), (\d+), (\S+?\)|0), (\S+?\)|0), ST\)", text)
+    rows = {}
+    for st, ks in re.findall(r"EC_X512_TILINGS\(X, (EC_X86_NS\(\w+\)), ([\d, ]+)\)", text):
+        kinds = [int(k) for k in ks.split(",")]
+        for k, p, step, main, rest in tilings:
+            rows[kinds[int(k[1])]] = (int(p), int(step), main, rest, st)
+    assert sorted(rows) == list(range(16))
+    for p, slide in ((16, 0), (16, 1), (8, 0), (8, 1), (4, 0)):
+        for ocp in (8, 16, 24, 32, 48, 64, 72, 96, 128):
+            for fast in (0, 1):
+                n = x512_kind([p, 0, 0, 64, 8, slide], ocp, fast)
+                kp, step, main, rest, st = rows[n]
+                why = (p, slide, ocp, fast, n)
+                assert kp == p, why
+                assert ("ec_x512_s" in main + rest) == bool(slide), why
+                assert (rest != "0") == (step == 0 or ocp % step != 0), why
+                assert ("ec_x512_stf" if fast else "ec_x512_stx") in st, why
+    assert x512_kind([0, 0, 0, 0, 0, 0], 16) == 16
     kinds = {int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8\(", " ".join(
         f"{c}(" for c in _calls("vww_96_int8")))}
-    shapes = [any_stride.get(k, k) for k in kinds if k != 12]
-    assert shapes and len(shapes) == len(set(shapes)), kinds
-    assert kinds & {7, 8, 9, 10, 11}, kinds
+    assert kinds and kinds <= set(range(17)), kinds
 
 
 def test_small_model_convolutions_run_the_build_level():
@@ -194,3 +212,10 @@ def test_small_model_convolutions_run_the_build_level():
     assert conv and not all(c.endswith("_base") for c in conv), conv
     fc = [c for c in _calls("ad01_int8") if "fully_connected" in c]
     assert any(not c.endswith("_base") for c in fc), fc
+
+
+def test_large_adds_dispatch():
+    """pretrainedResnet_quant's ADDs of 16K and 8K elements call the dispatching entry
+    (edgecc/lower/x86.py DISPATCH_ADD), its 4K one the build flags' level."""
+    adds = [c for c in _calls("pretrainedResnet_quant") if c.startswith("ec_x86_add_")]
+    assert len(adds) == 3 and [c.endswith("_base") for c in adds] == [False, False, True], adds
