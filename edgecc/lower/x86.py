@@ -54,10 +54,22 @@ DISPATCH_MACS = 8192
 # 2.3x slower without it.
 DISPATCH_MODEL_MACS = 200_000
 ROW_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D")
+# Nor in a model of fewer constant bytes than this: the level-2 code of its convolutions (the
+# 512-bit band driver, output stage and a tile, the few-channel first layer: about 4.5 KB) would
+# outweigh the weights it serves. cv_autoenc (6.1M MACs on 3.5 KB of weights): 22,982 B of
+# x86-avx2 flash with it, 16,758 without (1.28 and 0.94 times its AVX2-only build before the
+# dispatch work); cv_dscnn (6.6 KB) keeps dispatching.
+DISPATCH_MODEL_BYTES = 4608
 # An ADD of at least this many output elements dispatches too: pretrainedResnet_quant's three
 # (16K, 8K, 4K elements; 7.6% of its time at AVX2) run 3.8% faster overall at level 2 for
 # 1.1 KB, which keeps it under LiteRT's latency with its 512-bit convolutions' shared code.
 DISPATCH_ADD = 8192
+
+
+def const_bytes(g) -> int:
+    """The bytes of the constants g's nodes read (weights, biases), as the IR holds them."""
+    used = {i for n in g.nodes for i in n.inputs if i is not None}
+    return sum(v.data.nbytes for k, v in g.values.items() if v.is_const and k in used)
 
 
 def _p8_tiles(g) -> bool:
@@ -88,7 +100,8 @@ def _gated(c: Candidate) -> Candidate:
     def build(g, n, t):
         k = c.build(g, n, t)
         big = (node_macs(g, n) or 0) >= DISPATCH_MACS and (
-            n.op not in ROW_OPS or count_macs(g) >= DISPATCH_MODEL_MACS) or (
+            n.op not in ROW_OPS or count_macs(g) >= DISPATCH_MODEL_MACS
+            and const_bytes(g) >= DISPATCH_MODEL_BYTES) or (
             n.op == "ADD" and int(np.prod(g.type(n.outputs[0]).shape)) >= DISPATCH_ADD)
         k.params["lvl"] = "" if big else "_base"
         k.params["dispatch"] = [1] if big else []  # a template's run-time level check: 0 or 1

@@ -214,6 +214,16 @@ def test_small_model_convolutions_run_the_build_level():
     assert any(not c.endswith("_base") for c in fc), fc
 
 
+def test_convolutions_of_few_weights_run_the_build_level():
+    """cv_autoenc (6.1M MACs on 3.5 KB of constants) calls its convolutions' _base entries: their
+    level-2 code would outweigh its weights (edgecc/lower/x86.py DISPATCH_MODEL_BYTES); cv_dscnn
+    (6.6 KB) dispatches."""
+    conv = [c for c in _calls("converter/cv_autoenc") if "conv" in c]
+    assert conv and all(c.endswith("_base") for c in conv), conv
+    conv = [c for c in _calls("converter/cv_dscnn") if "conv" in c]
+    assert conv and not all(c.endswith("_base") for c in conv), conv
+
+
 def test_large_adds_dispatch():
     """pretrainedResnet_quant's ADDs of 16K and 8K elements call the dispatching entry
     (edgecc/lower/x86.py DISPATCH_ADD), its 4K one the build flags' level."""
