@@ -1,0 +1,127 @@
+"""The default ('integer') kernels of the Conv and Gemm QDQ groups onnxruntime runs in float32:
+the exact int32 accumulator, and onnxruntime's float32 order (edgecc/ops/_onnx_float.py) only for
+the rare output whose value lies so near a rounding boundary that the float32 order could cross it.
+
+Owns: the rigorous bound that decides "near", its constants per output channel, and the portable
+kernels templates/c/conv_2d_ortf_near.c.j2 / fully_connected_ortf_near.c.j2. Their numpy reference
+is onnxruntime's order itself (edgecc/ops/_ort_float.py `reference`): the kernel must equal it
+bit for bit, which it does whenever the bound holds (tests/test_onnx_float.py checks the bound on
+random and real layers, and that a kernel without the check misses a real case).
+
+The bound. Let u = 2^-24 (float32's unit roundoff), x_k = (q_k - zx) and w_k the int8 values of
+one output, sx, sw, ys the input, weight and output scales, b the bias (scale sb). The exact value
+in output steps is V = (sx * sw * acc + sb * b) / ys with acc = sum x_k w_k. onnxruntime computes
+r = fl(fl(S + fl(sb * b)) / ys), S its float32 sum of the products fl(x_k sx) * fl(w_k sw), then
+rounds r half to even. Every product term carries 2 input roundings; in any summation order where
+each term passes through at most m roundings (a chain of fused multiply-adds: one per tap of its
+K slice; then one per later slice addition; MLAS's one-row Gemm: one product rounding, at most 3
+additions in its group of 4, one per later group), |S - sum x_k w_k sx sw| <= gamma_{m+2} T with
+T = sx * sw * sum |x_k w_k| and gamma_n = n u / (1 - n u). The bias rounding, the bias addition and
+the division add u (|sb b| + T) / ys each, to first order. The kernel's own estimate
+e = fl(fl(float(acc) * fl(sx sw / ys)) + fl(sb b / ys)) errs by at most 4 u (T + |sb b|) / ys, and
+its distance to the nearest boundary, 0.5 - |e - round(e)|, is computed exactly (Sterbenz) up to
+one rounding of 0.5 - delta (<= 2^-25). So with
+
+    delta = (m + 12) * u * 1.02 * (T' + |sb b|) / ys + 2^-21,   T' >= T,
+
+an output whose estimate lies farther than delta from n + 0.5 rounds to the same integer in
+onnxruntime's order as its exact value (the 2% covers gamma's 1 / (1 - n u) for n u < 1%, the
+second-order terms and the float32 evaluation of delta itself), so the integer result is
+onnxruntime's; one within delta is recomputed in onnxruntime's order. T' is cheap and rigorous:
+max_k |w_k| (per output channel) times the sum of |q - zx| over the pixel's receptive field (the
+one-row Gemm: over the whole input row), computed once per pixel. Measured on
+tfl_pretrainedResnet_quant_qdq over 3 frames: 1.2% of the float-group conv outputs are recomputed,
+and the real float32 error stays under 12% of the bound.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import Graph, Node
+from edgecc.ops import Kernel, const, in_type, out_type
+from edgecc.ops import _onnx_float as of
+from edgecc.ops._conv_common import act_range, conv_window
+from edgecc.ops.quantize import c_float_literal
+
+F32, F64 = np.float32, np.float64
+U = 2.0 ** -24
+MARGIN = 1.02
+ABS_SLACK = 2.0 ** -21
+
+
+def roundings(op: str, k: int, slices: int) -> int:
+    """m: the most float32 roundings a product passes through in onnxruntime's sum of k products
+    (CONV_2D: `slices` fma chains; FULLY_CONNECTED: MLAS's one-row groups of 4)."""
+    return k + slices if op == "CONV_2D" else 1 + 3 + -(-k // 4)
+
+
+def coefficient(m: int) -> float:
+    """delta per unit of (T' + |sb b|) / ys: (m + 12) u, with the margin."""
+    return (m + 12) * U * MARGIN
+
+
+def channel_constants(g: Graph, n: Node, m: int) -> dict[str, np.ndarray]:
+    """Per output channel: the int8 weights' max |w|, the estimate's scale and bias in output
+    steps (sc, bb), delta's factor of T' (kt) and constant (kb), the weight scale and the float32
+    bias onnxruntime adds (DequantizeLinear's values)."""
+    from edgecc.ops._ort_float import _bias
+    w = const(g, n, 1).astype(np.int64)
+    oc = w.shape[0]
+    sx = F64(F32(in_type(g, n).q.scale[0]))
+    ys = F64(F32(out_type(g, n).q.scale[0]))
+    sw = np.broadcast_to(np.asarray(in_type(g, n, 1).q.scale, F32), (oc,)).astype(F64)
+    bf = _bias(g, n, oc)
+    c = coefficient(m)
+    return dict(wmax=np.abs(w.reshape(oc, -1)).max(axis=1).astype(np.int32),
+                sc=(sx * sw / ys).astype(F32), bb=(bf.astype(F64) / ys).astype(F32),
+                kt=(c * sx * sw / ys).astype(F32) * F32(1 + 2 ** -20),
+                kb=(c * np.abs(bf.astype(F64)) / ys + ABS_SLACK).astype(F32) * F32(1 + 2 ** -20),
+                sw=sw.astype(F32), bias=bf.astype(F32))
+
+
+def near(acc: np.ndarray, tbound: np.ndarray, k: dict) -> np.ndarray:
+    """The kernel's test in numpy (float32 as the C evaluates it): which outputs it recomputes.
+    acc, tbound: [..., channels] int; k: channel_constants."""
+    e = (np.asarray(acc).astype(F32) * k["sc"]).astype(F32)
+    e = np.clip((e + k["bb"]).astype(F32), F32(-32768), F32(32767))
+    f = (e - np.rint(e).astype(F32)).astype(F32)
+    delta = ((np.asarray(tbound).astype(F32) * k["kt"]).astype(F32) + k["kb"]).astype(F32)
+    return np.abs(f) >= (F32(0.5) - delta).astype(F32)
+
+
+def _common(g: Graph, n: Node) -> dict:
+    x, y = in_type(g, n), out_type(g, n)
+    lo, hi = act_range(g, n)
+    return dict(sx=c_float_literal(F32(x.q.scale[0])), ys=c_float_literal(F32(y.q.scale[0])),
+                in_zp=int(x.q.zero_point[0]), out_zp=int(y.q.zero_point[0]), act_min=lo,
+                act_max=hi)
+
+
+WHY = ("onnxruntime runs this QDQ group in float32: the exact integer accumulator, and its "
+       "float32 order (MLAS) for the outputs a rigorous error bound finds near a rounding "
+       "boundary; portable kernel")
+
+
+def lower(g: Graph, n: Node, target) -> Kernel:
+    w = const(g, n, 1)
+    oc = w.shape[0]
+    p = _common(g, n)
+    if n.op == "CONV_2D":
+        win = conv_window(g, n)
+        ksize = int(w[0].size)
+        segs = of.conv_segments(win.out_h * win.out_w, ksize, oc, of.ort_threads())
+        m = roundings("CONV_2D", ksize, max(-(-ksize // sk) for _, _, sk in segs))
+        p.update(in_h=win.in_h, in_w=win.in_w, in_c=w.shape[3], out_h=win.out_h,
+                 out_w=win.out_w, out_c=oc, k_h=win.k_h, k_w=win.k_w, stride_h=win.stride_h,
+                 stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t,
+                 pad_l=win.pad_l, ksize=ksize)
+        consts = dict(w=w.reshape(oc, -1).astype(np.int8), **channel_constants(g, n, m),
+                      seg_end=np.array([s + c for s, c, _ in segs], np.int32),
+                      seg_sk=np.array([k for _, _, k in segs], np.int32))
+        return Kernel("conv_2d_ortf_near.c.j2", params=p, consts=consts,
+                      variant="portable-ort-near", reason=WHY)
+    depth = int(w.shape[1])
+    p.update(units=oc, depth=depth)
+    consts = dict(w=w.astype(np.int8), **channel_constants(g, n, roundings("FC", depth, 0)))
+    return Kernel("fully_connected_ortf_near.c.j2", params=p, consts=consts,
+                  variant="portable-ort-near", reason=WHY)
