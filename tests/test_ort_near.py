@@ -157,3 +157,28 @@ def test_resnet_exact_over_frames(monkeypatch):
     monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
     r = verify_model(onnx_model(RESNET), get_target("host"), frames=8, seed=11)
     assert r.bit_exact, r.as_json()
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_cortex_m4_near_kernel_builds_at_every_opt_level(tmp_path, cc):
+    """tfl_pretrainedResnet_quant_qdq on cortex-m4: the DSP conv's near-tie epilogue
+    (ec_dsp_conv_2d_4px_near_s8: VCVTR asm, calls to ec_ortn_conv_recompute) at every -O level."""
+    from edgecc.boards import load_board
+    from edgecc.verify import cross
+    from test_opt_levels import M4, _builds_at_every_opt_level
+    _builds_at_every_opt_level(tmp_path, onnx_model(RESNET), "cortex-m4", M4,
+                               cc=cross.compile_command(load_board("mps2-an386"), cc))
+
+
+@pytest.mark.qemu
+def test_cortex_m4_near_kernel_unoptimized_is_exact(monkeypatch):
+    """-O0 (the DSP conv's C twins) on the resnet's float-group convs: exact under QEMU."""
+    from edgecc.boards import load_board
+    from edgecc.targets import get_target
+    from edgecc.verify import cross, verify_model
+    real = cross.compile_sources
+    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
+    monkeypatch.setattr(cross, "compile_sources", lambda *a, **kw: real(*a, **{**kw, "opt": "-O0"}))
+    b = load_board("mps2-an386")
+    r = verify_model(onnx_model(RESNET), get_target(b.target), board=b, frames=2)
+    assert r.bit_exact, r.as_json()

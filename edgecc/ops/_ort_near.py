@@ -97,6 +97,52 @@ def _common(g: Graph, n: Node) -> dict:
                 act_max=hi)
 
 
+def near_geometry(g: Graph, n: Node) -> list[str]:
+    """The leading fields of runtime_c/edgecc_ort_near.h's ec_ortn_conv (C initializers)."""
+    win, w = conv_window(g, n), const(g, n, 1)
+    c = _common(g, n)
+    return [str(v) for v in (win.in_h, win.in_w, w.shape[3], win.out_w, win.k_h, win.k_w,
+                             win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t,
+                             win.pad_l, int(w[0].size), c["in_zp"])] + [c["sx"], c["ys"]]
+
+
+def conv_segments_sk(g: Graph, n: Node) -> tuple[list, int]:
+    """onnxruntime's thread segments of the conv's output pixels and m (roundings)."""
+    win, w = conv_window(g, n), const(g, n, 1)
+    ksize = int(w[0].size)
+    segs = of.conv_segments(win.out_h * win.out_w, ksize, w.shape[0], of.ort_threads())
+    return segs, roundings("CONV_2D", ksize, max(-(-ksize // sk) for _, _, sk in segs))
+
+
+def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict]:
+    """runtime_c/dsp/conv_2d.h's EC_DSP_NEAR_REC records [oc, 6] of a float-group conv over its
+    filter rows [oc, taps] (the doubled folded zero point, the bits of sc / 2, the output zero
+    point, the bits of bb, of max|w| * kt and of kb) and the ec_ortn_conv constants; ValueError
+    when the kernel's float32 estimate could leave its range."""
+    segs, m = conv_segments_sk(g, n)
+    k = channel_constants(g, n, m)
+    rows = np.asarray(rows, np.int64)
+    zx = int(in_type(g, n).q.zero_point[0])
+    big = np.abs(rows).sum(axis=1) * max(zx + 128, 127 - zx)  # max |acc|
+    if 2 * int(big.max()) >= 2 ** 31 or \
+            float((big * k["sc"].astype(F64) + np.abs(k["bb"])).max()) >= 2.0 ** 30:
+        raise ValueError("the estimate may leave int32")
+    half = (k["sc"] / F32(2)).astype(F32)
+    if not (np.all(half >= np.finfo(F32).tiny) and np.all(half * 2 == k["sc"])):
+        raise ValueError("an estimate scale too small to halve exactly")
+    wk = (k["wmax"].astype(F64) * k["kt"].astype(F64)).astype(F32) * F32(1 + 2 ** -20)
+    rec = np.stack([-2 * zx * rows.sum(axis=1), half.view(np.int32),
+                    np.full(len(rows), int(out_type(g, n).q.zero_point[0])),
+                    k["bb"].view(np.int32), wk.astype(F32).view(np.int32),
+                    k["kb"].view(np.int32)], axis=1)
+    consts = {name: k[name] for name in ("wmax", "kt", "kb", "sw", "bias")}
+    consts.update(seg_end=np.array([s + c for s, c, _ in segs], np.int32),
+                  seg_sk=np.array([sk for _, _, sk in segs], np.int32))
+    return rec.astype(np.int64), consts
+
+
+DSP_WHY = ("onnxruntime runs this QDQ group in float32: the exact accumulator, its float32 "
+           "order for the outputs near a rounding boundary")
 WHY = ("onnxruntime runs this QDQ group in float32: the exact integer accumulator, and its "
        "float32 order (MLAS) for the outputs a rigorous error bound finds near a rounding "
        "boundary; portable kernel")
@@ -109,12 +155,12 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     if n.op == "CONV_2D":
         win = conv_window(g, n)
         ksize = int(w[0].size)
-        segs = of.conv_segments(win.out_h * win.out_w, ksize, oc, of.ort_threads())
-        m = roundings("CONV_2D", ksize, max(-(-ksize // sk) for _, _, sk in segs))
+        segs, m = conv_segments_sk(g, n)
         p.update(in_h=win.in_h, in_w=win.in_w, in_c=w.shape[3], out_h=win.out_h,
                  out_w=win.out_w, out_c=oc, k_h=win.k_h, k_w=win.k_w, stride_h=win.stride_h,
                  stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t,
-                 pad_l=win.pad_l, ksize=ksize)
+                 pad_l=win.pad_l, ksize=ksize, npix=win.out_h * win.out_w,
+                 near=near_geometry(g, n))
         consts = dict(w=w.reshape(oc, -1).astype(np.int8), **channel_constants(g, n, m),
                       seg_end=np.array([s + c for s, c, _ in segs], np.int32),
                       seg_sk=np.array([k for _, _, k in segs], np.int32))
