@@ -182,3 +182,19 @@ def test_cortex_m4_near_kernel_unoptimized_is_exact(monkeypatch):
     b = load_board("mps2-an386")
     r = verify_model(onnx_model(RESNET), get_target(b.target), board=b, frames=2)
     assert r.bit_exact, r.as_json()
+
+
+@pytest.mark.parametrize("mode,want", [
+    ("integer", {"CONV_2D": "dsp-conv-4px", "ADD": "dsp-add-ortf-lut"}),
+    ("ort", {"CONV_2D": "portable-ort-float", "ADD": "portable-ort-float"})])
+def test_cortex_m4_float_group_kernels(monkeypatch, mode, want):
+    """cortex-m4 resnet_qdq: the default mode runs its float-group Convs on the DSP kernel's
+    near-tie variant and its Adds as integer tables proven equal to onnxruntime's float32 ADD on
+    all 65536 pairs (lower/dsp_add.py lut_form); --onnx-float ort keeps the float kernels."""
+    from edgecc.compiler import compile_model
+    from edgecc.targets import get_target
+    monkeypatch.setenv("EDGECC_ONNX_FLOAT", mode)
+    c = compile_model(onnx_model(RESNET), get_target("cortex-m4"), "model")
+    got = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
+           if lw.node.attrs.get("numerics") == "ort_float" and lw.node.op in want}
+    assert got == set(want.items()), got
