@@ -134,4 +134,62 @@ static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t
     return ec_ortn_conv_recompute(L, x, w, pix, o);
 }
 
+/* A one-row Gemm group (edgecc/ops/_ort_near.py): per unit u the exact accumulator acc (x - zx
+ * against the unit's int8 weights) and its estimate e = acc * sc[u] + bb[u] in output steps;
+ * delta = wmax[u] * (the row's sum of |x - zx|) * kt[u] + kb[u]. */
+typedef struct {
+    int32_t units, depth, in_zp, out_zp, lo, hi;
+    float sx, ys;
+    const int32_t *wmax, *fold;   /* max |w|; -zx * sum(w) (a kernel folding the zero point) */
+    const float *sc, *bb, *kt, *kb, *sw, *bias;
+} ec_ortn_fc;
+
+/* Unit u in onnxruntime's float32 order (MlasSgemmKernelM1Avx: products in groups of 4, then
+ * 2, then 1, each group summed left to right and added to the sum; + bias, / y_scale), rounded
+ * half to even before the zero point; w: the unit's int8 weights. */
+static inline int32_t ec_ortn_fc_recompute(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
+                                           int32_t u) {
+    const float sw = L->sw[u], sx = L->sx;
+    float s = 0.0f, v;
+    int32_t d;
+#define EC_ORTN_P(i) ((float)((int32_t)x[i] - L->in_zp) * sx * ((float)w[i] * sw))
+    for (d = 0; d + 4 <= L->depth; d += 4)
+        s = s + (((EC_ORTN_P(d) + EC_ORTN_P(d + 1)) + EC_ORTN_P(d + 2)) + EC_ORTN_P(d + 3));
+    if (L->depth - d >= 2) {
+        s = s + (EC_ORTN_P(d) + EC_ORTN_P(d + 1));
+        d += 2;
+    }
+    if (L->depth - d >= 1) s = s + EC_ORTN_P(d);
+#undef EC_ORTN_P
+    v = (s + L->bias[u]) / L->ys;
+    if (!(v > -32768.0f)) v = -32768.0f;
+    if (v > 32767.0f) v = 32767.0f;
+    return ec_onnx_round(v);
+}
+
+/* Unit u from its estimate e, which the row's cheap bound found near a boundary: the exact
+ * bound first, onnxruntime's order only if e is still near (as ec_ortn_conv_out). */
+static EC_ORTN_COLD int32_t ec_ortn_fc_out(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
+                                           int32_t u, float e) {
+    int64_t t = 0;
+    int32_t r, d;
+    for (d = 0; d < L->depth; ++d) {
+        const int32_t a = (int32_t)x[d] - L->in_zp, q = w[d];
+        t += (int64_t)((a < 0 ? -a : a) * (q < 0 ? -q : q));
+    }
+    if (!ec_ortn_near(e, (float)t * L->kt[u] + L->kb[u], &r)) return r;
+    return ec_ortn_fc_recompute(L, x, w, u);
+}
+
+/* Unit u's output byte from its exact accumulator (the kernels' shared epilogue); fa: the row's
+ * sum of |x - zx| as a float. */
+static inline int8_t ec_ortn_fc_byte(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
+                                     int32_t u, int32_t acc, float fa) {
+    const float e = (float)acc * L->sc[u] + L->bb[u];
+    int32_t r;
+    if (ec_ortn_near(e, (float)L->wmax[u] * fa * L->kt[u] + L->kb[u], &r))
+        r = ec_ortn_fc_out(L, x, w, u, e);
+    return (int8_t)ec_clamp(r + L->out_zp, L->lo, L->hi);
+}
+
 #endif /* EDGECC_ORT_NEAR_H */

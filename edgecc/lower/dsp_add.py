@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
-from edgecc.lower import dsp
+from edgecc.lower import dsp, dsp_near
+from edgecc.lower.dsp_near import lut_form
 from edgecc.lower.geom import DspAddGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
@@ -35,10 +36,6 @@ def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
     return dsp.add_applies(g, n, target)
 
 
-# The integer form of an ONNX ADD (_onnx_add_lut): the kernel's SMMLAR by 2^30 is floor((s + 2) / 4).
-_LUT_M = 1 << 30
-
-
 def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray):
     """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 (TFLite's table ADD) that give onnxruntime's
     QLinearAdd for all 65536 pairs, or None. The value v = a * r_a + t(b) (exact in double,
@@ -48,32 +45,6 @@ def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray):
     want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)),
                    p["act_min"], p["act_max"]).astype(np.int64)
     return lut_form(xs * np.float64(p["ra"]), t[0], want, p["act_min"], p["act_max"])
-
-
-def lut_form(va: np.ndarray, vt: np.ndarray, want: np.ndarray, act_min: int, act_max: int):
-    """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 whose result is want [256, 256] (clamped to
-    [act_min, act_max]) for every pair of int8 inputs, or None. The value v = va[a] + vt[b]
-    scaled by 2^F (F = e + 2) and rounded into two int32 tables, tb carrying 2^(F-1) - 2 for
-    the rounding and O * 2^F so every sum s is >= 0; the kernel's ((N + floor((s + 2) / 4)) >> e)
-    with N = -O * 2^e is then floor(v + 1/2) wherever the tables' rounding leaves v's side of a
-    half integer alone; checked on all 65536 pairs."""
-    lo, hi = float(va.min() + vt.min()), float(va.max() + vt.max())
-    off = int(np.ceil(-lo)) + 2 if lo < 0 else 2
-    for e in range(20, -1, -1):
-        f = e + 2
-        if (hi + off + 2) * 2.0 ** f >= 2.0 ** 31:
-            continue
-        ta = np.rint(va * 2.0 ** f).astype(np.int64)
-        tb = np.rint(vt * 2.0 ** f).astype(np.int64) + (1 << (f - 1)) - 2 + (off << f)
-        sums = ta[:, None] + tb[None, :]
-        if sums.min() < 0 or sums.max() >= 1 << 31:
-            continue
-        n_ = -(off << e)
-        got = ((n_ + ((sums * _LUT_M + (1 << 31)) >> 32)) >> e)
-        if (np.clip(got, act_min, act_max) == want).all():
-            return _LUT_M, n_, e, ta.astype(np.int32), tb.astype(np.int32)
-        return None  # the finest scale that fits failed: a coarser one rounds no better
-    return None
 
 
 def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
@@ -177,39 +148,9 @@ def lower_mul_onnx(g: Graph, n: Node, target) -> Kernel:
                          "one float32 scale, VCVTR" + (f", b one row of {c}" if c else ""))
 
 
-def add_ortf_applies(g: Graph, n: Node, target) -> str | None:
-    """An ADD group onnxruntime runs in float32 (edgecc/ops/_ort_float.py), two same-shape
-    int8 activations."""
-    if n.attrs.get("numerics") != "ort_float":
-        return "not a float group"
-    return dsp.add_applies(g, n, target)
-
-
-def lower_add_ortf(g: Graph, n: Node, target) -> Kernel:
-    """TFLite's table kernel ec_dsp_add_lut_s8 with tables proven to give onnxruntime's float32
-    ADD (float32(a_f + b_f) / y_scale, half to even, + y_zp) on all 65536 pairs, or Refused."""
-    from edgecc.ops._conv_common import act_range
-    from edgecc.ops._ort_float import _deq, _finish
-    da, db = _deq(in_type(g, n, 0)), _deq(in_type(g, n, 1))
-    want = _finish(g, n, (da[:, None] + db[None, :]).astype(np.float32)).astype(np.int64)
-    y = out_type(g, n)
-    ys = np.float64(np.float32(y.q.scale[0]))
-    lo, hi = act_range(g, n)
-    lut = lut_form(da.astype(np.float64) / ys,
-                   db.astype(np.float64) / ys + int(y.q.zero_point[0]), want, lo, hi)
-    if lut is None:
-        raise Refused("no integer table form equals onnxruntime's float32 ADD on every pair")
-    m, n_, e, ta, tb = lut
-    return Kernel("dsp/add_lut.c.j2",
-                  params=dict(geom=DspAddGeom(in_type(g, n, 0).numel, m, n_, e, lo, hi)),
-                  consts=dict(ta=ta, tb=tb), variant="dsp-add-ortf-lut",
-                  reason="Cortex-M DSP: onnxruntime's float32 ADD group as two 256-entry "
-                         "integer tables and one SMMLAR, proven equal on all 65536 pairs")
-
-
 ENTRIES = [
-    Candidate("ADD", dsp.ISA, "add-ortf-lut", add_ortf_applies, lower_add_ortf, near=True),
     Candidate("ADD", dsp.ISA, "add-onnx", add_onnx_applies, lower_add_onnx, onnx=True),
     Candidate("ADD", dsp.ISA, "add-onnx-row", add_row_applies, lower_add_row, onnx=True),
     Candidate("MUL", dsp.ISA, "mul-onnx", mul_onnx_applies, lower_mul_onnx, onnx=True),
+    *dsp_near.ENTRIES,  # the float groups' entries (ADD, and FULLY_CONNECTED: any place serves)
 ]

@@ -131,9 +131,6 @@ def _fc_pass(units: int, depth: int, wfloat: bool) -> FcPass:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    if n.op in ("CONV_2D", "FULLY_CONNECTED") and of.onnx_float_mode() == "integer":
-        from edgecc.ops import _ort_near  # the integer kernels, exact where a tie is near
-        return _ort_near.lower(g, n, target)
     y = out_type(g, n)
     lo, hi = act_range(g, n)
     p = dict(yscale=c_float_literal(F32(y.q.scale[0])), out_zp=int(y.q.zero_point[0]),

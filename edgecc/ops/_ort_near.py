@@ -106,6 +106,21 @@ def near_geometry(g: Graph, n: Node) -> list[str]:
                              win.pad_l, int(w[0].size), c["in_zp"])] + [c["sx"], c["ys"]]
 
 
+def fc_geometry(g: Graph, n: Node) -> list[str]:
+    """The leading fields of runtime_c/edgecc_ort_near.h's ec_ortn_fc (C initializers)."""
+    w, c = const(g, n, 1), _common(g, n)
+    return [str(v) for v in (w.shape[0], w.shape[1], c["in_zp"], c["out_zp"], c["act_min"],
+                             c["act_max"])] + [c["sx"], c["ys"]]
+
+
+def fc_constants(g: Graph, n: Node) -> dict[str, np.ndarray]:
+    """channel_constants of a one-row Gemm group and fold = -zx * sum(w) per unit."""
+    w = const(g, n, 1).astype(np.int64)
+    k = channel_constants(g, n, roundings("FC", int(w.shape[1]), 0))
+    zx = int(in_type(g, n).q.zero_point[0])
+    return dict(k, fold=(-zx * w.sum(axis=1)).astype(np.int32))
+
+
 def conv_segments_sk(g: Graph, n: Node) -> tuple[list, int]:
     """onnxruntime's thread segments of the conv's output pixels and m (roundings)."""
     win, w = conv_window(g, n), const(g, n, 1)
@@ -149,6 +164,12 @@ WHY = ("onnxruntime runs this QDQ group in float32: the exact integer accumulato
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
+    """The portable kernel of a float-group CONV_2D / FULLY_CONNECTED: this module's in the
+    default mode, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
+    --onnx-float ort."""
+    from edgecc.ops import _ort_float
+    if of.onnx_float_mode() != "integer":
+        return _ort_float.lower(g, n, target)
     w = const(g, n, 1)
     oc = w.shape[0]
     p = _common(g, n)
@@ -166,8 +187,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                       seg_sk=np.array([k for _, _, k in segs], np.int32))
         return Kernel("conv_2d_ortf_near.c.j2", params=p, consts=consts,
                       variant="portable-ort-near", reason=WHY)
-    depth = int(w.shape[1])
-    p.update(units=oc, depth=depth)
-    consts = dict(w=w.astype(np.int8), **channel_constants(g, n, roundings("FC", depth, 0)))
+    p.update(units=oc, depth=int(w.shape[1]), near=fc_geometry(g, n))
+    consts = dict(w=w.astype(np.int8), **fc_constants(g, n))
     return Kernel("fully_connected_ortf_near.c.j2", params=p, consts=consts,
                   variant="portable-ort-near", reason=WHY)
