@@ -107,27 +107,38 @@ static inline int32_t ec_ortn_conv_recompute(const ec_ortn_conv *L, const int8_t
     return ec_onnx_round(v);
 }
 
+/* sum |px[i] - zx| * |wp[i]| over the c bytes of one tap (a kernel may pass its SIMD twin). */
+typedef uint32_t (*ec_ortn_tap_dot)(const int8_t *px, const int8_t *wp, int32_t c, int32_t zx);
+
+static inline uint32_t ec_ortn_tap_dot_c(const int8_t *px, const int8_t *wp, int32_t c,
+                                         int32_t zx) {
+    uint32_t t = 0;
+    int32_t ci;
+    for (ci = 0; ci < c; ++ci) {
+        const int32_t d = (int32_t)px[ci] - zx, q = wp[ci];
+        t += (uint32_t)((d < 0 ? -d : d) * (q < 0 ? -q : q));
+    }
+    return t;
+}
+
 /* Output (pix, o) from its estimate e, which a kernel's cheap bound (max|w| times the field's
- * sum of |x - zx|) found near a boundary: the exact bound (T = the sum of |x - zx| * |w|) first,
- * onnxruntime's order only if e is still near; rounded half to even, before the zero point. */
-static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t *x, const int8_t *w,
-                                int32_t pix, int32_t o, float e) {
+ * sum of |x - zx|) found near a boundary: the exact bound (T = the sum of |x - zx| * |w|, tap
+ * by tap with `dot`) first, onnxruntime's order only if e is still near; rounded half to even,
+ * before the zero point. */
+static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t *x,
+                                             const int8_t *w, int32_t pix, int32_t o, float e,
+                                             ec_ortn_tap_dot dot) {
     const int32_t iy0 = pix / L->out_w * L->s_h - L->pad_t, ix0 = pix % L->out_w * L->s_w - L->pad_l;
-    int64_t t = 0; /* exact: any filter volume */
-    int32_t r, fy, fx, ci;
+    uint32_t t = 0; /* exact: the compiler keeps ksize * 255 * 128 < 2^32 */
+    int32_t r, fy, fx;
     for (fy = 0; fy < L->k_h; ++fy) {
         const int32_t iy = iy0 + fy * L->d_h;
         if (iy < 0 || iy >= L->in_h) continue;
         for (fx = 0; fx < L->k_w; ++fx) {
             const int32_t ix = ix0 + fx * L->d_w;
-            const int8_t *px, *wp;
             if (ix < 0 || ix >= L->in_w) continue;
-            px = x + (iy * L->in_w + ix) * L->in_c;
-            wp = w + (fy * L->k_w + fx) * L->in_c;
-            for (ci = 0; ci < L->in_c; ++ci) {
-                const int32_t d = (int32_t)px[ci] - L->in_zp, q = wp[ci];
-                t += (int64_t)((d < 0 ? -d : d) * (q < 0 ? -q : q));
-            }
+            t += dot(x + (iy * L->in_w + ix) * L->in_c, w + (fy * L->k_w + fx) * L->in_c,
+                     L->in_c, L->in_zp);
         }
     }
     if (!ec_ortn_near(e, (float)t * L->kt[o] + L->kb[o], &r)) return r;
@@ -171,11 +182,11 @@ static inline int32_t ec_ortn_fc_recompute(const ec_ortn_fc *L, const int8_t *x,
  * bound first, onnxruntime's order only if e is still near (as ec_ortn_conv_out). */
 static EC_ORTN_COLD int32_t ec_ortn_fc_out(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
                                            int32_t u, float e) {
-    int64_t t = 0;
+    uint32_t t = 0; /* exact: the compiler keeps depth * 255 * 128 < 2^32 */
     int32_t r, d;
     for (d = 0; d < L->depth; ++d) {
         const int32_t a = (int32_t)x[d] - L->in_zp, q = w[d];
-        t += (int64_t)((a < 0 ? -a : a) * (q < 0 ? -q : q));
+        t += (uint32_t)((a < 0 ? -a : a) * (q < 0 ? -q : q));
     }
     if (!ec_ortn_near(e, (float)t * L->kt[u] + L->kb[u], &r)) return r;
     return ec_ortn_fc_recompute(L, x, w, u);

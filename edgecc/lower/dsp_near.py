@@ -81,8 +81,11 @@ def fc_near_applies(g: Graph, n: Node, target) -> str | None:
     """A one-row Gemm group onnxruntime runs in float32, units and depth multiples of 4."""
     if n.attrs.get("numerics") != "ort_float":
         return "not a float group"
+    from edgecc.ops._ort_near import exact_sum_fits
     if const(g, n, 1).shape[0] % 4 or const(g, n, 1).shape[1] % 4:
         return "units or depth not a multiple of 4: portable kernel"
+    if not exact_sum_fits(g, n):
+        return "depth too large for the exact bound's uint32: portable kernel"
     return None
 
 

@@ -138,6 +138,8 @@ def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict]:
     k = channel_constants(g, n, m)
     rows = np.asarray(rows, np.int64)
     zx = int(in_type(g, n).q.zero_point[0])
+    if not exact_sum_fits(g, n):
+        raise ValueError("the exact bound's sum may leave uint32")
     big = np.abs(rows).sum(axis=1) * max(zx + 128, 127 - zx)  # max |acc|
     if 2 * int(big.max()) >= 2 ** 31 or \
             float((big * k["sc"].astype(F64) + np.abs(k["bb"])).max()) >= 2.0 ** 30:
@@ -163,12 +165,17 @@ WHY = ("onnxruntime runs this QDQ group in float32: the exact integer accumulato
        "boundary; portable kernel")
 
 
+def exact_sum_fits(g: Graph, n: Node) -> bool:
+    """Whether the kernels' exact bound sum(|x - zx| |w|) fits their uint32 (K * 255 * 128)."""
+    return int(const(g, n, 1)[0].size) * 255 * 128 < 2 ** 32
+
+
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel of a float-group CONV_2D / FULLY_CONNECTED: this module's in the
     default mode, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
-    --onnx-float ort."""
+    --onnx-float ort or a filter too large for the exact bound's uint32."""
     from edgecc.ops import _ort_float
-    if of.onnx_float_mode() != "integer":
+    if of.onnx_float_mode() != "integer" or not exact_sum_fits(g, n):
         return _ort_float.lower(g, n, target)
     w = const(g, n, 1)
     oc = w.shape[0]

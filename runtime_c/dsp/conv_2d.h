@@ -105,6 +105,29 @@ static inline int32_t ec_dsp_tap_abs(const int8_t *px, int32_t c, int32_t zx) {
     return (int32_t)s;
 }
 
+/* |v| of 4 signed bytes as unsigned bytes (v ^ 0x80 is v + 128; the GE flags of the second
+ * USUB8 pick the non-negative difference). */
+static inline uint32_t ec_dsp_absdiff8(uint32_t u, uint32_t z) {
+    const uint32_t b = __usub8(z, u), a = __usub8(u, z);
+    return __sel(a, b);
+}
+
+/* ec_ortn_tap_dot_c of c % 4 == 0 bytes: |x - zx| and |w| as unsigned bytes, then SMLAD on
+ * their zero-extended halves (products <= 255 * 128). */
+static inline uint32_t ec_dsp_tap_dot(const int8_t *px, const int8_t *wp, int32_t c, int32_t zx) {
+    const uint32_t zu = 0x01010101u * (uint8_t)(zx + 128);
+    uint32_t t = 0;
+    int32_t ci;
+    for (ci = 0; ci < c; ci += 4) {
+        const uint32_t dx = ec_dsp_absdiff8((uint32_t)ec_dsp_ld32(px + ci) ^ 0x80808080u, zu);
+        const uint32_t dw = ec_dsp_absdiff8((uint32_t)ec_dsp_ld32(wp + ci) ^ 0x80808080u,
+                                            0x80808080u);
+        t = (uint32_t)__smlad((int32_t)__uxtb16(dx), (int32_t)__uxtb16(dw), (int32_t)t);
+        t = (uint32_t)__smlad((int32_t)__uxtb16(dx >> 8), (int32_t)__uxtb16(dw >> 8), (int32_t)t);
+    }
+    return t;
+}
+
 /* The sum of |x - zx| over output pixel pix's receptive field (ec_ortn_field_abs). */
 static inline float ec_dsp_field_abs(const ec_ortn_conv *L, const int8_t *x, int32_t pix) {
     return (float)ec_ortn_field_sum(L, x, pix, L->in_c & 3 ? ec_ortn_tap_abs_c : ec_dsp_tap_abs);
@@ -210,7 +233,8 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
             f_ = e_ - (float)a; \
             if ((f_ < 0.0f ? -f_ : f_) >= 0.5f - (kn * aw[p] + cn) && pix + (p) < g->pixels) \
                 a = ec_ortn_conv_out(nr, x, (const int8_t *)(const void *)w - g->kp, pix + (p), \
-                                     (int32_t)(y - y0), e_); \
+                                     (int32_t)(y - y0), e_, \
+                                     nr->in_c & 3 ? ec_ortn_tap_dot_c : ec_dsp_tap_dot); \
             a += n; \
         } else { \
             a = ec_dsp_conv_epi(a, m, n, e, onnx); \
