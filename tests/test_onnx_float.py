@@ -26,14 +26,18 @@ def _ort_float_mode(monkeypatch):
 
 def test_onnx_float_mode_default_and_bad(monkeypatch):
     """'integer' unless asked; an unknown mode is the user's error (exit 2), and the integer mode
-    marks no node as a float group."""
+    runs the float groups' Convs and Gemm on the integer kernels that recompute near-tie outputs
+    in onnxruntime's order (edgecc/ops/_ort_near.py), their Adds and AveragePool in its order."""
     from edgecc.compiler import compile_model
     from edgecc.errors import EdgeccError
     from edgecc.targets import get_target
     monkeypatch.delenv("EDGECC_ONNX_FLOAT")
     assert of.onnx_float_mode() == "integer"
     c = compile_model(onnx_model(RESNET), get_target("host"), "model")
-    assert not [lw for lw in c.lowered if lw.node.attrs.get("numerics") == "ort_float"]
+    kinds = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
+             if lw.node.attrs.get("numerics") == "ort_float"}
+    assert kinds == {("CONV_2D", "portable-ort-near"), ("FULLY_CONNECTED", "portable-ort-near"),
+                     ("ADD", "portable-ort-float"), ("AVERAGE_POOL_2D", "portable-ort-float")}
     monkeypatch.setenv("EDGECC_ONNX_FLOAT", "float64")
     with pytest.raises(EdgeccError, match="--onnx-float"):
         of.onnx_float_mode()

@@ -20,10 +20,11 @@ TARGETS = ["clang", "cortex-m4", "cortex-m55", "aarch64", "x86-avx2"]
 
 # onnxruntime runs 6 of tfl_pretrainedResnet_quant_qdq's Convs, 2 Adds, its AveragePool and
 # Gemm in float32 (its x86 s8->u8 rewrite leaves those QDQ groups unfused). With --onnx-float
-# ort edgecc computes them in its order (edgecc/ops/_onnx_float.py, _ort_float.py): exact. With
-# the default 'integer' (the fast kernels), one conv2d_5 value of frame 1 lands on a float32
-# rounding tie, one step off, and the step grows to 2-4 in 3 of the 10 outputs.
-INTEGER_DRIFT = {"tfl_pretrainedResnet_quant_qdq"}
+# ort edgecc computes them in its order (edgecc/ops/_onnx_float.py, _ort_float.py); with the
+# default 'integer', the Convs and Gemm run the integer kernels and recompute in its order the
+# outputs a rigorous bound finds near a rounding boundary (edgecc/ops/_ort_near.py; without
+# that, one conv2d_5 value of frame 1 lands a step off and the step grows to 2-4 in 3 of the 10
+# outputs). Both modes: exact.
 # onnxruntime computes ConvTranspose in float (and Resize, whose arithmetic edgecc follows
 # exactly); edgecc's float ConvTranspose sums in another order: within one step is the contract
 FLOAT_IN_ORT = {f"ox_autoenc_{f}_{t}" for f in ("qdq", "qop") for t in ("s8", "u8")}
@@ -46,10 +47,7 @@ def _check(monkeypatch, name: str, target: str, mode: str) -> None:
 
 def _params(targets):
     ps = [pytest.param(m, t, "ort", id=f"{m}-{t}-ort") for m in MODELS for t in targets]
-    drift = pytest.mark.xfail(strict=True, reason="integer mode: 3 of 10 outputs 2-4 steps off "
-                              "in frame 1 (a float32 rounding tie in conv2d_5, grown)")
-    return ps + [pytest.param(m, t, "integer", id=f"{m}-{t}-integer",
-                              marks=[drift] if m in INTEGER_DRIFT else [])
+    return ps + [pytest.param(m, t, "integer", id=f"{m}-{t}-integer")
                  for m in sorted(FLOAT_GROUPS) for t in targets]
 
 

@@ -373,7 +373,7 @@ def pool_kernel(g: Graph, n: Node, isa: str) -> Kernel:
 
 
 TABLE: list[Candidate] = [
-    Candidate("CONV_2D", ISA, "conv-4px", conv_applies, lower_conv, onnx=True),
+    Candidate("CONV_2D", ISA, "conv-4px", conv_applies, lower_conv, onnx=True, near=True),
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-as-conv", dw_as_conv_applies, lower_dw_as_conv),
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw", dw_common, lower_dw, onnx=True),
     Candidate("FULLY_CONNECTED", ISA, "fc-4u", fc_applies, lower_fc),

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
-from edgecc.lower import dsp
+from edgecc.lower import dsp, dsp_near
+from edgecc.lower.dsp_near import lut_form
 from edgecc.lower.geom import DspAddGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
@@ -36,42 +37,19 @@ def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
     return dsp.add_applies(g, n, target)
 
 
-# The integer form of an ONNX ADD (_onnx_add_lut): the kernel's SMMLAR by 2^30 is floor((s + 2) / 4).
-_LUT_M = 1 << 30
-
-
 def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray, linear: bool = False):
     """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 (TFLite's table ADD) that give onnxruntime's
     QLinearAdd for all 65536 pairs, or None. The value v = a * r_a + t(b) (exact in double,
-    proven by the caller) scaled by 2^F (F = e + 2) and rounded into two int32 tables, tb
-    carrying 2^(F-1) - 2 for the rounding and O * 2^F so every sum s is >= 0; the kernel's
-    ((N + floor((s + 2) / 4)) >> e) with N = -O * 2^e is then floor(v + 1/2) wherever the
-    tables' rounding leaves v's side of a half integer alone. Checked exhaustively against the
-    portable kernel's result (round half to even, clamp): a near-tie refuses. linear: ta is
+    proven by the caller): lut_form's tables, checked exhaustively against the portable
+    kernel's result (round half to even, clamp): a near-tie refuses. linear: ta is
     a * rint(r_a * 2^F) instead of rint(a * r_a * 2^F) (no table: ec_dsp_add_lin_row_s8), under
     the same proof; ta[129] (a = 1) is then the multiplier."""
     v32 = (prod + t).astype(np.float32)  # the portable kernel's one rounding to float32
     want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)),
                    p["act_min"], p["act_max"]).astype(np.int64)
-    va, vt = xs * np.float64(p["ra"]), t[0]
-    lo, hi = float(va.min() + vt.min()), float(va.max() + vt.max())
-    off = int(np.ceil(-lo)) + 2 if lo < 0 else 2
-    for e in range(20, -1, -1):
-        f = e + 2
-        if (hi + off + 2) * 2.0 ** f >= 2.0 ** 31:
-            continue
-        ta = (xs.astype(np.int64) * int(np.rint(np.float64(p["ra"]) * 2.0 ** f)) if linear
-              else np.rint(va * 2.0 ** f).astype(np.int64))
-        tb = np.rint(vt * 2.0 ** f).astype(np.int64) + (1 << (f - 1)) - 2 + (off << f)
-        sums = ta[:, None] + tb[None, :]
-        if sums.min() < 0 or sums.max() >= 1 << 31:
-            continue
-        n_ = -(off << e)
-        got = ((n_ + ((sums * _LUT_M + (1 << 31)) >> 32)) >> e)
-        if (np.clip(got, p["act_min"], p["act_max"]) == want).all():
-            return _LUT_M, n_, e, ta.astype(np.int32), tb.astype(np.int32)
-        return None  # the finest scale that fits failed: a coarser one rounds no better
-    return None
+    ra = np.float64(p["ra"])
+    return lut_form(xs * ra, t[0], want, p["act_min"], p["act_max"],
+                    lin=(xs, ra) if linear else None)
 
 
 def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
@@ -196,4 +174,5 @@ ENTRIES = [
     Candidate("ADD", dsp.ISA, "add-onnx", add_onnx_applies, lower_add_onnx, onnx=True),
     Candidate("ADD", dsp.ISA, "add-onnx-row", add_row_applies, lower_add_row, onnx=True),
     Candidate("MUL", dsp.ISA, "mul-onnx", mul_onnx_applies, lower_mul_onnx, onnx=True),
+    *dsp_near.ENTRIES,  # the float groups' entries (ADD, and FULLY_CONNECTED: any place serves)
 ]

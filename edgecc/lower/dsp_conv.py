@@ -93,8 +93,10 @@ def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, vari
     kernel doubles the extended activations, so it accumulates 2 * acc from 2 * bias."""
     win, x = conv_window(g, n), in_type(g, n)
     onnx = is_onnx(n)
-    rec, lo, hi = (_onnx_records if onnx else _tflite_records)(g, n, rows)
     oc = rows.shape[0]
+    if n.attrs.get("numerics") == "ort_float":  # a float group: edgecc/ops/_ort_near.py
+        return _near_kernel(g, n, rows, ic, direct, variant, reason)
+    rec, lo, hi = (_onnx_records if onnx else _tflite_records)(g, n, rows)
     kp = round_up(rows.shape[1], 8)
     geom = DspConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
                        win.out_w, oc, win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h,
@@ -108,6 +110,29 @@ def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, vari
                   scratch=(2 * PX + 1) * kp + PX * oc, variant=variant,  # EC_DSP_CONV_SCRATCH
                   reason=reason.format(kp=kp) + ("; ONNX epilogue" if onnx else ""),
                   streams=STREAMS)
+
+
+def _near_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, variant: str,
+                 reason: str) -> Kernel:
+    """ec_dsp_conv_2d_4px_near_s8: a Conv group onnxruntime runs in float32 (default mode), the
+    exact accumulator and its order for the outputs near a rounding boundary."""
+    from edgecc.ops import _ort_near
+    win, x = conv_window(g, n), in_type(g, n)
+    try:
+        rec, consts = _ort_near.dsp_records(g, n, rows)
+    except ValueError as e:
+        raise Refused(f"{e}: portable kernel") from None
+    oc, kp = rows.shape[0], round_up(rows.shape[1], 8)
+    lo, hi = act_range(g, n)
+    geom = DspConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
+                       win.out_w, oc, win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h,
+                       win.dil_w, win.pad_t, win.pad_l, kp, int(direct), int(x.q.zero_point[0]),
+                       lo, hi)
+    consts.update(w=pack_words(pad_cols(rows, kp)), rec=rec.astype(np.int32).ravel())
+    return Kernel("dsp/conv_2d_4px_near.c.j2",
+                  params=dict(geom=geom, near=_ort_near.near_geometry(g, n)), consts=consts,
+                  scratch=(2 * PX + 1) * kp + PX * oc, variant=variant, streams=STREAMS,
+                  reason=reason.format(kp=kp) + "; " + _ort_near.DSP_WHY)
 
 
 def lower_conv(g: Graph, n: Node, target) -> Kernel:

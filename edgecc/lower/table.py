@@ -32,14 +32,16 @@ WEIGHT_ZP_PORTABLE = ("weights with a non-zero zero point (ONNX): portable kerne
                       "kernels assume zero-point-0 weights")
 
 
-def refused_by_all(g: Graph, n: Node, onnx: bool = False) -> str | None:
+def refused_by_all(g: Graph, n: Node, onnx: bool = False, near: bool = False) -> str | None:
     """Why no table entry can run n whatever its op, or None: ONNX numerics (attr numerics ==
     "onnx": onnxruntime's epilogue, edgecc/ops/_onnx_rq.py) unless the entry says it implements
     that epilogue (`onnx`), float32 nodes (edgecc/ops/_float.py), and constant weights with a
     non-zero zero point, which take the portable kernels; the entries were written for TFLite's
     integer arithmetic."""
     if n.attrs.get("numerics") == "ort_float":  # edgecc/ops/_ort_float.py
-        return ORT_FLOAT_PORTABLE
+        from edgecc.ops._onnx_float import onnx_float_mode
+        # `near`: the entry implements edgecc/ops/_ort_near.py's check (default mode only)
+        return None if near and onnx_float_mode() == "integer" else ORT_FLOAT_PORTABLE
     if n.attrs.get("numerics") == "onnx" and not onnx:
         return ONNX_PORTABLE
     if is_float(g, n):  # the twin's test (edgecc/ops/_float.py): the node takes its float path
@@ -81,6 +83,7 @@ class Candidate:
     applies: Applies
     build: Build
     onnx: bool = False  # also runs ONNX-numerics nodes (its build reads ops._onnx_rq.is_onnx)
+    near: bool = False  # also runs float-group nodes, default mode (edgecc/ops/_ort_near.py)
 
     @property
     def name(self) -> str:
@@ -100,7 +103,7 @@ def try_candidates(cands: list[Candidate], g: Graph, n: Node, target,
     for c in cands:
         if c.op != n.op:
             continue
-        why = refused_by_all(g, n, c.onnx) or c.applies(g, n, target)
+        why = refused_by_all(g, n, c.onnx, c.near) or c.applies(g, n, target)
         if why:
             refused.append((c.name, why))
             continue

@@ -43,12 +43,11 @@ ONNX_FLOAT_MODES = ("integer", "ort")
 
 def onnx_float_mode() -> str:
     """How the QDQ groups onnxruntime leaves in float32 compile ($EDGECC_ONNX_FLOAT; the CLI's
-    --onnx-float sets it). 'integer' (default): the exact int32 accumulator and one float32
-    requantization, on the SIMD kernels: deterministic, as fast as the TFLite model, but a value
-    on a float32 rounding tie can land one step from onnxruntime and the step can grow through
-    later layers. 'ort': onnxruntime's own float32 order (this module; its conv order depends on
-    the intra-op thread count, `ort_threads`), on portable float kernels: bit-exact with
-    onnxruntime on a machine with that thread count, slower."""
+    --onnx-float sets it). 'integer' (default): the exact int32 accumulator, and this module's
+    order only for the outputs a rigorous error bound finds near a rounding boundary
+    (edgecc/ops/_ort_near.py): bit-exact with onnxruntime, on integer kernels. 'ort':
+    onnxruntime's own float32 order throughout (this module), on portable float kernels. Both
+    follow the conv order of onnxruntime's intra-op thread count (`ort_threads`)."""
     mode = os.environ.get("EDGECC_ONNX_FLOAT") or "integer"
     if mode not in ONNX_FLOAT_MODES:
         raise EdgeccError(f"unknown --onnx-float mode {mode!r} "

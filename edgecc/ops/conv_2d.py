@@ -105,7 +105,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
     if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
-        from edgecc.ops._ort_float import lower as ort_lower
+        from edgecc.ops._ort_near import lower as ort_lower  # (--onnx-float ort: _ort_float)
         return ort_lower(g, n, target)
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
         return _conv16.lower_conv_2d(g, n, target)

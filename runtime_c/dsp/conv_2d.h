@@ -4,6 +4,7 @@
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
 #include "../edgecc_rt.h" /* ec_onnx_rq */
+#include "../edgecc_ort_near.h" /* ec_ortn_conv_out: near-tie outputs of onnxruntime's float groups */
 
 /* ---------------------------------------------------------------------------------------
  * Convolution as a matrix product. Each output pixel's receptive field (kh x kw x in_c bytes,
@@ -89,13 +90,54 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
  * * (scale / 2) is the very real number float(acc) * scale, so it rounds to the same float32;
  * the compiler checked scale / 2 is a normal float), the output zero point and 0. */
 #define EC_DSP_CONV_REC 4
+/* A float-group layer's (onnx == 2, edgecc/ops/_ort_near.py) records: the doubled folded zero
+ * point (its bias is float32), the bits of half its estimate's scale, the output zero point, and
+ * the bits of three floats: its bias in output steps, and delta's factor of the pixel's field sum
+ * of |x - zx| and its constant (ec_ortn_conv: max|w| * kt, kb). */
+#define EC_DSP_NEAR_REC 6
+
+/* ec_ortn_tap_abs_c of c % 4 == 0 bytes, 4 per USADA8 (x ^ 0x80 is x + 128 as unsigned). */
+static inline int32_t ec_dsp_tap_abs(const int8_t *px, int32_t c, int32_t zx) {
+    const uint32_t zu = 0x01010101u * (uint8_t)(zx + 128);
+    uint32_t s = 0;
+    int32_t ci;
+    for (ci = 0; ci < c; ci += 4) s = __usada8((uint32_t)ec_dsp_ld32(px + ci) ^ 0x80808080u, zu, s);
+    return (int32_t)s;
+}
+
+/* |v| of 4 signed bytes as unsigned bytes (v ^ 0x80 is v + 128; the GE flags of the second
+ * USUB8 pick the non-negative difference). */
+static inline uint32_t ec_dsp_absdiff8(uint32_t u, uint32_t z) {
+    const uint32_t b = __usub8(z, u), a = __usub8(u, z);
+    return __sel(a, b);
+}
+
+/* ec_ortn_tap_dot_c of c % 4 == 0 bytes: |x - zx| and |w| as unsigned bytes, then SMLAD on
+ * their zero-extended halves (products <= 255 * 128). */
+static inline uint32_t ec_dsp_tap_dot(const int8_t *px, const int8_t *wp, int32_t c, int32_t zx) {
+    const uint32_t zu = 0x01010101u * (uint8_t)(zx + 128);
+    uint32_t t = 0;
+    int32_t ci;
+    for (ci = 0; ci < c; ci += 4) {
+        const uint32_t dx = ec_dsp_absdiff8((uint32_t)ec_dsp_ld32(px + ci) ^ 0x80808080u, zu);
+        const uint32_t dw = ec_dsp_absdiff8((uint32_t)ec_dsp_ld32(wp + ci) ^ 0x80808080u,
+                                            0x80808080u);
+        t = (uint32_t)__smlad((int32_t)__uxtb16(dx), (int32_t)__uxtb16(dw), (int32_t)t);
+        t = (uint32_t)__smlad((int32_t)__uxtb16(dx >> 8), (int32_t)__uxtb16(dw >> 8), (int32_t)t);
+    }
+    return t;
+}
+
+/* The sum of |x - zx| over output pixel pix's receptive field (ec_ortn_field_abs). */
+static inline float ec_dsp_field_abs(const ec_ortn_conv *L, const int8_t *x, int32_t pix) {
+    return (float)ec_ortn_field_sum(L, x, pix, L->in_c & 3 ? ec_ortn_tap_abs_c : ec_dsp_tap_abs);
+}
 
 /* onnxruntime's round(float32(acc) * scale) (ec_onnx_rq) of a = 2 * acc with h = scale / 2.
  * With an FPU, VCVTR rounds half to even (FPSCR's default rounding, which ec_onnx_round's
  * magic-number addition relies on too) in one instruction; the compiler proved |acc * scale| <
  * 2^30, so neither that conversion nor the zero point's addition saturates. */
-static inline int32_t ec_dsp_onnx_round(int32_t a, float h) {
-    float r = (float)a * h;
+static inline int32_t ec_dsp_round_f(float r) {
 #if defined(__ARM_FP) && (__ARM_FP & 4)
     int32_t i;
     __asm__("vcvtr.s32.f32 %0, %0" : "+t"(r));
@@ -104,6 +146,10 @@ static inline int32_t ec_dsp_onnx_round(int32_t a, float h) {
 #else
     return ec_onnx_round(r);
 #endif
+}
+
+static inline int32_t ec_dsp_onnx_round(int32_t a, float h) {
+    return ec_dsp_round_f((float)a * h);
 }
 
 /* A doubled accumulator to its output value before the clamp; `onnx` is a constant at each
@@ -174,21 +220,41 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 #define EC_DSP_MM6_STEP() do { EC_DSP_MM6_QUAD_C(); EC_DSP_MM6_QUAD_C(); } while (0)
 #endif
 
-/* One accumulator to its output byte (the epilogue, then the clamp). */
-#define EC_DSP_MM6_OUT(a) do { \
-        a = ec_dsp_conv_epi(a, m, n, e, onnx); \
+/* One accumulator (of slot p) to its output byte (the epilogue, then the clamp). A float-group
+ * layer (onnx == 2) rounds its estimate e = 2 acc * h + bias in output steps; an e within delta
+ * (its pixel's field sum aw[p] times kn, + cn) of a rounding boundary is recomputed in
+ * ec_ortn_conv_out's exact bound and onnxruntime's order; slots past the last pixel are not (their outputs are dropped). The
+ * estimate stays below 2^30 and is exact to the bound's terms (edgecc/ops/_ort_near.py). */
+#define EC_DSP_MM6_OUT(a, p) do { \
+        if (onnx == 2) { \
+            const float e_ = (float)a * hn + bn; \
+            float f_; \
+            a = ec_dsp_round_f(e_); \
+            f_ = e_ - (float)a; \
+            if ((f_ < 0.0f ? -f_ : f_) >= 0.5f - (kn * aw[p] + cn) && pix + (p) < g->pixels) \
+                a = ec_ortn_conv_out(nr, x, (const int8_t *)(const void *)w - g->kp, pix + (p), \
+                                     (int32_t)(y - y0), e_, \
+                                     nr->in_c & 3 ? ec_ortn_tap_dot_c : ec_dsp_tap_dot); \
+            a += n; \
+        } else { \
+            a = ec_dsp_conv_epi(a, m, n, e, onnx); \
+        } \
         a = full ? __ssat(a, 8) : ec_dsp_clamp_s8(a, lo, hi); \
     } while (0)
 
 /* EC_DSP_CONV_PX = 6 pixels x all output channels. y[p * out_c + oc] for p < 6. w: [out_c][kp]
- * bytes, packed; rec: EC_DSP_CONV_REC words per output channel; onnx and odd (kp = 8 mod 16)
- * are constants at each call, so each use compiles its own loop. */
+ * bytes, packed; rec: EC_DSP_CONV_REC (onnx == 2: EC_DSP_NEAR_REC) words per output channel;
+ * onnx and odd (kp = 8 mod 16) are constants at each call, so each use compiles its own loop.
+ * onnx == 2 only: nr, x (the input), pix (the block's first pixel) and aw (its pixels' field
+ * sums of |x - zx|) for the near-tie test and ec_ortn_conv_out. */
 static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w,
                                               const int32_t *rec, const ec_dsp_conv_geom *g,
-                                              int8_t *y, const int onnx, const int odd) {
+                                              int8_t *y, const int onnx, const int odd,
+                                              const ec_ortn_conv *nr, const int8_t *x,
+                                              int32_t pix, const float *aw) {
     const int32_t *xend = xs + g->kp / 4 * EC_DSP_XS_STEP;
     const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
-    const int8_t *yend = y + oc_n;
+    const int8_t *yend = y + oc_n, *y0 = y;
     const int full = lo == -128 && hi == 127;
     do {
         int32_t a0 = rec[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
@@ -202,13 +268,20 @@ static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w
         }
         {
             const int32_t m = rec[1], n = rec[2], e = rec[3];
-            EC_DSP_MM6_OUT(a0); EC_DSP_MM6_OUT(a1); EC_DSP_MM6_OUT(a2);
-            EC_DSP_MM6_OUT(a3); EC_DSP_MM6_OUT(a4); EC_DSP_MM6_OUT(a5);
+            float hn = 0.0f, bn = 0.0f, kn = 0.0f, cn = 0.0f;
+            if (onnx == 2) {
+                memcpy(&hn, rec + 1, 4);
+                memcpy(&bn, rec + 3, 4);
+                memcpy(&kn, rec + 4, 4);
+                memcpy(&cn, rec + 5, 4);
+            }
+            EC_DSP_MM6_OUT(a0, 0); EC_DSP_MM6_OUT(a1, 1); EC_DSP_MM6_OUT(a2, 2);
+            EC_DSP_MM6_OUT(a3, 3); EC_DSP_MM6_OUT(a4, 4); EC_DSP_MM6_OUT(a5, 5);
         }
         ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
         y[4 * oc_n] = (int8_t)a4;
         y[5 * oc_n] = (int8_t)a5;
-        rec += EC_DSP_CONV_REC;
+        rec += onnx == 2 ? EC_DSP_NEAR_REC : EC_DSP_CONV_REC;
     } while (++y != yend);
 }
 
@@ -257,20 +330,22 @@ static inline EC_DSP_NOSCHED void ec_dsp_gather(const ec_dsp_conv_geom *g, const
     }
 }
 
-/* The whole convolution, with TFLite's epilogue or (onnx) onnxruntime's.
- * scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
+/* The whole convolution, with TFLite's epilogue or (onnx) onnxruntime's (onnx == 2: a float
+ * group's, with nr). scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
 static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, const int8_t *x,
                                                   int8_t *y, const int32_t *w,
                                                   const int32_t *rec, uint8_t *scratch,
-                                                  const int onnx) {
+                                                  const int onnx, const ec_ortn_conv *nr) {
     int32_t *xs = (int32_t *)(void *)scratch;
     int8_t *col = (int8_t *)(scratch + EC_DSP_XS_STEP * g->kp);
     int8_t *trash = col + g->kp;
     int32_t pix, p, b = 0, oy = 0, ox = 0; /* the next pixel's coordinates */
+    float aw[EC_DSP_CONV_PX] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     for (pix = 0; pix < g->pixels; pix += EC_DSP_CONV_PX) {
         const int32_t np = g->pixels - pix < EC_DSP_CONV_PX ? g->pixels - pix : EC_DSP_CONV_PX;
         for (p = 0; p < np; ++p) {
             ec_dsp_gather(g, x, b, oy, ox, xs + 2 * p, col);
+            if (onnx == 2) aw[p] = ec_dsp_field_abs(nr, x, pix + p);
             if (++ox == g->out_w) {
                 ox = 0;
                 if (++oy == g->out_h) { oy = 0; ++b; }
@@ -278,8 +353,8 @@ static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, con
         }
         { /* the last, partial block goes to trash: its slots >= np hold stale pixels */
             int8_t *yb = np == EC_DSP_CONV_PX ? y + pix * g->out_c : trash;
-            if (g->kp & 8) ec_dsp_mm6(xs, w, rec, g, yb, onnx, 1);
-            else ec_dsp_mm6(xs, w, rec, g, yb, onnx, 0);
+            if (g->kp & 8) ec_dsp_mm6(xs, w, rec, g, yb, onnx, 1, nr, x, pix, aw);
+            else ec_dsp_mm6(xs, w, rec, g, yb, onnx, 0, nr, x, pix, aw);
             if (yb == trash) memcpy(y + pix * g->out_c, trash, (size_t)(np * g->out_c));
         }
     }
@@ -287,14 +362,22 @@ static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, con
 
 EC_DSP_SHARED void ec_dsp_conv_2d_4px_s8(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
                                          const int32_t *w, const int32_t *rec, uint8_t *scratch) {
-    ec_dsp_conv_run(g, x, y, w, rec, scratch, 0);
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 0, 0);
 }
 
 /* The same with ONNX numerics' epilogue (rec holds the float32 scales and zero points). */
 EC_DSP_SHARED void ec_dsp_conv_2d_4px_onnx_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                               int8_t *y, const int32_t *w, const int32_t *rec,
                                               uint8_t *scratch) {
-    ec_dsp_conv_run(g, x, y, w, rec, scratch, 1);
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 1, 0);
+}
+
+/* A Conv group onnxruntime runs in float32 (default mode, edgecc/ops/_ort_near.py): the exact
+ * accumulator, onnxruntime's order for the outputs near a rounding boundary (nr). */
+EC_DSP_SHARED void ec_dsp_conv_2d_4px_near_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+                                              int8_t *y, const int32_t *w, const int32_t *rec,
+                                              uint8_t *scratch, const ec_ortn_conv *nr) {
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 2, nr);
 }
 
 #endif /* __ARM_FEATURE_DSP */

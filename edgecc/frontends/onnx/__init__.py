@@ -95,9 +95,10 @@ def load_onnx(path: str | Path) -> Graph:
     b = Builder(path, m.shapes)
     b.opset = m.opset
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes)
-    # the groups onnxruntime computes in float32: in its order only with --onnx-float ort
-    b.ort_float = (float_groups(m.graph, m.consts, m.dtypes) if onnx_float_mode() == "ort"
-                   else set())
+    # the groups onnxruntime computes in float32, exact with it in both --onnx-float modes
+    # (their lowering picks the kernels: edgecc/ops/_ort_float.py, _ort_near.py)
+    onnx_float_mode()  # an unknown mode is bad input whatever the model
+    b.ort_float = float_groups(m.graph, m.consts, m.dtypes)
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)
     inputs = []

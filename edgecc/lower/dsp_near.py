@@ -1,0 +1,108 @@
+"""Cortex-M DSP kernels of the QDQ groups onnxruntime runs in float32, default --onnx-float
+integer mode (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
+
+Owns: the ADD group as TFLite's two-table kernel, proven equal to onnxruntime's float32 ADD on
+all 65536 pairs (lut_form, which edgecc/lower/dsp_add.py's QLinearAdd shares), and the one-row
+Gemm group as ec_dsp_fc_near_s8 (runtime_c/dsp/fc_near.h: SMLAD accumulators, the near-tie test
+and path of runtime_c/edgecc_ort_near.h). `ENTRIES` joins the DSP table through edgecc/lower/dsp_add.py.
+The Conv group is the conv-4px entry's near variant (edgecc/lower/dsp_conv.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from edgecc.ir import Graph, Node
+from edgecc.lower import dsp
+from edgecc.lower.geom import DspAddGeom
+from edgecc.lower.table import Candidate, Refused
+from edgecc.ops import Kernel, const, in_type, out_type
+
+# The integer form of an ADD (lut_form): the kernel's SMMLAR by 2^30 is floor((s + 2) / 4).
+_LUT_M = 1 << 30
+
+
+def lut_form(va: np.ndarray, vt: np.ndarray, want: np.ndarray, act_min: int, act_max: int,
+             lin: tuple[np.ndarray, float] | None = None):
+    """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 whose result is want [256, 256] (clamped to
+    [act_min, act_max]) for every pair of int8 inputs, or None. The value v = va[a] + vt[b]
+    scaled by 2^F (F = e + 2) and rounded into two int32 tables, tb carrying 2^(F-1) - 2 for
+    the rounding and O * 2^F so every sum s is >= 0; the kernel's ((N + floor((s + 2) / 4)) >> e)
+    with N = -O * 2^e is then floor(v + 1/2) wherever the tables' rounding leaves v's side of a
+    half integer alone; checked on all 65536 pairs. lin = (xs, r_a) with va = xs * r_a: ta is
+    xs * rint(r_a * 2^F), a multiplier instead of a table, under the same check."""
+    lo, hi = float(va.min() + vt.min()), float(va.max() + vt.max())
+    off = int(np.ceil(-lo)) + 2 if lo < 0 else 2
+    for e in range(20, -1, -1):
+        f = e + 2
+        if (hi + off + 2) * 2.0 ** f >= 2.0 ** 31:
+            continue
+        ta = (lin[0].astype(np.int64) * int(np.rint(lin[1] * 2.0 ** f)) if lin is not None
+              else np.rint(va * 2.0 ** f).astype(np.int64))
+        tb = np.rint(vt * 2.0 ** f).astype(np.int64) + (1 << (f - 1)) - 2 + (off << f)
+        sums = ta[:, None] + tb[None, :]
+        if sums.min() < 0 or sums.max() >= 1 << 31:
+            continue
+        n_ = -(off << e)
+        got = ((n_ + ((sums * _LUT_M + (1 << 31)) >> 32)) >> e)
+        if (np.clip(got, act_min, act_max) == want).all():
+            return _LUT_M, n_, e, ta.astype(np.int32), tb.astype(np.int32)
+        return None  # the finest scale that fits failed: a coarser one rounds no better
+    return None
+
+
+def add_ortf_applies(g: Graph, n: Node, target) -> str | None:
+    """An ADD group onnxruntime runs in float32 (edgecc/ops/_ort_float.py), two same-shape
+    int8 activations."""
+    if n.attrs.get("numerics") != "ort_float":
+        return "not a float group"
+    return dsp.add_applies(g, n, target)
+
+
+def lower_add_ortf(g: Graph, n: Node, target) -> Kernel:
+    """TFLite's table kernel ec_dsp_add_lut_s8 with tables proven to give onnxruntime's float32
+    ADD (float32(a_f + b_f) / y_scale, half to even, + y_zp) on all 65536 pairs, or Refused."""
+    from edgecc.ops._conv_common import act_range
+    from edgecc.ops._ort_float import _deq, _finish
+    da, db = _deq(in_type(g, n, 0)), _deq(in_type(g, n, 1))
+    want = _finish(g, n, (da[:, None] + db[None, :]).astype(np.float32)).astype(np.int64)
+    y = out_type(g, n)
+    ys = np.float64(np.float32(y.q.scale[0]))
+    lo, hi = act_range(g, n)
+    lut = lut_form(da.astype(np.float64) / ys,
+                   db.astype(np.float64) / ys + int(y.q.zero_point[0]), want, lo, hi)
+    if lut is None:
+        raise Refused("no integer table form equals onnxruntime's float32 ADD on every pair")
+    m, n_, e, ta, tb = lut
+    return Kernel("dsp/add_lut.c.j2",
+                  params=dict(geom=DspAddGeom(in_type(g, n, 0).numel, m, n_, e, lo, hi)),
+                  consts=dict(ta=ta, tb=tb), variant="dsp-add-ortf-lut",
+                  reason="Cortex-M DSP: onnxruntime's float32 ADD group as two 256-entry "
+                         "integer tables and one SMMLAR, proven equal on all 65536 pairs")
+
+
+def fc_near_applies(g: Graph, n: Node, target) -> str | None:
+    """A one-row Gemm group onnxruntime runs in float32, units and depth multiples of 4."""
+    if n.attrs.get("numerics") != "ort_float":
+        return "not a float group"
+    from edgecc.ops._ort_near import exact_sum_fits
+    if const(g, n, 1).shape[0] % 4 or const(g, n, 1).shape[1] % 4:
+        return "units or depth not a multiple of 4: portable kernel"
+    if not exact_sum_fits(g, n):
+        return "depth too large for the exact bound's uint32: portable kernel"
+    return None
+
+
+def lower_fc_near(g: Graph, n: Node, target) -> Kernel:
+    from edgecc.ops import _ort_near
+    w = const(g, n, 1)
+    return Kernel("dsp/fc_near.c.j2", params=dict(near=_ort_near.fc_geometry(g, n)),
+                  consts=dict(w=w.astype(np.int8), **_ort_near.fc_constants(g, n)),
+                  variant="dsp-fc-near",
+                  reason=f"Cortex-M DSP: 4 units x {w.shape[1]} taps of SMLAD; "
+                         + _ort_near.DSP_WHY)
+
+
+ENTRIES = [
+    Candidate("ADD", dsp.ISA, "add-ortf-lut", add_ortf_applies, lower_add_ortf, near=True),
+    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-near", fc_near_applies, lower_fc_near, near=True),
+]

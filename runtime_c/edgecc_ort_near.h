@@ -1,0 +1,206 @@
+/* edgecc: the near-tie path of the Conv QDQ groups onnxruntime runs in float32 (default
+ * --onnx-float integer mode; edgecc/ops/_ort_near.py derives the bound). A kernel computes each
+ * output's exact int32 accumulator and its float32 estimate e in output steps; when e lies
+ * within delta of a rounding boundary, the output is recomputed here in onnxruntime's order
+ * (edgecc/ops/_onnx_float.py: the im2col column in (channel, ky, kx) order, fused multiply-add
+ * chains over slices of seg_sk taps, each slice added to the sum; + bias, / y_scale, rounded
+ * half to even). Build with -ffp-contract=off. */
+#ifndef EDGECC_ORT_NEAR_H
+#define EDGECC_ORT_NEAR_H
+#include "edgecc_rt.h" /* ec_fmaf, ec_onnx_round */
+
+/* the near-tie path is rare: kept out of the kernels' loops */
+#if defined(__GNUC__)
+#define EC_ORTN_COLD __attribute__((noinline, unused))
+#else
+#define EC_ORTN_COLD
+#endif
+
+typedef struct {
+    int32_t in_h, in_w, in_c, out_w, k_h, k_w, s_h, s_w, d_h, d_w, pad_t, pad_l, ksize, in_zp;
+    float sx, ys;                 /* input and output scales */
+    const int32_t *wmax;          /* per output channel: max |w| */
+    const float *kt, *kb;         /* delta = wmax * (sum of |x - zx| over the field) * kt + kb */
+    const float *sw, *bias;       /* weight scale and float32 bias (DequantizeLinear's) */
+    const int32_t *seg_end, *seg_sk; /* onnxruntime's thread segments: end pixel, slice taps */
+} ec_ortn_conv;
+
+/* sum |px[i] - zx| over the c bytes of one tap (a kernel may pass its own SIMD twin). */
+typedef int32_t (*ec_ortn_tap_abs)(const int8_t *px, int32_t c, int32_t zx);
+
+static inline int32_t ec_ortn_tap_abs_c(const int8_t *px, int32_t c, int32_t zx) {
+    int32_t s = 0, ci;
+    for (ci = 0; ci < c; ++ci) {
+        const int32_t d = (int32_t)px[ci] - zx;
+        s += d < 0 ? -d : d;
+    }
+    return s;
+}
+
+/* The sum of |x - zx| over output pixel pix's receptive field (padding reads zx: 0), tap by
+ * tap with `tap` (inlined, the pointer is a constant). */
+static inline int32_t ec_ortn_field_sum(const ec_ortn_conv *L, const int8_t *x, int32_t pix,
+                                        ec_ortn_tap_abs tap) {
+    const int32_t iy0 = pix / L->out_w * L->s_h - L->pad_t, ix0 = pix % L->out_w * L->s_w - L->pad_l;
+    int32_t s = 0, fy, fx;
+    for (fy = 0; fy < L->k_h; ++fy) {
+        const int32_t iy = iy0 + fy * L->d_h;
+        if (iy < 0 || iy >= L->in_h) continue;
+        for (fx = 0; fx < L->k_w; ++fx) {
+            const int32_t ix = ix0 + fx * L->d_w;
+            if (ix < 0 || ix >= L->in_w) continue;
+            s += tap(x + (iy * L->in_w + ix) * L->in_c, L->in_c, L->in_zp);
+        }
+    }
+    return s;
+}
+
+static inline int32_t ec_ortn_field_abs(const ec_ortn_conv *L, const int8_t *x, int32_t pix) {
+    return ec_ortn_field_sum(L, x, pix, ec_ortn_tap_abs_c);
+}
+
+/* Whether estimate e lies within delta of a rounding boundary; *r: e rounded half to even. */
+static inline int ec_ortn_near(float e, float delta, int32_t *r) {
+    float f;
+    if (!(e > -32768.0f)) e = -32768.0f;
+    if (e > 32767.0f) e = 32767.0f;
+    *r = ec_onnx_round(e);
+    f = e - (float)*r;
+    return (f < 0.0f ? -f : f) >= 0.5f - delta;
+}
+
+/* Output (pix, o) in onnxruntime's float32 order, rounded half to even (before the zero point);
+ * w: channel o's int8 weights in (ky, kx, channel) order. */
+static inline int32_t ec_ortn_conv_recompute(const ec_ortn_conv *L, const int8_t *x,
+                                             const int8_t *w, int32_t pix, int32_t o) {
+    const int32_t iy0 = pix / L->out_w * L->s_h - L->pad_t, ix0 = pix % L->out_w * L->s_w - L->pad_l;
+    const int32_t c = L->in_c, row = L->in_w * c;
+    const float sw = L->sw[o], sx = L->sx;
+    int32_t seg = 0, sk, n = 0, first = 1, ci, fy, fx;
+    float sum = 0.0f, a = 0.0f, v;
+    while (pix >= L->seg_end[seg]) ++seg;
+    sk = L->seg_sk[seg];
+    for (ci = 0; ci < c; ++ci) {
+        const int8_t *wp = w + ci;
+        for (fy = 0; fy < L->k_h; ++fy) {
+            const int32_t iy = iy0 + fy * L->d_h;
+            const int inside = iy >= 0 && iy < L->in_h;
+            for (fx = 0; fx < L->k_w; ++fx, wp += c) {
+                const int32_t ix = ix0 + fx * L->d_w;
+                float xv = 0.0f;
+                if (inside && ix >= 0 && ix < L->in_w)
+                    xv = (float)((int32_t)x[iy * row + ix * c + ci] - L->in_zp) * sx;
+                a = ec_fmaf((float)*wp * sw, xv, a);
+                if (++n == sk) { /* a slice of the K sum ends: added to the running sum */
+                    sum = first ? a : sum + a;
+                    first = 0;
+                    a = 0.0f;
+                    n = 0;
+                }
+            }
+        }
+    }
+    if (n) sum = first ? a : sum + a;
+    v = (sum + L->bias[o]) / L->ys;
+    if (!(v > -32768.0f)) v = -32768.0f;
+    if (v > 32767.0f) v = 32767.0f;
+    return ec_onnx_round(v);
+}
+
+/* sum |px[i] - zx| * |wp[i]| over the c bytes of one tap (a kernel may pass its SIMD twin). */
+typedef uint32_t (*ec_ortn_tap_dot)(const int8_t *px, const int8_t *wp, int32_t c, int32_t zx);
+
+static inline uint32_t ec_ortn_tap_dot_c(const int8_t *px, const int8_t *wp, int32_t c,
+                                         int32_t zx) {
+    uint32_t t = 0;
+    int32_t ci;
+    for (ci = 0; ci < c; ++ci) {
+        const int32_t d = (int32_t)px[ci] - zx, q = wp[ci];
+        t += (uint32_t)((d < 0 ? -d : d) * (q < 0 ? -q : q));
+    }
+    return t;
+}
+
+/* Output (pix, o) from its estimate e, which a kernel's cheap bound (max|w| times the field's
+ * sum of |x - zx|) found near a boundary: the exact bound (T = the sum of |x - zx| * |w|, tap
+ * by tap with `dot`) first, onnxruntime's order only if e is still near; rounded half to even,
+ * before the zero point. */
+static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t *x,
+                                             const int8_t *w, int32_t pix, int32_t o, float e,
+                                             ec_ortn_tap_dot dot) {
+    const int32_t iy0 = pix / L->out_w * L->s_h - L->pad_t, ix0 = pix % L->out_w * L->s_w - L->pad_l;
+    uint32_t t = 0; /* exact: the compiler keeps ksize * 255 * 128 < 2^32 */
+    int32_t r, fy, fx;
+    for (fy = 0; fy < L->k_h; ++fy) {
+        const int32_t iy = iy0 + fy * L->d_h;
+        if (iy < 0 || iy >= L->in_h) continue;
+        for (fx = 0; fx < L->k_w; ++fx) {
+            const int32_t ix = ix0 + fx * L->d_w;
+            if (ix < 0 || ix >= L->in_w) continue;
+            t += dot(x + (iy * L->in_w + ix) * L->in_c, w + (fy * L->k_w + fx) * L->in_c,
+                     L->in_c, L->in_zp);
+        }
+    }
+    if (!ec_ortn_near(e, (float)t * L->kt[o] + L->kb[o], &r)) return r;
+    return ec_ortn_conv_recompute(L, x, w, pix, o);
+}
+
+/* A one-row Gemm group (edgecc/ops/_ort_near.py): per unit u the exact accumulator acc (x - zx
+ * against the unit's int8 weights) and its estimate e = acc * sc[u] + bb[u] in output steps;
+ * delta = wmax[u] * (the row's sum of |x - zx|) * kt[u] + kb[u]. */
+typedef struct {
+    int32_t units, depth, in_zp, out_zp, lo, hi;
+    float sx, ys;
+    const int32_t *wmax, *fold;   /* max |w|; -zx * sum(w) (a kernel folding the zero point) */
+    const float *sc, *bb, *kt, *kb, *sw, *bias;
+} ec_ortn_fc;
+
+/* Unit u in onnxruntime's float32 order (MlasSgemmKernelM1Avx: products in groups of 4, then
+ * 2, then 1, each group summed left to right and added to the sum; + bias, / y_scale), rounded
+ * half to even before the zero point; w: the unit's int8 weights. */
+static inline int32_t ec_ortn_fc_recompute(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
+                                           int32_t u) {
+    const float sw = L->sw[u], sx = L->sx;
+    float s = 0.0f, v;
+    int32_t d;
+#define EC_ORTN_P(i) ((float)((int32_t)x[i] - L->in_zp) * sx * ((float)w[i] * sw))
+    for (d = 0; d + 4 <= L->depth; d += 4)
+        s = s + (((EC_ORTN_P(d) + EC_ORTN_P(d + 1)) + EC_ORTN_P(d + 2)) + EC_ORTN_P(d + 3));
+    if (L->depth - d >= 2) {
+        s = s + (EC_ORTN_P(d) + EC_ORTN_P(d + 1));
+        d += 2;
+    }
+    if (L->depth - d >= 1) s = s + EC_ORTN_P(d);
+#undef EC_ORTN_P
+    v = (s + L->bias[u]) / L->ys;
+    if (!(v > -32768.0f)) v = -32768.0f;
+    if (v > 32767.0f) v = 32767.0f;
+    return ec_onnx_round(v);
+}
+
+/* Unit u from its estimate e, which the row's cheap bound found near a boundary: the exact
+ * bound first, onnxruntime's order only if e is still near (as ec_ortn_conv_out). */
+static EC_ORTN_COLD int32_t ec_ortn_fc_out(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
+                                           int32_t u, float e) {
+    uint32_t t = 0; /* exact: the compiler keeps depth * 255 * 128 < 2^32 */
+    int32_t r, d;
+    for (d = 0; d < L->depth; ++d) {
+        const int32_t a = (int32_t)x[d] - L->in_zp, q = w[d];
+        t += (uint32_t)((a < 0 ? -a : a) * (q < 0 ? -q : q));
+    }
+    if (!ec_ortn_near(e, (float)t * L->kt[u] + L->kb[u], &r)) return r;
+    return ec_ortn_fc_recompute(L, x, w, u);
+}
+
+/* Unit u's output byte from its exact accumulator (the kernels' shared epilogue); fa: the row's
+ * sum of |x - zx| as a float. */
+static inline int8_t ec_ortn_fc_byte(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
+                                     int32_t u, int32_t acc, float fa) {
+    const float e = (float)acc * L->sc[u] + L->bb[u];
+    int32_t r;
+    if (ec_ortn_near(e, (float)L->wmax[u] * fa * L->kt[u] + L->kb[u], &r))
+        r = ec_ortn_fc_out(L, x, w, u, e);
+    return (int8_t)ec_clamp(r + L->out_zp, L->lo, L->hi);
+}
+
+#endif /* EDGECC_ORT_NEAR_H */
