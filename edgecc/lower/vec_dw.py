@@ -133,14 +133,30 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     consts = dict(w=wl, bias=int32_array(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
     if dw3_kernel is not None:  # both kernels (see above): ec_x86_depthwise_conv_2d_taps_s8's arrays suffixed _p
+        dw3_consts = dict(dw3_kernel.consts)
+        if dw3_kernel.params["plan"] == 1:
+            # whole blocks of 64 channels: the 3x3 kernel, run at level 2 only here, reads the
+            # quads (wq), never its int16 pairs: a single zero
+            dw3_consts.update(w=np.zeros(1, np.int16))
         return Kernel("avx2/depthwise_conv_2d_3x3_taps.c.j2",
                       params=dict(dw3_kernel.params, geom_p=geom),
-                      consts=dict(dw3_kernel.consts, w_p=wl,
+                      consts=dict(dw3_consts, w_p=wl,
                                   c64_p=rq.get("c64", np.zeros(1, np.int64))),
                       scratch=0, variant="avx2-dw3n",
                       reason=dw3_kernel.reason + "; narrow rows: per pixel on 256-bit builds")
     return vec_kernel(isa, "depthwise_conv_2d", dict(geom=geom, **rq_params(g, n), **rqp), consts,
                       0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step", "taps")
+
+
+def narrow_base_only(k: Kernel) -> None:
+    """A narrow-row 3x3 layer (variant avx2-dw3n) that runs the taps kernel alone (no run-time
+    dispatch: edgecc/lower/x86.py) keeps only that kernel's arrays: the 3x3 kernel's own (int16
+    pairs, quads, channel-order c64) become a single zero each."""
+    if k.variant != "avx2-dw3n":
+        return
+    for key in ("w", "wq", "c64"):
+        if key in k.consts:
+            k.consts[key] = np.zeros(1, np.asarray(k.consts[key]).dtype)
 
 
 def dw3_plan(chans: int, stride_w: int) -> int:
@@ -150,7 +166,10 @@ def dw3_plan(chans: int, stride_w: int) -> int:
         return 1
     if stride_w == 1 and chans in (8, 16):
         return 3 if chans == 8 else 4
-    return 2 if chans % 32 == 0 else (5 if chans % 16 == 0 else 0)
+    if chans < 16:
+        return 6
+    plan = 2 if chans % 32 == 0 else (5 if chans % 16 == 0 else 0)
+    return {2: 7, 5: 8, 0: 9}[plan] if chans < 64 else plan  # below 64: no block of quads
 
 
 def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
@@ -178,8 +197,7 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     # zrow: a whole input row of input_zp bytes (what a row above or below the input reads) and
     # 64 more (the widest read starting inside it)
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
-    consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq,
-                  **_quad_consts(taps, bias[:oc], rq))
+    consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq, wq=_quad_weights(taps))
     plan = dw3_plan(oc, win.stride_w)
     return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, plan=plan, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
@@ -187,32 +205,22 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
                          "shared by neighbouring pixels")
 
 
-def _quad_consts(taps: np.ndarray, bias: np.ndarray, rq: dict) -> dict[str, np.ndarray]:
-    """ec_avx2_dw3_q (runtime_c/x86/): for each whole block of 64 channels, in quad
-    lane order (accumulator g, lane i: channel 16 * (i // 4) + 4 * g + i % 4), the weight quads
-    (w[0][d], w[1][d], w[2][d], 0) of each filter column d, the bias for u = x + 128 (bias here
-    already has -input_zp * sum(w) folded in), and the requantization arrays (c64: per
-    accumulator its 8 even lanes, then its 8 odd lanes). A single zero each below 64 channels."""
+def _quad_weights(taps: np.ndarray) -> np.ndarray:
+    """ec_avx2_dw3_q (runtime_c/x86/): for each whole block of 64 channels, in quad lane order
+    (accumulator g, lane i: channel 16 * (i // 4) + 4 * g + i % 4), the weight quads
+    (w[0][d], w[1][d], w[2][d], 0) of each filter column d; a single zero below 64 channels. The
+    kernel puts the channel-order bias and requantization arrays in that order itself."""
     oc = taps.shape[1]
     nb = oc // 64
     if nb == 0:
-        one = {k: np.zeros(1, v.dtype) for k, v in rq.items()}
-        return dict(wq=np.zeros(1, np.int8), bias_q=np.zeros(1, np.int32),
-                    **{k + "_q": v for k, v in one.items()})
+        return np.zeros(1, np.int8)
     perm = np.array([b * 64 + 16 * (i // 4) + 4 * g + i % 4
                      for b in range(nb) for g in range(4) for i in range(16)])
     wq = np.zeros((nb, 3, 64, 4), np.int64)
     for d in range(3):
         for fy in range(3):
             wq[:, d, :, fy] = taps[3 * fy + d][perm].reshape(nb, 64)
-    out = dict(wq=wq.ravel().astype(np.int8),
-               bias_q=int32_array(bias[perm] - 128 * taps.sum(axis=0)[perm]))
-    for k, v in rq.items():
-        v = np.asarray(v)[perm]
-        if k == "c64":
-            v = v.reshape(nb, 4, 8, 2).transpose(0, 1, 3, 2).ravel()
-        out[k + "_q"] = v
-    return out
+    return wq.ravel().astype(np.int8)
 
 
 def dw_entries(isa: str, conv_entries: list[Candidate]) -> list[Candidate]:

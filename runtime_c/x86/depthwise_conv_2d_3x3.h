@@ -110,7 +110,7 @@ EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *
     ec_x86_dw_kz kz;
     ec_x86_dw_kq kk;
     if (NH == 3 || NH == 4 || NH == 6) ec_x86_dw_kz_load(&kz, w, bias, q, C, c, FAST);
-    if (NH == 5) ec_x86_dw_kq_load(&kk, z, q, c, FAST);
+    if (NH == 5) ec_x86_dw_kq_load(&kk, z, bias, q, c, FAST);
     if (NH == 7) ec_x86_dw_kw_load(&kz, w, bias, q, C, c, FAST);
 #else
     (void)z;
@@ -188,23 +188,27 @@ EC_X86_DW3_BLK(7, 1)
 #endif
 #undef EC_X86_DW3_BLK
 
+/* Every channel block of a layer in the order of its channel plan PLAN (edgecc/lower/vec_dw.py
+ * dw3_plan: 1: C % 64 == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C == 8 and 4: C == 16 at stride 1;
+ * 0: any other C from 16; 6: any other C below 16; 7, 8, 9: plans 2, 5, 0 below 64 channels, no
+ * block of 64 quads). PLAN is a constant in each caller, so a
+ * layer's code references only the block kinds its plan runs at each level. The last channels
+ * of C not a multiple of the block: a block ending at channel C - 1 (overlapping channels are
+ * computed and stored twice, the same values): no read or write past a pixel. */
 EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                              const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
                              const ec_avx2_dw3_q *z, const int8_t *zrow, int FAST, int PLAN) {
-    const int C = g->chans;
+    const int C = g->chans, QUADS = PLAN < 7;
     int c = 0;
-    (void)PLAN;
 #define EC_X86_DW3_B(NH, c0)                                                                       \
     do {                                                                                       \
         if (FAST) ec_x86_dw3_blk_##NH##_1(g, x, y, w, bias, q, z, zrow, (c0));                     \
         else ec_x86_dw3_blk_##NH##_0(g, x, y, w, bias, q, z, zrow, (c0));                          \
     } while (0)
+    (void)QUADS;  /* 512-bit builds only */
+    PLAN = PLAN == 7 ? 2 : PLAN == 8 ? 5 : PLAN == 9 ? 0 : PLAN;
 #if EC_X86_512
-    if (PLAN == 1) {  /* whole blocks of 64 channels only: no other kind referenced */
-        for (; c < C; c += 64) EC_X86_DW3_B(5, c);
-        return;
-    }
-    if (PLAN == 3) {  /* 8 channels, stride 1 */
+    if (PLAN == 3) {  /* 8 channels, stride 1: pixels packed on ZMM */
         EC_X86_DW3_B(4, 0);
         return;
     }
@@ -212,46 +216,47 @@ EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x,
         EC_X86_DW3_B(6, 0);
         return;
     }
-    if (PLAN == 2 || PLAN == 5) {  /* channels a multiple of 32 (2) or 16 (5) */
-        for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
+    if (PLAN != 6) {  /* 64 as VPDPBUSD quads, then 32 and 16 on ZMM */
+        if (QUADS)
+            for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
+        if (PLAN == 1) return;
         for (; c + 32 <= C; c += 32) EC_X86_DW3_B(3, c);
-        if (PLAN == 5)
-            for (; c < C; c += 16) EC_X86_DW3_B(7, c);
-        return;
-    }
-    for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
-    if (c == C) return;
-    if ((C == 8 || C == 16) && g->stride_w == 1) {
-        if (C == 8) EC_X86_DW3_B(4, 0);
-        else EC_X86_DW3_B(6, 0);
-        return;
-    }
-    for (; c + 32 <= C; c += 32) EC_X86_DW3_B(3, c);
-    if (C - c > 16 && C >= 32) {  /* overlapping last block (see below) */
-        EC_X86_DW3_B(3, C - 32);
-        return;
-    }
-    for (; c + 16 <= C; c += 16) EC_X86_DW3_B(7, c);
-    if (c < C && C - c > 8 && C >= 16) {
-        EC_X86_DW3_B(7, C - 16);
+        if (PLAN == 2) return;
+        if (PLAN == 0 && C - c > 16 && C >= 32) {
+            EC_X86_DW3_B(3, C - 32);
+            return;
+        }
+        for (; c + 16 <= C; c += 16) EC_X86_DW3_B(7, c);
+        if (PLAN == 0 && c < C) EC_X86_DW3_B(7, C - 16);  /* C >= 16 in plan 0 */
         return;
     }
 #else
-    if (PLAN != 0 && PLAN != 3) {  /* channels a multiple of 16 */
+    if (PLAN == 1 || PLAN == 2 || PLAN == 4 || PLAN == 5) {  /* channels a multiple of 16 */
         for (; c < C; c += 16) EC_X86_DW3_B(2, c);
         return;
     }
 #endif
+    if (PLAN == 3 || PLAN == 6) {  /* 8 to 15 channels: one or two blocks of 8 */
+        if (C > 8) EC_X86_DW3_B(1, 0);
+        EC_X86_DW3_B(1, C - 8);
+        return;
+    }
     for (; c + 16 <= C; c += 16) EC_X86_DW3_B(2, c);
-    /* the last channels: a block ending at channel C - 1 (overlapping channels are computed
-     * and stored twice, the same values): no read or write past a pixel */
-    if (c < C && C - c > 8 && C >= 16) {
+    if (c < C && C - c > 8) {
         EC_X86_DW3_B(2, C - 16);
     } else if (c < C) {
-        if (C - c > 8) EC_X86_DW3_B(1, c);
         EC_X86_DW3_B(1, C - 8);
     }
 #undef EC_X86_DW3_B
+}
+
+/* The plan of C channels at stride sw, as edgecc/lower/vec_dw.py dw3_plan. */
+EC_X86_DW_INLINE int ec_x86_dw3_plan(int C, int sw) {
+    if (C % 64 == 0) return 1;
+    if (sw == 1 && (C == 8 || C == 16)) return C == 8 ? 3 : 4;
+    if (C % 32 == 0) return C < 64 ? 7 : 2;
+    if (C % 16 == 0) return C < 64 ? 8 : 5;
+    return C < 16 ? 6 : C < 64 ? 9 : 0;
 }
 
 /* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2 share
@@ -264,15 +269,23 @@ EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, c
                                 const ec_avx2_dw3_q *z, const int8_t *zrow) {
     /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
     const ec_avx2_dw3_geom gl = *g;
-    if (q->fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 1, 0);
-    else ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 0, 0);
+    const int fast = q->fast != 0;
+#define EC_X86_DW3_P(P)                                                                            \
+    case P:                                                                                    \
+        if (fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 1, P);                        \
+        else ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 0, P);                             \
+        break;
+    switch (ec_x86_dw3_plan(gl.chans, gl.stride_w)) {
+        EC_X86_DW3_P(1) EC_X86_DW3_P(2) EC_X86_DW3_P(3) EC_X86_DW3_P(4) EC_X86_DW3_P(5)
+        EC_X86_DW3_P(6) EC_X86_DW3_P(7) EC_X86_DW3_P(8) EC_X86_DW3_P(9) default: EC_X86_DW3_P(0)
+    }
+#undef EC_X86_DW3_P
 }
 
 /* The same for a layer whose requantization path (FAST: q->fast) and channel plan are known when
- * the C is generated (edgecc/lower/vec_dw.py dw3_plan, the channel count C and stride): 1: C % 64
- * == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C == 8 and 4: C == 16 at stride 1; 0: any (every
- * block kind). Each names the kinds the general order above runs for such C, so a model holds
- * the block kinds its layers run, not all fourteen. */
+ * the C is generated (edgecc/lower/vec_dw.py dw3_plan, the channel count C and stride; see
+ * ec_x86_dw3_all). Each names the kinds its plan runs, so a model holds the block kinds its
+ * layers run, not all fourteen. */
 #define EC_X86_DW3_PLAN(PLAN, FAST)                                                                \
     EC_AVX2_SHARED void EC_X86_NS(ec_x86_depthwise_conv_2d_3x3_p##PLAN##FAST##_s8)(                \
         const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
@@ -292,6 +305,14 @@ EC_X86_DW3_PLAN(4, 0)
 EC_X86_DW3_PLAN(4, 1)
 EC_X86_DW3_PLAN(5, 0)
 EC_X86_DW3_PLAN(5, 1)
+EC_X86_DW3_PLAN(6, 0)
+EC_X86_DW3_PLAN(6, 1)
+EC_X86_DW3_PLAN(7, 0)
+EC_X86_DW3_PLAN(7, 1)
+EC_X86_DW3_PLAN(8, 0)
+EC_X86_DW3_PLAN(8, 1)
+EC_X86_DW3_PLAN(9, 0)
+EC_X86_DW3_PLAN(9, 1)
 #undef EC_X86_DW3_PLAN
 
 #endif /* __AVX2__ */

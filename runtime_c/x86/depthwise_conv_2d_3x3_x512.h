@@ -224,25 +224,60 @@ typedef struct {
     __m512i lo, hi, zp;
 } ec_x86_dw_kq;
 
-EC_X86_DW_INLINE void ec_x86_dw_kq_load(ec_x86_dw_kq *k, const ec_avx2_dw3_q *z, const ec_avx2_rq *q, int c,
-                                int FAST) {
+/* The 64 int32 of channels c.. (channel order) in quad lane order: accumulator g lane i is
+ * channel 16 * (i / 4) + 4 * g + i % 4, so g's lanes are the 128-bit chunk g of each 16 channels
+ * (a 4 x 4 transpose of 128-bit chunks). */
+EC_X86_DW_INLINE void ec_x86_dw_q32(const int32_t *p, __m512i *v) {
+    const __m512i l0 = _mm512_loadu_si512(p), l1 = _mm512_loadu_si512(p + 16);
+    const __m512i l2 = _mm512_loadu_si512(p + 32), l3 = _mm512_loadu_si512(p + 48);
+    const __m512i a = _mm512_shuffle_i32x4(l0, l1, 0x44), b = _mm512_shuffle_i32x4(l0, l1, 0xEE);
+    const __m512i c = _mm512_shuffle_i32x4(l2, l3, 0x44), d = _mm512_shuffle_i32x4(l2, l3, 0xEE);
+    v[0] = _mm512_shuffle_i32x4(a, c, 0x88);
+    v[1] = _mm512_shuffle_i32x4(a, c, 0xDD);
+    v[2] = _mm512_shuffle_i32x4(b, d, 0x88);
+    v[3] = _mm512_shuffle_i32x4(b, d, 0xDD);
+}
+
+/* The block's constants, read from the layer's channel-order arrays (those of the 256-bit and
+ * 32-channel blocks; c64 in channel order) and put in quad lane order here, once per block: the
+ * weight quads (edgecc/lower/vec_dw.py _quad_weights), the bias for u = x + 128 (the bias minus
+ * 128 * the sum of the channel's 9 weights: VPDPBUSD of 128s against the quads), the
+ * requantization constants (c64: per accumulator its 8 even lanes, then its 8 odd lanes). */
+EC_X86_DW_INLINE void ec_x86_dw_kq_load(ec_x86_dw_kq *k, const ec_avx2_dw3_q *z, const int32_t *bias,
+                                const ec_avx2_rq *q, int c, int FAST) {
     const int b = c / 64;
+    const __m512i u128 = _mm512_set1_epi8((char)0x80);
+    __m512i bv[4], mv[4], ev[4], lv[4];
     int g, d;
+    ec_x86_dw_q32(bias + c, bv);
+    ec_x86_dw_q32(q->mult + c, mv);
+    ec_x86_dw_q32(q->right + c, ev);
+    if (!FAST) ec_x86_dw_q32(q->left + c, lv);
     for (g = 0; g < 4; ++g) {
-        for (d = 0; d < 3; ++d)
+        __m512i s = _mm512_setzero_si512();
+        for (d = 0; d < 3; ++d) {
             k->W[d][g] = _mm512_loadu_si512(z->w + ((size_t)(3 * b + d) * 64 + 16 * g) * 4);
-        k->B[g] = _mm512_loadu_si512(z->bias + c + 16 * g);
-        k->R[g].m = _mm512_loadu_si512(z->mult + c + 16 * g);
-        k->R[g].mo = _mm512_srli_epi64(k->R[g].m, 32);
-        k->R[g].e = _mm512_loadu_si512(z->right + c + 16 * g);
+            s = _mm512_dpbusd_epi32(s, u128, k->W[d][g]);
+        }
+        k->B[g] = _mm512_sub_epi32(bv[g], s);
+        k->R[g].m = mv[g];
+        k->R[g].mo = _mm512_srli_epi64(mv[g], 32);
+        k->R[g].e = ev[g];
         k->R[g].L = _mm_cvtsi32_si128(q->L);
-        if (FAST) {
-            k->R[g].ce = _mm512_loadu_si512(z->c64 + (size_t)(4 * b + g) * 16);
-            k->R[g].co = _mm512_loadu_si512(z->c64 + (size_t)(4 * b + g) * 16 + 8);
+        if (FAST) {  /* channels 16j + 4g + {0, 2} (even lanes) and + {1, 3} (odd) */
+            const int64_t *p = q->c64 + c + 4 * g;
+            const __m512i lo = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)p)),
+                _mm256_loadu_si256((const __m256i *)(const void *)(p + 16)), 1);
+            const __m512i hi = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))),
+                _mm256_loadu_si256((const __m256i *)(const void *)(p + 48)), 1);
+            k->R[g].ce = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), hi);
+            k->R[g].co = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), hi);
             k->R[g].left = _mm512_setzero_si512();
         } else {
             k->R[g].ce = k->R[g].co = _mm512_setzero_si512();
-            k->R[g].left = _mm512_loadu_si512(z->left + c + 16 * g);
+            k->R[g].left = lv[g];
         }
     }
     k->lo = _mm512_set1_epi8((char)q->act_min);

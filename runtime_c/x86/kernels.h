@@ -159,6 +159,14 @@ EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p40_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p41_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p50_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p51_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p60_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p61_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p70_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p71_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p80_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p81_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p90_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p91_s8)
 #undef EC_X86_DW3_PLAN
 EC_X86_ENTRY(ec_x86_fully_connected_quads_s8,
              (int batches, int depth, int kp, int units, int ocp, const int8_t *x, int8_t *y,
