@@ -12,6 +12,8 @@
 #define EC_X86_FIRST_MAX_COL 6144   /* (band * out_w + 8) * kpp: a band of output rows' patches, and
                                  * room for the 7 pixels a last partial group computes in vain */
 #define EC_X86_FIRST_MAX_ROWS 6144  /* a band's padded input rows: its input rows x row_b */
+#define EC_X86_FIRST_MAX_KPP 256    /* a pixel's patch (kpp): the plain AVX2 path widens a block of
+                                 * 16 channels' weights to 16 * kpp int16 on the stack */
 
 /* A layer's geometry, all of it computed by the compiler. */
 #ifndef EC_X86_ONCE_EC_X86_FIRST_GEOM /* a record the calls name: defined once, not per level */

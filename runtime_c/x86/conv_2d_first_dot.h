@@ -281,18 +281,57 @@ static inline void ec_x86_first_dot_vnni(const ec_x86_first_geom *g, int ow, con
     }
 }
 #else
-/* Plain AVX2 (int16 patches in col16, int16 tap pairs w16, bias_x; VPMADDWD): ow consecutive
- * output pixels of every channel block, to yr. */
+/* The int16 tap pairs [kpp/2][16][2] of a block of 16 channels from its quads [kpp/4][16][4]:
+ * each 4 channels' quads sign-extended (VPMOVSXBW), their first pairs to one step, their second
+ * to the next. */
+static inline void ec_x86_first_w16(const int8_t *wq, int kpp, int16_t *w) {
+    const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    int s, h;
+    for (s = 0; s < kpp / 4; ++s, wq += 64, w += 64)
+        for (h = 0; h < 2; ++h) {  /* channels 8h..8h+7 */
+            const __m256i a = _mm256_permutevar8x32_epi32(
+                _mm256_cvtepi8_epi16(EC_LD128(wq + 32 * h)), idx);
+            const __m256i b = _mm256_permutevar8x32_epi32(
+                _mm256_cvtepi8_epi16(EC_LD128(wq + 32 * h + 16)), idx);
+            _mm256_storeu_si256((__m256i *)(void *)(w + 16 * h), _mm256_permute2x128_si256(a, b, 0x20));
+            _mm256_storeu_si256((__m256i *)(void *)(w + 32 + 16 * h),
+                                _mm256_permute2x128_si256(a, b, 0x31));
+        }
+}
+
+/* The same for the block of 8: pairs [kpp/2][8][2] from [kpp/8][8][8] (each channel's 8 taps a
+ * step: 4 pairs, to 4 steps). */
+static inline void ec_x86_first_w16_tail8(const int8_t *wq, int kpp, int16_t *w) {
+    const __m256i idx = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int s;
+    for (s = 0; s < kpp / 8; ++s, wq += 64, w += 64) {
+#define EC_X86_FIRST_W8(i) _mm256_permutevar8x32_epi32(_mm256_cvtepi8_epi16(EC_LD128(wq + 16 * (i))), idx)
+        const __m256i y0 = EC_X86_FIRST_W8(0), y1 = EC_X86_FIRST_W8(1);
+        const __m256i y2 = EC_X86_FIRST_W8(2), y3 = EC_X86_FIRST_W8(3);
+#undef EC_X86_FIRST_W8
+        const __m256i l01 = _mm256_unpacklo_epi64(y0, y1), h01 = _mm256_unpackhi_epi64(y0, y1);
+        const __m256i l23 = _mm256_unpacklo_epi64(y2, y3), h23 = _mm256_unpackhi_epi64(y2, y3);
+        _mm256_storeu_si256((__m256i *)(void *)w, _mm256_permute2x128_si256(l01, l23, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(w + 16), _mm256_permute2x128_si256(h01, h23, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(w + 32), _mm256_permute2x128_si256(l01, l23, 0x31));
+        _mm256_storeu_si256((__m256i *)(void *)(w + 48), _mm256_permute2x128_si256(h01, h23, 0x31));
+    }
+}
+
+/* Plain AVX2 (int16 patches in col16, bias_x; VPMADDWD): ow consecutive output pixels of every
+ * channel block, to yr. The weights are the VNNI quads wq, each block's widened to int16 tap
+ * pairs on the stack first (ec_x86_first_w16): one copy of them in flash for every level. */
 static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, const int16_t *col16,
-                                     int8_t *yr, const int16_t *w16, const int32_t *bias_x,
+                                     int8_t *yr, const int8_t *wq, const int32_t *bias_x,
                                      const ec_avx2_rq *q) {
     const int kpp = g->kpp, oc = g->out_c;
     int cb, ox, k;
     const int kh2 = kpp / 2;
+    int16_t wb[16 * EC_X86_FIRST_MAX_KPP];
 
     for (cb = 0; cb < g->nb16; ++cb) {
         const int c = 16 * cb, n = oc - c < 16 ? oc - c : 16;
-        const int16_t *wb = w16 + (size_t)c * kpp;
+        ec_x86_first_w16(wq + (size_t)c * kpp, kpp, wb);
         const __m256i bl = EC_LD256(bias_x + c), bh = EC_LD256(bias_x + c + 8);
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
@@ -327,8 +366,8 @@ static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, con
     }
     if (g->tail8) {
         const int c = 16 * g->nb16, n = oc - c;
-        const int16_t *wb = w16 + (size_t)c * kpp;
         const __m256i b = EC_LD256(bias_x + c);
+        ec_x86_first_w16_tail8(wq + (size_t)c * kpp, kpp, wb);
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
             const int16_t *p0 = col16 + (size_t)ox * kpp;
@@ -359,18 +398,16 @@ static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, con
  * to yr: the build's path (only it reads its own operands). */
 static inline void ec_x86_first_dot(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                 const int16_t *col16, int8_t *yr, const int8_t *wq,
-                                const int16_t *w16, const int32_t *bias_u,
-                                const int32_t *bias_x, const ec_avx2_rq *q) {
+                                const int32_t *bias_u, const int32_t *bias_x,
+                                const ec_avx2_rq *q) {
 #if EC_AVX2_VNNI
     (void)col16;
-    (void)w16;
     (void)bias_x;
     ec_x86_first_dot_vnni(g, ow, col, yr, wq, bias_u, q);
 #else
     (void)col;
-    (void)wq;
     (void)bias_u;
-    ec_x86_first_dot_avx2(g, ow, col16, yr, w16, bias_x, q);
+    ec_x86_first_dot_avx2(g, ow, col16, yr, wq, bias_x, q);
 #endif
 }
 

@@ -117,8 +117,8 @@ EC_X86_CONV_KIND(ec_x86_conv_2d_k12_s8)
 #undef EC_X86_CONV_KIND
 EC_X86_ENTRY(ec_x86_conv_2d_first_s8,
              (const ec_x86_first_geom *g, const int8_t *x, int8_t *y, const int8_t *wq,
-              const int16_t *w16, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
-             (g, x, y, wq, w16, bias_u, bias_x, q))
+              const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
+             (g, x, y, wq, bias_u, bias_x, q))
 EC_X86_ENTRY(ec_x86_depthwise_conv_2d_taps_s8,
              (const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
               const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),

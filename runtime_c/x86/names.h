@@ -129,6 +129,8 @@
 #define ec_x86_first_rqz16 EC_X86_NS(ec_x86_first_rqz16)
 #define ec_x86_first_rqz8x2 EC_X86_NS(ec_x86_first_rqz8x2)
 #define ec_x86_first_store512 EC_X86_NS(ec_x86_first_store512)
+#define ec_x86_first_w16 EC_X86_NS(ec_x86_first_w16)
+#define ec_x86_first_w16_tail8 EC_X86_NS(ec_x86_first_w16_tail8)
 #define ec_x86_fully_connected_quads_s8 EC_X86_NS(ec_x86_fully_connected_quads_s8)
 #define ec_x86_fully_connected_stream_s8 EC_X86_NS(ec_x86_fully_connected_stream_s8)
 #define ec_x86_pool_2d_avg_s8 EC_X86_NS(ec_x86_pool_2d_avg_s8)
