@@ -108,15 +108,15 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
         raise Refused(why)
     bias = b - in_zp * taps.sum(axis=0)
     bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
-    dw3_kernel = None
-    if dw3:
+    # Narrow outputs (DW_NARROW columns or fewer, channels a multiple of 8) run pixel by pixel
+    # ec_x86_depthwise_conv_2d_taps_s8 (all channels per pixel) at every level: the 3x3 kernel's
+    # per-row, per-block setup outweighs its sharing there, on 256-bit builds and on AVX-512 too
+    # (measured, -O2 -mavx2 -mfma on AVX-512 VNNI, taps vs 3x3 at level 2: kws_ref_model 24.8
+    # vs 24.9 us, cv_dscnn 12.1 vs 12.2, vww_96_int8 52.3 vs 52.6), and one kernel carries one
+    # copy of the weights and constants (kws_ref_model 70.0 -> 60.4 KB of flash).
+    if dw3 and not (win.out_w <= DW_NARROW and oc % 8 == 0):
         params = dict(**rq_params(g, n), **rqp)
-        dw3_kernel = _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
-        # Narrow outputs on 256-bit builds: ec_x86_depthwise_conv_2d_3x3_s8's per-row, per-block setup outweighs its
-        # sharing, and pixel-by-pixel ec_x86_depthwise_conv_2d_taps_s8 (all channels per pixel) is faster there; the
-        # generated C then carries both and takes ec_x86_depthwise_conv_2d_3x3_s8 only where EC_X86_512.
-        if not (win.out_w <= DW_NARROW and oc % 8 == 0):
-            return dw3_kernel
+        return _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
     pairs = (kh * kw + 1) // 2
     tp = np.zeros((2 * pairs, oc), np.int64)
     tp[:kh * kw] = taps
@@ -132,31 +132,8 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
         geom = Avx2DwGeom(*fields)
     consts = dict(w=wl, bias=int32_array(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
-    if dw3_kernel is not None:  # both kernels (see above): ec_x86_depthwise_conv_2d_taps_s8's arrays suffixed _p
-        dw3_consts = dict(dw3_kernel.consts)
-        if dw3_kernel.params["plan"] == 1:
-            # whole blocks of 64 channels: the 3x3 kernel, run at level 2 only here, reads the
-            # quads (wq), never its int16 pairs: a single zero
-            dw3_consts.update(w=np.zeros(1, np.int16))
-        return Kernel("avx2/depthwise_conv_2d_3x3_taps.c.j2",
-                      params=dict(dw3_kernel.params, geom_p=geom),
-                      consts=dict(dw3_consts, w_p=wl,
-                                  c64_p=rq.get("c64", np.zeros(1, np.int64))),
-                      scratch=0, variant="avx2-dw3n",
-                      reason=dw3_kernel.reason + "; narrow rows: per pixel on 256-bit builds")
     return vec_kernel(isa, "depthwise_conv_2d", dict(geom=geom, **rq_params(g, n), **rqp), consts,
                       0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step", "taps")
-
-
-def narrow_base_only(k: Kernel) -> None:
-    """A narrow-row 3x3 layer (variant avx2-dw3n) that runs the taps kernel alone (no run-time
-    dispatch: edgecc/lower/x86.py) keeps only that kernel's arrays: the 3x3 kernel's own (int16
-    pairs, quads, channel-order c64) become a single zero each."""
-    if k.variant != "avx2-dw3n":
-        return
-    for key in ("w", "wq", "c64"):
-        if key in k.consts:
-            k.consts[key] = np.zeros(1, np.asarray(k.consts[key]).dtype)
 
 
 def dw3_plan(chans: int, stride_w: int) -> int:

@@ -87,9 +87,6 @@ def _gated(c: Candidate) -> Candidate:
             n.op not in ROW_OPS or count_macs(g) >= DISPATCH_MODEL_MACS)
         k.params["lvl"] = "" if big else "_base"
         k.params["dispatch"] = [1] if big else []  # a template's run-time level check: 0 or 1
-        k.params["taps_fn"] = "_low_s8" if big else "_s8_base"
-        if not big:  # the narrow 3x3 layer's level-2 kernel is not called: nor its arrays
-            vec_dw.narrow_base_only(k)
         if "kind" in k.params and k.params["lvl"] == "":
             k.params["kind"] = _one_copy_per_shape(g, k.params["kind"], k.params["band"])
         return k
