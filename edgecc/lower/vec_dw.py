@@ -154,7 +154,8 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     """3x3, dilation 1 on AVX2: runtime_c/x86/depthwise_conv_2d_3x3.h (row by row; input
     pairs shared by neighbouring pixels). Weights: 5 pairs (w0,w3) (w1,w4) (w2,w5) (w6,w7) and
     (w8,0) for stride 2 (d4 = 1: that pair reads columns j+1, j+2) else (0,w8), each [c][2]
-    int16; x_lo..x_hi-1 the output columns whose columns j-1..j+1+d4 lie inside the row."""
+    int16; x_lo..x_hi-1 the output columns whose columns j-1..j+1+d4 lie inside the row (none
+    above stride 2)."""
     oc = taps.shape[1]
     d4 = int(win.stride_w == 2)
     z = np.zeros(oc, np.int64)
@@ -164,7 +165,9 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     inside = [ox for ox in range(win.out_w)
               if ox * win.stride_w - win.pad_l >= 0
               and ox * win.stride_w - win.pad_l + 2 + d4 < win.in_w]
-    x_lo, x_hi = (inside[0], inside[-1] + 1) if inside else (win.out_w, win.out_w)
+    # above stride 2 the kernel has no interior loop: every column checked (x_lo == x_hi)
+    x_lo, x_hi = (inside[0], inside[-1] + 1) if inside and win.stride_w <= 2 else \
+        (win.out_w, win.out_w)
     geom = Avx2Dw3Geom(batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
             win.pad_t, win.pad_l, d4, x_lo, x_hi)
     if "c64" in rq:  # ec_x86_depthwise_conv_2d_3x3_s8 reads c64 in channel order (its blocks start anywhere)
