@@ -177,30 +177,12 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     # zrow: a whole input row of input_zp bytes (what a row above or below the input reads) and
     # 64 more (the widest read starting inside it)
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
-    consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq, wq=_quad_weights(taps))
+    consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq)
     plan = dw3_plan(oc, win.stride_w)
     return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, plan=plan, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
                   reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
                          "shared by neighbouring pixels")
-
-
-def _quad_weights(taps: np.ndarray) -> np.ndarray:
-    """ec_avx2_dw3_q (runtime_c/x86/): for each whole block of 64 channels, in quad lane order
-    (accumulator g, lane i: channel 16 * (i // 4) + 4 * g + i % 4), the weight quads
-    (w[0][d], w[1][d], w[2][d], 0) of each filter column d; a single zero below 64 channels. The
-    kernel puts the channel-order bias and requantization arrays in that order itself."""
-    oc = taps.shape[1]
-    nb = oc // 64
-    if nb == 0:
-        return np.zeros(1, np.int8)
-    perm = np.array([b * 64 + 16 * (i // 4) + 4 * g + i % 4
-                     for b in range(nb) for g in range(4) for i in range(16)])
-    wq = np.zeros((nb, 3, 64, 4), np.int64)
-    for d in range(3):
-        for fy in range(3):
-            wq[:, d, :, fy] = taps[3 * fy + d][perm].reshape(nb, 64)
-    return wq.ravel().astype(np.int8)
 
 
 def dw_entries(isa: str, conv_entries: list[Candidate]) -> list[Candidate]:

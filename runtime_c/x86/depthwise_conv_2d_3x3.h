@@ -91,7 +91,7 @@ EC_X86_DW3_ROW(ec_x86_dw3_row_w, __m512i, ec_x86_dw_kz, ec_x86_dw_kw)
  * constant in every inlined copy, and so are the loops and arrays it sizes. */
 EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                               const ec_avx2_dw3_q *z, const int8_t *zrow, int c, int NH,
+                               const int8_t *zrow, int c, int NH,
                                int FAST) {
     const int C = g->chans;
     const size_t row = (size_t)g->in_w * C;
@@ -100,10 +100,8 @@ EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *
     ec_x86_dw_kz kz;
     ec_x86_dw_kq kk;
     if (NH == 3 || NH == 4 || NH == 6) ec_x86_dw_kz_load(&kz, w, bias, q, C, c, FAST);
-    if (NH == 5) ec_x86_dw_kq_load(&kk, z, bias, q, c, FAST);
+    if (NH == 5) ec_x86_dw_kq_load(&kk, w, bias, q, C, g->d4, c, FAST);
     if (NH == 7) ec_x86_dw_kw_load(&kz, w, bias, q, C, c, FAST);
-#else
-    (void)z;
 #endif
     ec_x86_dw_ky ky;
     if (NH < 3 || NH == 4 || NH == 6)
@@ -155,10 +153,10 @@ EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *
 #define EC_X86_DW3_BLK(NH, FAST)                                                                   \
     static __attribute__((noinline, unused)) EC_X86_DW3_NOIPA void ec_x86_dw3_blk_##NH##_##FAST(       \
         const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
-        const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow,  \
+        const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow,                          \
         int c) {                                                                               \
         const ec_avx2_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
-        ec_x86_dw3_block(&gl, x, y, w, bias, q, z, zrow, c, NH, FAST);                             \
+        ec_x86_dw3_block(&gl, x, y, w, bias, q, zrow, c, NH, FAST);                             \
     }
 EC_X86_DW3_BLK(1, 0)
 EC_X86_DW3_BLK(1, 1)
@@ -187,15 +185,15 @@ EC_X86_DW3_BLK(7, 1)
  * computed and stored twice, the same values): no read or write past a pixel. */
 EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                              const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                             const ec_avx2_dw3_q *z, const int8_t *zrow, int FAST, int PLAN) {
+                             const int8_t *zrow, int FAST, int PLAN) {
     /* blocks of 32 on ZMM for channels a multiple of 32 or 16 (plans 2, 5, 7); the others take
      * their rests in blocks of 16 (as fast: cv_se_mbv2 184.2 vs 184.6 us), one kind fewer */
     const int C = g->chans, QUADS = PLAN < 7, Z32 = PLAN == 2 || PLAN == 5 || PLAN == 7;
     int c = 0;
 #define EC_X86_DW3_B(NH, c0)                                                                       \
     do {                                                                                       \
-        if (FAST) ec_x86_dw3_blk_##NH##_1(g, x, y, w, bias, q, z, zrow, (c0));                     \
-        else ec_x86_dw3_blk_##NH##_0(g, x, y, w, bias, q, z, zrow, (c0));                          \
+        if (FAST) ec_x86_dw3_blk_##NH##_1(g, x, y, w, bias, q, zrow, (c0));                     \
+        else ec_x86_dw3_blk_##NH##_0(g, x, y, w, bias, q, zrow, (c0));                          \
     } while (0)
     (void)QUADS, (void)Z32;  /* 512-bit builds only */
     PLAN = PLAN == 7 ? 2 : PLAN == 8 ? 5 : PLAN == 9 ? 0 : PLAN;
@@ -255,14 +253,14 @@ EC_X86_DW_INLINE int ec_x86_dw3_plan(int C, int sw) {
  * scratch. */
 EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                 const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                                const ec_avx2_dw3_q *z, const int8_t *zrow) {
+                                const int8_t *zrow) {
     /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
     const ec_avx2_dw3_geom gl = *g;
     const int fast = q->fast != 0;
 #define EC_X86_DW3_P(P)                                                                            \
     case P:                                                                                    \
-        if (fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 1, P);                        \
-        else ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 0, P);                             \
+        if (fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, 1, P);                        \
+        else ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, 0, P);                             \
         break;
     switch (ec_x86_dw3_plan(gl.chans, gl.stride_w)) {
         EC_X86_DW3_P(1) EC_X86_DW3_P(2) EC_X86_DW3_P(3) EC_X86_DW3_P(4) EC_X86_DW3_P(5)
@@ -278,9 +276,9 @@ EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, c
 #define EC_X86_DW3_PLAN(PLAN, FAST)                                                                \
     EC_AVX2_SHARED void EC_X86_NS(ec_x86_depthwise_conv_2d_3x3_p##PLAN##FAST##_s8)(                \
         const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
-        const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow) {    \
+        const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow) {                            \
         const ec_avx2_dw3_geom gl = *g;                                                            \
-        ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, FAST, PLAN);                                \
+        ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, FAST, PLAN);                                \
     }
 EC_X86_DW3_PLAN(0, 0)
 EC_X86_DW3_PLAN(0, 1)

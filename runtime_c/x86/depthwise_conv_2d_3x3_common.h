@@ -137,18 +137,5 @@ EC_X86_DW_INLINE void ec_x86_dw_ky_store(int8_t *y, const __m256i *acc, const ec
     }
 }
 
-/* The 64-channel ZMM blocks' weights (edgecc/lower/vec_dw.py _quad_weights), for each block of 64
- * channels in "quad lane order": accumulator g (0..3) lane i (0..15) is channel
- * 16 * (i / 4) + 4 * g + i % 4 of the block (the order VPUNPCK{L,H}BW then VPUNPCK{L,H}WD of
- * three 64-byte rows produce). Unused (a single zero) below 64 channels or without EC_X86_512.
- * Their bias and requantization constants are the layer's channel-order arrays, put in lane
- * order as a block starts (ec_x86_dw_kq_load). */
-#ifndef EC_X86_ONCE_EC_AVX2_DW3_Q /* a record the calls name: defined once, not per level */
-#define EC_X86_ONCE_EC_AVX2_DW3_Q
-typedef struct {
-    const int8_t *w;      /* [block][column d][64 lanes][4]: (w[0][d], w[1][d], w[2][d], 0) */
-} ec_avx2_dw3_q;
-#endif
-
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_DEPTHWISE_CONV_2D_3X3_COMMON_H */

@@ -224,12 +224,10 @@ typedef struct {
     __m512i lo, hi, zp;
 } ec_x86_dw_kq;
 
-/* The 64 int32 of channels c.. (channel order) in quad lane order: accumulator g lane i is
- * channel 16 * (i / 4) + 4 * g + i % 4, so g's lanes are the 128-bit chunk g of each 16 channels
- * (a 4 x 4 transpose of 128-bit chunks). */
-EC_X86_DW_INLINE void ec_x86_dw_q32(const int32_t *p, __m512i *v) {
-    const __m512i l0 = _mm512_loadu_si512(p), l1 = _mm512_loadu_si512(p + 16);
-    const __m512i l2 = _mm512_loadu_si512(p + 32), l3 = _mm512_loadu_si512(p + 48);
+/* Four vectors of 16 channels each (64 channels in channel order) in quad lane order:
+ * accumulator g lane i is channel 16 * (i / 4) + 4 * g + i % 4, so g's lanes are the 128-bit
+ * chunk g of each 16 channels (a 4 x 4 transpose of 128-bit chunks). */
+EC_X86_DW_INLINE void ec_x86_dw_t4(__m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i *v) {
     const __m512i a = _mm512_shuffle_i32x4(l0, l1, 0x44), b = _mm512_shuffle_i32x4(l0, l1, 0xEE);
     const __m512i c = _mm512_shuffle_i32x4(l2, l3, 0x44), d = _mm512_shuffle_i32x4(l2, l3, 0xEE);
     v[0] = _mm512_shuffle_i32x4(a, c, 0x88);
@@ -238,28 +236,51 @@ EC_X86_DW_INLINE void ec_x86_dw_q32(const int32_t *p, __m512i *v) {
     v[3] = _mm512_shuffle_i32x4(b, d, 0xDD);
 }
 
-/* The block's constants, read from the layer's channel-order arrays (those of the 256-bit and
- * 32-channel blocks; c64 in channel order) and put in quad lane order here, once per block: the
- * weight quads (edgecc/lower/vec_dw.py _quad_weights), the bias for u = x + 128 (the bias minus
- * 128 * the sum of the channel's 9 weights: VPDPBUSD of 128s against the quads), the
+/* The 64 int32 of channels p.. in quad lane order. */
+EC_X86_DW_INLINE void ec_x86_dw_q32(const int32_t *p, __m512i *v) {
+    ec_x86_dw_t4(_mm512_loadu_si512(p), _mm512_loadu_si512(p + 16), _mm512_loadu_si512(p + 32),
+                 _mm512_loadu_si512(p + 48), v);
+}
+
+/* The weight quads (w[0][d], w[1][d], w[2][d], 0) of filter column d for 16 channels, in channel
+ * order, from the layer's int16 pairs (the 256-bit and 32-channel blocks' weights): pd, the pairs
+ * (w[0][d], w[1][d]) = P_d, and px, the pair holding w[2][d] as its first (hi 0) or second (hi 1)
+ * tap (P3 = (w6, w7); P4 = (w8, 0) at stride 2, else (0, w8)); each int16 is an int8 value, its
+ * low byte (VPMOVWB) that value. */
+EC_X86_DW_INLINE __m512i ec_x86_dw_quad16(const int16_t *pd, const int16_t *px, int hi) {
+    const __m512i a = _mm512_cvtepu16_epi32(_mm512_cvtepi16_epi8(_mm512_loadu_si512(pd)));
+    const __m512i x = _mm512_cvtepu16_epi32(_mm512_cvtepi16_epi8(_mm512_loadu_si512(px)));
+    const __m512i t = hi ? _mm512_srli_epi32(x, 8) : _mm512_and_si512(x, _mm512_set1_epi32(0xFF));
+    return _mm512_or_si512(a, _mm512_slli_epi32(t, 16));
+}
+
+/* The block's constants from the layer's own arrays (those of the 256-bit and 32-channel blocks:
+ * int16 pairs w, channel-order bias, mult, right/left, c64), put in quad lane order once per
+ * block: the weight quads of the 3 filter columns, the bias for u = x + 128 (the bias minus 128
+ * times the sum of the channel's 9 weights: VPDPBUSD of 128s against the quads), the
  * requantization constants (c64: per accumulator its 8 even lanes, then its 8 odd lanes). */
-EC_X86_DW_INLINE void ec_x86_dw_kq_load(ec_x86_dw_kq *k, const ec_avx2_dw3_q *z, const int32_t *bias,
-                                const ec_avx2_rq *q, int c, int FAST) {
-    const int b = c / 64;
+EC_X86_DW_INLINE void ec_x86_dw_kq_load(ec_x86_dw_kq *k, const int16_t *w, const int32_t *bias,
+                                const ec_avx2_rq *q, int C, int d4, int c, int FAST) {
     const __m512i u128 = _mm512_set1_epi8((char)0x80);
-    __m512i bv[4], mv[4], ev[4], lv[4];
+    __m512i bv[4], mv[4], ev[4], lv[4], s[4];
     int g, d;
     ec_x86_dw_q32(bias + c, bv);
     ec_x86_dw_q32(q->mult + c, mv);
     ec_x86_dw_q32(q->right + c, ev);
     if (!FAST) ec_x86_dw_q32(q->left + c, lv);
+    for (g = 0; g < 4; ++g) s[g] = _mm512_setzero_si512();
+    for (d = 0; d < 3; ++d) {
+        const int16_t *pd = w + 2 * ((size_t)d * C + c);
+        const int16_t *px = w + 2 * ((size_t)(d < 2 ? 3 : 4) * C + c);
+        const int hi = d < 2 ? d : !d4;
+#define EC_X86_DW_Q16(j) ec_x86_dw_quad16(pd + 32 * (j), px + 32 * (j), hi)
+        ec_x86_dw_t4(EC_X86_DW_Q16(0), EC_X86_DW_Q16(1), EC_X86_DW_Q16(2), EC_X86_DW_Q16(3),
+                     k->W[d]);
+#undef EC_X86_DW_Q16
+        for (g = 0; g < 4; ++g) s[g] = _mm512_dpbusd_epi32(s[g], u128, k->W[d][g]);
+    }
     for (g = 0; g < 4; ++g) {
-        __m512i s = _mm512_setzero_si512();
-        for (d = 0; d < 3; ++d) {
-            k->W[d][g] = _mm512_loadu_si512(z->w + ((size_t)(3 * b + d) * 64 + 16 * g) * 4);
-            s = _mm512_dpbusd_epi32(s, u128, k->W[d][g]);
-        }
-        k->B[g] = _mm512_sub_epi32(bv[g], s);
+        k->B[g] = _mm512_sub_epi32(bv[g], s[g]);
         k->R[g].m = mv[g];
         k->R[g].mo = _mm512_srli_epi64(mv[g], 32);
         k->R[g].e = ev[g];

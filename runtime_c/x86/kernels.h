@@ -125,14 +125,13 @@ static inline void ec_x86_depthwise_conv_2d_taps_s8_base(
 }
 EC_X86_ENTRY(ec_x86_depthwise_conv_2d_3x3_s8,
              (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
-              const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow),
-             (g, x, y, w, bias, q, z, zrow))
+              const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),
+             (g, x, y, w, bias, q, zrow))
 #define EC_X86_DW3_PLAN(f)                                                                        \
     EC_X86_ENTRY(f,                                                                               \
                  (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,        \
-                  const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z,               \
-                  const int8_t *zrow),                                                            \
-                 (g, x, y, w, bias, q, z, zrow))
+                  const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),                  \
+                 (g, x, y, w, bias, q, zrow))
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p00_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p01_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p10_s8)
