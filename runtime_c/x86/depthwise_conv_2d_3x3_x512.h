@@ -379,41 +379,5 @@ EC_X86_DW_INLINE void ec_x86_dw3_row_q(const ec_avx2_dw3_geom *g, const int8_t *
 }
 #endif
 
-#if EC_X86_512
-/* Stride 1 with C = 8 or 16 channels: 32 input bytes are 32 / C neighbouring pixels, so a ZMM
- * pair (lo/hi) holds P = 32 / C output pixels x C channels. Interior pixels x_lo.. in groups of
- * P (the return value: the first pixel left to ec_x86_dw3_row_y); each group reads the 32 bytes at
- * columns j-1, j, j+1 of rows 0 and 1 (V0..V2) and j-1, j, j+1 of row 2 (H0 = (j-1, j),
- * H1 = (j, j+1), P4 = (0, w8)), all inside the row. */
-EC_X86_DW_INLINE int ec_x86_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
-                              int8_t *yrow, const ec_x86_dw_kz *k, int FAST,
-                              int C) {
-    const int P = 32 / C, j0 = g->x_lo - g->pad_l;
-    const int n = (g->x_hi - g->x_lo) / P;
-    const ptrdiff_t c0 = C, c1 = C, c2 = C;  /* every row (zrow too) steps C */
-    const int8_t *p0 = rp[0] + j0 * c0, *p1 = rp[1] + j0 * c1, *p2 = rp[2] + j0 * c2;
-    int8_t *yp = yrow + (size_t)g->x_lo * C;
-    int i;
-    if (g->x_lo >= g->x_hi) return g->x_hi;
-    for (i = 0; i < n; ++i) {
-#define EC_X86_DW_W(p) _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
-        const __m512i a0 = EC_X86_DW_W(p0), a1 = EC_X86_DW_W(p0 + c0), a2 = EC_X86_DW_W(p0 + 2 * c0);
-        const __m512i b0 = EC_X86_DW_W(p1), b1 = EC_X86_DW_W(p1 + c1), b2 = EC_X86_DW_W(p1 + 2 * c1);
-        const __m512i d0 = EC_X86_DW_W(p2), d1 = EC_X86_DW_W(p2 + c2), d2 = EC_X86_DW_W(p2 + 2 * c2);
-#undef EC_X86_DW_W
-        __m512i v0[2], v1[2], v2[2], h0[2], h1[2], acc[2];
-        v0[0] = _mm512_unpacklo_epi16(a0, b0), v0[1] = _mm512_unpackhi_epi16(a0, b0);
-        v1[0] = _mm512_unpacklo_epi16(a1, b1), v1[1] = _mm512_unpackhi_epi16(a1, b1);
-        v2[0] = _mm512_unpacklo_epi16(a2, b2), v2[1] = _mm512_unpackhi_epi16(a2, b2);
-        h0[0] = _mm512_unpacklo_epi16(d0, d1), h0[1] = _mm512_unpackhi_epi16(d0, d1);
-        h1[0] = _mm512_unpacklo_epi16(d1, d2), h1[1] = _mm512_unpackhi_epi16(d1, d2);
-        ec_x86_dw_kz_mac(k, v0, v1, v2, h0, h1, acc, 2);
-        ec_x86_dw_kz_store(yp, acc, k, 2, FAST);
-        p0 += P * c0, p1 += P * c1, p2 += P * c2, yp += 32;
-    }
-    return g->x_lo + n * P;
-}
-#endif
-
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_DEPTHWISE_CONV_2D_3X3_X512_H */
