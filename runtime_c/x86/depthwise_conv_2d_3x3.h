@@ -265,11 +265,7 @@ EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x,
         return;
     }
     for (; c + 16 <= C; c += 16) EC_X86_DW3_B(2, c);
-    if (c < C && C - c > 8) {
-        EC_X86_DW3_B(2, C - 16);
-    } else if (c < C) {
-        EC_X86_DW3_B(1, C - 8);
-    }
+    if (c < C) EC_X86_DW3_B(2, C - 16);  /* C >= 16 in plans 0 and 9 */
 #undef EC_X86_DW3_B
 }
 
