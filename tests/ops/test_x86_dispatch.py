@@ -26,7 +26,7 @@ RT = data_dir("runtime_c")
 X86 = RT / "x86"
 # the records the layers' calls name: defined once, never renamed per level
 PUBLIC = {"ec_avx2_rq", "ec_x512_band", "ec_avx2_add_lin_geom", "ec_avx2_add_exact_geom",
-          "ec_x86_first_geom", "ec_avx2_dw_geom", "ec_avx2_dw3_geom", "ec_avx2_dw3_q",
+          "ec_x86_first_geom", "ec_avx2_dw_geom", "ec_avx2_dw3_geom",
           "ec_avx2_pool_geom"}
 MACHINERY = {"levels.h", "names.h", "kernels.h", "pass.h"}
 
@@ -194,3 +194,21 @@ def test_small_model_convolutions_run_the_build_level():
     assert conv and not all(c.endswith("_base") for c in conv), conv
     fc = [c for c in _calls("ad01_int8") if "fully_connected" in c]
     assert any(not c.endswith("_base") for c in fc), fc
+
+
+def test_each_layer_carries_its_weights_once():
+    """The x86-avx2 C of vww_96_int8 (3x3 depthwise layers wide and narrow, 8 to 112 channels, a
+    first convolution) holds each layer's weights and constants in one layout for all levels:
+    the 64-channel VPDPBUSD blocks build their quads from the int16 pairs and reorder the
+    channel-order constants themselves, narrow rows run the taps kernel alone, and the first
+    convolution's AVX2 level widens its quads (no int16 copy)."""
+    from edgecc.compiler import compile_model
+    c = compile_model(shared_model("vww_96_int8"), get_target("x86-avx2"), "m")
+    kinds = {}
+    for layer, key in re.findall(r"\bm_l(\d+)_(\w+)\[", c.files["m_weights.c"]):
+        kinds.setdefault(key, set()).add(int(layer))
+    assert set(kinds) <= {"w", "wq", "bias", "bias_u", "bias_x", "mult", "right", "left", "c64",
+                          "zrow"}, sorted(kinds)
+    assert kinds.get("wq") == {0}, kinds.get("wq")  # the first convolution's quads only
+    calls = _calls("vww_96_int8")
+    assert any("3x3" in f for f in calls) and any("taps" in f for f in calls), calls
