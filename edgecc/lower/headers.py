@@ -71,7 +71,6 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "avx2/conv_2d_4px.c.j2": ("x86/kernels.h",),
     "avx2/conv_2d_first.c.j2": ("x86/kernels.h",),
     "avx2/depthwise_conv_2d_3x3.c.j2": ("x86/kernels.h",),
-    "avx2/depthwise_conv_2d_3x3_taps.c.j2": ("x86/kernels.h",),
     "avx2/depthwise_conv_2d_taps.c.j2": ("x86/kernels.h",),
     "avx2/fully_connected_quads.c.j2": ("x86/kernels.h",),
     "avx2/fully_connected_stream.c.j2": ("x86/kernels.h",),

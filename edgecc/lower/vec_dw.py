@@ -108,15 +108,15 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
         raise Refused(why)
     bias = b - in_zp * taps.sum(axis=0)
     bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
-    dw3_kernel = None
-    if dw3:
+    # Narrow outputs (DW_NARROW columns or fewer, channels a multiple of 8) run pixel by pixel
+    # ec_x86_depthwise_conv_2d_taps_s8 (all channels per pixel) at every level: the 3x3 kernel's
+    # per-row, per-block setup outweighs its sharing there, on 256-bit builds and on AVX-512 too
+    # (measured, -O2 -mavx2 -mfma on AVX-512 VNNI, taps vs 3x3 at level 2: kws_ref_model 24.8
+    # vs 24.9 us, cv_dscnn 12.1 vs 12.2, vww_96_int8 52.3 vs 52.6), and one kernel carries one
+    # copy of the weights and constants (kws_ref_model 70.0 -> 60.4 KB of flash).
+    if dw3 and not (win.out_w <= DW_NARROW and oc % 8 == 0):
         params = dict(**rq_params(g, n), **rqp)
-        dw3_kernel = _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
-        # Narrow outputs on 256-bit builds: ec_x86_depthwise_conv_2d_3x3_s8's per-row, per-block setup outweighs its
-        # sharing, and pixel-by-pixel ec_x86_depthwise_conv_2d_taps_s8 (all channels per pixel) is faster there; the
-        # generated C then carries both and takes ec_x86_depthwise_conv_2d_3x3_s8 only where EC_X86_512.
-        if not (win.out_w <= DW_NARROW and oc % 8 == 0):
-            return dw3_kernel
+        return _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
     pairs = (kh * kw + 1) // 2
     tp = np.zeros((2 * pairs, oc), np.int64)
     tp[:kh * kw] = taps
@@ -132,13 +132,6 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
         geom = Avx2DwGeom(*fields)
     consts = dict(w=wl, bias=int32_array(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
-    if dw3_kernel is not None:  # both kernels (see above): ec_x86_depthwise_conv_2d_taps_s8's arrays suffixed _p
-        return Kernel("avx2/depthwise_conv_2d_3x3_taps.c.j2",
-                      params=dict(dw3_kernel.params, geom_p=geom),
-                      consts=dict(dw3_kernel.consts, w_p=wl,
-                                  c64_p=rq.get("c64", np.zeros(1, np.int64))),
-                      scratch=0, variant="avx2-dw3n",
-                      reason=dw3_kernel.reason + "; narrow rows: per pixel on 256-bit builds")
     return vec_kernel(isa, "depthwise_conv_2d", dict(geom=geom, **rq_params(g, n), **rqp), consts,
                       0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step", "taps")
 
@@ -150,7 +143,10 @@ def dw3_plan(chans: int, stride_w: int) -> int:
         return 1
     if stride_w == 1 and chans in (8, 16):
         return 3 if chans == 8 else 4
-    return 2 if chans % 32 == 0 else (5 if chans % 16 == 0 else 0)
+    if chans < 16:
+        return 6
+    plan = 2 if chans % 32 == 0 else (5 if chans % 16 == 0 else 0)
+    return {2: 7, 5: 8, 0: 9}[plan] if chans < 64 else plan  # below 64: no block of quads
 
 
 def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int, rq: dict,
@@ -158,7 +154,8 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     """3x3, dilation 1 on AVX2: runtime_c/x86/depthwise_conv_2d_3x3.h (row by row; input
     pairs shared by neighbouring pixels). Weights: 5 pairs (w0,w3) (w1,w4) (w2,w5) (w6,w7) and
     (w8,0) for stride 2 (d4 = 1: that pair reads columns j+1, j+2) else (0,w8), each [c][2]
-    int16; x_lo..x_hi-1 the output columns whose columns j-1..j+1+d4 lie inside the row."""
+    int16; x_lo..x_hi-1 the output columns whose columns j-1..j+1+d4 lie inside the row (none
+    above stride 2)."""
     oc = taps.shape[1]
     d4 = int(win.stride_w == 2)
     z = np.zeros(oc, np.int64)
@@ -168,7 +165,9 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     inside = [ox for ox in range(win.out_w)
               if ox * win.stride_w - win.pad_l >= 0
               and ox * win.stride_w - win.pad_l + 2 + d4 < win.in_w]
-    x_lo, x_hi = (inside[0], inside[-1] + 1) if inside else (win.out_w, win.out_w)
+    # above stride 2 the kernel has no interior loop: every column checked (x_lo == x_hi)
+    x_lo, x_hi = (inside[0], inside[-1] + 1) if inside and win.stride_w <= 2 else \
+        (win.out_w, win.out_w)
     geom = Avx2Dw3Geom(batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
             win.pad_t, win.pad_l, d4, x_lo, x_hi)
     if "c64" in rq:  # ec_x86_depthwise_conv_2d_3x3_s8 reads c64 in channel order (its blocks start anywhere)
@@ -178,41 +177,12 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     # zrow: a whole input row of input_zp bytes (what a row above or below the input reads) and
     # 64 more (the widest read starting inside it)
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
-    consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq,
-                  **_quad_consts(taps, bias[:oc], rq))
+    consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq)
     plan = dw3_plan(oc, win.stride_w)
     return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, plan=plan, **params),
                   consts=consts, scratch=0, variant="avx2-dw3",
                   reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
                          "shared by neighbouring pixels")
-
-
-def _quad_consts(taps: np.ndarray, bias: np.ndarray, rq: dict) -> dict[str, np.ndarray]:
-    """ec_avx2_dw3_q (runtime_c/x86/): for each whole block of 64 channels, in quad
-    lane order (accumulator g, lane i: channel 16 * (i // 4) + 4 * g + i % 4), the weight quads
-    (w[0][d], w[1][d], w[2][d], 0) of each filter column d, the bias for u = x + 128 (bias here
-    already has -input_zp * sum(w) folded in), and the requantization arrays (c64: per
-    accumulator its 8 even lanes, then its 8 odd lanes). A single zero each below 64 channels."""
-    oc = taps.shape[1]
-    nb = oc // 64
-    if nb == 0:
-        one = {k: np.zeros(1, v.dtype) for k, v in rq.items()}
-        return dict(wq=np.zeros(1, np.int8), bias_q=np.zeros(1, np.int32),
-                    **{k + "_q": v for k, v in one.items()})
-    perm = np.array([b * 64 + 16 * (i // 4) + 4 * g + i % 4
-                     for b in range(nb) for g in range(4) for i in range(16)])
-    wq = np.zeros((nb, 3, 64, 4), np.int64)
-    for d in range(3):
-        for fy in range(3):
-            wq[:, d, :, fy] = taps[3 * fy + d][perm].reshape(nb, 64)
-    out = dict(wq=wq.ravel().astype(np.int8),
-               bias_q=int32_array(bias[perm] - 128 * taps.sum(axis=0)[perm]))
-    for k, v in rq.items():
-        v = np.asarray(v)[perm]
-        if k == "c64":
-            v = v.reshape(nb, 4, 8, 2).transpose(0, 1, 3, 2).ravel()
-        out[k + "_q"] = v
-    return out
 
 
 def dw_entries(isa: str, conv_entries: list[Candidate]) -> list[Candidate]:

@@ -105,7 +105,6 @@ def _gated(c: Candidate) -> Candidate:
             n.op == "ADD" and int(np.prod(g.type(n.outputs[0]).shape)) >= DISPATCH_ADD)
         k.params["lvl"] = "" if big else "_base"
         k.params["dispatch"] = [1] if big else []  # a template's run-time level check: 0 or 1
-        k.params["taps_fn"] = "_low_s8" if big else "_s8_base"
         if "kind" in k.params:  # the band, and the epilogue (ONNX's is not the fast one), final
             if big:
                 _few_tiles(g, n, k)

@@ -13,7 +13,8 @@ one a block of 8 when out_c % 16 is 1..8. Layouts, per block of B channels (16 o
 - wq (VPDPBUSD): block of 16: [kpp/4][16][4] int8: each step of 4 taps, the 16 channels' 4
   weights; block of 8: [kpp/8][8][8]: each step of 8 taps, the 8 channels' 8 weights (two
   quads a channel, against one 8-byte broadcast of the pixel's taps);
-- w16 (VPMADDWD, plain AVX2): [kpp/2][B][2] int16: each step of 2 taps, the B channels' pairs.
+the plain AVX2 path (VPMADDWD) widens each block to int16 tap pairs on the stack itself, so
+the weights are in flash once for every level (kpp at most MAX_KPP: the stack buffer).
 Biases (bias_u / bias_x, the input offset folded in) and the requantization constants are
 edgecc/lower/vec.py's, so the kernel shares ec_x86_conv_2d_4px_s8's arithmetic exactly.
 """
@@ -35,6 +36,7 @@ MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs 
 # (band * out_w + 8) * kpp, and a band's input rows x row_b: the kernel's stack buffers
 MAX_COL = c_define("x86/conv_2d_first_common.h", "EC_X86_FIRST_MAX_COL")
 MAX_ROWS = c_define("x86/conv_2d_first_common.h", "EC_X86_FIRST_MAX_ROWS")
+MAX_KPP = c_define("x86/conv_2d_first_common.h", "EC_X86_FIRST_MAX_KPP")
 ROW_SLACK = 16      # a padded row's bytes past its last column: 16-byte moves may read them
 
 
@@ -47,22 +49,21 @@ def channel_blocks(oc: int) -> tuple[int, int]:
     return nb16, int(rem > 0)
 
 
-def pack_first(rows: np.ndarray, kpp: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """[oc, K] weights -> (wq int8, w16 int16, ocp): see the module docstring."""
+def pack_first(rows: np.ndarray, kpp: int) -> tuple[np.ndarray, int]:
+    """[oc, K] weights -> (wq int8, ocp): see the module docstring."""
     oc, k = rows.shape
     nb16, tail8 = channel_blocks(oc)
     ocp = 16 * nb16 + 8 * tail8
     w = np.zeros((ocp, kpp), np.int64)
     w[:oc, :k] = rows
-    wq, w16 = [], []
+    wq = []
     c = 0
     for size in [16] * nb16 + [8] * tail8:
         blk = w[c:c + size]  # [B, kpp]
         group = 4 if size == 16 else 8  # the block of 8 takes each channel's 8 taps a step
         wq.append(blk.reshape(size, kpp // group, group).transpose(1, 0, 2).ravel())
-        w16.append(blk.reshape(size, kpp // 2, 2).transpose(1, 0, 2).ravel())
         c += size
-    return (np.concatenate(wq).astype(np.int8), np.concatenate(w16).astype(np.int16), ocp)
+    return np.concatenate(wq).astype(np.int8), ocp
 
 
 def first_applies(g: Graph, n: Node, target) -> str | None:
@@ -86,6 +87,9 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
     win = conv_window(g, n)
     k = kh * kw * ic
     kpp = round_up(k, 8 if channel_blocks(oc)[1] else 4)
+    if kpp > MAX_KPP:
+        raise Refused(f"a patch of {kpp} taps (above {MAX_KPP}: the int16 weights of a block "
+                      f"of 16 channels on the stack)")
     seg = kw * ic if win.dil_w == 1 else ic
     row_cols = (win.out_w - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
     row_b = row_cols * ic + ROW_SLACK
@@ -100,7 +104,7 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
     m, s = channel_multipliers(g, n, oc)
     in_zp = int(x.q.zero_point[0])
     b = bias_of(g, n, oc)
-    wq, w16, ocp = pack_first(rows, kpp)
+    wq, ocp = pack_first(rows, kpp)
     rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *out_act(g, n))
     if rq is None:
         raise Refused(why)
@@ -108,7 +112,7 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
     geom = X86FirstGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, kh, kw, win.stride_h,
             win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l, seg, kpp, nb16, tail8,
             row_cols, row_b, band, in_zp)
-    consts = dict(wq=wq, w16=w16, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
+    consts = dict(wq=wq, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     blocks = " + ".join(([f"{nb16} x 16"] if nb16 else []) + (["8"] if tail8 else []))
     return Kernel("avx2/conv_2d_first.c.j2", params=dict(geom=geom, **rq_params(g, n), **rqp),
                   consts=consts, scratch=0, variant="avx2-conv-first",

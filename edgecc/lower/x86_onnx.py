@@ -25,7 +25,7 @@ def onnx_epilogue(k: Kernel, g: Graph, n: Node) -> Kernel:
     zeroed (never read on that path)."""
     if not is_onnx(n):
         return k
-    if k.template.endswith("3x3.c.j2") or k.template.endswith("3x3_taps.c.j2"):
+    if k.template.endswith("3x3.c.j2"):
         raise Refused("ONNX numerics: the 3x3 depthwise kernel has TFLite's epilogue only")
     channels = int(out_type(g, n).shape[-1])
     length = len(k.consts.get("bias_u", k.consts.get("bias")))

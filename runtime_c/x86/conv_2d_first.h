@@ -17,9 +17,10 @@
  * The weights (edgecc/ops/_vec_first.py) come per block of 16 channels as [kpp/4][16][4] bytes
  * for VPDPBUSD (4-byte broadcasts; the block of 8: [kpp/8][8][8], each channel's two quads side
  * by side against an 8-byte broadcast, the lane pairs added at the end; kpp is then a multiple
- * of 8), and as int16 [kpp/2][16][2] ([kpp/2][8][2]) for the plain AVX2 path, whose VPMADDWD
- * then sums each channel's tap pair straight into its own int32 lane (the patches are widened
- * to int16 once per band). Taps past k_h * k_w * in_c meet zero weights. Biases and the
+ * of 8); the plain AVX2 path widens each block's quads to int16 [kpp/2][16][2] ([kpp/2][8][2])
+ * on the stack once per band, and its VPMADDWD then sums each channel's tap pair straight into
+ * its own int32 lane (the patches are widened to int16 once per band too). Taps past
+ * k_h * k_w * in_c meet zero weights. Biases and the
  * requantization are those of ec_x86_conv_2d_avx2 (bias_u for u8 activations, bias_x for x itself;
  * ec_avx2_rq), so every path sums the same products in int32 and agrees bit for bit with
  * TFLite Micro.
@@ -32,8 +33,9 @@
  * through ec_avx2_out16 / ec_avx2_out8.
  *
  * No arena scratch: the rows (at most EC_X86_FIRST_MAX_ROWS bytes) and a band's patches
- * (EC_X86_FIRST_MAX_COL bytes; twice that as int16 without VNNI) live on the stack; the compiler
- * only takes this kernel when they fit. C99 + intrinsics, no state, no allocation.
+ * (EC_X86_FIRST_MAX_COL bytes; twice that as int16 without VNNI, and a block's int16 weights,
+ * 16 * EC_X86_FIRST_MAX_KPP) live on the stack; the compiler only takes this kernel when they
+ * fit. C99 + intrinsics, no state, no allocation.
  */
 #ifndef EDGECC_X86_CONV_2D_FIRST_H
 #define EDGECC_X86_CONV_2D_FIRST_H
@@ -42,10 +44,10 @@
 
 /* The layer: per batch image, bands of output rows: the band's input rows padded on the stack
  * once, each row's patches copied after the band's previous rows', then the band's pixels
- * (consecutive in the output) as one run of products. wq: the VNNI quads, w16: the int16 pairs
- * (only the build's path reads its own). No arena scratch. */
+ * (consecutive in the output) as one run of products. wq: the weight quads (every level). No
+ * arena scratch. */
 EC_AVX2_SHARED void ec_x86_conv_2d_first_s8(const ec_x86_first_geom *g, const int8_t *x, int8_t *y,
-                                       const int8_t *wq, const int16_t *w16,
+                                       const int8_t *wq,
                                        const int32_t *bias_u, const int32_t *bias_x,
                                        const ec_avx2_rq *q) {
     int8_t rows[EC_X86_FIRST_MAX_ROWS];
@@ -78,7 +80,7 @@ EC_AVX2_SHARED void ec_x86_conv_2d_first_s8(const ec_x86_first_geom *g, const in
             }
 #endif
             ec_x86_first_dot(g, nr * g->out_w, col, col16,
-                         y + ((size_t)b * g->out_h + oy0) * g->out_w * g->out_c, wq, w16, bias_u,
+                         y + ((size_t)b * g->out_h + oy0) * g->out_w * g->out_c, wq, bias_u,
                          bias_x, q);
         }
     }

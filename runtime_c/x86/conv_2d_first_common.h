@@ -12,6 +12,8 @@
 #define EC_X86_FIRST_MAX_COL 6144   /* (band * out_w + 8) * kpp: a band of output rows' patches, and
                                  * room for the 7 pixels a last partial group computes in vain */
 #define EC_X86_FIRST_MAX_ROWS 6144  /* a band's padded input rows: its input rows x row_b */
+#define EC_X86_FIRST_MAX_KPP 256    /* a pixel's patch (kpp): the plain AVX2 path widens a block of
+                                 * 16 channels' weights to 16 * kpp int16 on the stack */
 
 /* A layer's geometry, all of it computed by the compiler. */
 #ifndef EC_X86_ONCE_EC_X86_FIRST_GEOM /* a record the calls name: defined once, not per level */
@@ -208,6 +210,45 @@ static inline __m256i ec_x86_first_fold8(__m256i lo, __m256i hi) {
     /* hadd within 128-bit lanes gives [c0 c1 c4 c5 | c2 c3 c6 c7] */
     return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
 }
+
+#if !EC_AVX2_VNNI
+/* The int16 tap pairs [kpp/2][16][2] of a block of 16 channels from its quads [kpp/4][16][4]:
+ * each 4 channels' quads sign-extended (VPMOVSXBW), their first pairs to one step, their second
+ * to the next. */
+static inline void ec_x86_first_w16(const int8_t *wq, int kpp, int16_t *w) {
+    const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    int s, h;
+    for (s = 0; s < kpp / 4; ++s, wq += 64, w += 64)
+        for (h = 0; h < 2; ++h) {  /* channels 8h..8h+7 */
+            const __m256i a = _mm256_permutevar8x32_epi32(
+                _mm256_cvtepi8_epi16(EC_LD128(wq + 32 * h)), idx);
+            const __m256i b = _mm256_permutevar8x32_epi32(
+                _mm256_cvtepi8_epi16(EC_LD128(wq + 32 * h + 16)), idx);
+            _mm256_storeu_si256((__m256i *)(void *)(w + 16 * h), _mm256_permute2x128_si256(a, b, 0x20));
+            _mm256_storeu_si256((__m256i *)(void *)(w + 32 + 16 * h),
+                                _mm256_permute2x128_si256(a, b, 0x31));
+        }
+}
+
+/* The same for the block of 8: pairs [kpp/2][8][2] from [kpp/8][8][8] (each channel's 8 taps a
+ * step: 4 pairs, to 4 steps). */
+static inline void ec_x86_first_w16_tail8(const int8_t *wq, int kpp, int16_t *w) {
+    const __m256i idx = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int s;
+    for (s = 0; s < kpp / 8; ++s, wq += 64, w += 64) {
+#define EC_X86_FIRST_W8(i) _mm256_permutevar8x32_epi32(_mm256_cvtepi8_epi16(EC_LD128(wq + 16 * (i))), idx)
+        const __m256i y0 = EC_X86_FIRST_W8(0), y1 = EC_X86_FIRST_W8(1);
+        const __m256i y2 = EC_X86_FIRST_W8(2), y3 = EC_X86_FIRST_W8(3);
+#undef EC_X86_FIRST_W8
+        const __m256i l01 = _mm256_unpacklo_epi64(y0, y1), h01 = _mm256_unpackhi_epi64(y0, y1);
+        const __m256i l23 = _mm256_unpacklo_epi64(y2, y3), h23 = _mm256_unpackhi_epi64(y2, y3);
+        _mm256_storeu_si256((__m256i *)(void *)w, _mm256_permute2x128_si256(l01, l23, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(w + 16), _mm256_permute2x128_si256(h01, h23, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(w + 32), _mm256_permute2x128_si256(l01, l23, 0x31));
+        _mm256_storeu_si256((__m256i *)(void *)(w + 48), _mm256_permute2x128_si256(h01, h23, 0x31));
+    }
+}
+#endif
 
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_CONV_2D_FIRST_COMMON_H */

@@ -281,18 +281,20 @@ static inline void ec_x86_first_dot_vnni(const ec_x86_first_geom *g, int ow, con
     }
 }
 #else
-/* Plain AVX2 (int16 patches in col16, int16 tap pairs w16, bias_x; VPMADDWD): ow consecutive
- * output pixels of every channel block, to yr. */
+/* Plain AVX2 (int16 patches in col16, bias_x; VPMADDWD): ow consecutive output pixels of every
+ * channel block, to yr. The weights are the VNNI quads wq, each block's widened to int16 tap
+ * pairs on the stack first (ec_x86_first_w16): one copy of them in flash for every level. */
 static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, const int16_t *col16,
-                                     int8_t *yr, const int16_t *w16, const int32_t *bias_x,
+                                     int8_t *yr, const int8_t *wq, const int32_t *bias_x,
                                      const ec_avx2_rq *q) {
     const int kpp = g->kpp, oc = g->out_c;
     int cb, ox, k;
     const int kh2 = kpp / 2;
+    int16_t wb[16 * EC_X86_FIRST_MAX_KPP];
 
     for (cb = 0; cb < g->nb16; ++cb) {
         const int c = 16 * cb, n = oc - c < 16 ? oc - c : 16;
-        const int16_t *wb = w16 + (size_t)c * kpp;
+        ec_x86_first_w16(wq + (size_t)c * kpp, kpp, wb);
         const __m256i bl = EC_LD256(bias_x + c), bh = EC_LD256(bias_x + c + 8);
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
@@ -327,8 +329,8 @@ static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, con
     }
     if (g->tail8) {
         const int c = 16 * g->nb16, n = oc - c;
-        const int16_t *wb = w16 + (size_t)c * kpp;
         const __m256i b = EC_LD256(bias_x + c);
+        ec_x86_first_w16_tail8(wq + (size_t)c * kpp, kpp, wb);
         for (ox = 0; ox < ow; ox += 4) {
             const int np = ow - ox < 4 ? ow - ox : 4;
             const int16_t *p0 = col16 + (size_t)ox * kpp;
@@ -359,18 +361,16 @@ static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, con
  * to yr: the build's path (only it reads its own operands). */
 static inline void ec_x86_first_dot(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                 const int16_t *col16, int8_t *yr, const int8_t *wq,
-                                const int16_t *w16, const int32_t *bias_u,
-                                const int32_t *bias_x, const ec_avx2_rq *q) {
+                                const int32_t *bias_u, const int32_t *bias_x,
+                                const ec_avx2_rq *q) {
 #if EC_AVX2_VNNI
     (void)col16;
-    (void)w16;
     (void)bias_x;
     ec_x86_first_dot_vnni(g, ow, col, yr, wq, bias_u, q);
 #else
     (void)col;
-    (void)wq;
     (void)bias_u;
-    ec_x86_first_dot_avx2(g, ow, col16, yr, w16, bias_x, q);
+    ec_x86_first_dot_avx2(g, ow, col16, yr, wq, bias_x, q);
 #endif
 }
 

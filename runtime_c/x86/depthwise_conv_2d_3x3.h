@@ -13,7 +13,8 @@
  * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
  * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
  * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
- * columns j-1..j+1+d4 inside the row) need no check: this does xa..x_hi-1 of them (the packed ZMM
+ * columns j-1..j+1+d4 inside the row; none above stride 2, where every pixel takes the checked
+ * path: one interior loop fewer in each block kind) need no check: this does xa..x_hi-1 of them (the packed ZMM
  * rows do the first ones, ec_x86_dw3_row_p). VT: the vector type; K: the block kind (ky: 256-bit, kz:
  * 512-bit) whose _pairs, _mac and _store this uses. */
 #define EC_X86_DW3_ROW(NAME, VT, KT, K)                                                            \
@@ -62,7 +63,7 @@ EC_X86_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
                 for (h = 0; h < NH; ++h) Vm[h] = V0[h], V0[h] = Vp[h], Hm[h] = Hp[h];          \
                 p0 += c0, p1 += c1, p2 += c2, yp += C;                                         \
             }                                                                                  \
-        } else if (d4) { /* stride 2 */                                                        \
+        } else { /* stride 2 (above 2 no pixel is interior: x_lo == x_hi == out_w) */           \
             K##_pairs(p0, p1, Vm, NH);                                                         \
             K##_pairs(p2, p2 + c2, Hm, NH);                                                    \
             for (ox = 0; ox < n; ++ox) {                                                       \
@@ -74,20 +75,45 @@ EC_X86_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
                 for (h = 0; h < NH; ++h) Vm[h] = Vp[h], Hm[h] = Hp[h];                         \
                 p0 += 2 * c0, p1 += 2 * c1, p2 += 2 * c2, yp += C;                             \
             }                                                                                  \
-        } else {                                                                               \
-            for (ox = 0; ox < n; ++ox) {                                                       \
-                K##_pairs(p0, p1, Vm, NH);                                                     \
-                K##_pairs(p0 + c0, p1 + c1, V0, NH);                                           \
-                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
-                K##_pairs(p2, p2 + c2, Hm, NH);                                                \
-                K##_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);                                       \
-                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
-                K##_store(yp, acc, k, NH, FAST);                                               \
-                p0 += sw * c0, p1 += sw * c1, p2 += sw * c2, yp += C;                          \
-            }                                                                                  \
         }                                                                                      \
     }                                                                                          \
 }
+
+#if EC_X86_512
+/* Stride 1 with C = 8 or 16 channels: 32 input bytes are 32 / C neighbouring pixels, so a ZMM
+ * pair (lo/hi) holds P = 32 / C output pixels x C channels. Interior pixels x_lo.. in groups of
+ * P (the return value: the first pixel left to ec_x86_dw3_row_y); each group reads the 32 bytes at
+ * columns j-1, j, j+1 of rows 0 and 1 (V0..V2) and j-1, j, j+1 of row 2 (H0 = (j-1, j),
+ * H1 = (j, j+1), P4 = (0, w8)), all inside the row. */
+EC_X86_DW_INLINE int ec_x86_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
+                              int8_t *yrow, const ec_x86_dw_kz *k, int FAST,
+                              int C) {
+    const int P = 32 / C, j0 = g->x_lo - g->pad_l;
+    const int n = (g->x_hi - g->x_lo) / P;
+    const ptrdiff_t c0 = C, c1 = C, c2 = C;  /* every row (zrow too) steps C */
+    const int8_t *p0 = rp[0] + j0 * c0, *p1 = rp[1] + j0 * c1, *p2 = rp[2] + j0 * c2;
+    int8_t *yp = yrow + (size_t)g->x_lo * C;
+    int i;
+    if (g->x_lo >= g->x_hi) return g->x_hi;
+    for (i = 0; i < n; ++i) {
+#define EC_X86_DW_W(p) _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+        const __m512i a0 = EC_X86_DW_W(p0), a1 = EC_X86_DW_W(p0 + c0), a2 = EC_X86_DW_W(p0 + 2 * c0);
+        const __m512i b0 = EC_X86_DW_W(p1), b1 = EC_X86_DW_W(p1 + c1), b2 = EC_X86_DW_W(p1 + 2 * c1);
+        const __m512i d0 = EC_X86_DW_W(p2), d1 = EC_X86_DW_W(p2 + c2), d2 = EC_X86_DW_W(p2 + 2 * c2);
+#undef EC_X86_DW_W
+        __m512i v0[2], v1[2], v2[2], h0[2], h1[2], acc[2];
+        v0[0] = _mm512_unpacklo_epi16(a0, b0), v0[1] = _mm512_unpackhi_epi16(a0, b0);
+        v1[0] = _mm512_unpacklo_epi16(a1, b1), v1[1] = _mm512_unpackhi_epi16(a1, b1);
+        v2[0] = _mm512_unpacklo_epi16(a2, b2), v2[1] = _mm512_unpackhi_epi16(a2, b2);
+        h0[0] = _mm512_unpacklo_epi16(d0, d1), h0[1] = _mm512_unpackhi_epi16(d0, d1);
+        h1[0] = _mm512_unpacklo_epi16(d1, d2), h1[1] = _mm512_unpackhi_epi16(d1, d2);
+        ec_x86_dw_kz_mac(k, v0, v1, v2, h0, h1, acc, 2);
+        ec_x86_dw_kz_store(yp, acc, k, 2, FAST);
+        p0 += P * c0, p1 += P * c1, p2 += P * c2, yp += 32;
+    }
+    return g->x_lo + n * P;
+}
+#endif
 
 EC_X86_DW3_ROW(ec_x86_dw3_row_y, __m256i, ec_x86_dw_ky, ec_x86_dw_ky)
 #if EC_X86_512
@@ -101,7 +127,7 @@ EC_X86_DW3_ROW(ec_x86_dw3_row_w, __m512i, ec_x86_dw_kz, ec_x86_dw_kw)
  * constant in every inlined copy, and so are the loops and arrays it sizes. */
 EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                               const ec_avx2_dw3_q *z, const int8_t *zrow, int c, int NH,
+                               const int8_t *zrow, int c, int NH,
                                int FAST) {
     const int C = g->chans;
     const size_t row = (size_t)g->in_w * C;
@@ -110,10 +136,8 @@ EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *
     ec_x86_dw_kz kz;
     ec_x86_dw_kq kk;
     if (NH == 3 || NH == 4 || NH == 6) ec_x86_dw_kz_load(&kz, w, bias, q, C, c, FAST);
-    if (NH == 5) ec_x86_dw_kq_load(&kk, z, q, c, FAST);
+    if (NH == 5) ec_x86_dw_kq_load(&kk, w, bias, q, C, g->d4, c, FAST);
     if (NH == 7) ec_x86_dw_kw_load(&kz, w, bias, q, C, c, FAST);
-#else
-    (void)z;
 #endif
     ec_x86_dw_ky ky;
     if (NH < 3 || NH == 4 || NH == 6)
@@ -165,10 +189,10 @@ EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *
 #define EC_X86_DW3_BLK(NH, FAST)                                                                   \
     static __attribute__((noinline, unused)) EC_X86_DW3_NOIPA void ec_x86_dw3_blk_##NH##_##FAST(       \
         const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
-        const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow,  \
+        const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow,                          \
         int c) {                                                                               \
         const ec_avx2_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
-        ec_x86_dw3_block(&gl, x, y, w, bias, q, z, zrow, c, NH, FAST);                             \
+        ec_x86_dw3_block(&gl, x, y, w, bias, q, zrow, c, NH, FAST);                             \
     }
 EC_X86_DW3_BLK(1, 0)
 EC_X86_DW3_BLK(1, 1)
@@ -188,23 +212,29 @@ EC_X86_DW3_BLK(7, 1)
 #endif
 #undef EC_X86_DW3_BLK
 
+/* Every channel block of a layer in the order of its channel plan PLAN (edgecc/lower/vec_dw.py
+ * dw3_plan: 1: C % 64 == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C == 8 and 4: C == 16 at stride 1;
+ * 0: any other C from 16; 6: any other C below 16; 7, 8, 9: plans 2, 5, 0 below 64 channels, no
+ * block of 64 quads). PLAN is a constant in each caller, so a
+ * layer's code references only the block kinds its plan runs at each level. The last channels
+ * of C not a multiple of the block: a block ending at channel C - 1 (overlapping channels are
+ * computed and stored twice, the same values): no read or write past a pixel. */
 EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                              const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                             const ec_avx2_dw3_q *z, const int8_t *zrow, int FAST, int PLAN) {
-    const int C = g->chans;
+                             const int8_t *zrow, int FAST, int PLAN) {
+    /* blocks of 32 on ZMM for channels a multiple of 32 or 16 (plans 2, 5, 7); the others take
+     * their rests in blocks of 16 (as fast: cv_se_mbv2 184.2 vs 184.6 us), one kind fewer */
+    const int C = g->chans, QUADS = PLAN < 7, Z32 = PLAN == 2 || PLAN == 5 || PLAN == 7;
     int c = 0;
-    (void)PLAN;
 #define EC_X86_DW3_B(NH, c0)                                                                       \
     do {                                                                                       \
-        if (FAST) ec_x86_dw3_blk_##NH##_1(g, x, y, w, bias, q, z, zrow, (c0));                     \
-        else ec_x86_dw3_blk_##NH##_0(g, x, y, w, bias, q, z, zrow, (c0));                          \
+        if (FAST) ec_x86_dw3_blk_##NH##_1(g, x, y, w, bias, q, zrow, (c0));                     \
+        else ec_x86_dw3_blk_##NH##_0(g, x, y, w, bias, q, zrow, (c0));                          \
     } while (0)
+    (void)QUADS, (void)Z32;  /* 512-bit builds only */
+    PLAN = PLAN == 7 ? 2 : PLAN == 8 ? 5 : PLAN == 9 ? 0 : PLAN;
 #if EC_X86_512
-    if (PLAN == 1) {  /* whole blocks of 64 channels only: no other kind referenced */
-        for (; c < C; c += 64) EC_X86_DW3_B(5, c);
-        return;
-    }
-    if (PLAN == 3) {  /* 8 channels, stride 1 */
+    if (PLAN == 3) {  /* 8 channels, stride 1: pixels packed on ZMM */
         EC_X86_DW3_B(4, 0);
         return;
     }
@@ -212,46 +242,40 @@ EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x,
         EC_X86_DW3_B(6, 0);
         return;
     }
-    if (PLAN == 2 || PLAN == 5) {  /* channels a multiple of 32 (2) or 16 (5) */
-        for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
-        for (; c + 32 <= C; c += 32) EC_X86_DW3_B(3, c);
-        if (PLAN == 5)
-            for (; c < C; c += 16) EC_X86_DW3_B(7, c);
-        return;
-    }
-    for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
-    if (c == C) return;
-    if ((C == 8 || C == 16) && g->stride_w == 1) {
-        if (C == 8) EC_X86_DW3_B(4, 0);
-        else EC_X86_DW3_B(6, 0);
-        return;
-    }
-    for (; c + 32 <= C; c += 32) EC_X86_DW3_B(3, c);
-    if (C - c > 16 && C >= 32) {  /* overlapping last block (see below) */
-        EC_X86_DW3_B(3, C - 32);
-        return;
-    }
-    for (; c + 16 <= C; c += 16) EC_X86_DW3_B(7, c);
-    if (c < C && C - c > 8 && C >= 16) {
-        EC_X86_DW3_B(7, C - 16);
+    if (PLAN != 6) {  /* 64 as VPDPBUSD quads, then 32 and 16 on ZMM */
+        if (QUADS)
+            for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
+        if (PLAN == 1) return;
+        if (Z32)
+            for (; c + 32 <= C; c += 32) EC_X86_DW3_B(3, c);
+        if (PLAN == 2) return;
+        for (; c + 16 <= C; c += 16) EC_X86_DW3_B(7, c);
+        if (PLAN == 0 && c < C) EC_X86_DW3_B(7, C - 16);  /* C >= 16 in plan 0 */
         return;
     }
 #else
-    if (PLAN != 0 && PLAN != 3) {  /* channels a multiple of 16 */
+    if (PLAN == 1 || PLAN == 2 || PLAN == 4 || PLAN == 5) {  /* channels a multiple of 16 */
         for (; c < C; c += 16) EC_X86_DW3_B(2, c);
         return;
     }
 #endif
-    for (; c + 16 <= C; c += 16) EC_X86_DW3_B(2, c);
-    /* the last channels: a block ending at channel C - 1 (overlapping channels are computed
-     * and stored twice, the same values): no read or write past a pixel */
-    if (c < C && C - c > 8 && C >= 16) {
-        EC_X86_DW3_B(2, C - 16);
-    } else if (c < C) {
-        if (C - c > 8) EC_X86_DW3_B(1, c);
+    if (PLAN == 3 || PLAN == 6) {  /* 8 to 15 channels: one or two blocks of 8 */
+        if (C > 8) EC_X86_DW3_B(1, 0);
         EC_X86_DW3_B(1, C - 8);
+        return;
     }
+    for (; c + 16 <= C; c += 16) EC_X86_DW3_B(2, c);
+    if (c < C) EC_X86_DW3_B(2, C - 16);  /* C >= 16 in plans 0 and 9 */
 #undef EC_X86_DW3_B
+}
+
+/* The plan of C channels at stride sw, as edgecc/lower/vec_dw.py dw3_plan. */
+EC_X86_DW_INLINE int ec_x86_dw3_plan(int C, int sw) {
+    if (C % 64 == 0) return 1;
+    if (sw == 1 && (C == 8 || C == 16)) return C == 8 ? 3 : 4;
+    if (C % 32 == 0) return C < 64 ? 7 : 2;
+    if (C % 16 == 0) return C < 64 ? 8 : 5;
+    return C < 16 ? 6 : C < 64 ? 9 : 0;
 }
 
 /* 3x3 depthwise, dilation 1, depth multiplier 1, at least 8 channels, any stride (1 and 2 share
@@ -261,24 +285,32 @@ EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x,
  * scratch. */
 EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
                                 const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
-                                const ec_avx2_dw3_q *z, const int8_t *zrow) {
+                                const int8_t *zrow) {
     /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
     const ec_avx2_dw3_geom gl = *g;
-    if (q->fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 1, 0);
-    else ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, 0, 0);
+    const int fast = q->fast != 0;
+#define EC_X86_DW3_P(P)                                                                            \
+    case P:                                                                                    \
+        if (fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, 1, P);                        \
+        else ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, 0, P);                             \
+        break;
+    switch (ec_x86_dw3_plan(gl.chans, gl.stride_w)) {
+        EC_X86_DW3_P(1) EC_X86_DW3_P(2) EC_X86_DW3_P(3) EC_X86_DW3_P(4) EC_X86_DW3_P(5)
+        EC_X86_DW3_P(6) EC_X86_DW3_P(7) EC_X86_DW3_P(8) EC_X86_DW3_P(9) default: EC_X86_DW3_P(0)
+    }
+#undef EC_X86_DW3_P
 }
 
 /* The same for a layer whose requantization path (FAST: q->fast) and channel plan are known when
- * the C is generated (edgecc/lower/vec_dw.py dw3_plan, the channel count C and stride): 1: C % 64
- * == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C == 8 and 4: C == 16 at stride 1; 0: any (every
- * block kind). Each names the kinds the general order above runs for such C, so a model holds
- * the block kinds its layers run, not all fourteen. */
+ * the C is generated (edgecc/lower/vec_dw.py dw3_plan, the channel count C and stride; see
+ * ec_x86_dw3_all). Each names the kinds its plan runs, so a model holds the block kinds its
+ * layers run, not all fourteen. */
 #define EC_X86_DW3_PLAN(PLAN, FAST)                                                                \
     EC_AVX2_SHARED void EC_X86_NS(ec_x86_depthwise_conv_2d_3x3_p##PLAN##FAST##_s8)(                \
         const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
-        const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow) {    \
+        const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow) {                            \
         const ec_avx2_dw3_geom gl = *g;                                                            \
-        ec_x86_dw3_all(&gl, x, y, w, bias, q, z, zrow, FAST, PLAN);                                \
+        ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, FAST, PLAN);                                \
     }
 EC_X86_DW3_PLAN(0, 0)
 EC_X86_DW3_PLAN(0, 1)
@@ -292,6 +324,14 @@ EC_X86_DW3_PLAN(4, 0)
 EC_X86_DW3_PLAN(4, 1)
 EC_X86_DW3_PLAN(5, 0)
 EC_X86_DW3_PLAN(5, 1)
+EC_X86_DW3_PLAN(6, 0)
+EC_X86_DW3_PLAN(6, 1)
+EC_X86_DW3_PLAN(7, 0)
+EC_X86_DW3_PLAN(7, 1)
+EC_X86_DW3_PLAN(8, 0)
+EC_X86_DW3_PLAN(8, 1)
+EC_X86_DW3_PLAN(9, 0)
+EC_X86_DW3_PLAN(9, 1)
 #undef EC_X86_DW3_PLAN
 
 #endif /* __AVX2__ */

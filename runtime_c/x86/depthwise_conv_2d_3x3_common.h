@@ -137,19 +137,5 @@ EC_X86_DW_INLINE void ec_x86_dw_ky_store(int8_t *y, const __m256i *acc, const ec
     }
 }
 
-/* The 64-channel ZMM blocks' constants (edgecc/ops/_vec_dw.py _lower_dw3), for each block of 64
- * channels in "quad lane order": accumulator g (0..3) lane i (0..15) is channel
- * 16 * (i / 4) + 4 * g + i % 4 of the block (the order VPUNPCK{L,H}BW then VPUNPCK{L,H}WD of
- * three 64-byte rows produce). Unused (a single zero) below 64 channels or without EC_X86_512. */
-#ifndef EC_X86_ONCE_EC_AVX2_DW3_Q /* a record the calls name: defined once, not per level */
-#define EC_X86_ONCE_EC_AVX2_DW3_Q
-typedef struct {
-    const int8_t *w;      /* [block][column d][64 lanes][4]: (w[0][d], w[1][d], w[2][d], 0) */
-    const int32_t *bias;  /* bias - (input_zp + 128) * sum(w): the dot products run on x ^ 0x80 */
-    const int32_t *mult, *left, *right;  /* as ec_avx2_rq, in lane order (left: exact path) */
-    const int64_t *c64;   /* fast path: [block][g][8 even lanes, 8 odd lanes] */
-} ec_avx2_dw3_q;
-#endif
-
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_DEPTHWISE_CONV_2D_3X3_COMMON_H */

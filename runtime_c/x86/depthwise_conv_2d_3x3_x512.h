@@ -224,25 +224,81 @@ typedef struct {
     __m512i lo, hi, zp;
 } ec_x86_dw_kq;
 
-EC_X86_DW_INLINE void ec_x86_dw_kq_load(ec_x86_dw_kq *k, const ec_avx2_dw3_q *z, const ec_avx2_rq *q, int c,
-                                int FAST) {
-    const int b = c / 64;
+/* Four vectors of 16 channels each (64 channels in channel order) in quad lane order:
+ * accumulator g lane i is channel 16 * (i / 4) + 4 * g + i % 4, so g's lanes are the 128-bit
+ * chunk g of each 16 channels (a 4 x 4 transpose of 128-bit chunks). */
+EC_X86_DW_INLINE void ec_x86_dw_t4(__m512i l0, __m512i l1, __m512i l2, __m512i l3, __m512i *v) {
+    const __m512i a = _mm512_shuffle_i32x4(l0, l1, 0x44), b = _mm512_shuffle_i32x4(l0, l1, 0xEE);
+    const __m512i c = _mm512_shuffle_i32x4(l2, l3, 0x44), d = _mm512_shuffle_i32x4(l2, l3, 0xEE);
+    v[0] = _mm512_shuffle_i32x4(a, c, 0x88);
+    v[1] = _mm512_shuffle_i32x4(a, c, 0xDD);
+    v[2] = _mm512_shuffle_i32x4(b, d, 0x88);
+    v[3] = _mm512_shuffle_i32x4(b, d, 0xDD);
+}
+
+/* The 64 int32 of channels p.. in quad lane order. */
+EC_X86_DW_INLINE void ec_x86_dw_q32(const int32_t *p, __m512i *v) {
+    ec_x86_dw_t4(_mm512_loadu_si512(p), _mm512_loadu_si512(p + 16), _mm512_loadu_si512(p + 32),
+                 _mm512_loadu_si512(p + 48), v);
+}
+
+/* The weight quads (w[0][d], w[1][d], w[2][d], 0) of filter column d for 16 channels, in channel
+ * order, from the layer's int16 pairs (the 256-bit and 32-channel blocks' weights): pd, the pairs
+ * (w[0][d], w[1][d]) = P_d, and px, the pair holding w[2][d] as its first (hi 0) or second (hi 1)
+ * tap (P3 = (w6, w7); P4 = (w8, 0) at stride 2, else (0, w8)); each int16 is an int8 value, its
+ * low byte (VPMOVWB) that value. */
+EC_X86_DW_INLINE __m512i ec_x86_dw_quad16(const int16_t *pd, const int16_t *px, int hi) {
+    const __m512i a = _mm512_cvtepu16_epi32(_mm512_cvtepi16_epi8(_mm512_loadu_si512(pd)));
+    const __m512i x = _mm512_cvtepu16_epi32(_mm512_cvtepi16_epi8(_mm512_loadu_si512(px)));
+    const __m512i t = hi ? _mm512_srli_epi32(x, 8) : _mm512_and_si512(x, _mm512_set1_epi32(0xFF));
+    return _mm512_or_si512(a, _mm512_slli_epi32(t, 16));
+}
+
+/* The block's constants from the layer's own arrays (those of the 256-bit and 32-channel blocks:
+ * int16 pairs w, channel-order bias, mult, right/left, c64), put in quad lane order once per
+ * block: the weight quads of the 3 filter columns, the bias for u = x + 128 (the bias minus 128
+ * times the sum of the channel's 9 weights: VPDPBUSD of 128s against the quads), the
+ * requantization constants (c64: per accumulator its 8 even lanes, then its 8 odd lanes). */
+EC_X86_DW_INLINE void ec_x86_dw_kq_load(ec_x86_dw_kq *k, const int16_t *w, const int32_t *bias,
+                                const ec_avx2_rq *q, int C, int d4, int c, int FAST) {
+    const __m512i u128 = _mm512_set1_epi8((char)0x80);
+    __m512i bv[4], mv[4], ev[4], lv[4], s[4];
     int g, d;
+    ec_x86_dw_q32(bias + c, bv);
+    ec_x86_dw_q32(q->mult + c, mv);
+    ec_x86_dw_q32(q->right + c, ev);
+    if (!FAST) ec_x86_dw_q32(q->left + c, lv);
+    for (g = 0; g < 4; ++g) s[g] = _mm512_setzero_si512();
+    for (d = 0; d < 3; ++d) {
+        const int16_t *pd = w + 2 * ((size_t)d * C + c);
+        const int16_t *px = w + 2 * ((size_t)(d < 2 ? 3 : 4) * C + c);
+        const int hi = d < 2 ? d : !d4;
+#define EC_X86_DW_Q16(j) ec_x86_dw_quad16(pd + 32 * (j), px + 32 * (j), hi)
+        ec_x86_dw_t4(EC_X86_DW_Q16(0), EC_X86_DW_Q16(1), EC_X86_DW_Q16(2), EC_X86_DW_Q16(3),
+                     k->W[d]);
+#undef EC_X86_DW_Q16
+        for (g = 0; g < 4; ++g) s[g] = _mm512_dpbusd_epi32(s[g], u128, k->W[d][g]);
+    }
     for (g = 0; g < 4; ++g) {
-        for (d = 0; d < 3; ++d)
-            k->W[d][g] = _mm512_loadu_si512(z->w + ((size_t)(3 * b + d) * 64 + 16 * g) * 4);
-        k->B[g] = _mm512_loadu_si512(z->bias + c + 16 * g);
-        k->R[g].m = _mm512_loadu_si512(z->mult + c + 16 * g);
-        k->R[g].mo = _mm512_srli_epi64(k->R[g].m, 32);
-        k->R[g].e = _mm512_loadu_si512(z->right + c + 16 * g);
+        k->B[g] = _mm512_sub_epi32(bv[g], s[g]);
+        k->R[g].m = mv[g];
+        k->R[g].mo = _mm512_srli_epi64(mv[g], 32);
+        k->R[g].e = ev[g];
         k->R[g].L = _mm_cvtsi32_si128(q->L);
-        if (FAST) {
-            k->R[g].ce = _mm512_loadu_si512(z->c64 + (size_t)(4 * b + g) * 16);
-            k->R[g].co = _mm512_loadu_si512(z->c64 + (size_t)(4 * b + g) * 16 + 8);
+        if (FAST) {  /* channels 16j + 4g + {0, 2} (even lanes) and + {1, 3} (odd) */
+            const int64_t *p = q->c64 + c + 4 * g;
+            const __m512i lo = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)p)),
+                _mm256_loadu_si256((const __m256i *)(const void *)(p + 16)), 1);
+            const __m512i hi = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32))),
+                _mm256_loadu_si256((const __m256i *)(const void *)(p + 48)), 1);
+            k->R[g].ce = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), hi);
+            k->R[g].co = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), hi);
             k->R[g].left = _mm512_setzero_si512();
         } else {
             k->R[g].ce = k->R[g].co = _mm512_setzero_si512();
-            k->R[g].left = _mm512_loadu_si512(z->left + c + 16 * g);
+            k->R[g].left = lv[g];
         }
     }
     k->lo = _mm512_set1_epi8((char)q->act_min);
@@ -320,42 +376,6 @@ EC_X86_DW_INLINE void ec_x86_dw3_row_q(const ec_avx2_dw3_geom *g, const int8_t *
         ec_x86_dw_kq_pixel(yp, q0, q1, q2, k, FAST);
     }
 #undef EC_X86_DW_Q
-}
-#endif
-
-#if EC_X86_512
-/* Stride 1 with C = 8 or 16 channels: 32 input bytes are 32 / C neighbouring pixels, so a ZMM
- * pair (lo/hi) holds P = 32 / C output pixels x C channels. Interior pixels x_lo.. in groups of
- * P (the return value: the first pixel left to ec_x86_dw3_row_y); each group reads the 32 bytes at
- * columns j-1, j, j+1 of rows 0 and 1 (V0..V2) and j-1, j, j+1 of row 2 (H0 = (j-1, j),
- * H1 = (j, j+1), P4 = (0, w8)), all inside the row. */
-EC_X86_DW_INLINE int ec_x86_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
-                              int8_t *yrow, const ec_x86_dw_kz *k, int FAST,
-                              int C) {
-    const int P = 32 / C, j0 = g->x_lo - g->pad_l;
-    const int n = (g->x_hi - g->x_lo) / P;
-    const ptrdiff_t c0 = C, c1 = C, c2 = C;  /* every row (zrow too) steps C */
-    const int8_t *p0 = rp[0] + j0 * c0, *p1 = rp[1] + j0 * c1, *p2 = rp[2] + j0 * c2;
-    int8_t *yp = yrow + (size_t)g->x_lo * C;
-    int i;
-    if (g->x_lo >= g->x_hi) return g->x_hi;
-    for (i = 0; i < n; ++i) {
-#define EC_X86_DW_W(p) _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
-        const __m512i a0 = EC_X86_DW_W(p0), a1 = EC_X86_DW_W(p0 + c0), a2 = EC_X86_DW_W(p0 + 2 * c0);
-        const __m512i b0 = EC_X86_DW_W(p1), b1 = EC_X86_DW_W(p1 + c1), b2 = EC_X86_DW_W(p1 + 2 * c1);
-        const __m512i d0 = EC_X86_DW_W(p2), d1 = EC_X86_DW_W(p2 + c2), d2 = EC_X86_DW_W(p2 + 2 * c2);
-#undef EC_X86_DW_W
-        __m512i v0[2], v1[2], v2[2], h0[2], h1[2], acc[2];
-        v0[0] = _mm512_unpacklo_epi16(a0, b0), v0[1] = _mm512_unpackhi_epi16(a0, b0);
-        v1[0] = _mm512_unpacklo_epi16(a1, b1), v1[1] = _mm512_unpackhi_epi16(a1, b1);
-        v2[0] = _mm512_unpacklo_epi16(a2, b2), v2[1] = _mm512_unpackhi_epi16(a2, b2);
-        h0[0] = _mm512_unpacklo_epi16(d0, d1), h0[1] = _mm512_unpackhi_epi16(d0, d1);
-        h1[0] = _mm512_unpacklo_epi16(d1, d2), h1[1] = _mm512_unpackhi_epi16(d1, d2);
-        ec_x86_dw_kz_mac(k, v0, v1, v2, h0, h1, acc, 2);
-        ec_x86_dw_kz_store(yp, acc, k, 2, FAST);
-        p0 += P * c0, p1 += P * c1, p2 += P * c2, yp += 32;
-    }
-    return g->x_lo + n * P;
 }
 #endif
 

@@ -66,14 +66,6 @@
 #define EC_X86_TRY2(f, args)
 #endif
 
-/* the top level compiled (a call that only runs on a CPU of level 2, e.g. the 3x3 depthwise of
- * narrow rows, whose 256-bit builds take another kernel): no copy at the lower levels */
-#if EC_X86_HAS_L2
-#define EC_X86_TOP_CALL(f, args) f##_l2 args
-#else
-#define EC_X86_TOP_CALL(f, args) EC_X86_BASE_CALL(f, args)
-#endif
-
 /* the entry points keep their own names */
 #define EC_X86_SFX
 #define EC_X86_ENTRY(f, params, args)                                  \
@@ -86,10 +78,6 @@
     }                                                                  \
     /* a layer with few MACs runs the build flags' level, no dispatch */ \
     static inline void f##_base params { EC_X86_BASE_CALL(f, args); }
-
-/* an entry named e running the top level's copy of f */
-#define EC_X86_ENTRY_TOP(e, params, f, args)                           \
-    static inline void e params { EC_X86_TOP_CALL(f, args); }
 
 EC_X86_ENTRY(ec_x86_conv_2d_4px_s8,
              (const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,
@@ -121,14 +109,12 @@ EC_X86_CONV_KIND(ec_x86_conv_2d_k16_s8)
 #undef EC_X86_CONV_KIND
 EC_X86_ENTRY(ec_x86_conv_2d_first_s8,
              (const ec_x86_first_geom *g, const int8_t *x, int8_t *y, const int8_t *wq,
-              const int16_t *w16, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
-             (g, x, y, wq, w16, bias_u, bias_x, q))
-EC_X86_ENTRY(ec_x86_depthwise_conv_2d_taps_s8,
-             (const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
-              const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),
-             (g, x, y, w, bias, q, zrow))
-/* the taps depthwise below level 2 (the narrow-row 3x3 layers' other kernel): no level-2 copy */
-static inline void ec_x86_depthwise_conv_2d_taps_low_s8(
+              const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
+             (g, x, y, wq, bias_u, bias_x, q))
+/* the taps depthwise: no level-2 copy (its level-2 build is the same VPMADDWD code in EVEX
+ * encodings, no faster: str_ww_ref_model 2.5 KB of flash for nothing); the build flags' level
+ * and AVX-VNNI where compiled */
+static inline void ec_x86_depthwise_conv_2d_taps_s8(
     const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w, const int32_t *bias,
     const ec_avx2_rq *q, const int8_t *zrow) {
     const int lvl = ec_x86_level();
@@ -136,21 +122,20 @@ static inline void ec_x86_depthwise_conv_2d_taps_low_s8(
     EC_X86_TRY1(ec_x86_depthwise_conv_2d_taps_s8, (g, x, y, w, bias, q, zrow))
     EC_X86_BASE_CALL(ec_x86_depthwise_conv_2d_taps_s8, (g, x, y, w, bias, q, zrow));
 }
+static inline void ec_x86_depthwise_conv_2d_taps_s8_base(
+    const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w, const int32_t *bias,
+    const ec_avx2_rq *q, const int8_t *zrow) {
+    EC_X86_BASE_CALL(ec_x86_depthwise_conv_2d_taps_s8, (g, x, y, w, bias, q, zrow));
+}
 EC_X86_ENTRY(ec_x86_depthwise_conv_2d_3x3_s8,
              (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
-              const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z, const int8_t *zrow),
-             (g, x, y, w, bias, q, z, zrow))
+              const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),
+             (g, x, y, w, bias, q, zrow))
 #define EC_X86_DW3_PLAN(f)                                                                        \
     EC_X86_ENTRY(f,                                                                               \
                  (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,        \
-                  const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z,               \
-                  const int8_t *zrow),                                                            \
-                 (g, x, y, w, bias, q, z, zrow))                                                  \
-    EC_X86_ENTRY_TOP(f##_top,                                                                     \
-                     (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,    \
-                      const int32_t *bias, const ec_avx2_rq *q, const ec_avx2_dw3_q *z,           \
-                      const int8_t *zrow),                                                        \
-                     f, (g, x, y, w, bias, q, z, zrow))
+                  const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),                  \
+                 (g, x, y, w, bias, q, zrow))
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p00_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p01_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p10_s8)
@@ -163,6 +148,14 @@ EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p40_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p41_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p50_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p51_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p60_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p61_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p70_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p71_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p80_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p81_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p90_s8)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p91_s8)
 #undef EC_X86_DW3_PLAN
 EC_X86_ENTRY(ec_x86_fully_connected_quads_s8,
              (int batches, int depth, int kp, int units, int ocp, const int8_t *x, int8_t *y,

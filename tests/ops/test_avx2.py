@@ -151,7 +151,7 @@ DW_CASES = [
     # 16-channel blocks on one ZMM: a 16-channel layer at stride 2, a 32 + 16 layer
     dict(h=7, w=9, ic=16, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
     dict(h=5, w=5, ic=48, kh=3, kw=3, padding=1, act=2),
-    # outputs wider than DW_NARROW (narrower ones run ec_x86_depthwise_conv_2d_taps_s8 without AVX-512) at stride 2, 3
+    # outputs wider than DW_NARROW (narrower ones run ec_x86_depthwise_conv_2d_taps_s8) at stride 2, 3
     dict(h=5, w=16, ic=32, kh=3, kw=3, stride=(2, 2), padding=0, act=0),
     dict(h=4, w=22, ic=24, kh=3, kw=3, stride=(3, 3), padding=1, act=1),
 ]

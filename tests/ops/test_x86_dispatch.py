@@ -26,7 +26,7 @@ RT = data_dir("runtime_c")
 X86 = RT / "x86"
 # the records the layers' calls name: defined once, never renamed per level
 PUBLIC = {"ec_avx2_rq", "ec_x512_band", "ec_avx2_add_lin_geom", "ec_avx2_add_exact_geom",
-          "ec_x86_first_geom", "ec_avx2_dw_geom", "ec_avx2_dw3_geom", "ec_avx2_dw3_q",
+          "ec_x86_first_geom", "ec_avx2_dw_geom", "ec_avx2_dw3_geom",
           "ec_avx2_pool_geom"}
 MACHINERY = {"levels.h", "names.h", "kernels.h", "pass.h"}
 
@@ -229,3 +229,21 @@ def test_large_adds_dispatch():
     (edgecc/lower/x86.py DISPATCH_ADD), its 4K one the build flags' level."""
     adds = [c for c in _calls("pretrainedResnet_quant") if c.startswith("ec_x86_add_")]
     assert len(adds) == 3 and [c.endswith("_base") for c in adds] == [False, False, True], adds
+
+
+def test_each_layer_carries_its_weights_once():
+    """The x86-avx2 C of vww_96_int8 (3x3 depthwise layers wide and narrow, 8 to 112 channels, a
+    first convolution) holds each layer's weights and constants in one layout for all levels:
+    the 64-channel VPDPBUSD blocks build their quads from the int16 pairs and reorder the
+    channel-order constants themselves, narrow rows run the taps kernel alone, and the first
+    convolution's AVX2 level widens its quads (no int16 copy)."""
+    from edgecc.compiler import compile_model
+    c = compile_model(shared_model("vww_96_int8"), get_target("x86-avx2"), "m")
+    kinds = {}
+    for layer, key in re.findall(r"\bm_l(\d+)_(\w+)\[", c.files["m_weights.c"]):
+        kinds.setdefault(key, set()).add(int(layer))
+    assert set(kinds) <= {"w", "wq", "bias", "bias_u", "bias_x", "mult", "right", "left", "c64",
+                          "zrow"}, sorted(kinds)
+    assert kinds.get("wq") == {0}, kinds.get("wq")  # the first convolution's quads only
+    calls = _calls("vww_96_int8")
+    assert any("3x3" in f for f in calls) and any("taps" in f for f in calls), calls
