@@ -31,3 +31,9 @@ def node_macs(g: Graph, n: Node) -> int | None:
 def count_macs(g: Graph) -> int:
     """MACs of one inference: the sum of node_macs over the graph's layers."""
     return sum(node_macs(g, n) or 0 for n in g.nodes)
+
+
+def const_bytes(g: Graph) -> int:
+    """The bytes of the constants g's nodes read (weights, biases), as the IR holds them."""
+    used = {i for n in g.nodes for i in n.inputs if i is not None}
+    return sum(v.data.nbytes for k, v in g.values.items() if v.is_const and k in used)

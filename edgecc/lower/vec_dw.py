@@ -16,6 +16,7 @@ from edgecc.lower.climits import c_define
 from edgecc.lower.layout import int32_array, round_up
 from edgecc.lower.geom import Avx2Dw3Geom, Avx2DwGeom, NeonDwGeom
 from edgecc.lower.table import Candidate, Refused, try_candidates
+from edgecc.metrics import const_bytes
 from edgecc.lower.vec import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_arrays, rq_params,
                               vec_kernel)
 from edgecc.ops import Kernel, const, in_type
@@ -27,6 +28,13 @@ from edgecc.ops._conv_common import channel_multipliers, conv_window
 MAX_DW_TAPS = min(c_define("x86/depthwise_conv_2d.h", "EC_AVX2_DW_MAX_TAPS"),
                   c_define("neon/depthwise_conv_2d.h", "EC_NEON_DW_MAX_TAPS"))
 DW_NARROW = 6     # 3x3 layers this many output columns wide or fewer: see lower_depthwise
+# A narrow 3x3 layer runs the 3x3 row kernel (its dispatching plan entry: VPDPBUSD blocks on
+# AVX-512) in a model of at least this many constant bytes, else the taps kernel at every level.
+# The 3x3 kernel's level-2 blocks are worth their ~7 KB where the weights dwarf them:
+# kws_ref_model (24 KB) 24.2 -> 16.9 us at -O2 -mavx2 -mfma on AVX-512 VNNI (LiteRT 22.6), flash
+# 56.2 -> 62.4 KB (0.87 of its AVX2-only build); cv_dscnn (6.5 KB) would run 11.9 -> 9.6 us but
+# carry 35.3 KB instead of 28.5 (1.23 of its AVX2-only build).
+NARROW_DW3_MODEL_BYTES = 16 * 1024
 
 
 def as_conv(g: Graph, n: Node) -> tuple[Graph, Node]:
@@ -108,13 +116,11 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
         raise Refused(why)
     bias = b - in_zp * taps.sum(axis=0)
     bias = np.concatenate([bias, np.zeros(round_up(oc, ARRAY_PAD) - oc, np.int64)])
-    # Narrow outputs (DW_NARROW columns or fewer, channels a multiple of 8) run pixel by pixel
-    # ec_x86_depthwise_conv_2d_taps_s8 (all channels per pixel) at every level: the 3x3 kernel's
-    # per-row, per-block setup outweighs its sharing there, on 256-bit builds and on AVX-512 too
-    # (measured, -O2 -mavx2 -mfma on AVX-512 VNNI, taps vs 3x3 at level 2: kws_ref_model 24.8
-    # vs 24.9 us, cv_dscnn 12.1 vs 12.2, vww_96_int8 52.3 vs 52.6), and one kernel carries one
-    # copy of the weights and constants (kws_ref_model 70.0 -> 60.4 KB of flash).
-    if dw3 and not (win.out_w <= DW_NARROW and oc % 8 == 0):
+    # Narrow outputs (DW_NARROW columns or fewer, channels a multiple of 8) of a model with few
+    # weights run pixel by pixel ec_x86_depthwise_conv_2d_taps_s8 (all channels per pixel) at
+    # every level, one kernel with one copy of the weights: see NARROW_DW3_MODEL_BYTES.
+    if dw3 and (not (win.out_w <= DW_NARROW and oc % 8 == 0)
+                or const_bytes(g) >= NARROW_DW3_MODEL_BYTES):
         params = dict(**rq_params(g, n), **rqp)
         return _lower_dw3(x.shape[0], win, taps, bias, in_zp, rq, params)
     pairs = (kh * kw + 1) // 2

@@ -17,7 +17,7 @@ import numpy as np
 from edgecc.lower import vec, vec_dw, x86_elt, x86_fc, x86_first
 from edgecc.lower.table import Candidate
 from edgecc.lower.x86_onnx import onnx_entry
-from edgecc.metrics import count_macs, node_macs
+from edgecc.metrics import const_bytes, count_macs, node_macs
 
 ISA = "avx2"
 
@@ -64,12 +64,6 @@ DISPATCH_MODEL_BYTES = 4608
 # (16K, 8K, 4K elements; 7.6% of its time at AVX2) run 3.8% faster overall at level 2 for
 # 1.1 KB, which keeps it under LiteRT's latency with its 512-bit convolutions' shared code.
 DISPATCH_ADD = 8192
-
-
-def const_bytes(g) -> int:
-    """The bytes of the constants g's nodes read (weights, biases), as the IR holds them."""
-    used = {i for n in g.nodes for i in n.inputs if i is not None}
-    return sum(v.data.nbytes for k, v in g.values.items() if v.is_const and k in used)
 
 
 def _p8_tiles(g) -> bool:

@@ -235,7 +235,7 @@ def test_each_layer_carries_its_weights_once():
     """The x86-avx2 C of vww_96_int8 (3x3 depthwise layers wide and narrow, 8 to 112 channels, a
     first convolution) holds each layer's weights and constants in one layout for all levels:
     the 64-channel VPDPBUSD blocks build their quads from the int16 pairs and reorder the
-    channel-order constants themselves, narrow rows run the taps kernel alone, and the first
+    channel-order constants themselves, narrow rows run the 3x3 kernel alone, and the first
     convolution's AVX2 level widens its quads (no int16 copy)."""
     from edgecc.compiler import compile_model
     c = compile_model(shared_model("vww_96_int8"), get_target("x86-avx2"), "m")
@@ -246,4 +246,15 @@ def test_each_layer_carries_its_weights_once():
                           "zrow"}, sorted(kinds)
     assert kinds.get("wq") == {0}, kinds.get("wq")  # the first convolution's quads only
     calls = _calls("vww_96_int8")
-    assert any("3x3" in f for f in calls) and any("taps" in f for f in calls), calls
+    assert any("3x3" in f for f in calls) and not any("taps" in f for f in calls), calls
+
+
+def test_narrow_depthwise_kernel_follows_the_model_weights():
+    """Narrow 3x3 depthwise layers (kws_ref_model's 5 columns) run the 3x3 row kernel, whose
+    dispatching plan has AVX-512 blocks, in a model of 16 KB of constants or more (kws: 24 KB),
+    and the taps kernel alone below that (cv_dscnn: 6.5 KB; edgecc/lower/vec_dw.py
+    NARROW_DW3_MODEL_BYTES)."""
+    kws = [c for c in _calls("kws_ref_model") if "depthwise" in c]
+    assert kws and all("3x3" in c for c in kws), kws
+    dscnn = [c for c in _calls("converter/cv_dscnn") if "depthwise" in c]
+    assert dscnn and all("taps" in c for c in dscnn), dscnn
