@@ -37,21 +37,22 @@ static inline int32_t ec_ortn_tap_abs_c(const int8_t *px, int32_t c, int32_t zx)
     return s;
 }
 
-/* The sum of |x - zx| over output pixel pix's receptive field (padding reads zx: 0), tap by
- * tap with `tap` (inlined, the pointer is a constant). */
+/* Runs the statements after it once per tap (fy, fx) of output pixel pix that lies inside the
+ * input (padding taps read the zero point: they add 0), with off the tap's first input byte. */
+#define EC_ORTN_FIELD_TAPS(L, pix)                                                                \
+    for (int32_t fy = 0, iy0_ = (pix) / (L)->out_w * (L)->s_h - (L)->pad_t,                       \
+                 ix0_ = (pix) % (L)->out_w * (L)->s_w - (L)->pad_l; fy < (L)->k_h; ++fy)          \
+        for (int32_t fx = 0, iy_ = iy0_ + fy * (L)->d_h; fx < (L)->k_w; ++fx)                      \
+            for (int32_t ix_ = ix0_ + fx * (L)->d_w, off = (iy_ * (L)->in_w + ix_) * (L)->in_c,   \
+                         once_ = iy_ >= 0 && iy_ < (L)->in_h && ix_ >= 0 && ix_ < (L)->in_w;      \
+                 once_; once_ = 0)
+
+/* The sum of |x - zx| over output pixel pix's receptive field, tap by tap with `tap` (inlined,
+ * the pointer is a constant). */
 static inline int32_t ec_ortn_field_sum(const ec_ortn_conv *L, const int8_t *x, int32_t pix,
                                         ec_ortn_tap_abs tap) {
-    const int32_t iy0 = pix / L->out_w * L->s_h - L->pad_t, ix0 = pix % L->out_w * L->s_w - L->pad_l;
-    int32_t s = 0, fy, fx;
-    for (fy = 0; fy < L->k_h; ++fy) {
-        const int32_t iy = iy0 + fy * L->d_h;
-        if (iy < 0 || iy >= L->in_h) continue;
-        for (fx = 0; fx < L->k_w; ++fx) {
-            const int32_t ix = ix0 + fx * L->d_w;
-            if (ix < 0 || ix >= L->in_w) continue;
-            s += tap(x + (iy * L->in_w + ix) * L->in_c, L->in_c, L->in_zp);
-        }
-    }
+    int32_t s = 0;
+    EC_ORTN_FIELD_TAPS(L, pix) s += tap(x + off, L->in_c, L->in_zp);
     return s;
 }
 
@@ -128,19 +129,10 @@ static inline uint32_t ec_ortn_tap_dot_c(const int8_t *px, const int8_t *wp, int
 static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t *x,
                                              const int8_t *w, int32_t pix, int32_t o, float e,
                                              ec_ortn_tap_dot dot) {
-    const int32_t iy0 = pix / L->out_w * L->s_h - L->pad_t, ix0 = pix % L->out_w * L->s_w - L->pad_l;
     uint32_t t = 0; /* exact: the compiler keeps ksize * 255 * 128 < 2^32 */
-    int32_t r, fy, fx;
-    for (fy = 0; fy < L->k_h; ++fy) {
-        const int32_t iy = iy0 + fy * L->d_h;
-        if (iy < 0 || iy >= L->in_h) continue;
-        for (fx = 0; fx < L->k_w; ++fx) {
-            const int32_t ix = ix0 + fx * L->d_w;
-            if (ix < 0 || ix >= L->in_w) continue;
-            t += dot(x + (iy * L->in_w + ix) * L->in_c, w + (fy * L->k_w + fx) * L->in_c,
-                     L->in_c, L->in_zp);
-        }
-    }
+    int32_t r;
+    EC_ORTN_FIELD_TAPS(L, pix) t += dot(x + off, w + (fy * L->k_w + fx) * L->in_c, L->in_c,
+                                        L->in_zp);
     if (!ec_ortn_near(e, (float)t * L->kt[o] + L->kb[o], &r)) return r;
     return ec_ortn_conv_recompute(L, x, w, pix, o);
 }
