@@ -184,11 +184,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         win = conv_window(g, n)
         ksize = int(w[0].size)
         segs, m = conv_segments_sk(g, n)
-        p.update(in_h=win.in_h, in_w=win.in_w, in_c=w.shape[3], out_h=win.out_h,
-                 out_w=win.out_w, out_c=oc, k_h=win.k_h, k_w=win.k_w, stride_h=win.stride_h,
-                 stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t,
-                 pad_l=win.pad_l, ksize=ksize, npix=win.out_h * win.out_w,
-                 near=near_geometry(g, n))
+        p.update(in_c=w.shape[3], out_c=oc, k_w=win.k_w, ksize=ksize,
+                 npix=win.out_h * win.out_w, near=near_geometry(g, n))
         consts = dict(w=w.reshape(oc, -1).astype(np.int8), **channel_constants(g, n, m),
                       seg_end=np.array([s + c for s, c, _ in segs], np.int32),
                       seg_sk=np.array([k for _, _, k in segs], np.int32))
