@@ -19,10 +19,14 @@
 typedef struct {
     int32_t in_h, in_w, in_c, out_w, k_h, k_w, s_h, s_w, d_h, d_w, pad_t, pad_l, ksize, in_zp;
     float sx, ys;                 /* input and output scales */
-    const int32_t *wmax;          /* per output channel: max |w| */
+    const int32_t *wmax;          /* per output channel: max |w| (portable kernel; DSP: 0) */
     const float *kt, *kb;         /* delta = wmax * (sum of |x - zx| over the field) * kt + kb */
     const float *sw, *bias;       /* weight scale and float32 bias (DequantizeLinear's) */
     const int32_t *seg_end, *seg_sk; /* onnxruntime's thread segments: end pixel, slice taps */
+    /* a kernel deriving kt and kb (DSP records): kt = h * ckt from half the estimate's scale h,
+     * kb = |bias in output steps| * ckb + cslack, each rounded up enough to stay bounds */
+    float ckt, ckb, cslack;
+    int32_t out_zp;
 } ec_ortn_conv;
 
 /* sum |px[i] - zx| over the c bytes of one tap (a kernel may pass its own SIMD twin). */
@@ -128,12 +132,12 @@ static inline uint32_t ec_ortn_tap_dot_c(const int8_t *px, const int8_t *wp, int
  * before the zero point. */
 static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t *x,
                                              const int8_t *w, int32_t pix, int32_t o, float e,
-                                             ec_ortn_tap_dot dot) {
+                                             float kt, float kb, ec_ortn_tap_dot dot) {
     uint32_t t = 0; /* exact: the compiler keeps ksize * 255 * 128 < 2^32 */
     int32_t r;
     EC_ORTN_FIELD_TAPS(L, pix) t += dot(x + off, w + (fy * L->k_w + fx) * L->in_c, L->in_c,
                                         L->in_zp);
-    if (!ec_ortn_near(e, (float)t * L->kt[o] + L->kb[o], &r)) return r;
+    if (!ec_ortn_near(e, (float)t * kt + kb, &r)) return r;
     return ec_ortn_conv_recompute(L, x, w, pix, o);
 }
 

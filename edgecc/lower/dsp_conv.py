@@ -119,7 +119,7 @@ def _near_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, var
     from edgecc.ops import _ort_near
     win, x = conv_window(g, n), in_type(g, n)
     try:
-        rec, consts = _ort_near.dsp_records(g, n, rows)
+        rec, consts, factors = _ort_near.dsp_records(g, n, rows)
     except ValueError as e:
         raise Refused(f"{e}: portable kernel") from None
     oc, kp = rows.shape[0], round_up(rows.shape[1], 8)
@@ -130,7 +130,8 @@ def _near_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, var
                        lo, hi)
     consts.update(w=pack_words(pad_cols(rows, kp)), rec=rec.astype(np.int32).ravel())
     return Kernel("dsp/conv_2d_4px_near.c.j2",
-                  params=dict(geom=geom, near=_ort_near.near_geometry(g, n)), consts=consts,
+                  params=dict(geom=geom, near=_ort_near.near_geometry(g, n), factors=factors),
+                  consts=consts,
                   scratch=(2 * PX + 1) * kp + PX * oc, variant=variant, streams=STREAMS,
                   reason=reason.format(kp=kp) + "; " + _ort_near.DSP_WHY)
 

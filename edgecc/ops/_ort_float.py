@@ -175,6 +175,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         return Kernel("add_ortf.c.j2", params=p, variant="portable-ort-float", reason=why,
                       consts=dict(deq_a=_deq(in_type(g, n, 0)), deq_b=_deq(in_type(g, n, 1))))
     d = pool_geometry(g, n)
-    p.update(d, ctype="int8_t")
-    return Kernel("average_pool_2d_ortf.c.j2", params=p, consts=dict(deq=_deq(in_type(g, n))),
+    x = in_type(g, n)  # DequantizeLinear on the fly: float32(q - zp) * scale, as _deq
+    p.update(d, ctype="int8_t", in_zp=int(x.q.zero_point[0]),
+             xscale=c_float_literal(F32(x.q.scale[0])))
+    return Kernel("average_pool_2d_ortf.c.j2", params=p,
                   scratch=4 * d["depth"], variant="portable-ort-float", reason=why)

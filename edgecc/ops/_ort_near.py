@@ -129,11 +129,25 @@ def conv_segments_sk(g: Graph, n: Node) -> tuple[list, int]:
     return segs, roundings("CONV_2D", ksize, max(-(-ksize // sk) for _, _, sk in segs))
 
 
-def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict]:
-    """runtime_c/dsp/conv_2d.h's EC_DSP_NEAR_REC records [oc, 6] of a float-group conv over its
-    filter rows [oc, taps] (the doubled folded zero point, the bits of sc / 2, the output zero
-    point, the bits of bb, of max|w| * kt and of kb) and the ec_ortn_conv constants; ValueError
-    when the kernel's float32 estimate could leave its range."""
+def derive_factors(g: Graph, n: Node, m: int) -> list[str]:
+    """ec_ortn_conv's ckt, ckb, cslack (C literals) and out_zp: a kernel derives kt = fl(h * ckt)
+    from half its estimate's scale h = sc / 2 and kb = fl(fl(|bb| * ckb) +
+    cslack) from its bias in output steps bb. sc and bb are float32 roundings of the real
+    sx sw / ys and bias / ys (relative error <= u each), every product and sum rounds once more:
+    the factors carry 2^-19 / 2^-20 on top of coefficient(m), so each derived value stays at or
+    above the compile-time kt and kb (checked in tests/test_ort_near.py)."""
+    c = coefficient(m)
+    up = lambda v: F32(np.nextafter(F32(v), F32(np.inf)))  # noqa: E731
+    return [c_float_literal(up(2 * c * (1 + 2.0 ** -19))), c_float_literal(up(c * (1 + 2.0 ** -20))),
+            c_float_literal(up(ABS_SLACK * (1 + 2.0 ** -20))), str(int(out_type(g, n).q.zero_point[0]))]
+
+
+def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict, list[str]]:
+    """runtime_c/dsp/conv_2d.h's records [oc, 4] of a float-group conv over its filter rows
+    [oc, taps] (the doubled folded zero point, the bits of sc / 2, of bb and of max|w| * kt),
+    the ec_ortn_conv constants and the factors (derive_factors) the kernel derives kt and kb
+    with; ValueError when the kernel's float32 estimate could leave its
+    range."""
     segs, m = conv_segments_sk(g, n)
     k = channel_constants(g, n, m)
     rows = np.asarray(rows, np.int64)
@@ -148,14 +162,12 @@ def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict]:
     if not (np.all(half >= np.finfo(F32).tiny) and np.all(half * 2 == k["sc"])):
         raise ValueError("an estimate scale too small to halve exactly")
     wk = (k["wmax"].astype(F64) * k["kt"].astype(F64)).astype(F32) * F32(1 + 2 ** -20)
-    rec = np.stack([-2 * zx * rows.sum(axis=1), half.view(np.int32),
-                    np.full(len(rows), int(out_type(g, n).q.zero_point[0])),
-                    k["bb"].view(np.int32), wk.astype(F32).view(np.int32),
-                    k["kb"].view(np.int32)], axis=1)
-    consts = {name: k[name] for name in ("wmax", "kt", "kb", "sw", "bias")}
+    rec = np.stack([-2 * zx * rows.sum(axis=1), half.view(np.int32), k["bb"].view(np.int32),
+                    wk.astype(F32).view(np.int32)], axis=1)
+    consts = {name: k[name] for name in ("sw", "bias")}
     consts.update(seg_end=np.array([s + c for s, c, _ in segs], np.int32),
                   seg_sk=np.array([sk for _, _, sk in segs], np.int32))
-    return rec.astype(np.int64), consts
+    return rec.astype(np.int64), consts, derive_factors(g, n, m)
 
 
 DSP_WHY = ("onnxruntime runs this QDQ group in float32: the exact accumulator, its float32 "
@@ -185,7 +197,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         ksize = int(w[0].size)
         segs, m = conv_segments_sk(g, n)
         p.update(in_c=w.shape[3], out_c=oc, k_w=win.k_w, ksize=ksize,
-                 npix=win.out_h * win.out_w, near=near_geometry(g, n))
+                 npix=win.out_h * win.out_w, near=near_geometry(g, n),
+                 factors=derive_factors(g, n, m))
         consts = dict(w=w.reshape(oc, -1).astype(np.int8), **channel_constants(g, n, m),
                       seg_end=np.array([s + c for s, c, _ in segs], np.int32),
                       seg_sk=np.array([k for _, _, k in segs], np.int32))

@@ -90,11 +90,10 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
  * * (scale / 2) is the very real number float(acc) * scale, so it rounds to the same float32;
  * the compiler checked scale / 2 is a normal float), the output zero point and 0. */
 #define EC_DSP_CONV_REC 4
-/* A float-group layer's (onnx == 2, edgecc/ops/_ort_near.py) records: the doubled folded zero
- * point (its bias is float32), the bits of half its estimate's scale, the output zero point, and
- * the bits of three floats: its bias in output steps, and delta's factor of the pixel's field sum
- * of |x - zx| and its constant (ec_ortn_conv: max|w| * kt, kb). */
-#define EC_DSP_NEAR_REC 6
+/* A float-group layer's (onnx == 2, edgecc/ops/_ort_near.py) records are EC_DSP_CONV_REC words
+ * too: the doubled folded zero point (its bias is float32), the bits of half its estimate's
+ * scale h, of its bias in output steps and of max|w| * kt; kt and kb follow from h, the bias
+ * and the layer's constants (ec_ortn_conv ckt, ckb, cslack). */
 
 /* ec_ortn_tap_abs_c of c % 4 == 0 bytes, 4 per USADA8 (x ^ 0x80 is x + 128 as unsigned). */
 static inline int32_t ec_dsp_tap_abs(const int8_t *px, int32_t c, int32_t zx) {
@@ -220,30 +219,57 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 #define EC_DSP_MM6_STEP() do { EC_DSP_MM6_QUAD_C(); EC_DSP_MM6_QUAD_C(); } while (0)
 #endif
 
-/* One accumulator (of slot p) to its output byte (the epilogue, then the clamp). A float-group
- * layer (onnx == 2) rounds its estimate e = 2 acc * h + bias in output steps; an e within delta
- * (its pixel's field sum aw[p] times kn, + cn) of a rounding boundary is recomputed in
- * ec_ortn_conv_out's exact bound and onnxruntime's order; slots past the last pixel are not (their outputs are dropped). The
- * estimate stays below 2^30 and is exact to the bound's terms (edgecc/ops/_ort_near.py). */
-#define EC_DSP_MM6_OUT(a, p) do { \
-        if (onnx == 2) { \
-            const float e_ = (float)a * hn + bn; \
-            float f_; \
-            a = ec_dsp_round_f(e_); \
-            f_ = e_ - (float)a; \
-            if ((f_ < 0.0f ? -f_ : f_) >= 0.5f - (kn * aw[p] + cn) && pix + (p) < g->pixels) \
-                a = ec_ortn_conv_out(nr, x, (const int8_t *)(const void *)w - g->kp, pix + (p), \
-                                     (int32_t)(y - y0), e_, \
-                                     nr->in_c & 3 ? ec_ortn_tap_dot_c : ec_dsp_tap_dot); \
-            a += n; \
-        } else { \
-            a = ec_dsp_conv_epi(a, m, n, e, onnx); \
-        } \
+/* One accumulator (of slot p) to its output byte (the epilogue, then the clamp). */
+#define EC_DSP_MM6_OUT(a) do { \
+        a = ec_dsp_conv_epi(a, m, n, e, onnx); \
         a = full ? __ssat(a, 8) : ec_dsp_clamp_s8(a, lo, hi); \
     } while (0)
 
+/* |f| (VABS with an FPU) */
+static inline float ec_dsp_fabs(float f) {
+#if defined(__GNUC__)
+    return __builtin_fabsf(f);
+#else
+    return f < 0.0f ? -f : f;
+#endif
+}
+
+/* Channel o's outputs of a float-group layer (onnx == 2, edgecc/ops/_ort_near.py) for the 6
+ * doubled accumulators a of one block: each estimate e = 2 acc * h + bias in output steps is
+ * rounded; an e within delta (wk * aw[p] + kb, aw[p] the pixel's field sum of |x - zx|, wk =
+ * max|w| * kt from the record, kb derived here from the bias with the rounding margins of ckb
+ * and cslack) of a rounding boundary is recomputed by ec_ortn_conv_out (the exact bound, then
+ * onnxruntime's order, kt = h * ckt); slots past the last pixel are not (their outputs are
+ * dropped). The estimate stays below 2^30 and is exact to the bound's terms. wc: channel o's
+ * weight bytes; y: the block's output of channel o (y[p * out_c]). Out of line: one copy
+ * serves every block. */
+#define EC_DSP_NEAR_OUT(p) do { \
+        const float e_ = (float)a[p] * h + bb; \
+        int32_t r_ = ec_dsp_round_f(e_); \
+        if (ec_dsp_fabs(e_ - (float)r_) + wk * aw[p] >= th && pix + (p) < g->pixels) \
+            r_ = ec_ortn_conv_out(nr, x, wc, pix + (p), o, e_, h * nr->ckt, kb, \
+                                  nr->in_c & 3 ? ec_ortn_tap_dot_c : ec_dsp_tap_dot); \
+        y[(p) * oc_n] = (int8_t)ec_dsp_clamp_s8(r_ + zy, lo, hi); \
+    } while (0)
+static __attribute__((noinline)) void ec_dsp_near6(const int32_t *a, const int32_t *rec,
+                                                   const ec_dsp_conv_geom *g,
+                                                   const ec_ortn_conv *nr, const int8_t *x,
+                                                   const int8_t *wc, int32_t pix, int32_t o,
+                                                   const float *aw, int8_t *y) {
+    float h, bb, wk;
+    memcpy(&h, rec + 1, 4);
+    memcpy(&bb, rec + 2, 4);
+    memcpy(&wk, rec + 3, 4);
+    {
+        const int32_t zy = nr->out_zp, lo = g->lo, hi = g->hi, oc_n = g->out_c;
+        const float kb = ec_dsp_fabs(bb) * nr->ckb + nr->cslack, th = 0.5f - kb;
+        EC_DSP_NEAR_OUT(0); EC_DSP_NEAR_OUT(1); EC_DSP_NEAR_OUT(2);
+        EC_DSP_NEAR_OUT(3); EC_DSP_NEAR_OUT(4); EC_DSP_NEAR_OUT(5);
+    }
+}
+
 /* EC_DSP_CONV_PX = 6 pixels x all output channels. y[p * out_c + oc] for p < 6. w: [out_c][kp]
- * bytes, packed; rec: EC_DSP_CONV_REC (onnx == 2: EC_DSP_NEAR_REC) words per output channel;
+ * bytes, packed; rec: EC_DSP_CONV_REC words per output channel;
  * onnx and odd (kp = 8 mod 16) are constants at each call, so each use compiles its own loop.
  * onnx == 2 only: nr, x (the input), pix (the block's first pixel) and aw (its pixels' field
  * sums of |x - zx|) for the near-tie test and ec_ortn_conv_out. */
@@ -266,22 +292,19 @@ static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w
                 EC_DSP_MM6_STEP();
             } while (xp != xend);
         }
-        {
+        if (onnx == 2) {
+            const int32_t acc[EC_DSP_CONV_PX] = {a0, a1, a2, a3, a4, a5};
+            ec_dsp_near6(acc, rec, g, nr, x, (const int8_t *)(const void *)w - g->kp, pix,
+                         (int32_t)(y - y0), aw, y);
+        } else {
             const int32_t m = rec[1], n = rec[2], e = rec[3];
-            float hn = 0.0f, bn = 0.0f, kn = 0.0f, cn = 0.0f;
-            if (onnx == 2) {
-                memcpy(&hn, rec + 1, 4);
-                memcpy(&bn, rec + 3, 4);
-                memcpy(&kn, rec + 4, 4);
-                memcpy(&cn, rec + 5, 4);
-            }
-            EC_DSP_MM6_OUT(a0, 0); EC_DSP_MM6_OUT(a1, 1); EC_DSP_MM6_OUT(a2, 2);
-            EC_DSP_MM6_OUT(a3, 3); EC_DSP_MM6_OUT(a4, 4); EC_DSP_MM6_OUT(a5, 5);
+            EC_DSP_MM6_OUT(a0); EC_DSP_MM6_OUT(a1); EC_DSP_MM6_OUT(a2);
+            EC_DSP_MM6_OUT(a3); EC_DSP_MM6_OUT(a4); EC_DSP_MM6_OUT(a5);
+            ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
+            y[4 * oc_n] = (int8_t)a4;
+            y[5 * oc_n] = (int8_t)a5;
         }
-        ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
-        y[4 * oc_n] = (int8_t)a4;
-        y[5 * oc_n] = (int8_t)a5;
-        rec += onnx == 2 ? EC_DSP_NEAR_REC : EC_DSP_CONV_REC;
+        rec += EC_DSP_CONV_REC;
     } while (++y != yend);
 }
 
