@@ -198,3 +198,41 @@ def test_cortex_m4_float_group_kernels(monkeypatch, mode, want):
     got = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
            if lw.node.attrs.get("numerics") == "ort_float" and lw.node.op in want}
     assert got == set(want.items()), got
+
+
+@pytest.mark.parametrize("name", [RESNET, "tfl_kws_ref_model_qdq", "ox_se_mbv2_qdq_s8",
+                                  "ox_autoenc_qdq_s8"])
+def test_dsp_derived_factors_bound(name):
+    """The DSP records hold half the estimate's scale and the bias in output steps; the kernel
+    derives kt = fl(h * ckt) and kb = fl(fl(|bb| * ckb) + cslack) in float32 (runtime_c/dsp/
+    conv_2d.h ec_dsp_near6). On every float-group conv of the real models, both stay at or
+    above the real c * sx * sw / ys and c * |bias| / ys + ABS_SLACK the bound needs, and the
+    record's max|w| * kt above max|w| times the real kt."""
+    from edgecc.compiler import load_model
+    from edgecc.ops import const, in_type, out_type
+    from edgecc.ops import _ort_float as orf
+    from edgecc.passes import optimize
+    g, _ = optimize(load_model(onnx_model(name)))
+    seen = 0
+    for nd in g.nodes:
+        if not orf.is_ort_float(nd) or nd.op != "CONV_2D":
+            continue
+        w = const(g, nd, 1)
+        rows = w.reshape(w.shape[0], -1)
+        rec, _, factors = on.dsp_records(g, nd, rows)
+        ckt, ckb, cslack = (F32(float.fromhex(f.rstrip("f"))) for f in factors[:3])
+        h, bb, wk = (rec[:, i].astype(np.int32).view(F32) for i in (1, 2, 3))
+        kt = (h * ckt).astype(F32)
+        kb = ((np.abs(bb) * ckb).astype(F32) + cslack).astype(F32)
+        _, m = on.conv_segments_sk(g, nd)
+        c = on.coefficient(m)
+        sx = F64(F32(in_type(g, nd).q.scale[0]))
+        ys = F64(F32(out_type(g, nd).q.scale[0]))
+        sw = np.broadcast_to(np.asarray(in_type(g, nd, 1).q.scale, F32), (len(rows),)).astype(F64)
+        real_kt = c * sx * sw / ys
+        assert (kt.astype(F64) >= real_kt).all()
+        assert (wk.astype(F64) >= np.abs(rows).max(axis=1) * real_kt).all()
+        bf = orf._bias(g, nd, len(rows)).astype(F64)
+        assert (kb.astype(F64) >= c * np.abs(bf) / ys + on.ABS_SLACK).all()
+        seen += 1
+    assert seen

@@ -4,7 +4,7 @@
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
 #include "../edgecc_rt.h" /* ec_onnx_rq */
-#include "../edgecc_ort_near.h" /* ec_ortn_conv_out: near-tie outputs of onnxruntime's float groups */
+#include "near.h" /* ec_ortn_conv_out and its DSP byte sums: onnxruntime's float groups */
 
 /* ---------------------------------------------------------------------------------------
  * Convolution as a matrix product. Each output pixel's receptive field (kh x kw x in_c bytes,
@@ -94,38 +94,6 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
  * too: the doubled folded zero point (its bias is float32), the bits of half its estimate's
  * scale h, of its bias in output steps and of max|w| * kt; kt and kb follow from h, the bias
  * and the layer's constants (ec_ortn_conv ckt, ckb, cslack). */
-
-/* ec_ortn_tap_abs_c of c % 4 == 0 bytes, 4 per USADA8 (x ^ 0x80 is x + 128 as unsigned). */
-static inline int32_t ec_dsp_tap_abs(const int8_t *px, int32_t c, int32_t zx) {
-    const uint32_t zu = 0x01010101u * (uint8_t)(zx + 128);
-    uint32_t s = 0;
-    int32_t ci;
-    for (ci = 0; ci < c; ci += 4) s = __usada8((uint32_t)ec_dsp_ld32(px + ci) ^ 0x80808080u, zu, s);
-    return (int32_t)s;
-}
-
-/* |v| of 4 signed bytes as unsigned bytes (v ^ 0x80 is v + 128; the GE flags of the second
- * USUB8 pick the non-negative difference). */
-static inline uint32_t ec_dsp_absdiff8(uint32_t u, uint32_t z) {
-    const uint32_t b = __usub8(z, u), a = __usub8(u, z);
-    return __sel(a, b);
-}
-
-/* ec_ortn_tap_dot_c of c % 4 == 0 bytes: |x - zx| and |w| as unsigned bytes, then SMLAD on
- * their zero-extended halves (products <= 255 * 128). */
-static inline uint32_t ec_dsp_tap_dot(const int8_t *px, const int8_t *wp, int32_t c, int32_t zx) {
-    const uint32_t zu = 0x01010101u * (uint8_t)(zx + 128);
-    uint32_t t = 0;
-    int32_t ci;
-    for (ci = 0; ci < c; ci += 4) {
-        const uint32_t dx = ec_dsp_absdiff8((uint32_t)ec_dsp_ld32(px + ci) ^ 0x80808080u, zu);
-        const uint32_t dw = ec_dsp_absdiff8((uint32_t)ec_dsp_ld32(wp + ci) ^ 0x80808080u,
-                                            0x80808080u);
-        t = (uint32_t)__smlad((int32_t)__uxtb16(dx), (int32_t)__uxtb16(dw), (int32_t)t);
-        t = (uint32_t)__smlad((int32_t)__uxtb16(dx >> 8), (int32_t)__uxtb16(dw >> 8), (int32_t)t);
-    }
-    return t;
-}
 
 /* The sum of |x - zx| over output pixel pix's receptive field (ec_ortn_field_abs). */
 static inline float ec_dsp_field_abs(const ec_ortn_conv *L, const int8_t *x, int32_t pix) {
@@ -224,15 +192,6 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
         a = ec_dsp_conv_epi(a, m, n, e, onnx); \
         a = full ? __ssat(a, 8) : ec_dsp_clamp_s8(a, lo, hi); \
     } while (0)
-
-/* |f| (VABS with an FPU) */
-static inline float ec_dsp_fabs(float f) {
-#if defined(__GNUC__)
-    return __builtin_fabsf(f);
-#else
-    return f < 0.0f ? -f : f;
-#endif
-}
 
 /* Channel o's outputs of a float-group layer (onnx == 2, edgecc/ops/_ort_near.py) for the 6
  * doubled accumulators a of one block: each estimate e = 2 acc * h + bias in output steps is

@@ -4,7 +4,7 @@
 #define EDGECC_DSP_FC_NEAR_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
-#include "../edgecc_ort_near.h" /* ec_ortn_fc_byte: the estimate, its near-tie test and path */
+#include "near.h" /* ec_dsp_tap_abs; ec_ortn_fc_byte: the estimate, its near-tie test and path */
 
 /* y[u] for every unit: the exact accumulators 4 units at a time (the input's 4 bytes extended
  * once, SMLAD against each unit's weight word; the zero point folded into L->fold), then
@@ -13,13 +13,8 @@
 EC_DSP_SHARED void ec_dsp_fc_near_s8(const ec_ortn_fc *L, const int8_t *x, int8_t *y,
                                      const int8_t *w) {
     const int32_t depth = L->depth, units = L->units;
-    const uint32_t zu = 0x01010101u * (uint8_t)(L->in_zp + 128);
-    uint32_t asum = 0;
+    const float fa = (float)ec_dsp_tap_abs(x, depth, L->in_zp); /* sum |x - zx| */
     int32_t u, i;
-    float fa;
-    for (i = 0; i < depth; i += 4) /* sum |x - zx|: x ^ 0x80 is x + 128 as unsigned */
-        asum = __usada8((uint32_t)ec_dsp_ld32(x + i) ^ 0x80808080u, zu, asum);
-    fa = (float)asum;
     for (u = 0; u < units; u += 4) {
         const int8_t *w0 = w + u * depth, *w1 = w0 + depth, *w2 = w1 + depth, *w3 = w2 + depth;
         int32_t a0 = L->fold[u], a1 = L->fold[u + 1], a2 = L->fold[u + 2], a3 = L->fold[u + 3];
