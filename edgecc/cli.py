@@ -65,10 +65,12 @@ def _add_target(p: argparse.ArgumentParser) -> None:
                         "fastest kernel (default: $EDGECC_SCRATCH or 'any')")
     p.add_argument("--onnx-float", choices=["integer", "ort"],
                    help="ONNX QDQ groups onnxruntime runs in float32: 'integer' computes them "
-                        "with the exact integer accumulator on the fast kernels (a value on a "
-                        "float rounding tie can differ from onnxruntime); 'ort' in onnxruntime's "
-                        "float32 order for $EDGECC_ORT_THREADS (default: the CPU count) threads, "
-                        "bit-exact with it, slower (default: $EDGECC_ONNX_FLOAT or 'integer')")
+                        "with the exact integer accumulator on the fast kernels and recomputes "
+                        "in onnxruntime's order only the outputs a rigorous bound finds near a "
+                        "rounding boundary; 'ort' in onnxruntime's float32 order throughout, "
+                        "slower; both bit-exact with onnxruntime run on $EDGECC_ORT_THREADS "
+                        "(default: the CPU count) threads (default: $EDGECC_ONNX_FLOAT or "
+                        "'integer')")
     _add_tiling(p)
 
 
