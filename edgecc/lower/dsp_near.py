@@ -17,6 +17,11 @@ from edgecc.lower.geom import DspAddGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 
+# A one-row Gemm group this small runs the portable near kernel: ec_dsp_fc_near_s8 and its
+# near-tie path are about 1.6 KB of code (kws_ref_model_qdq's 64 x 12 classifier: 768 MACs,
+# about 2,000 instructions either way)
+FC_NEAR_MIN_MACS = 4096
+
 # The integer form of an ADD (lut_form): the kernel's SMMLAR by 2^30 is floor((s + 2) / 4).
 _LUT_M = 1 << 30
 
@@ -89,6 +94,9 @@ def fc_near_applies(g: Graph, n: Node, target) -> str | None:
         return "units or depth not a multiple of 4: portable kernel"
     if not exact_sum_fits(g, n):
         return "depth too large for the exact bound's uint32: portable kernel"
+    if const(g, n, 1).size < FC_NEAR_MIN_MACS:
+        return (f"under {FC_NEAR_MIN_MACS} MACs: the portable kernel (its DSP twin's code would "
+                "cost more flash than its instructions save)")
     return None
 
 
