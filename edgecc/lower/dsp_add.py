@@ -71,13 +71,13 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
     if ((prod - (s - bb)) + (t - bb) != 0).any():     # TwoSum: the double sum rounded somewhere
         raise Refused("the double sum is not exact for every pair: portable kernel")
     numel, act = in_type(g, n, 0).numel, (int(p["act_min"]), int(p["act_max"]))
-    lut = _onnx_add_lut(p, prod, t, xs)
-    if lut is not None:
-        m, n_, e, ta, tbl = lut
-        return Kernel("dsp/add_lut.c.j2", params=dict(geom=DspAddGeom(numel, m, n_, e, *act)),
-                      consts=dict(ta=ta, tb=tbl), variant="dsp-add-onnx-lut",
-                      reason="Cortex-M DSP: onnxruntime's QLinearAdd as two 256-entry integer "
-                             "tables and one SMMLAR, proven equal on all 65536 pairs")
+    v32 = (prod + t).astype(np.float32)  # the portable kernel's one rounding to float32
+    want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)), *act).astype(np.int64)
+    k = dsp_near.add_kernel(numel, act, xs * np.float64(p["ra"]), t[0], want,
+                            (np.float64(p["ra"]), np.float64(p["rb"]), np.float64(p["k"])),
+                            "dsp-add-onnx", "onnxruntime's QLinearAdd")
+    if k is not None:
+        return k
     geom = DspAddGeom(numel, 0, 0, 0, *act)
     return Kernel("dsp/add_onnx_fma.c.j2", params=dict(geom=geom),
                   consts=dict(tb=tb, ra=np.array([p["ra"]], np.float32)), variant="dsp-add-onnx",

@@ -36,6 +36,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "c/conv_2d_ortf_near.c.j2": ("edgecc_ort_near.h",),
     "c/fully_connected_ortf_near.c.j2": ("edgecc_ort_near.h",),
     "dsp/add_lut.c.j2": ("dsp/add.h",),
+    "dsp/add_lin2.c.j2": ("dsp/add.h",),
     "dsp/add_onnx_fma.c.j2": ("dsp/add.h",),
     "dsp/add_lut_row.c.j2": ("dsp/add.h",),
     "dsp/add_lin_row.c.j2": ("dsp/add.h",),

@@ -32,6 +32,24 @@ EC_DSP_SHARED void ec_dsp_add_lut_s8(const ec_dsp_add_geom *g, const int8_t *a, 
     for (; i < n; ++i) y[i] = ec_dsp_clamp8(ec_dsp_rq(ta0[a[i]] + tb0[b[i]], m, nn, e), lo, hi);
 }
 
+/* ADD of two activations where the compiler proved the linear form on all 65536 pairs: s = a *
+ * k[0] + b * k[1] + k[2] stands for ta0[a] + tb0[b] (no 2 KB of tables in flash), then the same
+ * requantization. */
+EC_DSP_SHARED void ec_dsp_add_lin2_s8(const ec_dsp_add_geom *g, const int8_t *a, const int8_t *b,
+                                      int8_t *y, const int32_t *k) {
+    const int32_t m = g->m, nn = g->nn, e = g->e, lo = g->lo, hi = g->hi;
+    const int32_t ka = k[0], kb = k[1], kc = k[2];
+    int32_t i = 0, n = g->n;
+    if (lo == -128 && hi == 127) {
+        for (; i + 2 <= n; i += 2) {
+            const int32_t s0 = kc + a[i] * ka + b[i] * kb, s1 = kc + a[i + 1] * ka + b[i + 1] * kb;
+            y[i] = (int8_t)__ssat(ec_dsp_rq(s0, m, nn, e), 8);
+            y[i + 1] = (int8_t)__ssat(ec_dsp_rq(s1, m, nn, e), 8);
+        }
+    }
+    for (; i < n; ++i) y[i] = ec_dsp_clamp8(ec_dsp_rq(kc + a[i] * ka + b[i] * kb, m, nn, e), lo, hi);
+}
+
 /* ADD of a and a constant row broadcast along all but the last dimension (c channels): the
  * row's table entries tr[0..c-1] stand for tb0[b]; a's term is a table read ta0[a] or, where
  * the compiler proved the linear form on every (value, channel) pair (lin, a constant at each

@@ -295,16 +295,21 @@ def test_dsp_fc_onnx_with_scratch_where_it_fits(tmp_path):
 
 
 @pytest.mark.parametrize("seed,variant", [(0, "dsp-add-onnx"), (1, "dsp-add-onnx"),
-                                          (0, "dsp-add-onnx-lut"), (1, "dsp-add-onnx-lut")])
+                                          (0, "dsp-add-onnx-lut"), (1, "dsp-add-onnx-lut"),
+                                          (0, "dsp-add-onnx-lin"), (3, "dsp-add-onnx-lin")])
 def test_dsp_add_onnx_all_pairs_on_cortex_m4(tmp_path, seed, variant, monkeypatch):
     """QLinearAdd on the DSP kernels, every int8 pair (a, b) under QEMU, bit-exact with
-    onnxruntime: the integer tables where proven (dsp-add-onnx-lut), and the table + fused
-    multiply-add kernel with that proof switched off (dsp-add-onnx)."""
+    onnxruntime: the two multipliers where proven (dsp-add-onnx-lin), the integer tables with
+    that form switched off (dsp-add-onnx-lut), and the table + fused multiply-add kernel with
+    both switched off (dsp-add-onnx)."""
     import edgecc.verify as v
     import edgecc.lower.dsp_add as dsp_add
+    import edgecc.lower.dsp_near as dsp_near
     from test_onnx_numerics import ALL_PAIRS, _binary_model
+    if variant != "dsp-add-onnx-lin":
+        monkeypatch.setattr(dsp_near, "ADD_LINEAR", False)
     if variant == "dsp-add-onnx":
-        monkeypatch.setattr(dsp_add, "_onnx_add_lut", lambda *a: None)
+        monkeypatch.setattr(dsp_add.dsp_near, "add_kernel", lambda *a: None)
     p = tmp_path / "m.onnx"
     p.write_bytes(_binary_model("QLinearAdd", np.random.default_rng(seed)).SerializeToString())
     c = compile_model(p, get_target("cortex-m4"), "m")
