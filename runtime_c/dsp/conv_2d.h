@@ -115,6 +115,19 @@ static inline int32_t ec_dsp_round_f(float r) {
 #endif
 }
 
+/* ec_dsp_round_f that leaves r in its register (the near-tie test still needs it). */
+static inline int32_t ec_dsp_round_f2(float r) {
+#if defined(__ARM_FP) && (__ARM_FP & 4)
+    float o;
+    int32_t i;
+    __asm__("vcvtr.s32.f32 %0, %1" : "=t"(o) : "t"(r));
+    memcpy(&i, &o, 4);
+    return i;
+#else
+    return ec_onnx_round(r);
+#endif
+}
+
 static inline int32_t ec_dsp_onnx_round(int32_t a, float h) {
     return ec_dsp_round_f((float)a * h);
 }
@@ -202,14 +215,6 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
  * dropped). The estimate stays below 2^30 and is exact to the bound's terms. wc: channel o's
  * weight bytes; y: the block's output of channel o (y[p * out_c]). Out of line: one copy
  * serves every block. */
-#define EC_DSP_NEAR_OUT(p) do { \
-        const float e_ = (float)a[p] * h + bb; \
-        int32_t r_ = ec_dsp_round_f(e_); \
-        if (ec_dsp_fabs(e_ - (float)r_) + wk * aw[p] >= th && pix + (p) < g->pixels) \
-            r_ = ec_ortn_conv_out(nr, x, wc, pix + (p), o, e_, h * nr->ckt, kb, \
-                                  nr->in_c & 3 ? ec_ortn_tap_dot_c : ec_dsp_tap_dot); \
-        y[(p) * oc_n] = (int8_t)ec_dsp_clamp_s8(r_ + zy, lo, hi); \
-    } while (0)
 static __attribute__((noinline)) void ec_dsp_near6(const int32_t *a, const int32_t *rec,
                                                    const ec_dsp_conv_geom *g,
                                                    const ec_ortn_conv *nr, const int8_t *x,
@@ -221,9 +226,18 @@ static __attribute__((noinline)) void ec_dsp_near6(const int32_t *a, const int32
     memcpy(&wk, rec + 3, 4);
     {
         const int32_t zy = nr->out_zp, lo = g->lo, hi = g->hi, oc_n = g->out_c;
+        const int32_t last = g->pixels - pix; /* slots p >= last hold no pixel */
         const float kb = ec_dsp_fabs(bb) * nr->ckb + nr->cslack, th = 0.5f - kb;
-        EC_DSP_NEAR_OUT(0); EC_DSP_NEAR_OUT(1); EC_DSP_NEAR_OUT(2);
-        EC_DSP_NEAR_OUT(3); EC_DSP_NEAR_OUT(4); EC_DSP_NEAR_OUT(5);
+        int32_t p;
+        for (p = 0; p < EC_DSP_CONV_PX; ++p, y += oc_n) {
+            const float e = (float)a[p] * h + bb;
+            int32_t r = ec_dsp_round_f2(e);
+            if (ec_dsp_fabs(e - (float)r) + wk * aw[p] >= th && p < last)
+                r = ec_ortn_conv_out(nr, x, wc, pix + p, o, e, h * nr->ckt, kb,
+                                     nr->in_c & 3 ? ec_ortn_tap_dot_c : ec_dsp_tap_dot);
+            r += zy; /* lo and hi lie inside int8 */
+            *y = (int8_t)(r < lo ? lo : r > hi ? hi : r);
+        }
     }
 }
 
