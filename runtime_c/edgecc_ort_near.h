@@ -112,9 +112,14 @@ static inline int32_t ec_ortn_conv_recompute(const ec_ortn_conv *L, const int8_t
     return ec_onnx_round(v);
 }
 
-/* sum |px[i] - zx| * |wp[i]| over the c bytes of one tap (a kernel may pass its SIMD twin). */
-typedef uint32_t (*ec_ortn_tap_dot)(const int8_t *px, const int8_t *wp, int32_t c, int32_t zx);
+/* ec_ortn_conv_recompute out of the kernels' loops (a kernel that computed the exact bound
+ * itself). */
+static EC_ORTN_COLD int32_t ec_ortn_conv_redo(const ec_ortn_conv *L, const int8_t *x,
+                                              const int8_t *w, int32_t pix, int32_t o) {
+    return ec_ortn_conv_recompute(L, x, w, pix, o);
+}
 
+/* sum |px[i] - zx| * |wp[i]| over the c bytes of one tap. */
 static inline uint32_t ec_ortn_tap_dot_c(const int8_t *px, const int8_t *wp, int32_t c,
                                          int32_t zx) {
     uint32_t t = 0;
@@ -128,15 +133,15 @@ static inline uint32_t ec_ortn_tap_dot_c(const int8_t *px, const int8_t *wp, int
 
 /* Output (pix, o) from its estimate e, which a kernel's cheap bound (max|w| times the field's
  * sum of |x - zx|) found near a boundary: the exact bound (T = the sum of |x - zx| * |w|, tap
- * by tap with `dot`) first, onnxruntime's order only if e is still near; rounded half to even,
+ * by tap) first, onnxruntime's order only if e is still near; rounded half to even,
  * before the zero point. */
 static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t *x,
                                              const int8_t *w, int32_t pix, int32_t o, float e,
-                                             float kt, float kb, ec_ortn_tap_dot dot) {
+                                             float kt, float kb) {
     uint32_t t = 0; /* exact: the compiler keeps ksize * 255 * 128 < 2^32 */
     int32_t r;
-    EC_ORTN_FIELD_TAPS(L, pix) t += dot(x + off, w + (fy * L->k_w + fx) * L->in_c, L->in_c,
-                                        L->in_zp);
+    EC_ORTN_FIELD_TAPS(L, pix)
+        t += ec_ortn_tap_dot_c(x + off, w + (fy * L->k_w + fx) * L->in_c, L->in_c, L->in_zp);
     if (!ec_ortn_near(e, (float)t * kt + kb, &r)) return r;
     return ec_ortn_conv_recompute(L, x, w, pix, o);
 }

@@ -152,8 +152,8 @@ def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict, 
     k = channel_constants(g, n, m)
     rows = np.asarray(rows, np.int64)
     zx = int(in_type(g, n).q.zero_point[0])
-    if not exact_sum_fits(g, n):
-        raise ValueError("the exact bound's sum may leave uint32")
+    if not exact_sum_fits(g, n) or rows.shape[1] * 510 * 128 >= 2 ** 31:
+        raise ValueError("the exact bound's sum may leave int32")  # ec_dsp_xs_dot: 2 |x - zx| |w|
     big = np.abs(rows).sum(axis=1) * max(zx + 128, 127 - zx)  # max |acc|
     if 2 * int(big.max()) >= 2 ** 31 or \
             float((big * k["sc"].astype(F64) + np.abs(k["bb"])).max()) >= 2.0 ** 30:

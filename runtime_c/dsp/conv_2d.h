@@ -4,7 +4,7 @@
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
 #include "../edgecc_rt.h" /* ec_onnx_rq */
-#include "near.h" /* ec_ortn_conv_out and its DSP byte sums: onnxruntime's float groups */
+#include "near.h" /* the near-tie path of onnxruntime's float groups and its DSP sums */
 
 /* ---------------------------------------------------------------------------------------
  * Convolution as a matrix product. Each output pixel's receptive field (kh x kw x in_c bytes,
@@ -115,19 +115,6 @@ static inline int32_t ec_dsp_round_f(float r) {
 #endif
 }
 
-/* ec_dsp_round_f that leaves r in its register (the near-tie test still needs it). */
-static inline int32_t ec_dsp_round_f2(float r) {
-#if defined(__ARM_FP) && (__ARM_FP & 4)
-    float o;
-    int32_t i;
-    __asm__("vcvtr.s32.f32 %0, %1" : "=t"(o) : "t"(r));
-    memcpy(&i, &o, 4);
-    return i;
-#else
-    return ec_onnx_round(r);
-#endif
-}
-
 static inline int32_t ec_dsp_onnx_round(int32_t a, float h) {
     return ec_dsp_round_f((float)a * h);
 }
@@ -210,8 +197,9 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
  * doubled accumulators a of one block: each estimate e = 2 acc * h + bias in output steps is
  * rounded; an e within delta (wk * aw[p] + kb, aw[p] the pixel's field sum of |x - zx|, wk =
  * max|w| * kt from the record, kb derived here from the bias with the rounding margins of ckb
- * and cslack) of a rounding boundary is recomputed by ec_ortn_conv_out (the exact bound, then
- * onnxruntime's order, kt = h * ckt); slots past the last pixel are not (their outputs are
+ * and cslack) of a rounding boundary is checked again with the exact bound T (ec_dsp_xs_dot
+ * over the block's slot xs, kt = h * ckt) and recomputed in onnxruntime's order
+ * (ec_ortn_conv_redo) if still near; slots past the last pixel are not (their outputs are
  * dropped). The estimate stays below 2^30 and is exact to the bound's terms. wc: channel o's
  * weight bytes; y: the block's output of channel o (y[p * out_c]). Out of line: one copy
  * serves every block. */
@@ -219,7 +207,8 @@ static __attribute__((noinline)) void ec_dsp_near6(const int32_t *a, const int32
                                                    const ec_dsp_conv_geom *g,
                                                    const ec_ortn_conv *nr, const int8_t *x,
                                                    const int8_t *wc, int32_t pix, int32_t o,
-                                                   const float *aw, int8_t *y) {
+                                                   const float *aw, const int32_t *xs,
+                                                   int8_t *y) {
     float h, bb, wk;
     memcpy(&h, rec + 1, 4);
     memcpy(&bb, rec + 2, 4);
@@ -233,8 +222,8 @@ static __attribute__((noinline)) void ec_dsp_near6(const int32_t *a, const int32
             const float e = (float)a[p] * h + bb;
             int32_t r = ec_dsp_round_f2(e);
             if (ec_dsp_fabs(e - (float)r) + wk * aw[p] >= th && p < last)
-                r = ec_ortn_conv_out(nr, x, wc, pix + p, o, e, h * nr->ckt, kb,
-                                     nr->in_c & 3 ? ec_ortn_tap_dot_c : ec_dsp_tap_dot);
+                r = ec_dsp_near_exact(nr, x, wc, xs + 2 * p, EC_DSP_XS_STEP, pix + p, o, e,
+                                      h * nr->ckt, kb);
             r += zy; /* lo and hi lie inside int8 */
             *y = (int8_t)(r < lo ? lo : r > hi ? hi : r);
         }
@@ -245,7 +234,7 @@ static __attribute__((noinline)) void ec_dsp_near6(const int32_t *a, const int32
  * bytes, packed; rec: EC_DSP_CONV_REC words per output channel;
  * onnx and odd (kp = 8 mod 16) are constants at each call, so each use compiles its own loop.
  * onnx == 2 only: nr, x (the input), pix (the block's first pixel) and aw (its pixels' field
- * sums of |x - zx|) for the near-tie test and ec_ortn_conv_out. */
+ * sums of |x - zx|) for the near-tie test and its exact path. */
 static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w,
                                               const int32_t *rec, const ec_dsp_conv_geom *g,
                                               int8_t *y, const int onnx, const int odd,
@@ -268,7 +257,7 @@ static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w
         if (onnx == 2) {
             const int32_t acc[EC_DSP_CONV_PX] = {a0, a1, a2, a3, a4, a5};
             ec_dsp_near6(acc, rec, g, nr, x, (const int8_t *)(const void *)w - g->kp, pix,
-                         (int32_t)(y - y0), aw, y);
+                         (int32_t)(y - y0), aw, xs, y);
         } else {
             const int32_t m = rec[1], n = rec[2], e = rec[3];
             EC_DSP_MM6_OUT(a0); EC_DSP_MM6_OUT(a1); EC_DSP_MM6_OUT(a2);
@@ -337,11 +326,20 @@ static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, con
     int8_t *trash = col + g->kp;
     int32_t pix, p, b = 0, oy = 0, ox = 0; /* the next pixel's coordinates */
     float aw[EC_DSP_CONV_PX] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    /* a float group's field sums: a channel count not a multiple of 4 (a first layer) sums the
+     * block's slot (a filter volume not a multiple of 4 is gathered into col, whose bytes past it
+     * are kept at the zero point here), others tap by tap over the input (4 bytes per USADA8) */
+    const int slot_abs = onnx == 2 && (g->in_c & 3) != 0 && !g->direct;
+    const int32_t z2 = (int32_t)(0x00010001u * (uint16_t)(2 * g->pad_val));
+    const int32_t ng = (g->k_h * g->k_w * g->in_c + 3) / 4; /* a slot's groups of the field */
+    if (slot_abs) ec_dsp_fill8(col + g->k_h * g->k_w * g->in_c, g->pad_val,
+                               g->kp - g->k_h * g->k_w * g->in_c);
     for (pix = 0; pix < g->pixels; pix += EC_DSP_CONV_PX) {
         const int32_t np = g->pixels - pix < EC_DSP_CONV_PX ? g->pixels - pix : EC_DSP_CONV_PX;
         for (p = 0; p < np; ++p) {
             ec_dsp_gather(g, x, b, oy, ox, xs + 2 * p, col);
-            if (onnx == 2) aw[p] = ec_dsp_field_abs(nr, x, pix + p);
+            if (slot_abs) aw[p] = (float)ec_dsp_xs_abs(xs + 2 * p, ng, EC_DSP_XS_STEP, z2);
+            else if (onnx == 2) aw[p] = ec_dsp_field_abs(nr, x, pix + p);
             if (++ox == g->out_w) {
                 ox = 0;
                 if (++oy == g->out_h) { oy = 0; ++b; }

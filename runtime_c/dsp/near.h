@@ -1,6 +1,6 @@
-/* edgecc Cortex-M DSP: the byte sums of the near-tie path of the QDQ groups onnxruntime runs
- * in float32 (runtime_c/edgecc_ort_near.h, edgecc/ops/_ort_near.py), shared by dsp/conv_2d.h
- * and dsp/fc_near.h (conventions: dsp/common.h). */
+/* edgecc Cortex-M DSP: the sums and the exact path of the near-tie check of the QDQ groups
+ * onnxruntime runs in float32 (runtime_c/edgecc_ort_near.h, edgecc/ops/_ort_near.py), shared by
+ * dsp/conv_2d.h and dsp/fc_near.h (conventions: dsp/common.h). */
 #ifndef EDGECC_DSP_NEAR_H
 #define EDGECC_DSP_NEAR_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
@@ -16,27 +16,35 @@ static inline int32_t ec_dsp_tap_abs(const int8_t *px, int32_t c, int32_t zx) {
     return (int32_t)s;
 }
 
-/* |v| of 4 signed bytes as unsigned bytes (v ^ 0x80 is v + 128; the GE flags of the second
- * USUB8 pick the non-negative difference). */
-static inline uint32_t ec_dsp_absdiff8(uint32_t u, uint32_t z) {
-    const uint32_t b = __usub8(z, u), a = __usub8(u, z);
-    return __sel(a, b);
+/* |v - z| of the two int16 halves of v (z: both halves), by the GE flags of SSUB16. */
+static inline int32_t ec_dsp_abs16(int32_t v, int32_t z) {
+    const int32_t n = __ssub16(z, v), d = __ssub16(v, z);
+    return __sel(d, n);
 }
 
-/* ec_ortn_tap_dot_c of c % 4 == 0 bytes: |x - zx| and |w| as unsigned bytes, then SMLAD on
- * their zero-extended halves (products <= 255 * 128). */
-static inline uint32_t ec_dsp_tap_dot(const int8_t *px, const int8_t *wp, int32_t c, int32_t zx) {
-    const uint32_t zu = 0x01010101u * (uint8_t)(zx + 128);
-    uint32_t t = 0;
-    int32_t ci;
-    for (ci = 0; ci < c; ci += 4) {
-        const uint32_t dx = ec_dsp_absdiff8((uint32_t)ec_dsp_ld32(px + ci) ^ 0x80808080u, zu);
-        const uint32_t dw = ec_dsp_absdiff8((uint32_t)ec_dsp_ld32(wp + ci) ^ 0x80808080u,
-                                            0x80808080u);
-        t = (uint32_t)__smlad((int32_t)__uxtb16(dx), (int32_t)__uxtb16(dw), (int32_t)t);
-        t = (uint32_t)__smlad((int32_t)__uxtb16(dx >> 8), (int32_t)__uxtb16(dw >> 8), (int32_t)t);
+/* Sums over one pixel slot of a conv block (runtime_c/dsp/conv_2d.h: n groups of 4 taps, two
+ * words of doubled halfwords (x0,x2), (x1,x3) each, `step` words apart): the field's
+ * sum of |x - zx| (every tap of the n groups counts: the caller keeps the ones past the filter
+ * at the zero point), and the exact bound T = sum |x - zx| |w| against a channel's kp weight
+ * bytes w (zero past the filter). z2: 2 zx in both halves. */
+static inline int32_t ec_dsp_xs_abs(const int32_t *xs, int32_t n, int32_t step, int32_t z2) {
+    int32_t s = 0, i;
+    for (i = 0; i < n; ++i, xs += step) {
+        s = __smlad(ec_dsp_abs16(xs[0], z2), 0x00010001, s);
+        s = __smlad(ec_dsp_abs16(xs[1], z2), 0x00010001, s);
     }
-    return t;
+    return s >> 1;
+}
+
+static inline uint32_t ec_dsp_xs_dot(const int32_t *xs, const int8_t *w, int32_t n, int32_t step,
+                                     int32_t z2) {
+    int32_t t = 0, i;
+    for (i = 0; i < n; ++i, xs += step) {
+        const int32_t v = ec_dsp_ld32(w + 4 * i);
+        t = __smlad(ec_dsp_abs16(xs[0], z2), ec_dsp_abs16(__sxtb16(v), 0), t);
+        t = __smlad(ec_dsp_abs16(xs[1], z2), ec_dsp_abs16(ec_dsp_sxtb16_r8(v), 0), t);
+    }
+    return (uint32_t)t >> 1;
 }
 
 /* |f| (VABS with an FPU) */
@@ -46,6 +54,33 @@ static inline float ec_dsp_fabs(float f) {
 #else
     return f < 0.0f ? -f : f;
 #endif
+}
+
+/* ec_dsp_round_f that leaves r in its register (the near-tie test still needs it). */
+static inline int32_t ec_dsp_round_f2(float r) {
+#if defined(__ARM_FP) && (__ARM_FP & 4)
+    float o;
+    int32_t i;
+    __asm__("vcvtr.s32.f32 %0, %1" : "=t"(o) : "t"(r));
+    memcpy(&i, &o, 4);
+    return i;
+#else
+    return ec_onnx_round(r);
+#endif
+}
+
+/* Output (pix, o) whose estimate e the cheap bound found near a rounding boundary: the exact
+ * bound T (ec_dsp_xs_dot over its slot xs of a conv block, groups `step` words apart) decides,
+ * then onnxruntime's order (ec_ortn_conv_redo); rounded half to even, before the zero point. */
+static EC_ORTN_COLD int32_t ec_dsp_near_exact(const ec_ortn_conv *nr, const int8_t *x,
+                                              const int8_t *wc, const int32_t *xs, int32_t step,
+                                              int32_t pix, int32_t o, float e, float kt,
+                                              float kb) {
+    const uint32_t t = ec_dsp_xs_dot(xs, wc, (nr->ksize + 3) / 4, step,
+                                     (int32_t)(0x00010001u * (uint16_t)(2 * nr->in_zp)));
+    int32_t r;
+    if (!ec_ortn_near(e, (float)t * kt + kb, &r)) return r;
+    return ec_ortn_conv_redo(nr, x, wc, pix, o);
 }
 
 #endif /* __ARM_FEATURE_DSP */
