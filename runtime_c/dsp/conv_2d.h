@@ -187,48 +187,27 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 #define EC_DSP_MM6_STEP() do { EC_DSP_MM6_QUAD_C(); EC_DSP_MM6_QUAD_C(); } while (0)
 #endif
 
-/* One accumulator (of slot p) to its output byte (the epilogue, then the clamp). */
-#define EC_DSP_MM6_OUT(a) do { \
-        a = ec_dsp_conv_epi(a, m, n, e, onnx); \
+/* One accumulator (of slot p) to its output byte (the epilogue, then the clamp). A float-group
+ * layer (onnx == 2, edgecc/ops/_ort_near.py) rounds its estimate e = 2 acc * h + bias in output
+ * steps; an e within delta (wk * aw[p] + kb, aw[p] the pixel's field sum of |x - zx|, wk = max|w|
+ * * kt from the record, kb derived from the bias with the rounding margins of ckb and cslack)
+ * of a rounding boundary goes to ec_dsp_near_exact (the exact bound, then onnxruntime's order,
+ * kt = h * ckt); slots past the last pixel do not (their outputs are dropped). The estimate
+ * stays below 2^30 and is exact to the bound's terms. */
+#define EC_DSP_MM6_OUT(a, p) do { \
+        if (onnx == 2) { \
+            const float e_ = (float)a * hn + bn; \
+            a = ec_dsp_round_f2(e_); \
+            if (ec_dsp_fabs(e_ - (float)a) + wk * aw[p] >= th && (p) < last) \
+                a = ec_dsp_near_exact(nr, x, (const int8_t *)(const void *)w - g->kp, \
+                                      xs + 2 * (p), EC_DSP_XS_STEP, pix + (p), \
+                                      oc_n - (int32_t)(yend - y), e_, hn * nr->ckt, kb); \
+            a += zy; \
+        } else { \
+            a = ec_dsp_conv_epi(a, m, n, e, onnx); \
+        } \
         a = full ? __ssat(a, 8) : ec_dsp_clamp_s8(a, lo, hi); \
     } while (0)
-
-/* Channel o's outputs of a float-group layer (onnx == 2, edgecc/ops/_ort_near.py) for the 6
- * doubled accumulators a of one block: each estimate e = 2 acc * h + bias in output steps is
- * rounded; an e within delta (wk * aw[p] + kb, aw[p] the pixel's field sum of |x - zx|, wk =
- * max|w| * kt from the record, kb derived here from the bias with the rounding margins of ckb
- * and cslack) of a rounding boundary is checked again with the exact bound T (ec_dsp_xs_dot
- * over the block's slot xs, kt = h * ckt) and recomputed in onnxruntime's order
- * (ec_ortn_conv_redo) if still near; slots past the last pixel are not (their outputs are
- * dropped). The estimate stays below 2^30 and is exact to the bound's terms. wc: channel o's
- * weight bytes; y: the block's output of channel o (y[p * out_c]). Out of line: one copy
- * serves every block. */
-static __attribute__((noinline)) void ec_dsp_near6(const int32_t *a, const int32_t *rec,
-                                                   const ec_dsp_conv_geom *g,
-                                                   const ec_ortn_conv *nr, const int8_t *x,
-                                                   const int8_t *wc, int32_t pix, int32_t o,
-                                                   const float *aw, const int32_t *xs,
-                                                   int8_t *y) {
-    float h, bb, wk;
-    memcpy(&h, rec + 1, 4);
-    memcpy(&bb, rec + 2, 4);
-    memcpy(&wk, rec + 3, 4);
-    {
-        const int32_t zy = nr->out_zp, lo = g->lo, hi = g->hi, oc_n = g->out_c;
-        const int32_t last = g->pixels - pix; /* slots p >= last hold no pixel */
-        const float kb = ec_dsp_fabs(bb) * nr->ckb + nr->cslack, th = 0.5f - kb;
-        int32_t p;
-        for (p = 0; p < EC_DSP_CONV_PX; ++p, y += oc_n) {
-            const float e = (float)a[p] * h + bb;
-            int32_t r = ec_dsp_round_f2(e);
-            if (ec_dsp_fabs(e - (float)r) + wk * aw[p] >= th && p < last)
-                r = ec_dsp_near_exact(nr, x, wc, xs + 2 * p, EC_DSP_XS_STEP, pix + p, o, e,
-                                      h * nr->ckt, kb);
-            r += zy; /* lo and hi lie inside int8 */
-            *y = (int8_t)(r < lo ? lo : r > hi ? hi : r);
-        }
-    }
-}
 
 /* EC_DSP_CONV_PX = 6 pixels x all output channels. y[p * out_c + oc] for p < 6. w: [out_c][kp]
  * bytes, packed; rec: EC_DSP_CONV_REC words per output channel;
@@ -242,7 +221,7 @@ static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w
                                               int32_t pix, const float *aw) {
     const int32_t *xend = xs + g->kp / 4 * EC_DSP_XS_STEP;
     const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
-    const int8_t *yend = y + oc_n, *y0 = y;
+    const int8_t *yend = y + oc_n;
     const int full = lo == -128 && hi == 127;
     do {
         int32_t a0 = rec[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
@@ -254,18 +233,25 @@ static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w
                 EC_DSP_MM6_STEP();
             } while (xp != xend);
         }
-        if (onnx == 2) {
-            const int32_t acc[EC_DSP_CONV_PX] = {a0, a1, a2, a3, a4, a5};
-            ec_dsp_near6(acc, rec, g, nr, x, (const int8_t *)(const void *)w - g->kp, pix,
-                         (int32_t)(y - y0), aw, xs, y);
-        } else {
+        {
             const int32_t m = rec[1], n = rec[2], e = rec[3];
-            EC_DSP_MM6_OUT(a0); EC_DSP_MM6_OUT(a1); EC_DSP_MM6_OUT(a2);
-            EC_DSP_MM6_OUT(a3); EC_DSP_MM6_OUT(a4); EC_DSP_MM6_OUT(a5);
-            ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
-            y[4 * oc_n] = (int8_t)a4;
-            y[5 * oc_n] = (int8_t)a5;
+            float hn = 0.0f, bn = 0.0f, wk = 0.0f, th = 0.0f, kb = 0.0f;
+            int32_t zy = 0, last = 0;
+            if (onnx == 2) {
+                memcpy(&hn, rec + 1, 4);
+                memcpy(&bn, rec + 2, 4);
+                memcpy(&wk, rec + 3, 4);
+                kb = ec_dsp_fabs(bn) * nr->ckb + nr->cslack;
+                th = 0.5f - kb;
+                zy = nr->out_zp;
+                last = g->pixels - pix;
+            }
+            EC_DSP_MM6_OUT(a0, 0); EC_DSP_MM6_OUT(a1, 1); EC_DSP_MM6_OUT(a2, 2);
+            EC_DSP_MM6_OUT(a3, 3); EC_DSP_MM6_OUT(a4, 4); EC_DSP_MM6_OUT(a5, 5);
         }
+        ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
+        y[4 * oc_n] = (int8_t)a4;
+        y[5 * oc_n] = (int8_t)a5;
         rec += EC_DSP_CONV_REC;
     } while (++y != yend);
 }
