@@ -8,6 +8,7 @@
 #ifndef EDGECC_ORT_NEAR_H
 #define EDGECC_ORT_NEAR_H
 #include "edgecc_rt.h" /* ec_fmaf, ec_onnx_round */
+#include "edgecc_math.h" /* ec_sqrtf */
 
 /* the near-tie path is rare: kept out of the kernels' loops */
 #if defined(__GNUC__)
@@ -148,13 +149,21 @@ static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t
 
 /* A one-row Gemm group (edgecc/ops/_ort_near.py): per unit u the exact accumulator acc (x - zx
  * against the unit's int8 weights) and its estimate e = acc * sc[u] + bb[u] in output steps;
- * delta = wmax[u] * (the row's sum of |x - zx|) * kt[u] + kb[u]. */
+ * delta = T' * kt[u] + kb[u], T' the smaller of wmax[u] times the row's sum of |x - zx| and
+ * (Cauchy-Schwarz) wnorm[u] = |w| times the row's |x - zx| (both at or above the exact bound). */
 typedef struct {
     int32_t units, depth, in_zp, out_zp, lo, hi;
     float sx, ys;
     const int32_t *wmax, *fold;   /* max |w|; -zx * sum(w) (a kernel folding the zero point) */
     const float *sc, *bb, *kt, *kb, *sw, *bias;
+    const float *wnorm;           /* the unit's Euclidean norm of w, rounded up */
 } ec_ortn_fc;
+
+/* The row's Euclidean norm of x - zx, rounded up enough to stay a bound (the exact integer sum
+ * of squares, the compiler keeps depth * 255^2 < 2^31; one rounding to float, one sqrt). */
+static inline float ec_ortn_row_norm(int32_t sumsq) {
+    return ec_sqrtf((float)sumsq) * 1.0000005f;
+}
 
 /* Unit u in onnxruntime's float32 order (MlasSgemmKernelM1Avx: products in groups of 4, then
  * 2, then 1, each group summed left to right and added to the sum; + bias, / y_scale), rounded
@@ -194,12 +203,13 @@ static EC_ORTN_COLD int32_t ec_ortn_fc_out(const ec_ortn_fc *L, const int8_t *x,
 }
 
 /* Unit u's output byte from its exact accumulator (the kernels' shared epilogue); fa: the row's
- * sum of |x - zx| as a float. */
+ * sum of |x - zx| as a float, xn its ec_ortn_row_norm. */
 static inline int8_t ec_ortn_fc_byte(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
-                                     int32_t u, int32_t acc, float fa) {
+                                     int32_t u, int32_t acc, float fa, float xn) {
     const float e = (float)acc * L->sc[u] + L->bb[u];
+    const float t1 = (float)L->wmax[u] * fa, t2 = L->wnorm[u] * xn;
     int32_t r;
-    if (ec_ortn_near(e, (float)L->wmax[u] * fa * L->kt[u] + L->kb[u], &r))
+    if (ec_ortn_near(e, (t1 < t2 ? t1 : t2) * L->kt[u] + L->kb[u], &r))
         r = ec_ortn_fc_out(L, x, w, u, e);
     return (int8_t)ec_clamp(r + L->out_zp, L->lo, L->hi);
 }

@@ -238,3 +238,30 @@ def test_dsp_derived_factors_bound(name):
         assert (kb.astype(F64) >= c * np.abs(bf) / ys + on.ABS_SLACK).all()
         seen += 1
     assert seen
+
+
+def test_fc_norm_bound():
+    """The one-row Gemm's Cauchy-Schwarz bound: each unit's wnorm at or above its weights' real
+    norm, and wnorm times the row norm the kernels compute (ec_ortn_row_norm, emulated in
+    float32) at or above the exact bound T, on tfl_ad01_int8_qdq's float-group layers."""
+    from edgecc.compiler import load_model
+    from edgecc.ops import const, in_type
+    from edgecc.ops import _ort_float as orf
+    from edgecc.passes import optimize
+    g, _ = optimize(load_model(onnx_model("tfl_ad01_int8_qdq")))
+    rng = np.random.default_rng(5)
+    seen = 0
+    for nd in g.nodes:
+        if not orf.is_ort_float(nd) or nd.op != "FULLY_CONNECTED":
+            continue
+        w = const(g, nd, 1).astype(np.int64)
+        k = on.fc_constants(g, nd)
+        assert (k["wnorm"].astype(F64) >= np.sqrt((w.astype(F64) ** 2).sum(axis=1))).all()
+        zx = int(in_type(g, nd).q.zero_point[0])
+        for _ in range(20):
+            x = rng.integers(-128, 128, w.shape[1]) - zx
+            xn = (np.sqrt(F32(int((x * x).sum()))).astype(F32) * F32(1.0000005)).astype(F32)
+            t = np.abs(w) @ np.abs(x)
+            assert ((k["wnorm"] * xn).astype(F64) * (1 + 2.0 ** -23) >= t).all()
+        seen += 1
+    assert seen == 2

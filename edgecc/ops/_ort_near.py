@@ -114,11 +114,18 @@ def fc_geometry(g: Graph, n: Node) -> list[str]:
 
 
 def fc_constants(g: Graph, n: Node) -> dict[str, np.ndarray]:
-    """channel_constants of a one-row Gemm group and fold = -zx * sum(w) per unit."""
+    """channel_constants of a one-row Gemm group, fold = -zx * sum(w) per unit and wnorm, each
+    unit's Euclidean norm of w rounded up (the kernels bound T = sum |x - zx| |w| by the
+    smaller of max|w| * sum |x - zx| and, Cauchy-Schwarz, wnorm * the row's norm of x - zx;
+    a row too deep for the kernels' int32 sum of squares gets FLT_MAX, the first alone)."""
     w = const(g, n, 1).astype(np.int64)
     k = channel_constants(g, n, roundings("FC", int(w.shape[1]), 0))
     zx = int(in_type(g, n).q.zero_point[0])
-    return dict(k, fold=(-zx * w.sum(axis=1)).astype(np.int32))
+    norm = np.sqrt((w.astype(F64) ** 2).sum(axis=1)) * (1 + 2.0 ** -20)
+    wnorm = np.nextafter(norm.astype(F32), F32(np.inf)).astype(F32)
+    if w.shape[1] * 255 ** 2 >= 2 ** 31:
+        wnorm[:] = np.finfo(F32).max
+    return dict(k, fold=(-zx * w.sum(axis=1)).astype(np.int32), wnorm=wnorm)
 
 
 def conv_segments_sk(g: Graph, n: Node) -> tuple[list, int]:

@@ -14,7 +14,16 @@ EC_DSP_SHARED void ec_dsp_fc_near_s8(const ec_ortn_fc *L, const int8_t *x, int8_
                                      const int8_t *w) {
     const int32_t depth = L->depth, units = L->units;
     const float fa = (float)ec_dsp_tap_abs(x, depth, L->in_zp); /* sum |x - zx| */
-    int32_t u, i;
+    const int32_t z2 = (int32_t)(0x00010001u * (uint16_t)L->in_zp);
+    int32_t u, i, sq = 0;
+    float xn;
+    for (i = 0; i < depth; i += 4) { /* sum (x - zx)^2: halves of x - zx by SSUB16, SMLAD */
+        const int32_t xv = ec_dsp_ld32(x + i);
+        const int32_t de = __ssub16(__sxtb16(xv), z2), dd = __ssub16(ec_dsp_sxtb16_r8(xv), z2);
+        sq = __smlad(de, de, sq);
+        sq = __smlad(dd, dd, sq);
+    }
+    xn = ec_ortn_row_norm(sq);
     for (u = 0; u < units; u += 4) {
         const int8_t *w0 = w + u * depth, *w1 = w0 + depth, *w2 = w1 + depth, *w3 = w2 + depth;
         int32_t a0 = L->fold[u], a1 = L->fold[u + 1], a2 = L->fold[u + 2], a3 = L->fold[u + 3];
@@ -33,10 +42,10 @@ EC_DSP_SHARED void ec_dsp_fc_near_s8(const ec_ortn_fc *L, const int8_t *x, int8_
             a3 = __smlad(xe, __sxtb16(v), a3);
             a3 = __smlad(xo, ec_dsp_sxtb16_r8(v), a3);
         }
-        y[u] = ec_ortn_fc_byte(L, x, w0, u, a0, fa);
-        y[u + 1] = ec_ortn_fc_byte(L, x, w1, u + 1, a1, fa);
-        y[u + 2] = ec_ortn_fc_byte(L, x, w2, u + 2, a2, fa);
-        y[u + 3] = ec_ortn_fc_byte(L, x, w3, u + 3, a3, fa);
+        y[u] = ec_ortn_fc_byte(L, x, w0, u, a0, fa, xn);
+        y[u + 1] = ec_ortn_fc_byte(L, x, w1, u + 1, a1, fa, xn);
+        y[u + 2] = ec_ortn_fc_byte(L, x, w2, u + 2, a2, fa, xn);
+        y[u + 3] = ec_ortn_fc_byte(L, x, w3, u + 3, a3, fa, xn);
     }
 }
 
