@@ -156,7 +156,7 @@ typedef struct {
     float sx, ys;
     const int32_t *wmax, *fold;   /* max |w|; -zx * sum(w) (a kernel folding the zero point) */
     const float *sc, *bb, *kt, *kb, *sw, *bias;
-    const float *wnorm;           /* the unit's Euclidean norm of w, rounded up */
+    const float *wnorm;           /* the unit's Euclidean norm of w, rounded up (or 0: unused) */
 } ec_ortn_fc;
 
 /* The row's Euclidean norm of x - zx, rounded up enough to stay a bound (the exact integer sum
@@ -207,7 +207,7 @@ static EC_ORTN_COLD int32_t ec_ortn_fc_out(const ec_ortn_fc *L, const int8_t *x,
 static inline int8_t ec_ortn_fc_byte(const ec_ortn_fc *L, const int8_t *x, const int8_t *w,
                                      int32_t u, int32_t acc, float fa, float xn) {
     const float e = (float)acc * L->sc[u] + L->bb[u];
-    const float t1 = (float)L->wmax[u] * fa, t2 = L->wnorm[u] * xn;
+    const float t1 = (float)L->wmax[u] * fa, t2 = L->wnorm ? L->wnorm[u] * xn : t1;
     int32_t r;
     if (ec_ortn_near(e, (t1 < t2 ? t1 : t2) * L->kt[u] + L->kb[u], &r))
         r = ec_ortn_fc_out(L, x, w, u, e);

@@ -35,6 +35,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "c/softmax_float.c.j2": ("edgecc_math.h",),
     "c/conv_2d_ortf_near.c.j2": ("edgecc_ort_near.h",),
     "c/fully_connected_ortf_near.c.j2": ("edgecc_ort_near.h",),
+    "c/fully_connected_ortf_near_small.c.j2": ("edgecc_ort_near.h",),
     "dsp/add_lut.c.j2": ("dsp/add.h",),
     "dsp/add_lin2.c.j2": ("dsp/add.h",),
     "dsp/add_onnx_fma.c.j2": ("dsp/add.h",),

@@ -113,6 +113,11 @@ def fc_geometry(g: Graph, n: Node) -> list[str]:
                              c["act_max"])] + [c["sx"], c["ys"]]
 
 
+# A one-row Gemm group this small keeps the max|w| bound alone (fully_connected_ortf_near_small):
+# the norms' flash and the row's square root cost more than its rare recomputation
+FC_NORM_MIN_MACS = 4096
+
+
 def fc_constants(g: Graph, n: Node) -> dict[str, np.ndarray]:
     """channel_constants of a one-row Gemm group, fold = -zx * sum(w) per unit and wnorm, each
     unit's Euclidean norm of w rounded up (the kernels bound T = sum |x - zx| |w| by the
@@ -213,5 +218,9 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                       variant="portable-ort-near", reason=WHY)
     p.update(units=oc, depth=int(w.shape[1]), near=fc_geometry(g, n))
     consts = dict(w=w.astype(np.int8), **fc_constants(g, n))
+    if w.size < FC_NORM_MIN_MACS:  # a small layer: the max|w| bound alone, no norms in flash
+        del consts["wnorm"]
+        return Kernel("fully_connected_ortf_near_small.c.j2", params=p, consts=consts,
+                      variant="portable-ort-near", reason=WHY)
     return Kernel("fully_connected_ortf_near.c.j2", params=p, consts=consts,
                   variant="portable-ort-near", reason=WHY)
