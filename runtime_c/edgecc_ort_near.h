@@ -76,27 +76,32 @@ static inline int ec_ortn_near(float e, float delta, int32_t *r) {
 }
 
 /* Output (pix, o) in onnxruntime's float32 order, rounded half to even (before the zero point);
- * w: channel o's int8 weights in (ky, kx, channel) order. */
+ * w: channel o's int8 weights in (ky, kx, channel) order. The taps inside the input are a row
+ * mask times a column mask (k_w <= 32, the compiler keeps it), so the (channel, ky, kx) walk
+ * tests one bit per tap. */
 static inline int32_t ec_ortn_conv_recompute(const ec_ortn_conv *L, const int8_t *x,
                                              const int8_t *w, int32_t pix, int32_t o) {
     const int32_t iy0 = pix / L->out_w * L->s_h - L->pad_t, ix0 = pix % L->out_w * L->s_w - L->pad_l;
-    const int32_t c = L->in_c, row = L->in_w * c;
+    const int32_t c = L->in_c, dy = L->d_h * L->in_w * c, dx = L->d_w * c, wrow = L->k_w * c;
     const float sw = L->sw[o], sx = L->sx;
+    uint32_t cols = 0;
     int32_t seg = 0, sk, n = 0, first = 1, ci, fy, fx;
     float sum = 0.0f, a = 0.0f, v;
     while (pix >= L->seg_end[seg]) ++seg;
     sk = L->seg_sk[seg];
+    for (fx = 0; fx < L->k_w; ++fx) {
+        const int32_t ix = ix0 + fx * L->d_w;
+        if (ix >= 0 && ix < L->in_w) cols |= 1u << fx;
+    }
     for (ci = 0; ci < c; ++ci) {
-        const int8_t *wp = w + ci;
-        for (fy = 0; fy < L->k_h; ++fy) {
+        const int8_t *xr = x + (iy0 * L->in_w + ix0) * c + ci, *wr = w + ci;
+        for (fy = 0; fy < L->k_h; ++fy, xr += dy, wr += wrow) {
             const int32_t iy = iy0 + fy * L->d_h;
-            const int inside = iy >= 0 && iy < L->in_h;
-            for (fx = 0; fx < L->k_w; ++fx, wp += c) {
-                const int32_t ix = ix0 + fx * L->d_w;
-                float xv = 0.0f;
-                if (inside && ix >= 0 && ix < L->in_w)
-                    xv = (float)((int32_t)x[iy * row + ix * c + ci] - L->in_zp) * sx;
-                a = ec_fmaf((float)*wp * sw, xv, a);
+            const uint32_t m = iy >= 0 && iy < L->in_h ? cols : 0u;
+            for (fx = 0; fx < L->k_w; ++fx) {
+                const float xv = (m >> fx) & 1u ? (float)((int32_t)xr[fx * dx] - L->in_zp) * sx
+                                                 : 0.0f;
+                a = ec_fmaf((float)wr[fx * c] * sw, xv, a);
                 if (++n == sk) { /* a slice of the K sum ends: added to the running sum */
                     sum = first ? a : sum + a;
                     first = 0;

@@ -190,8 +190,10 @@ WHY = ("onnxruntime runs this QDQ group in float32: the exact integer accumulato
 
 
 def exact_sum_fits(g: Graph, n: Node) -> bool:
-    """Whether the kernels' exact bound sum(|x - zx| |w|) fits their uint32 (K * 255 * 128)."""
-    return int(const(g, n, 1)[0].size) * 255 * 128 < 2 ** 32
+    """Whether the kernels' exact bound sum(|x - zx| |w|) fits their uint32 (K * 255 * 128),
+    and a conv's filter width their column mask (k_w <= 32)."""
+    w = const(g, n, 1)
+    return int(w[0].size) * 255 * 128 < 2 ** 32 and (n.op != "CONV_2D" or w.shape[2] <= 32)
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
