@@ -1,11 +1,13 @@
 """Cortex-M DSP kernels of the QDQ groups onnxruntime runs in float32, default --onnx-float
 integer mode (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
 
-Owns: the ADD group as TFLite's two-table kernel, proven equal to onnxruntime's float32 ADD on
-all 65536 pairs (lut_form, which edgecc/lower/dsp_add.py's QLinearAdd shares), and the one-row
-Gemm group as ec_dsp_fc_near_s8 (runtime_c/dsp/fc_near.h: SMLAD accumulators, the near-tie test
-and path of runtime_c/edgecc_ort_near.h). `ENTRIES` joins the DSP table through edgecc/lower/dsp_add.py.
-The Conv group is the conv-4px entry's near variant (edgecc/lower/dsp_conv.py).
+Owns: the integer forms of an ADD of two int8 activations proven equal to a reference on all
+65536 pairs (add_kernel: a * ka + b * kb, ec_dsp_add_lin2_s8, else TFLite's two-table kernel,
+lut_form; edgecc/lower/dsp_add.py's QLinearAdd shares them), the float-group ADD on them, and
+the one-row Gemm group as ec_dsp_fc_near_s8 (runtime_c/dsp/fc_near.h: SMLAD accumulators, the
+near-tie test and path of runtime_c/edgecc_ort_near.h) for layers of FC_NEAR_MIN_MACS or more.
+`ENTRIES` joins the DSP table through edgecc/lower/dsp_add.py. The Conv group is the conv-4px
+entry's near variant (edgecc/lower/dsp_conv.py, runtime_c/dsp/conv_2d.h and dsp/near.h).
 """
 from __future__ import annotations
 
@@ -148,6 +150,6 @@ def lower_fc_near(g: Graph, n: Node, target) -> Kernel:
 
 
 ENTRIES = [
-    Candidate("ADD", dsp.ISA, "add-ortf-lut", add_ortf_applies, lower_add_ortf, near=True),
+    Candidate("ADD", dsp.ISA, "add-ortf", add_ortf_applies, lower_add_ortf, near=True),
     Candidate("FULLY_CONNECTED", dsp.ISA, "fc-near", fc_near_applies, lower_fc_near, near=True),
 ]
