@@ -265,3 +265,21 @@ def test_fc_norm_bound():
             assert ((k["wnorm"] * xn).astype(F64) * (1 + 2.0 ** -23) >= t).all()
         seen += 1
     assert seen == 2
+
+
+@pytest.mark.parametrize("name,op,want", [
+    ("ox_autoenc_qdq_s8", "CONV_2D", "portable-ort-near"),          # 9-tap filters
+    ("tfl_kws_ref_model_qdq", "CONV_2D", "dsp-conv-4px"),           # 40 taps
+    ("tfl_kws_ref_model_qdq", "FULLY_CONNECTED", "portable-ort-near"),  # 768 MACs
+    ("tfl_ad01_int8_qdq", "FULLY_CONNECTED", "dsp-fc-near")])       # 81,920 MACs
+def test_cortex_m4_small_float_groups_stay_portable(monkeypatch, name, op, want):
+    """Flash over speed on cortex-m4: a float-group conv of filters under 16 taps
+    (lower/dsp_conv.py NEAR_MIN_TAPS) and a one-row Gemm under 4,096 MACs (lower/dsp_near.py
+    FC_NEAR_MIN_MACS) take the portable near-tie kernel; larger ones the DSP kernels."""
+    from edgecc.compiler import compile_model
+    from edgecc.targets import get_target
+    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
+    c = compile_model(onnx_model(name), get_target("cortex-m4"), "model")
+    got = {lw.kernel.variant for lw in c.lowered
+           if lw.node.attrs.get("numerics") == "ort_float" and lw.node.op == op}
+    assert got == {want}, got
