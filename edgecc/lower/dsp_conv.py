@@ -113,9 +113,9 @@ def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, vari
 
 
 # A float-group conv whose filters have fewer taps runs the portable near-tie kernel: the DSP
-# near variant's code (about 1.4 KB) would be a tenth of a small model's flash
-# (ox_autoenc_qdq_s8's 3x3 x 1-channel first layer: cortex-m4 flash 18,116 -> 16,672 B for
-# 38.4 -> 40.4 M instructions)
+# near variant's code (about 1.4 KB) would be a tenth of a small model's flash, and its
+# 6-pixel blocks do not pay off on so few MACs (ox_autoenc_qdq_s8's 3x3 x 1-channel first
+# layer, cortex-m4: 18,116 -> 16,568 B and 38.4 -> 38.1 M instructions)
 NEAR_MIN_TAPS = 16
 
 
@@ -127,7 +127,7 @@ def _near_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, var
     win, x = conv_window(g, n), in_type(g, n)
     if rows.shape[1] < NEAR_MIN_TAPS:
         raise Refused(f"a float group of {rows.shape[1]}-tap filters: the portable near-tie "
-                      "kernel (flash over speed: the DSP near variant's code for so few MACs)")
+                      "kernel (the DSP near variant's code and blocks do not pay off)")
     try:
         rec, consts, factors = _ort_near.dsp_records(g, n, rows)
     except ValueError as e:
