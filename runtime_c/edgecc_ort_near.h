@@ -61,10 +61,6 @@ static inline int32_t ec_ortn_field_sum(const ec_ortn_conv *L, const int8_t *x, 
     return s;
 }
 
-static inline int32_t ec_ortn_field_abs(const ec_ortn_conv *L, const int8_t *x, int32_t pix) {
-    return ec_ortn_field_sum(L, x, pix, ec_ortn_tap_abs_c);
-}
-
 /* Whether estimate e lies within delta of a rounding boundary; *r: e rounded half to even. */
 static inline int ec_ortn_near(float e, float delta, int32_t *r) {
     float f;
@@ -164,8 +160,15 @@ typedef struct {
     const float *wnorm;           /* the unit's Euclidean norm of w, rounded up (or 0: unused) */
 } ec_ortn_fc;
 
-/* The row's Euclidean norm of x - zx, rounded up enough to stay a bound (the exact integer sum
- * of squares, the compiler keeps depth * 255^2 < 2^31; one rounding to float, one sqrt). */
+/* The row's sum of (x - zx)^2, exact: the compiler keeps depth * 255^2 < 2^31. */
+static inline int32_t ec_ortn_row_sumsq(const int8_t *x, int32_t depth, int32_t zx) {
+    int32_t s = 0, d;
+    for (d = 0; d < depth; ++d) s += ((int32_t)x[d] - zx) * ((int32_t)x[d] - zx);
+    return s;
+}
+
+/* The row's Euclidean norm of x - zx from its exact sum of squares, rounded up enough to stay a
+ * bound (one rounding to float, one sqrt). */
 static inline float ec_ortn_row_norm(int32_t sumsq) {
     return ec_sqrtf((float)sumsq) * 1.0000005f;
 }

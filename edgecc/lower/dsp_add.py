@@ -2,9 +2,10 @@
 edgecc/ops/_onnx_elt.py).
 
 Owns: when the DSP table's ONNX ADD and MUL entries apply and their constants, and `ENTRIES`, which
-edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape activations: TFLite's
-table kernel ec_dsp_add_lut_s8 where an integer form is proven equal on all 65536 int8 pairs
-(_onnx_add_lut), else ec_dsp_add_onnx_s8 (a table and one fused multiply-add). An activation plus
+edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape activations: an
+integer form proven equal on all 65536 int8 pairs (edgecc/lower/dsp_near.py add_kernel: two
+multipliers, else TFLite's table kernel ec_dsp_add_lut_s8), else ec_dsp_add_onnx_s8 (a table and
+one fused multiply-add). An activation plus
 a constant row broadcast along all but the last dimension (a folded BatchNorm's shift, e.g.
 ox_dscnn): ec_dsp_add_lin_row_s8 (a's term a * ka, no table) or ec_dsp_add_lut_row_s8 (a
 256-entry table), the same integer form proven on every (value, channel) pair.
@@ -37,16 +38,22 @@ def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
     return dsp.add_applies(g, n, target)
 
 
+def _onnx_add_want(p: dict, prod: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The portable kernel's QLinearAdd result for every pair: the double sum a * r_a + t(b)
+    (exact, proven by the caller) rounded once to float32, half to even, clamped."""
+    v32 = (prod + t).astype(np.float32)
+    return np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)),
+                   p["act_min"], p["act_max"]).astype(np.int64)
+
+
 def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray, linear: bool = False):
     """(m, N, e, ta, tb) for ec_dsp_add_lut_s8 (TFLite's table ADD) that give onnxruntime's
     QLinearAdd for all 65536 pairs, or None. The value v = a * r_a + t(b) (exact in double,
     proven by the caller): lut_form's tables, checked exhaustively against the portable
-    kernel's result (round half to even, clamp): a near-tie refuses. linear: ta is
+    kernel's result (_onnx_add_want): a near-tie refuses. linear: ta is
     a * rint(r_a * 2^F) instead of rint(a * r_a * 2^F) (no table: ec_dsp_add_lin_row_s8), under
     the same proof; ta[129] (a = 1) is then the multiplier."""
-    v32 = (prod + t).astype(np.float32)  # the portable kernel's one rounding to float32
-    want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)),
-                   p["act_min"], p["act_max"]).astype(np.int64)
+    want = _onnx_add_want(p, prod, t)
     ra = np.float64(p["ra"])
     return lut_form(xs * ra, t[0], want, p["act_min"], p["act_max"],
                     lin=(xs, ra) if linear else None)
@@ -55,9 +62,9 @@ def _onnx_add_lut(p: dict, prod: np.ndarray, t: np.ndarray, xs: np.ndarray, line
 def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
     """onnxruntime's QLinearAdd: t(b) = float32(b * r_b + k) for b's 256 values, as the portable
     kernel computes it; refused unless its double sum a * r_a + t(b) is exact for all 65536
-    pairs. Then, where an integer form is proven equal on every pair (_onnx_add_lut), TFLite's
-    table kernel ec_dsp_add_lut_s8; else ec_dsp_add_onnx_s8, whose one fused multiply-add
-    rounds as the portable kernel does."""
+    pairs. Then, where an integer form is proven equal on every pair (dsp_near.add_kernel), two
+    multipliers or TFLite's table kernel ec_dsp_add_lut_s8; else ec_dsp_add_onnx_s8, whose one
+    fused multiply-add rounds as the portable kernel does."""
     from edgecc.ops._onnx_elt import add_params
     p = add_params(g, n)
     if p["a_first"]:  # same shapes: b's term first (edgecc/ops/_onnx_elt.py)
@@ -71,9 +78,7 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
     if ((prod - (s - bb)) + (t - bb) != 0).any():     # TwoSum: the double sum rounded somewhere
         raise Refused("the double sum is not exact for every pair: portable kernel")
     numel, act = in_type(g, n, 0).numel, (int(p["act_min"]), int(p["act_max"]))
-    v32 = (prod + t).astype(np.float32)  # the portable kernel's one rounding to float32
-    want = np.clip(np.rint(np.clip(v32, -32768.0, 32767.0)), *act).astype(np.int64)
-    k = dsp_near.add_kernel(numel, act, xs * np.float64(p["ra"]), t[0], want,
+    k = dsp_near.add_kernel(numel, act, xs * np.float64(p["ra"]), t[0], _onnx_add_want(p, prod, t),
                             (np.float64(p["ra"]), np.float64(p["rb"]), np.float64(p["k"])),
                             "dsp-add-onnx", "onnxruntime's QLinearAdd")
     if k is not None:

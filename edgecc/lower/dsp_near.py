@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-F32 = np.float32
-
 from edgecc.ir import Graph, Node
 from edgecc.lower import dsp
 from edgecc.lower.geom import DspAddGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
+
+F32 = np.float32
 
 # A one-row Gemm group this small runs the portable near kernel: ec_dsp_fc_near_s8 and its
 # near-tie path are about 1.6 KB of code (kws_ref_model_qdq's 64 x 12 classifier: 768 MACs,

@@ -143,23 +143,22 @@ def conv_segments_sk(g: Graph, n: Node) -> tuple[list, int]:
 
 def derive_factors(g: Graph, n: Node, m: int) -> list[str]:
     """ec_ortn_conv's ckt, ckb, cslack (C literals) and out_zp: a kernel derives kt = fl(h * ckt)
-    from half its estimate's scale h = sc / 2 and kb = fl(fl(|bb| * ckb) +
-    cslack) from its bias in output steps bb. sc and bb are float32 roundings of the real
-    sx sw / ys and bias / ys (relative error <= u each), every product and sum rounds once more:
-    the factors carry 2^-19 / 2^-20 on top of coefficient(m), so each derived value stays at or
-    above the compile-time kt and kb (checked in tests/test_ort_near.py)."""
+    from half its estimate's scale h = sc / 2 and kb = fl(fl(|bb| * ckb) + cslack) from its bias
+    in output steps bb. sc and bb are float32 roundings of the real sx sw / ys and bias / ys
+    (relative error <= u each), every product and sum rounds once more: the factors carry 2^-19
+    / 2^-20 on top of coefficient(m), so each derived value stays at or above the compile-time
+    kt and kb (tests/test_ort_near.py test_dsp_derived_factors_bound)."""
     c = coefficient(m)
-    up = lambda v: F32(np.nextafter(F32(v), F32(np.inf)))  # noqa: E731
-    return [c_float_literal(up(2 * c * (1 + 2.0 ** -19))), c_float_literal(up(c * (1 + 2.0 ** -20))),
-            c_float_literal(up(ABS_SLACK * (1 + 2.0 ** -20))), str(int(out_type(g, n).q.zero_point[0]))]
+    factors = (2 * c * (1 + 2.0 ** -19), c * (1 + 2.0 ** -20), ABS_SLACK * (1 + 2.0 ** -20))
+    return [c_float_literal(np.nextafter(F32(v), F32(np.inf))) for v in factors] + \
+        [str(int(out_type(g, n).q.zero_point[0]))]
 
 
 def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict, list[str]]:
     """runtime_c/dsp/conv_2d.h's records [oc, 4] of a float-group conv over its filter rows
     [oc, taps] (the doubled folded zero point, the bits of sc / 2, of bb and of max|w| * kt),
     the ec_ortn_conv constants and the factors (derive_factors) the kernel derives kt and kb
-    with; ValueError when the kernel's float32 estimate could leave its
-    range."""
+    with; ValueError when the kernel's float32 estimate could leave its range."""
     segs, m = conv_segments_sk(g, n)
     k = channel_constants(g, n, m)
     rows = np.asarray(rows, np.int64)

@@ -95,7 +95,8 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
  * scale h, of its bias in output steps and of max|w| * kt; kt and kb follow from h, the bias
  * and the layer's constants (ec_ortn_conv ckt, ckb, cslack). */
 
-/* The sum of |x - zx| over output pixel pix's receptive field (ec_ortn_field_abs). */
+/* The sum of |x - zx| over output pixel pix's receptive field, 4 bytes per USADA8 where the
+ * channels allow. */
 static inline float ec_dsp_field_abs(const ec_ortn_conv *L, const int8_t *x, int32_t pix) {
     return (float)ec_ortn_field_sum(L, x, pix, L->in_c & 3 ? ec_ortn_tap_abs_c : ec_dsp_tap_abs);
 }
@@ -106,9 +107,10 @@ static inline float ec_dsp_field_abs(const ec_ortn_conv *L, const int8_t *x, int
  * 2^30, so neither that conversion nor the zero point's addition saturates. */
 static inline int32_t ec_dsp_round_f(float r) {
 #if defined(__ARM_FP) && (__ARM_FP & 4)
+    float o; /* its own register: r may still be needed (the near-tie test) */
     int32_t i;
-    __asm__("vcvtr.s32.f32 %0, %0" : "+t"(r));
-    memcpy(&i, &r, 4);
+    __asm__("vcvtr.s32.f32 %0, %1" : "=t"(o) : "t"(r));
+    memcpy(&i, &o, 4);
     return i;
 #else
     return ec_onnx_round(r);
@@ -197,7 +199,7 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 #define EC_DSP_MM6_OUT(a, p) do { \
         if (onnx == 2) { \
             const float e_ = (float)a * hn + bn; \
-            a = ec_dsp_round_f2(e_); \
+            a = ec_dsp_round_f(e_); \
             if (ec_dsp_fabs(e_ - (float)a) + wk * aw[p] >= th && (p) < last) \
                 a = ec_dsp_near_exact(nr, x, (const int8_t *)(const void *)w - g->kp, \
                                       xs + 2 * (p), EC_DSP_XS_STEP, pix + (p), \

@@ -56,19 +56,6 @@ static inline float ec_dsp_fabs(float f) {
 #endif
 }
 
-/* ec_dsp_round_f that leaves r in its register (the near-tie test still needs it). */
-static inline int32_t ec_dsp_round_f2(float r) {
-#if defined(__ARM_FP) && (__ARM_FP & 4)
-    float o;
-    int32_t i;
-    __asm__("vcvtr.s32.f32 %0, %1" : "=t"(o) : "t"(r));
-    memcpy(&i, &o, 4);
-    return i;
-#else
-    return ec_onnx_round(r);
-#endif
-}
-
 /* Output (pix, o) whose estimate e the cheap bound found near a rounding boundary: the exact
  * bound T (ec_dsp_xs_dot over its slot xs of a conv block, groups `step` words apart) decides,
  * then onnxruntime's order (ec_ortn_conv_redo); rounded half to even, before the zero point. */
