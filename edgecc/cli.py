@@ -63,14 +63,16 @@ def _add_target(p: argparse.ArgumentParser) -> None:
                    help="kernel scratch: 'fit' uses an optimized kernel only where its scratch fits "
                         "in RAM dead at its step (arena = activation peak); 'any' always takes the "
                         "fastest kernel (default: $EDGECC_SCRATCH or 'any')")
-    p.add_argument("--onnx-float", choices=["integer", "ort"],
+    p.add_argument("--onnx-float", choices=["integer", "ort", "fused"],
                    help="ONNX QDQ groups onnxruntime runs in float32: 'integer' computes them "
                         "with the exact integer accumulator on the fast kernels and recomputes "
                         "in onnxruntime's order only the outputs a rigorous bound finds near a "
                         "rounding boundary; 'ort' in onnxruntime's float32 order throughout, "
                         "slower; both bit-exact with onnxruntime run on $EDGECC_ORT_THREADS "
-                        "(default: the CPU count) threads (default: $EDGECC_ONNX_FLOAT or "
-                        "'integer')")
+                        "(default: the CPU count) threads; 'fused': none, every group as the "
+                        "integer kernel onnxruntime fuses it into where int8 is allowed (Arm "
+                        "CPUs; x86 with session.qdqisint8allowed=1, which verify then sets), "
+                        "as fast as the TFLite path (default: $EDGECC_ONNX_FLOAT or 'integer')")
     _add_tiling(p)
 
 

@@ -38,7 +38,7 @@ THREAD_ALIGN = 16            # MLAS_SGEMM_STRIDEN_THREAD_ALIGN
 MAX_THREADS = 16             # MLAS_MAXIMUM_THREAD_COUNT
 
 
-ONNX_FLOAT_MODES = ("integer", "ort")
+ONNX_FLOAT_MODES = ("integer", "ort", "fused")
 
 
 def onnx_float_mode() -> str:
@@ -47,12 +47,22 @@ def onnx_float_mode() -> str:
     order only for the outputs a rigorous error bound finds near a rounding boundary
     (edgecc/ops/_ort_near.py): bit-exact with onnxruntime, on integer kernels. 'ort':
     onnxruntime's own float32 order throughout (this module), on portable float kernels. Both
-    follow the conv order of onnxruntime's intra-op thread count (`ort_threads`)."""
+    follow the conv order of onnxruntime's intra-op thread count (`ort_threads`). 'fused': no
+    group stays in float32; every DequantizeLinear -> op -> QuantizeLinear group runs as the
+    integer QOperator kernel onnxruntime fuses it into where its QDQ transformer allows int8
+    (Arm CPUs; x86 with the session option `session.qdqisint8allowed` = 1, `session_config`):
+    DESIGN.md's integer semantics, the oracle run with that option (frontends/onnx/ortfuse.py)."""
     mode = os.environ.get("EDGECC_ONNX_FLOAT") or "integer"
     if mode not in ONNX_FLOAT_MODES:
         raise EdgeccError(f"unknown --onnx-float mode {mode!r} "
                           f"(known: {', '.join(ONNX_FLOAT_MODES)})")
     return mode
+
+
+def session_config() -> dict[str, str]:
+    """The onnxruntime session options the oracle runs with in the current mode: 'fused' lets
+    the QDQ transformer fuse int8 activations, as it does on Arm CPUs."""
+    return {"session.qdqisint8allowed": "1"} if onnx_float_mode() == "fused" else {}
 
 
 def ort_threads() -> int:

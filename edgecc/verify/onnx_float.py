@@ -14,6 +14,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from edgecc.ops._onnx_float import session_config
+
 # nodes whose result is exact: they move bytes or are onnxruntime's integer kernels
 EXACT = {"QuantizeLinear", "DequantizeLinear", "Transpose", "Reshape", "Squeeze", "Unsqueeze",
          "Flatten", "Identity", "Concat", "Tile", "Gather", "Slice", "Pad", "Split", "Expand",
@@ -31,6 +33,8 @@ def float_nodes(model: str | Path) -> tuple[dict[str, int], set[int]]:
     with tempfile.TemporaryDirectory(prefix="edgecc-ort-") as tmp:
         o = ort.SessionOptions()
         o.log_severity_level = 3
+        for k, v in session_config().items():
+            o.add_session_config_entry(k, v)
         o.optimized_model_filepath = str(Path(tmp) / "opt.onnx")
         ort.InferenceSession(str(model), o, providers=["CPUExecutionProvider"])
         g = onnx.load(o.optimized_model_filepath).graph

@@ -1,4 +1,5 @@
-"""onnxruntime as the oracle for .onnx models (CPU execution provider, default session options).
+"""onnxruntime as the oracle for .onnx models (CPU execution provider, default session options;
+with `--onnx-float fused`, int8 QDQ fusion allowed as on Arm: edgecc/ops/_onnx_float.py).
 
 Owns: running an ONNX model on given inputs (in the model's own dtypes and layout, as the
 generated C API takes them), optionally with chosen intermediate tensors added as graph outputs
@@ -31,8 +32,11 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
     for name in extra:
         if name not in have:
             m.graph.output.append(onnx.ValueInfoProto(name=name))
+    from edgecc.ops._onnx_float import session_config
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
+    for k, v in session_config().items():
+        opts.add_session_config_entry(k, v)
     try:
         sess = ort.InferenceSession(m.SerializeToString(), opts,
                                     providers=["CPUExecutionProvider"])

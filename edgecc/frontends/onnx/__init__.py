@@ -94,11 +94,12 @@ def load_onnx(path: str | Path) -> Graph:
         raise UnsupportedModel(f"{path}: unsupported ONNX nodes: " + "; ".join(bad))
     b = Builder(path, m.shapes)
     b.opset = m.opset
-    b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes)
-    # the groups onnxruntime computes in float32, exact with it in both --onnx-float modes
+    # an unknown mode is bad input whatever the model; 'fused': int8 groups fused as on Arm
+    int8 = onnx_float_mode() == "fused"
+    b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes, int8)
+    # the groups onnxruntime computes in float32, exact with it in the --onnx-float modes
     # (their lowering picks the kernels: edgecc/ops/_ort_float.py, _ort_near.py)
-    onnx_float_mode()  # an unknown mode is bad input whatever the model
-    b.ort_float = float_groups(m.graph, m.consts, m.dtypes)
+    b.ort_float = float_groups(m.graph, m.consts, m.dtypes, int8)
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)
     inputs = []

@@ -11,6 +11,11 @@ rewrites every int8 QuantizeLinear whose output only DequantizeLinears read (and
 output) as uint8 (QDQS8ToU8); an int8 graph input or output stays int8. So an int8 softmax
 between two such pairs runs as a uint8 QLinearSoftmax, one next to a graph edge of the other
 kind stays in float (the MLPerf Tiny models converted by tf2onnx end so).
+
+With int8 allowed (`--onnx-float fused`: onnxruntime on Arm, or on x86 with the session option
+session.qdqisint8allowed = 1) there is no such rewrite: every tensor runs in its declared element
+type, and a group whose types agree is fused, int8 Conv / MatMul included (measured: every group
+of the three tfl_* and the ox_*_qdq_s8 models becomes a QOperator kernel in int8).
 """
 from __future__ import annotations
 
@@ -19,8 +24,9 @@ import onnx
 
 
 def _elem(name: str, producer: dict, consumers: dict, outputs: set, consts: dict,
-          dtypes: dict) -> str | None:
-    """"u8" / "s8": the element type onnxruntime runs a quantized tensor in, None if unknown."""
+          dtypes: dict, s8_to_u8: bool = True) -> str | None:
+    """"u8" / "s8": the element type onnxruntime runs a quantized tensor in, None if unknown
+    (s8_to_u8: x86's default rewrite of int8 QuantizeLinears only DequantizeLinears read)."""
     node = producer.get(name)
     if node is None:  # a graph input
         return {2: "u8", 3: "s8"}.get(dtypes.get(name, 0))
@@ -31,6 +37,8 @@ def _elem(name: str, producer: dict, consumers: dict, outputs: set, consts: dict
         return "u8"
     if np.asarray(zp).dtype != np.int8:
         return None
+    if not s8_to_u8:
+        return "s8"
     only_dq = all(c.op_type == "DequantizeLinear" for c in consumers.get(name, []))
     return "u8" if only_dq and name not in outputs and consumers.get(name) else "s8"
 
@@ -48,9 +56,10 @@ def _edges(g: onnx.GraphProto) -> tuple[dict, dict, set]:
     return producer, consumers, {o.name for o in g.output}
 
 
-def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> dict[int, str]:
+def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict,
+                 int8_allowed: bool = False) -> dict[int, str]:
     """Node index of each Softmax / AveragePool onnxruntime runs as its QLinear kernel -> the
-    element type it runs in ("s8" or "u8")."""
+    element type it runs in ("s8" or "u8"); int8_allowed: as with `--onnx-float fused`."""
     producer, consumers, outputs = _edges(g)
     out = {}
     for i, n in enumerate(g.node):
@@ -61,7 +70,7 @@ def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> dict[int, st
         if dq is None or dq.op_type != "DequantizeLinear" or len(users) != 1 or \
                 users[0].op_type != "QuantizeLinear" or len(consumers.get(dq.output[0], [])) != 1:
             continue
-        args = (producer, consumers, outputs, consts, dtypes)
+        args = (producer, consumers, outputs, consts, dtypes, not int8_allowed)
         a, b = _elem(dq.input[0], *args), _elem(users[0].output[0], *args)
         if a is not None and a == b:
             out[i] = a
@@ -111,11 +120,15 @@ def _group_q(n, consumers: dict, outputs: set):
     return None
 
 
-def float_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> set[int]:
+def float_groups(g: onnx.GraphProto, consts: dict, dtypes: dict,
+                 int8_allowed: bool = False) -> set[int]:
     """Node indices of the Conv / MatMul / Add / AveragePool that onnxruntime runs in
-    float32 between DequantizeLinear and QuantizeLinear (element types in and out differ)."""
+    float32 between DequantizeLinear and QuantizeLinear (element types in and out differ);
+    int8_allowed (`--onnx-float fused`): only where the declared element types differ."""
     producer, consumers, outputs = _edges(g)
     args = (producer, consumers, outputs, consts, dtypes)
+    elem = (lambda t: _elem(t, *args, False)) if int8_allowed else \
+        (lambda t: _elem_strict(t, *args))
     out = set()
     for i, n in enumerate(g.node):
         if n.op_type not in FLOAT_OPS:
@@ -127,11 +140,11 @@ def float_groups(g: onnx.GraphProto, consts: dict, dtypes: dict) -> set[int]:
         acts = [d for d in ins if d.input[0] not in consts]  # not the weights / bias
         if not acts:
             continue
-        kinds = {_elem_strict(d.input[0], *args) for d in acts}
-        kinds.add(_elem_strict(q.output[0], *args))
+        kinds = {elem(d.input[0]) for d in acts}
+        kinds.add(elem(q.output[0]))
         # x86 onnxruntime fuses int8 activations only into QLinearAdd-like kernels, never into
         # QLinearConv / QGemm (QDQIsInt8Allowed: its u8s8 kernels are the fast ones)
-        s8_weighted = kinds == {"s8"} and n.op_type in ("Conv", "MatMul")
+        s8_weighted = kinds == {"s8"} and n.op_type in ("Conv", "MatMul") and not int8_allowed
         if None not in kinds and (len(kinds) > 1 or s8_weighted):
             out.add(i)
     return out
