@@ -20,12 +20,13 @@ from edgecc.lower.layout import pack_words, pad_cols, round_up
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, channel_multipliers, conv_window
-from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.ops._onnx_rq import fixed_epilogue, is_onnx, onnx_scales
 from edgecc.quant import INT32_MAX
 
 # The kernel extends and holds the fields of PX output pixels before it writes any of their
 # outputs: passes of PX pixels in raster order, all read before written (plan/stream.py).
 PX = c_define("dsp/conv_2d.h", "EC_DSP_CONV_PX")
+FLOAT_CH = -(1 << 31)  # EC_DSP_FLOAT_CH: a channel of an onnx == 3 layer without an integer line
 STREAMS = (0, PX, 1)  # flat blocks of PX pixels, each read before written
 
 
@@ -53,20 +54,23 @@ def direct_fields(win) -> bool:
     return win.k_h == 1 and win.k_w == 1 and win.pad_t == 0 and win.pad_l == 0
 
 
-def _tflite_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """([oc, 4] records: 2 * folded bias, m, N, e; lo; hi) of TFLite's epilogue, or Refused."""
+def _tflite_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int, int, int]:
+    """([oc, 4] records: 2 * folded bias, m, N, e; lo; hi; 0) of TFLite's epilogue, or
+    Refused."""
     rq = conv_rq(g, n, rows)
     if rq.fr.L != 1:  # conv_requant already refuses this; the kernel hard-wires it
         raise Refused("requantization left shift is not 1: portable kernel")
     fr = rq.fr
     rec = np.stack([np.asarray(rq.folded, np.int64) * 2, fr.m, fr.n, fr.e], axis=1)
-    return rec, fr.lo, fr.hi
+    return rec, fr.lo, fr.hi, 0
 
 
-def _onnx_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """([oc, 4] records: 2 * folded bias, bits of scale / 2, output zero point, 0; lo; hi) of
-    onnxruntime's epilogue (see runtime_c/dsp/conv_2d.h), or Refused when the doubled
-    accumulator could leave int32, a product could reach 2^30 or a half scale is not normal."""
+def _onnx_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int, int, int]:
+    """([oc, 4] records; lo; hi; channels on integer lines) of onnxruntime's epilogue (see
+    runtime_c/dsp/conv_2d.h): 2 * folded bias, bits of scale / 2, output zero point, 0; or, where
+    edgecc/ops/_onnx_rq.py fixed_epilogue proves a channel's integer line, 2 * folded bias, M and
+    2 R's two words (the others then end with FLOAT_CH). Refused when the doubled accumulator
+    could leave int32, a product could reach 2^30 or a half scale is not normal."""
     oc = rows.shape[0]
     in_zp = int(in_type(g, n).q.zero_point[0])
     bias = bias_or_zeros(g, n, oc).astype(np.int64)
@@ -82,9 +86,19 @@ def _onnx_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int,
         raise Refused("scaled accumulators may reach 2^30: portable kernel")
     folded = bias - in_zp * np.asarray(rows, np.int64).sum(axis=1)
     bits = half.view(np.int32).astype(np.int64)
-    zp = np.full(oc, int(out_type(g, n).q.zero_point[0]), np.int64)
+    out_zp = int(out_type(g, n).q.zero_point[0])
+    zp = np.full(oc, out_zp, np.int64)
     lo, hi = act_range(g, n)
-    return np.stack([folded * 2, bits, zp, np.zeros(oc, np.int64)], axis=1), lo, hi
+    rec = np.stack([folded * 2, bits, zp, np.zeros(oc, np.int64)], axis=1)
+    m, r, ok = fixed_epilogue(scale, lo_acc, hi_acc, out_zp, lo, hi)
+    if ok.any():  # onnx == 3: the proven lines, the float32 epilogue for the other channels
+        r2 = 2 * r  # the kernel holds 2 acc
+        line = np.stack([folded * 2, m, r2 & 0xFFFFFFFF, r2 >> 32], axis=1)
+        line[:, 2] = np.where(line[:, 2] >= 1 << 31, line[:, 2] - (1 << 32), line[:, 2])
+        assert (line[ok, 3] != FLOAT_CH).all()
+        rec[:, 3] = FLOAT_CH
+        rec = np.where(ok[:, None], line, rec)
+    return rec, lo, hi, int(ok.sum())
 
 
 def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, variant: str,
@@ -96,14 +110,17 @@ def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, vari
     oc = rows.shape[0]
     if n.attrs.get("numerics") == "ort_float":  # a float group: edgecc/ops/_ort_near.py
         return _near_kernel(g, n, rows, ic, direct, variant, reason)
-    rec, lo, hi = (_onnx_records if onnx else _tflite_records)(g, n, rows)
+    rec, lo, hi, lines = (_onnx_records if onnx else _tflite_records)(g, n, rows)
     kp = round_up(rows.shape[1], 8)
     geom = DspConvGeom(x.shape[0] * win.out_h * win.out_w, win.in_h, win.in_w, ic, win.out_h,
                        win.out_w, oc, win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h,
                        win.dil_w, win.pad_t, win.pad_l, kp, int(direct), int(x.q.zero_point[0]),
                        lo, hi)
-    fn = "ec_dsp_conv_2d_4px_onnx_s8" if onnx else "ec_dsp_conv_2d_4px_s8"
-    epilogue = ("onnxruntime's float32 requantization" if onnx else
+    fn = ("ec_dsp_conv_2d_4px_fixed_s8" if lines else "ec_dsp_conv_2d_4px_onnx_s8") if onnx \
+        else "ec_dsp_conv_2d_4px_s8"
+    epilogue = (f"onnxruntime's requantization: integer lines proven equal on {lines} of {oc} "
+                "channels, float32 on the others" if lines else
+                "onnxruntime's float32 requantization" if onnx else
                 "fast requantization proven exact per channel")
     return Kernel("dsp/conv_2d_4px.c.j2", params=dict(geom=geom, fn=fn, epilogue=epilogue),
                   consts=dict(w=pack_words(pad_cols(rows, kp)), rec=rec.astype(np.int32).ravel()),

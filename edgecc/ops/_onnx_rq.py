@@ -65,3 +65,60 @@ def dequant_fn_quant_table(g: Graph, n: Node, fn=None) -> np.ndarray:
 
 def sigmoid(v: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-v))
+
+
+
+# The integer twin of the epilogue. Per channel, y = floor((acc * M + R) / 2^32) (clamped; the
+# zero point is in R), M an int32: one SMLAL (a kernel holding 2 acc adds 2 R and shifts once
+# more). It agrees with onnxruntime's float32 product on EVERY accumulator of the channel's range
+# when both give each output value from the same smallest accumulator: onnxruntime's function is
+# non-decreasing in acc (float32 rounding and rint are), so those thresholds T_v say everything,
+# and floor((acc * M + R) / 2^32) >= v exactly for acc >= T_v when, for every v,
+# T_v * M + R >= v 2^32 > (T_v - 1) * M + R: R in an interval per M, searched near
+# scale * 2^32. Exact rounding of acc * scale always fits; onnxruntime's float32 product crosses
+# a rounding boundary where acc * scale lies within about 2^-24 |acc * scale| of one, and a
+# channel where it does so both ways has no such line (it keeps the float32 epilogue).
+FIXED_SPAN = 512  # candidate M on each side of scale * 2^32
+
+
+def _thresholds(f, lo: np.ndarray, hi: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """For non-decreasing f(acc [C, V]) -> int: per channel c and value v the smallest acc in
+    [lo[c], hi[c]] with f >= v (hi[c] + 1: none), by bisection."""
+    a = np.repeat(lo[:, None], vals.size, 1)
+    b = np.repeat(hi[:, None] + 1, vals.size, 1)
+    while (a < b).any():
+        mid = (a + b) // 2
+        ok = f(np.minimum(mid, hi[:, None])) >= vals[None, :]
+        act = a < b
+        b = np.where(ok & act, mid, b)
+        a = np.where(~ok & act, mid + 1, a)
+    return a
+
+
+def fixed_epilogue(scale: np.ndarray, lo_acc: np.ndarray, hi_acc: np.ndarray, out_zp: int,
+                   act_lo: int, act_hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M [C] int64, R [C] int64, ok [C] bool): where ok, clamp(floor((acc * M + R) / 2^32)) is
+    onnx_requantize(acc) for every acc in [lo_acc[c], hi_acc[c]] (see above)."""
+    scale = np.asarray(scale, np.float32)
+    lo, hi = np.asarray(lo_acc, np.int64), np.asarray(hi_acc, np.int64)
+    c_n = scale.size
+    ms, rs, good = np.zeros(c_n, np.int64), np.zeros(c_n, np.int64), np.zeros(c_n, bool)
+    if max(-int(lo.min()), int(hi.max())) >= 1 << 30:
+        return ms, rs, good
+    vals = np.arange(act_lo + 1, act_hi + 1, dtype=np.int64)
+    t = _thresholds(lambda acc: onnx_requantize(acc, scale[:, None], out_zp, act_lo, act_hi,
+                                                np.int64), lo, hi, vals)
+    steps = np.arange(-FIXED_SPAN, FIXED_SPAN + 1, dtype=np.int64)
+    for c in range(c_n):
+        if not 0 < scale[c] < 0.25:
+            continue
+        m = np.round(np.float64(scale[c]) * 2.0 ** 32).astype(np.int64) + steps
+        m = m[(m > 0) & (m < 1 << 30)][:, None]
+        above, below = t[c] <= hi[c], t[c] - 1 >= lo[c]  # the sides inside the range
+        r_min = np.where(above, vals * (1 << 32) - t[c] * m, -(1 << 62)).max(axis=1)
+        r_max = np.where(below, vals * (1 << 32) - (t[c] - 1) * m - 1, 1 << 62).min(axis=1)
+        ok = np.nonzero(r_min <= r_max)[0]
+        if ok.size:
+            best = ok[np.argmin(np.abs(m[ok, 0] - m[m.shape[0] // 2, 0]))]
+            ms[c], rs[c], good[c] = m[best, 0], r_min[best], True
+    return ms, rs, good

@@ -178,5 +178,5 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     x = in_type(g, n)  # DequantizeLinear on the fly: float32(q - zp) * scale, as _deq
     p.update(d, ctype="int8_t", in_zp=int(x.q.zero_point[0]),
              xscale=c_float_literal(F32(x.q.scale[0])))
-    return Kernel("average_pool_2d_ortf.c.j2", params=p,
-                  scratch=4 * d["depth"], variant="portable-ort-float", reason=why)
+    return Kernel("average_pool_2d_ortf.c.j2", params=p,  # one pixel's results (walk_channels)
+                  scratch=d["depth"], variant="portable-ort-float", reason=why)

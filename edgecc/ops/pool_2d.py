@@ -124,8 +124,10 @@ def lower_avg(g: Graph, n: Node, target) -> Kernel:
         from edgecc.ops._ort_float import lower as ort_lower
         return ort_lower(g, n, target)
     onnx = n.attrs.get("numerics") == "onnx"
-    k = _kernel(g, n, "average_pool_2d_onnx.c.j2" if onnx else "average_pool_2d.c.j2", 4)
-    if onnx:  # the float32 sums use the same scratch
+    # ONNX: a channel's float32 sum in a register, one pixel's int8 results in scratch
+    k = _kernel(g, n, "average_pool_2d_onnx.c.j2" if onnx else "average_pool_2d.c.j2",
+                1 if onnx else 4)
+    if onnx:
         from edgecc.ops._onnx_pool import kernel_params
         extra, consts = kernel_params(g, n)
         k.params.update(extra)

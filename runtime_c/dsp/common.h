@@ -37,6 +37,9 @@
 #define EC_DSP_NOSCHED
 #endif
 #define EC_DSP_SHARED static __attribute__((noinline, unused)) EC_DSP_NOSCHED
+/* A kernel body each EC_DSP_SHARED entry specializes with its constant arguments: inlined even
+ * when several entries of one model call it (gcc would otherwise keep one generic copy). */
+#define EC_DSP_BODY static inline __attribute__((always_inline)) EC_DSP_NOSCHED
 
 static inline int32_t ec_dsp_ld32(const void *p) {
     int32_t v;

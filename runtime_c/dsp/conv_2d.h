@@ -93,7 +93,12 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
 /* A float-group layer's (onnx == 2, edgecc/ops/_ort_near.py) records are EC_DSP_CONV_REC words
  * too: the doubled folded zero point (its bias is float32), the bits of half its estimate's
  * scale h, of its bias in output steps and of max|w| * kt; kt and kb follow from h, the bias
- * and the layer's constants (ec_ortn_conv ckt, ckb, cslack). */
+ * and the layer's constants (ec_ortn_conv ckt, ckb, cslack).
+ * onnx == 3: onnxruntime's epilogue as the integer line the compiler proved equal to it on every
+ * accumulator of the channel (edgecc/ops/_onnx_rq.py fixed_epilogue): M, then the doubled R's low
+ * and high words; floor((2 acc * M + 2 R) / 2^33). A channel without such a line keeps the
+ * float epilogue's record with EC_DSP_FLOAT_CH as its last word. */
+#define EC_DSP_FLOAT_CH ((int32_t)0x80000000)
 
 /* The sum of |x - zx| over output pixel pix's receptive field, 4 bytes per USADA8 where the
  * channels allow. */
@@ -122,8 +127,12 @@ static inline int32_t ec_dsp_onnx_round(int32_t a, float h) {
 }
 
 /* A doubled accumulator to its output value before the clamp; `onnx` is a constant at each
- * call, so each kernel keeps one of the two. */
+ * call, so each kernel keeps one of the three. */
 static inline int32_t ec_dsp_conv_epi(int32_t a, int32_t m, int32_t n, int32_t e, const int onnx) {
+    if (onnx == 3) { /* one SMLAL: the line's constant (e:n) + a * m, its high word halved */
+        const int64_t r = (int64_t)(((uint64_t)(uint32_t)e << 32) | (uint32_t)n) + (int64_t)a * m;
+        return (int32_t)(r >> 32) >> 1;
+    }
     if (onnx) {
         float h;
         memcpy(&h, &m, 4);
@@ -196,8 +205,8 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
  * of a rounding boundary goes to ec_dsp_near_exact (the exact bound, then onnxruntime's order,
  * kt = h * ckt); slots past the last pixel do not (their outputs are dropped). The estimate
  * stays below 2^30 and is exact to the bound's terms. */
-#define EC_DSP_MM6_OUT(a, p) do { \
-        if (onnx == 2) { \
+#define EC_DSP_MM6_OUT(a, p, k) do { \
+        if ((k) == 2) { \
             const float e_ = (float)a * hn + bn; \
             a = ec_dsp_round_f(e_); \
             if (ec_dsp_fabs(e_ - (float)a) + wk * aw[p] >= th && (p) < last) \
@@ -206,7 +215,7 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
                                       oc_n - (int32_t)(yend - y), e_, hn * nr->ckt, kb); \
             a += zy; \
         } else { \
-            a = ec_dsp_conv_epi(a, m, n, e, onnx); \
+            a = ec_dsp_conv_epi(a, m, n, e, (k)); \
         } \
         a = full ? __ssat(a, 8) : ec_dsp_clamp_s8(a, lo, hi); \
     } while (0)
@@ -216,11 +225,10 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
  * onnx and odd (kp = 8 mod 16) are constants at each call, so each use compiles its own loop.
  * onnx == 2 only: nr, x (the input), pix (the block's first pixel) and aw (its pixels' field
  * sums of |x - zx|) for the near-tie test and its exact path. */
-static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w,
-                                              const int32_t *rec, const ec_dsp_conv_geom *g,
-                                              int8_t *y, const int onnx, const int odd,
-                                              const ec_ortn_conv *nr, const int8_t *x,
-                                              int32_t pix, const float *aw) {
+EC_DSP_BODY void ec_dsp_mm6(const int32_t *xs, const int32_t *w, const int32_t *rec,
+                            const ec_dsp_conv_geom *g, int8_t *y, const int onnx, const int odd,
+                            const ec_ortn_conv *nr, const int8_t *x, int32_t pix,
+                            const float *aw) {
     const int32_t *xend = xs + g->kp / 4 * EC_DSP_XS_STEP;
     const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
     const int8_t *yend = y + oc_n;
@@ -248,8 +256,13 @@ static inline EC_DSP_NOSCHED void ec_dsp_mm6(const int32_t *xs, const int32_t *w
                 zy = nr->out_zp;
                 last = g->pixels - pix;
             }
-            EC_DSP_MM6_OUT(a0, 0); EC_DSP_MM6_OUT(a1, 1); EC_DSP_MM6_OUT(a2, 2);
-            EC_DSP_MM6_OUT(a3, 3); EC_DSP_MM6_OUT(a4, 4); EC_DSP_MM6_OUT(a5, 5);
+#define EC_DSP_MM6_OUTS(k) do { \
+        EC_DSP_MM6_OUT(a0, 0, k); EC_DSP_MM6_OUT(a1, 1, k); EC_DSP_MM6_OUT(a2, 2, k); \
+        EC_DSP_MM6_OUT(a3, 3, k); EC_DSP_MM6_OUT(a4, 4, k); EC_DSP_MM6_OUT(a5, 5, k); \
+    } while (0)
+            if (onnx == 3 && e == EC_DSP_FLOAT_CH) EC_DSP_MM6_OUTS(1); /* no line: float32 */
+            else EC_DSP_MM6_OUTS(onnx);
+#undef EC_DSP_MM6_OUTS
         }
         ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
         y[4 * oc_n] = (int8_t)a4;
@@ -305,10 +318,9 @@ static inline EC_DSP_NOSCHED void ec_dsp_gather(const ec_dsp_conv_geom *g, const
 
 /* The whole convolution, with TFLite's epilogue or (onnx) onnxruntime's (onnx == 2: a float
  * group's, with nr). scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
-static inline EC_DSP_NOSCHED void ec_dsp_conv_run(const ec_dsp_conv_geom *g, const int8_t *x,
-                                                  int8_t *y, const int32_t *w,
-                                                  const int32_t *rec, uint8_t *scratch,
-                                                  const int onnx, const ec_ortn_conv *nr) {
+EC_DSP_BODY void ec_dsp_conv_run(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
+                                 const int32_t *w, const int32_t *rec, uint8_t *scratch,
+                                 const int onnx, const ec_ortn_conv *nr) {
     int32_t *xs = (int32_t *)(void *)scratch;
     int8_t *col = (int8_t *)(scratch + EC_DSP_XS_STEP * g->kp);
     int8_t *trash = col + g->kp;
@@ -352,6 +364,13 @@ EC_DSP_SHARED void ec_dsp_conv_2d_4px_onnx_s8(const ec_dsp_conv_geom *g, const i
                                               int8_t *y, const int32_t *w, const int32_t *rec,
                                               uint8_t *scratch) {
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 1, 0);
+}
+
+/* The same with onnxruntime's epilogue as proven integer lines (onnx == 3, records above). */
+EC_DSP_SHARED void ec_dsp_conv_2d_4px_fixed_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+                                               int8_t *y, const int32_t *w, const int32_t *rec,
+                                               uint8_t *scratch) {
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 3, 0);
 }
 
 /* A Conv group onnxruntime runs in float32 (default mode, edgecc/ops/_ort_near.py): the exact
