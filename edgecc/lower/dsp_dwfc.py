@@ -31,7 +31,7 @@ from edgecc.lower.layout import (fits_int32, interleave_fc8, offset_bytes, pack_
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, conv_window
-from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.ops._onnx_rq import fixed_epilogue, is_onnx, onnx_scales
 from edgecc.ops.fully_connected import fc_dims
 
 DWD_MAX_TAPS = c_define("dsp/depthwise_conv_2d_direct.h", "EC_DSP_DWD_MAX_TAPS")
@@ -89,16 +89,30 @@ def _pair_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return ((a & 0xFFFF) | ((b & 0xFFFF) << 16)).astype(np.uint32).view(np.int32)
 
 
-def _scaled(g: Graph, n: Node, rows: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, int, int]:
-    """(L, bias * 2^L, per-channel records, lo, hi) of filter rows [c, taps] whose int16
-    weights the kernel takes scaled by 2^L, or Refused. Records: TFLite's fast requantization
-    (m, N, e); ONNX numerics (L = 0), per quad of channels (the in-place kernel's): the 4
-    float32 scales' bits, the output zero point 4 times, and 4 flags, 1 where |acc * scale| is
-    proven below 2^15 (the kernel without an FPU then skips ec_onnx_rq's float clamp)."""
+def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
+            ) -> tuple[int, np.ndarray, np.ndarray, int, int, bool]:
+    """(L, bias * 2^L, per-channel records, lo, hi, on lines) of filter rows [c, taps] whose
+    int16 weights the kernel takes scaled by 2^L, or Refused. Records: TFLite's fast
+    requantization (m, N, e); ONNX numerics (L = 0), per quad of channels (the in-place
+    kernel's): the 4 float32 scales' bits, the output zero point 4 times, and 4 flags, 1 where
+    |acc * scale| is proven below 2^15 (the kernel without an FPU then skips ec_onnx_rq's float
+    clamp); or, with `lines` and every channel's integer line proven (edgecc/ops/_onnx_rq.py
+    fixed_epilogue), the 4 multipliers, the 4 constants' low words and their high words."""
     if is_onnx(n):  # per channel quad: 4 scales, the zero point 4 times, 4 flags
         folded, epi = dsp.onnx_dw_epilogue(g, n, rows)
+        lo, hi = act_range(g, n)
+        if lines:
+            bias, in_zp = bias_or_zeros(g, n, rows.shape[0]), int(in_type(g, n).q.zero_point[0])
+            m, r, ok = fixed_epilogue(onnx_scales(g, n, rows.shape[0]),
+                                      *fastrq.acc_range(rows, bias, in_zp),
+                                      int(out_type(g, n).q.zero_point[0]), lo, hi)
+            if ok.all():
+                epi = np.stack([m, r & 0xFFFFFFFF, r >> 32], axis=1)
+                epi = np.where(epi >= 1 << 31, epi - (1 << 32), epi)
+        else:
+            ok = np.zeros(1, bool)
         recs = epi.reshape(-1, 4, 3).transpose(0, 2, 1).astype(np.int32)
-        return 0, folded.astype(np.int32), recs.ravel(), *act_range(g, n)
+        return 0, folded.astype(np.int32), recs.ravel(), lo, hi, bool(ok.all())
     rq = conv_rq(g, n, rows)
     L = rq.fr.L
     if L > 8:  # the scaled weights must stay int16
@@ -107,25 +121,28 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray) -> tuple[int, np.ndarray, np.nd
     if not fits_int32(bias):
         raise Refused("scaled bias overflows int32: portable kernel")
     recs = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int32).ravel()
-    return L, bias.astype(np.int32), recs, rq.fr.lo, rq.fr.hi
+    return L, bias.astype(np.int32), recs, rq.fr.lo, rq.fr.hi, False
 
 
 class _Geom(NamedTuple):
     geom: tuple   # the kernel's C struct record
     onnx: bool    # onnxruntime's epilogue
+    lines: bool = False  # ... as proven integer lines
 
 
 def _streaming_dw(kind: str, geom: _Geom, words: np.ndarray, bias: np.ndarray, recs: np.ndarray,
                   how: str, **more: np.ndarray) -> Kernel:
     """The scratch-free depthwise kernel `kind` (templates/dsp/depthwise_conv_2d_<kind>.c.j2):
     output pixels in raster order, each reading only its own window, so it streams (1, 1)."""
-    onnx = "_onnx" if geom.onnx else ""
+    onnx = "_line" if geom.lines else "_onnx" if geom.onnx else ""
     return Kernel(f"dsp/depthwise_conv_2d_{kind}.c.j2",
                   params=dict(geom=geom.geom, fn=f"ec_dsp_depthwise_conv_2d_{kind}{onnx}_s8"),
                   consts=dict(w=words.ravel(), bias=bias, rq=recs, **more),
                   variant=f"dsp-dw-{kind}{onnx.replace('_', '-')}", streams=(1, 1),
                   reason=f"Cortex-M DSP: {how} (no scratch)"
-                         + ("; onnxruntime's float32 epilogue" if onnx else ""))
+                         + ("; onnxruntime's epilogue as integer lines proven equal to it"
+                            if geom.lines else "; onnxruntime's float32 epilogue" if onnx
+                            else ""))
 
 
 def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
@@ -136,13 +153,13 @@ def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
     x = in_type(g, n)
     rows = dw_rows(g, n)  # [c, kh*kw]
     c, taps = rows.shape
-    L, bias, recs, lo, hi = _scaled(g, n, rows)
+    L, bias, recs, lo, hi, lines = _scaled(g, n, rows, lines=True)
     w = (rows << L).reshape(c // 4, 4, taps).transpose(0, 2, 1)  # [quad, tap, 4]
     words = _pair_words(w[:, :, [0, 1]], w[:, :, [2, 3]])  # [quad, tap, 2]
     geom = DspDwDirectGeom(x.shape[0], win.in_h, win.in_w, c, win.out_h, win.out_w, win.k_h,
                            win.k_w, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
                            int(x.q.zero_point[0]), lo, hi)
-    return _streaming_dw("direct", _Geom(geom, is_onnx(n)), words, bias, recs,
+    return _streaming_dw("direct", _Geom(geom, is_onnx(n), lines), words, bias, recs,
                          f"{win.k_h}x{win.k_w} read in place, 4 channels per SXTB16 pair, "
                          "SMLABB/SMLATT per tap",
                          zrow=np.full(c, x.q.zero_point[0], np.int8))  # padding taps read it
@@ -171,7 +188,7 @@ def lower_dw_one(g: Graph, n: Node, target) -> Kernel:
     rows = dw_rows(g, n)  # [c, kh*kw]
     c = rows.shape[0]
     groups = -(-win.k_w // 4)
-    L, bias, recs, lo, hi = _scaled(g, n, rows)
+    L, bias, recs, lo, hi, _ = _scaled(g, n, rows)
     w = np.zeros((c, win.k_h, 4 * groups), np.int64)
     w[:, :, :win.k_w] = (rows << L).reshape(c, win.k_h, win.k_w)
     w = w.reshape(c // 4, 4, win.k_h, groups, 4).transpose(0, 2, 3, 1, 4)  # [q, fy, k, ch, tap]

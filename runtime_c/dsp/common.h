@@ -76,6 +76,13 @@ static inline int32_t ec_dsp_rq(int32_t a, int32_t m, int32_t n, int32_t e) {
     return (t + (a >> 31)) >> e;
 }
 
+/* onnxruntime's epilogue as a proven integer line (edgecc/ops/_onnx_rq.py fixed_epilogue): the
+ * high word of the 64-bit (hi:lo) + a * m, one SMLAL; the zero point is in (hi:lo). */
+static inline int32_t ec_dsp_line(int32_t a, int32_t m, int32_t lo, int32_t hi) {
+    const int64_t r = (int64_t)(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo) + (int64_t)a * m;
+    return (int32_t)(r >> 32);
+}
+
 /* (x0,x2), (x1,x3) of the int8 word v, each halfword doubled (the accumulator's 2^L, L = 1). */
 static inline void ec_dsp_ext2(int32_t v, int32_t *even, int32_t *odd) {
     const int32_t a = __sxtb16(v), b = ec_dsp_sxtb16_r8(v);

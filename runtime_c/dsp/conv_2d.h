@@ -129,10 +129,7 @@ static inline int32_t ec_dsp_onnx_round(int32_t a, float h) {
 /* A doubled accumulator to its output value before the clamp; `onnx` is a constant at each
  * call, so each kernel keeps one of the three. */
 static inline int32_t ec_dsp_conv_epi(int32_t a, int32_t m, int32_t n, int32_t e, const int onnx) {
-    if (onnx == 3) { /* one SMLAL: the line's constant (e:n) + a * m, its high word halved */
-        const int64_t r = (int64_t)(((uint64_t)(uint32_t)e << 32) | (uint32_t)n) + (int64_t)a * m;
-        return (int32_t)(r >> 32) >> 1;
-    }
+    if (onnx == 3) return ec_dsp_line(a, m, n, e) >> 1; /* a = 2 acc, (e:n) = 2 R */
     if (onnx) {
         float h;
         memcpy(&h, &m, 4);

@@ -34,7 +34,7 @@ typedef struct {
 
 /* The requantized outputs of 4 consecutive channels (TFLite: records 3 words apart at rq;
  * ONNX: the quad's 12-word record) into yp[0..3]. Modes 0 (TFLite's clamp to [lo, hi]),
- * EC_DSP_ONNX and EC_DSP_ONNX_FULL pack the 4 outputs, each saturated to int8 (SSAT), in a word;
+ * EC_DSP_ONNX(_FULL) and EC_DSP_LINE(_FULL) pack the 4 outputs, each saturated to int8 (SSAT), in a word;
  * the clamping modes then take the bytewise max with lo4 and min with hi4 (lo, hi in every byte)
  * by SSUB8 + SEL; one word store writes them. Mode 1 stores a byte each. */
 EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
@@ -48,6 +48,11 @@ EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3
             t1 = ec_dsp_rq_out(a1, rq + 3, 1, lo, hi);
             t2 = ec_dsp_rq_out(a2, rq + 6, 1, lo, hi);
             t3 = ec_dsp_rq_out(a3, rq + 9, 1, lo, hi);
+        } else if (mode >= EC_DSP_LINE) {
+            v = (uint32_t)__ssat(ec_dsp_line(a0, rq[0], rq[4], rq[8]), 8);
+            t1 = __ssat(ec_dsp_line(a1, rq[1], rq[5], rq[9]), 8);
+            t2 = __ssat(ec_dsp_line(a2, rq[2], rq[6], rq[10]), 8);
+            t3 = __ssat(ec_dsp_line(a3, rq[3], rq[7], rq[11]), 8);
         } else {
             float s[4];
             const int32_t zp = rq[4];
@@ -60,7 +65,7 @@ EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3
         __asm__("bfi %0, %1, #8, #8" : "+r"(v) : "r"(t1));
         __asm__("bfi %0, %1, #16, #8" : "+r"(v) : "r"(t2));
         __asm__("bfi %0, %1, #24, #8" : "+r"(v) : "r"(t3));
-        if (mode != EC_DSP_ONNX_FULL) {
+        if (mode != EC_DSP_ONNX_FULL && mode != EC_DSP_LINE_FULL) {
             __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(v), "r"(lo4) : "cc");
             __asm__("ssub8 %0, %2, %1\n\tsel %0, %1, %2" : "=&r"(v) : "r"(r), "r"(hi4) : "cc");
         }
@@ -153,6 +158,18 @@ EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_onnx_s8(const ec_dsp_dw_direc
                                                            const int8_t *zrow) {
     if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX_FULL);
     else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX);
+}
+
+/* The same with onnxruntime's epilogue as proven integer lines (rq: per channel quad the 4
+ * multipliers, the 4 constants' low words, their high words; weights and bias unscaled). */
+EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_line_s8(const ec_dsp_dw_direct_geom *g,
+                                                           const int8_t *x, int8_t *y,
+                                                           const int32_t *w,
+                                                           const int32_t *bias,
+                                                           const int32_t *rq,
+                                                           const int8_t *zrow) {
+    if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_LINE_FULL);
+    else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_LINE);
 }
 
 /* ---------------------------------------------------------------------------------------
