@@ -101,7 +101,7 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
     if is_onnx(n):  # per channel quad: 4 scales, the zero point 4 times, 4 flags
         folded, epi = dsp.onnx_dw_epilogue(g, n, rows)
         lo, hi = act_range(g, n)
-        if lines:
+        if lines and (lo, hi) == (-128, 127):  # the line kernel only saturates (flash)
             bias, in_zp = bias_or_zeros(g, n, rows.shape[0]), int(in_type(g, n).q.zero_point[0])
             m, r, ok = fixed_epilogue(onnx_scales(g, n, rows.shape[0]),
                                       *fastrq.acc_range(rows, bias, in_zp),

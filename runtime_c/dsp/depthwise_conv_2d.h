@@ -91,11 +91,10 @@ EC_DSP_INLINE int8_t ec_dsp_rq_out(int32_t a, const int32_t *q, int full, int32_
  * in-place kernel per channel quad: 4 scales, the zero point 4 times, 4 flags). */
 #define EC_DSP_ONNX 2
 #define EC_DSP_ONNX_FULL 3
-/* The in-place kernel's EC_DSP_LINE / EC_DSP_LINE_FULL: onnxruntime's epilogue as integer lines
- * proven equal to it on every accumulator (ec_dsp_line; per channel quad: the 4 multipliers, the
- * 4 constants' low words, their high words), the clamp to [lo, hi] / the int8 saturation. */
+/* The in-place kernel's EC_DSP_LINE: onnxruntime's epilogue as integer lines proven equal to it
+ * on every accumulator (ec_dsp_line; per channel quad: the 4 multipliers, the 4 constants' low
+ * words, their high words), then the int8 saturation (layers whose range is the whole int8). */
 #define EC_DSP_LINE 4
-#define EC_DSP_LINE_FULL 5
 
 /* One output by mode, its record's epilogue words at q: (m, N, e) or, for the ONNX modes,
  * (the float32 scale's bits, the output zero point, the flag). */

@@ -34,7 +34,7 @@ typedef struct {
 
 /* The requantized outputs of 4 consecutive channels (TFLite: records 3 words apart at rq;
  * ONNX: the quad's 12-word record) into yp[0..3]. Modes 0 (TFLite's clamp to [lo, hi]),
- * EC_DSP_ONNX(_FULL) and EC_DSP_LINE(_FULL) pack the 4 outputs, each saturated to int8 (SSAT), in a word;
+ * EC_DSP_ONNX(_FULL) and EC_DSP_LINE pack the 4 outputs, each saturated to int8 (SSAT), in a word;
  * the clamping modes then take the bytewise max with lo4 and min with hi4 (lo, hi in every byte)
  * by SSUB8 + SEL; one word store writes them. Mode 1 stores a byte each. */
 EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
@@ -65,7 +65,7 @@ EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3
         __asm__("bfi %0, %1, #8, #8" : "+r"(v) : "r"(t1));
         __asm__("bfi %0, %1, #16, #8" : "+r"(v) : "r"(t2));
         __asm__("bfi %0, %1, #24, #8" : "+r"(v) : "r"(t3));
-        if (mode != EC_DSP_ONNX_FULL && mode != EC_DSP_LINE_FULL) {
+        if (mode != EC_DSP_ONNX_FULL && mode != EC_DSP_LINE) {
             __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(v), "r"(lo4) : "cc");
             __asm__("ssub8 %0, %2, %1\n\tsel %0, %1, %2" : "=&r"(v) : "r"(r), "r"(hi4) : "cc");
         }
@@ -161,15 +161,15 @@ EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_onnx_s8(const ec_dsp_dw_direc
 }
 
 /* The same with onnxruntime's epilogue as proven integer lines (rq: per channel quad the 4
- * multipliers, the 4 constants' low words, their high words; weights and bias unscaled). */
+ * multipliers, the 4 constants' low words, their high words; weights and bias unscaled), for
+ * an output range of the whole int8 (one copy of the code: flash). */
 EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_line_s8(const ec_dsp_dw_direct_geom *g,
                                                            const int8_t *x, int8_t *y,
                                                            const int32_t *w,
                                                            const int32_t *bias,
                                                            const int32_t *rq,
                                                            const int8_t *zrow) {
-    if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_LINE_FULL);
-    else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_LINE);
+    ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_LINE); /* lo, hi: -128, 127 */
 }
 
 /* ---------------------------------------------------------------------------------------
