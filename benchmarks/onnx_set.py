@@ -28,8 +28,16 @@ def row_base(model: Path) -> dict:
     return dict(format=ONNX, tflm_arena_bytes=None)
 
 
+def row_suffix(mode: str) -> str:
+    """An ONNX row's name after the model's: '' in the default --onnx-float mode, '@MODE' in
+    another (`--onnx-float fused`: DESIGN.md's integer semantics, measured against its own
+    oracle, onnxruntime with int8 QDQ fusion allowed)."""
+    return "" if mode == "integer" else f"@{mode}"
+
+
 def tflite_original(onnx_name: str, tflite_dir: Path) -> Path | None:
-    """X.tflite for tfl_X_qdq, when it exists."""
+    """X.tflite for tfl_X_qdq (or tfl_X_qdq@MODE), when it exists."""
+    onnx_name = onnx_name.split("@")[0]
     if not (onnx_name.startswith(PREFIX) and onnx_name.endswith(SUFFIX)):
         return None
     p = tflite_dir / f"{onnx_name[len(PREFIX):-len(SUFFIX)]}.tflite"

@@ -31,7 +31,7 @@ from pathlib import Path
 from edgecc.errors import EdgeccError
 
 from benchmarks.anchors import load_anchors
-from benchmarks.onnx_set import COMPARE_TARGET, compare_with_tflite, is_onnx, row_base
+from benchmarks.onnx_set import COMPARE_TARGET, compare_with_tflite, is_onnx, row_base, row_suffix
 from benchmarks.profile import PROFILE_CHOICES
 from benchmarks.table import HOST_TARGETS, render_results, render_summary, update_readme
 
@@ -193,8 +193,9 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
         floor = SHARED / "models" / "tflite" / "hello_world_int8.tflite"
         extra["litert_floor_us"] = time_litert(floor, 0.2) if floor.is_file() else None
     from edgecc.progress import progress
+    from edgecc.ops._onnx_float import onnx_float_mode
     for model in progress(models, desc="benchmarks", unit="model"):
-        name = model.stem
+        name = model.stem + row_suffix(onnx_float_mode()) if is_onnx(model) else model.stem
         base: dict = dict(model=name)
         try:
             base.update(row_base(model) if is_onnx(model) else
@@ -263,12 +264,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="per-layer instruction profile on the Cortex-M targets (one more QEMU "
                         "build per cell): of issue 16's six anchor models (default), of every "
                         "model, or none")
+    p.add_argument("--onnx-float", choices=["integer", "ort", "fused"],
+                   help="edgecc's --onnx-float for the ONNX models (default: $EDGECC_ONNX_FLOAT "
+                        "or 'integer'); rows of another mode are named MODEL@MODE "
+                        "(onnx_set.row_suffix)")
     p.add_argument("--merge", type=Path, metavar="JSON",
                    help="keep the rows of this earlier --json run that this run (or --render's "
                         "file) does not have")
     p.add_argument("--render", type=Path, metavar="JSON",
                    help="measure nothing: rewrite -o (and --readme) from a saved --json file")
     args = p.parse_args(argv)
+    if args.onnx_float:  # read by the ONNX frontend and by the oracle's session options
+        os.environ["EDGECC_ONNX_FLOAT"] = args.onnx_float
     from benchmarks.x86 import LATENCY_CFLAGS
     from edgecc.progress import say
     if args.render:

@@ -1,7 +1,7 @@
 """The shared ONNX models (../shared/models/onnx_models/) end to end against onnxruntime: each
 compiles and, over 3 seeded frames, matches onnxruntime on host gcc (fast tests) and on host
 clang, cortex-m4, cortex-m55, aarch64 and x86-avx2 (slow: one test per model and target, so the
-SIMD kernels each target picks are covered model by model), in both --onnx-float modes; no
+SIMD kernels each target picks are covered model by model), in the --onnx-float modes; no
 Transpose runs inside an ox_* convolutional model."""
 from __future__ import annotations
 
@@ -45,10 +45,17 @@ def _check(monkeypatch, name: str, target: str, mode: str) -> None:
         assert r.bit_exact, r.as_json()
 
 
+# --onnx-float fused (DESIGN.md's integer semantics: every QDQ group as the integer kernel
+# onnxruntime fuses it into where int8 is allowed, the oracle run so) changes the int8 QDQ models
+FUSED = [*TFL, *(f"ox_{m}_qdq_s8" for m in ("autoenc", "conv1d", "dscnn", "se_mbv2"))]
+
+
 def _params(targets):
     ps = [pytest.param(m, t, "ort", id=f"{m}-{t}-ort") for m in MODELS for t in targets]
-    return ps + [pytest.param(m, t, "integer", id=f"{m}-{t}-integer")
-                 for m in sorted(FLOAT_GROUPS) for t in targets]
+    ps += [pytest.param(m, t, "integer", id=f"{m}-{t}-integer")
+           for m in sorted(FLOAT_GROUPS) for t in targets]
+    return ps + [pytest.param(m, t, "fused", id=f"{m}-{t}-fused")
+                 for m in FUSED for t in targets if m in TFL or t in ("gcc", "cortex-m4")]
 
 
 @pytest.mark.parametrize("name,target,mode", _params(["gcc"]))
