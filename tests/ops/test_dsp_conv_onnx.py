@@ -1,4 +1,5 @@
-"""The Cortex-M DSP convolution with ONNX numerics' epilogue (ec_dsp_conv_2d_4px_onnx_s8), under
+"""The Cortex-M DSP convolution with ONNX numerics' epilogue (ec_dsp_conv_2d_4px_onnx_s8, and
+ec_dsp_conv_2d_4px_fixed_s8 with the proven integer lines), under
 QEMU, bit-exact with onnxruntime: QLinearConv layers whose scales make many products exact ties
 (x_scale * w_scale / y_scale a power of two: round half to even is exercised) and general ones,
 with and without a fused clamp; and the same body with TFLite's epilogue keeps its speed."""
@@ -50,13 +51,20 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("lines", [False, True])
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_dsp_conv_onnx_epilogue_bit_exact(tmp_path, case):
+def test_dsp_conv_onnx_epilogue_bit_exact(tmp_path, monkeypatch, case, lines):
+    """Both epilogues: the float32 one, and the proven integer lines (edgecc/ops/_onnx_rq.py
+    fixed_epilogue) wherever a channel has one. The tie cases have none: exact ties rounded half
+    to even alternate between rounding down and up, which no line does."""
+    from edgecc.ops import _onnx_rq
+    monkeypatch.setattr(_onnx_rq, "LINES", lines)
     p = tmp_path / "m.onnx"
     p.write_bytes(_qlinearconv(np.random.default_rng(60 + case), *CASES[case]).SerializeToString())
     c = compile_model(p, get_target("cortex-m4"), "m")
     convs = [lw for lw in c.lowered if lw.node.op == "CONV_2D"]
-    assert [lw.kernel.params["fn"] for lw in convs] == ["ec_dsp_conv_2d_4px_onnx_s8"], \
+    want = "fixed" if lines and not CASES[case][5] else "onnx"
+    assert [lw.kernel.params["fn"] for lw in convs] == [f"ec_dsp_conv_2d_4px_{want}_s8"], \
         [lw.kernel.reason for lw in c.lowered]
     for seed in (0, 1):
         r = verify_model(p, get_target("cortex-m4"), seed=seed)

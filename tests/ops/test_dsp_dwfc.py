@@ -259,13 +259,18 @@ def test_dsp_fc_onnx_8_unit_epilogue_on_cortex_m4(case, tmp_path, monkeypatch):
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
 
+@pytest.mark.parametrize("lines", [False, True])
 @pytest.mark.parametrize("ys", [None, 1e-5])
-def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(ys, tmp_path):
+def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(ys, lines, tmp_path, monkeypatch):
     """A QDQ depthwise Conv (group = channels, padding on three sides, stride 1 x 2) takes the
     in-place DSP kernel with onnxruntime's epilogue, bit-exact with onnxruntime; with a tiny
-    output scale the products pass 2^15 and the kernel keeps ec_onnx_rq's float clamp."""
+    output scale the products pass 2^15 and the kernel keeps ec_onnx_rq's float clamp. With the
+    integer lines (edgecc/ops/_onnx_rq.py fixed_epilogue, scales under 1/4), the line kernel,
+    bit-exact too."""
     from onnx import numpy_helper
     from test_onnx_frontend import qdq_conv_model
+    from edgecc.ops import _onnx_rq
+    monkeypatch.setattr(_onnx_rq, "LINES", lines)
     m = qdq_conv_model(np.random.default_rng(6800), group=4)
     if ys is not None:
         (init,) = [i for i in m.graph.initializer if i.name == "ys"]
@@ -274,9 +279,13 @@ def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(ys, tmp_path):
     p.write_bytes(m.SerializeToString())
     c = compile_model(p, get_target("cortex-m4"), "m")
     dw = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
-    assert dw == ["dsp-dw-direct-onnx"], [lw.kernel.variant for lw in c.lowered]
+    line = lines and ys is None  # the tiny scale's products are too large for a line
+    assert dw == ["dsp-dw-direct-line" if line else "dsp-dw-direct-onnx"], \
+        [lw.kernel.variant for lw in c.lowered]
     (lw,) = [lw for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
-    assert set(lw.kernel.consts["rq"].reshape(-1, 3, 4)[:, 2].ravel()) == {1 if ys is None else 0}
+    if not line:
+        assert set(lw.kernel.consts["rq"].reshape(-1, 3, 4)[:, 2].ravel()) == \
+            {1 if ys is None else 0}
     r = verify_model(p, get_target("cortex-m4"))
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
