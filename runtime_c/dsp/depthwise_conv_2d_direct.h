@@ -140,22 +140,20 @@ EC_DSP_INLINE void ec_dsp_dw_direct_all(const ec_dsp_dw_direct_geom *g, const in
     }
 }
 
-EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_s8(const ec_dsp_dw_direct_geom *g,
-                                                      const int8_t *x, int8_t *y,
-                                                      const int32_t *w, const int32_t *bias,
-                                                      const int32_t *rq, const int8_t *zrow) {
+/* The in-place kernel's entries: each a copy of the loop with its epilogue mode. */
+#define EC_DSP_DWD_ENTRY(name)                                                                    \
+    EC_DSP_SHARED void name(const ec_dsp_dw_direct_geom *g, const int8_t *x, int8_t *y,          \
+                            const int32_t *w, const int32_t *bias, const int32_t *rq,            \
+                            const int8_t *zrow)
+
+EC_DSP_DWD_ENTRY(ec_dsp_depthwise_conv_2d_direct_s8) {
     if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, 1);
     else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, 0);
 }
 
 /* The same with onnxruntime's epilogue (rq: per channel quad the 4 float32 scales' bits, the
  * output zero point 4 times, 4 flags; weights and bias unscaled). */
-EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_onnx_s8(const ec_dsp_dw_direct_geom *g,
-                                                           const int8_t *x, int8_t *y,
-                                                           const int32_t *w,
-                                                           const int32_t *bias,
-                                                           const int32_t *rq,
-                                                           const int8_t *zrow) {
+EC_DSP_DWD_ENTRY(ec_dsp_depthwise_conv_2d_direct_onnx_s8) {
     if (g->lo == -128 && g->hi == 127) ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX_FULL);
     else ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_ONNX);
 }
@@ -163,12 +161,7 @@ EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_onnx_s8(const ec_dsp_dw_direc
 /* The same with onnxruntime's epilogue as proven integer lines (rq: per channel quad the 4
  * multipliers, the 4 constants' low words, their high words; weights and bias unscaled), for
  * an output range of the whole int8 (one copy of the code: flash). */
-EC_DSP_SHARED void ec_dsp_depthwise_conv_2d_direct_line_s8(const ec_dsp_dw_direct_geom *g,
-                                                           const int8_t *x, int8_t *y,
-                                                           const int32_t *w,
-                                                           const int32_t *bias,
-                                                           const int32_t *rq,
-                                                           const int8_t *zrow) {
+EC_DSP_DWD_ENTRY(ec_dsp_depthwise_conv_2d_direct_line_s8) {
     ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_LINE); /* lo, hi: -128, 127 */
 }
 
