@@ -74,18 +74,22 @@ static inline int ec_ortn_near(float e, float delta, int32_t *r) {
 /* Output (pix, o) in onnxruntime's float32 order, rounded half to even (before the zero point);
  * w: channel o's int8 weights in (ky, kx, channel) order. The taps inside the input are a row
  * mask times a column mask (k_w <= 32, the compiler keeps it), so the (channel, ky, kx) walk
- * tests one bit per tap. */
+ * tests one bit per tap. A padding tap's fused multiply-add adds 0 (at most the sign of a zero
+ * sum changes, which no rounding sees): only its place in the slice counts, so a filter row that
+ * ends inside the current slice runs without the slice test. */
 static inline int32_t ec_ortn_conv_recompute(const ec_ortn_conv *L, const int8_t *x,
                                              const int8_t *w, int32_t pix, int32_t o) {
     const int32_t iy0 = pix / L->out_w * L->s_h - L->pad_t, ix0 = pix % L->out_w * L->s_w - L->pad_l;
     const int32_t c = L->in_c, dy = L->d_h * L->in_w * c, dx = L->d_w * c, wrow = L->k_w * c;
+    const int32_t kw = L->k_w, zx = L->in_zp;
     const float sw = L->sw[o], sx = L->sx;
     uint32_t cols = 0;
-    int32_t seg = 0, sk, n = 0, first = 1, ci, fy, fx;
+    int32_t seg = 0, sk, left, first = 1, ci, fy, fx;
     float sum = 0.0f, a = 0.0f, v;
     while (pix >= L->seg_end[seg]) ++seg;
     sk = L->seg_sk[seg];
-    for (fx = 0; fx < L->k_w; ++fx) {
+    left = sk; /* taps left in the current slice of the K sum */
+    for (fx = 0; fx < kw; ++fx) {
         const int32_t ix = ix0 + fx * L->d_w;
         if (ix >= 0 && ix < L->in_w) cols |= 1u << fx;
     }
@@ -94,20 +98,28 @@ static inline int32_t ec_ortn_conv_recompute(const ec_ortn_conv *L, const int8_t
         for (fy = 0; fy < L->k_h; ++fy, xr += dy, wr += wrow) {
             const int32_t iy = iy0 + fy * L->d_h;
             const uint32_t m = iy >= 0 && iy < L->in_h ? cols : 0u;
-            for (fx = 0; fx < L->k_w; ++fx) {
-                const float xv = (m >> fx) & 1u ? (float)((int32_t)xr[fx * dx] - L->in_zp) * sx
-                                                 : 0.0f;
-                a = ec_fmaf((float)wr[fx * c] * sw, xv, a);
-                if (++n == sk) { /* a slice of the K sum ends: added to the running sum */
+            if (left > kw) { /* the row stays inside the slice */
+                for (fx = 0; fx < kw; ++fx)
+                    if ((m >> fx) & 1u)
+                        a = ec_fmaf((float)wr[fx * c] * sw,
+                                    (float)((int32_t)xr[fx * dx] - zx) * sx, a);
+                left -= kw;
+                continue;
+            }
+            for (fx = 0; fx < kw; ++fx) {
+                if ((m >> fx) & 1u)
+                    a = ec_fmaf((float)wr[fx * c] * sw, (float)((int32_t)xr[fx * dx] - zx) * sx,
+                                a);
+                if (--left == 0) { /* a slice of the K sum ends: added to the running sum */
                     sum = first ? a : sum + a;
                     first = 0;
                     a = 0.0f;
-                    n = 0;
+                    left = sk;
                 }
             }
         }
     }
-    if (n) sum = first ? a : sum + a;
+    if (left != sk) sum = first ? a : sum + a;
     v = (sum + L->bias[o]) / L->ys;
     if (!(v > -32768.0f)) v = -32768.0f;
     if (v > 32767.0f) v = 32767.0f;
