@@ -83,9 +83,9 @@ def test_lines_exact_on_kws_layers(monkeypatch):
 
 
 def test_cortex_m4_takes_the_lines(monkeypatch):
-    """kws_qdq (fused) on cortex-m4: every conv on ec_dsp_conv_2d_4px_fixed_s8 (its few
-    refused channels on the float32 epilogue inside it), the depthwise layers whose channels
-    all have lines on the line kernel, the others on the float32 one."""
+    """kws_qdq (fused) on cortex-m4: every conv on ec_dsp_conv_2d_4px_fixed_s8 and every
+    depthwise layer on the line kernel (their few refused channels, for the depthwise kernel
+    their quads, on the float32 epilogue inside it)."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
     monkeypatch.setenv("EDGECC_ONNX_FLOAT", "fused")
@@ -93,7 +93,10 @@ def test_cortex_m4_takes_the_lines(monkeypatch):
     fns = [lw.kernel.params.get("fn") for lw in c.lowered if lw.node.op == "CONV_2D"]
     assert fns == ["ec_dsp_conv_2d_4px_fixed_s8"] * 5, fns
     dws = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
-    assert dws == ["dsp-dw-direct-line"] * 2 + ["dsp-dw-direct-onnx", "dsp-dw-direct-line"], dws
+    assert dws == ["dsp-dw-direct-line"] * 4, dws
+    (lw,) = [lw for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"][2:3]
+    marks = lw.kernel.consts["rq"].reshape(-1, 3, 4)[:, 2, 0]
+    assert (marks == -(1 << 31)).sum() == 1  # the one quad whose channel has no line
 
 
 def test_fused_mode_has_no_float_groups(monkeypatch):

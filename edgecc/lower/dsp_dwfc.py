@@ -96,23 +96,29 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
     requantization (m, N, e); ONNX numerics (L = 0), per quad of channels (the in-place
     kernel's): the 4 float32 scales' bits, the output zero point 4 times, and 4 flags, 1 where
     |acc * scale| is proven below 2^15 (the kernel without an FPU then skips ec_onnx_rq's float
-    clamp); or, with `lines` and every channel's integer line proven (edgecc/ops/_onnx_rq.py
-    fixed_epilogue), the 4 multipliers, the 4 constants' low words and their high words."""
+    clamp); or, with `lines` and any channel's integer line proven (edgecc/ops/_onnx_rq.py
+    fixed_epilogue; the line kernel), the 4 multipliers, the 4 constants' low words and their
+    high words where all 4 of the quad have lines (else its float32 record, FLOAT_QUAD the first
+    flag)."""
     if is_onnx(n):  # per channel quad: 4 scales, the zero point 4 times, 4 flags
         folded, epi = dsp.onnx_dw_epilogue(g, n, rows)
         lo, hi = act_range(g, n)
-        if lines and (lo, hi) == (-128, 127):  # the line kernel only saturates (flash)
+        recs = epi.reshape(-1, 4, 3).transpose(0, 2, 1)  # [quad, word, channel]
+        ok = np.zeros(1, bool)
+        if lines:
             bias, in_zp = bias_or_zeros(g, n, rows.shape[0]), int(in_type(g, n).q.zero_point[0])
             m, r, ok = fixed_epilogue(onnx_scales(g, n, rows.shape[0]),
                                       *fastrq.acc_range(rows, bias, in_zp),
                                       int(out_type(g, n).q.zero_point[0]), lo, hi)
-            if ok.all():
-                epi = np.stack([m, r & 0xFFFFFFFF, r >> 32], axis=1)
-                epi = np.where(epi >= 1 << 31, epi - (1 << 32), epi)
-        else:
-            ok = np.zeros(1, bool)
-        recs = epi.reshape(-1, 4, 3).transpose(0, 2, 1).astype(np.int32)
-        return 0, folded.astype(np.int32), recs.ravel(), lo, hi, bool(ok.all())
+        if ok.any():  # the line kernel; a quad with a channel without a line stays float32
+            line = np.stack([m, r & 0xFFFFFFFF, r >> 32], axis=1)
+            line = np.where(line >= 1 << 31, line - (1 << 32), line)
+            line = line.reshape(-1, 4, 3).transpose(0, 2, 1)
+            quad = ok.reshape(-1, 4).all(axis=1)
+            assert (line[quad, 2, 0] != FLOAT_QUAD).all()
+            recs[:, 2, :] = [FLOAT_QUAD, 0, 0, 0]  # no flags: the float clamp kept
+            recs = np.where(quad[:, None, None], line, recs)
+        return 0, folded.astype(np.int32), recs.astype(np.int32).ravel(), lo, hi, bool(ok.any())
     rq = conv_rq(g, n, rows)
     L = rq.fr.L
     if L > 8:  # the scaled weights must stay int16
@@ -122,6 +128,9 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
         raise Refused("scaled bias overflows int32: portable kernel")
     recs = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int32).ravel()
     return L, bias.astype(np.int32), recs, rq.fr.lo, rq.fr.hi, False
+
+
+FLOAT_QUAD = -(1 << 31)  # EC_DSP_FLOAT_QUAD: a line kernel's quad on the float32 epilogue
 
 
 class _Geom(NamedTuple):
