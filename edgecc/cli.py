@@ -154,13 +154,21 @@ def cmd_verify(args) -> int:
             status += (f" over {args.frames} frames" if r.bit_exact else
                        f" (first in frame {r.first_bad_frame} of {args.frames})")
         print(f"{Path(args.model).name} on {r.target}: {status} ({r.total_bytes} output bytes) "
-              f"vs {r.oracle}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
+              f"vs {_oracle(r)}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
         if r.first_bad_layer:
             print(f"first layer that differs: {r.first_bad_layer}")
         elif "first_mismatch_note" in r.extra:
             print(r.extra["first_mismatch_note"])
         _print_qemu_info(r.extra)
     return 0 if r.passed else 1
+
+
+def _oracle(r) -> str:
+    """The oracle's name, with the onnxruntime session options the mode set (--onnx-float
+    fused: int8 QDQ fusion allowed)."""
+    from edgecc.ops._onnx_float import session_config
+    opts = session_config() if r.oracle == "onnxruntime" else {}
+    return r.oracle + (" (" + ", ".join(f"{k}={v}" for k, v in opts.items()) + ")" if opts else "")
 
 
 def _status(r) -> str:
@@ -202,7 +210,7 @@ def _verify_many(args, target, board) -> int:
         if not args.json:
             status = _status(r)
             say(f"{Path(m).name} on {r.target}: {status} ({r.total_bytes} output bytes) vs "
-                f"{r.oracle}, arena {r.arena_bytes} B", file=sys.stdout)
+                f"{_oracle(r)}, arena {r.arena_bytes} B", file=sys.stdout)
     if args.json:
         print(json.dumps(dict(models=rows, bit_exact=worst == 0)))
     return worst

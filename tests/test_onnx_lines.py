@@ -135,3 +135,28 @@ def test_fused_within_five_percent_of_tflite_on_cortex_m4(monkeypatch, name, goa
     assert o.arena_bytes <= goal * r.arena_bytes
     assert o.extra["instructions"] <= goal * r.extra["instructions"], \
         (o.extra["instructions"], r.extra["instructions"])
+
+
+def test_cli_fused_mode_names_its_oracle():
+    """`verify --onnx-float fused` says which onnxruntime it compares with (the session option
+    that allows int8 fusion), in the text line and in --json; the default mode sets none."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    model = onnx_model("tfl_ad01_int8_qdq")
+    repo = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k != "EDGECC_ONNX_FLOAT"}
+    env["PYTHONPATH"] = os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])
+
+    def run(*more):
+        return subprocess.run([sys.executable, "-m", "edgecc", "verify", str(model), *more],
+                              capture_output=True, text=True, timeout=600, env=env,
+                              stdin=subprocess.DEVNULL)
+    r = run("--onnx-float", "fused")
+    assert r.returncode == 0 and "vs onnxruntime (session.qdqisint8allowed=1)" in r.stdout, r
+    d = json.loads(run("--onnx-float", "fused", "--json").stdout)
+    assert d["bit_exact"] and d["onnxruntime_session_config"] == {"session.qdqisint8allowed": "1"}
+    d = json.loads(run("--json").stdout)
+    assert d["bit_exact"] and d["onnxruntime_session_config"] == {}
