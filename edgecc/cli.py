@@ -18,6 +18,7 @@ import numpy as np
 from edgecc.diagnostics import EXIT_BAD_INPUT, EXIT_INTERNAL, internal_message, report
 from edgecc.errors import EdgeccError
 from edgecc.targets import TARGETS, get_target
+from edgecc.verify.onnx_ref import oracle_label
 
 
 _JSON_ERRORS = False  # --json anywhere on the command line: argument errors as JSON too
@@ -153,22 +154,14 @@ def cmd_verify(args) -> int:
         if args.frames > 1:
             status += (f" over {args.frames} frames" if r.bit_exact else
                        f" (first in frame {r.first_bad_frame} of {args.frames})")
-        print(f"{Path(args.model).name} on {r.target}: {status} ({r.total_bytes} output bytes) "
-              f"vs {_oracle(r)}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
+        print(f"{Path(args.model).name} on {r.target}: {status} ({r.total_bytes} output bytes) vs "
+              f"{oracle_label(r.oracle)}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
         if r.first_bad_layer:
             print(f"first layer that differs: {r.first_bad_layer}")
         elif "first_mismatch_note" in r.extra:
             print(r.extra["first_mismatch_note"])
         _print_qemu_info(r.extra)
     return 0 if r.passed else 1
-
-
-def _oracle(r) -> str:
-    """The oracle's name, with the onnxruntime session options the mode set (--onnx-float
-    fused: int8 QDQ fusion allowed)."""
-    from edgecc.ops._onnx_float import session_config
-    opts = session_config() if r.oracle == "onnxruntime" else {}
-    return r.oracle + (" (" + ", ".join(f"{k}={v}" for k, v in opts.items()) + ")" if opts else "")
 
 
 def _status(r) -> str:
@@ -210,7 +203,7 @@ def _verify_many(args, target, board) -> int:
         if not args.json:
             status = _status(r)
             say(f"{Path(m).name} on {r.target}: {status} ({r.total_bytes} output bytes) vs "
-                f"{_oracle(r)}, arena {r.arena_bytes} B", file=sys.stdout)
+                f"{oracle_label(r.oracle)}, arena {r.arena_bytes} B", file=sys.stdout)
     if args.json:
         print(json.dumps(dict(models=rows, bit_exact=worst == 0)))
     return worst

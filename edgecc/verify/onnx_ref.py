@@ -49,6 +49,15 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
     return [np.asarray(r) for r in res[:n_out]], dict(zip(names[n_out:], map(np.asarray, res[n_out:])))
 
 
+def oracle_label(oracle: str) -> str:
+    """The oracle's name as verify prints it: onnxruntime with the session options the
+    --onnx-float mode sets (fused: int8 QDQ fusion allowed)."""
+    from edgecc.ops._onnx_float import session_config
+    opts = session_config() if oracle == ORT else {}
+    return oracle + (" (" + ", ".join(f"{k}={v}" for k, v in opts.items()) + ")"
+                     if opts else "")
+
+
 def lsb_diffs(got: bytes, ref: np.ndarray, step: float | None = 1.0) -> tuple[int, int, int]:
     """(bytes that differ, values that differ, values that differ by at most one quantization
     `step`: 1 for an integer output, the scale of a dequantized float one; None: no step)."""
