@@ -219,7 +219,8 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 
 /* EC_DSP_CONV_PX = 6 pixels x all output channels. y[p * out_c + oc] for p < 6. w: [out_c][kp]
  * bytes, packed; rec: EC_DSP_CONV_REC words per output channel;
- * onnx and odd (kp = 8 mod 16) are constants at each call, so each use compiles its own loop.
+ * onnx is a constant at each call, so each use compiles its own loop; odd (kp = 8 mod 16) is
+ * one test per channel (one loop for both filter lengths: flash).
  * onnx == 2 only: nr, x (the input), pix (the block's first pixel) and aw (its pixels' field
  * sums of |x - zx|) for the near-tie test and its exact path. */
 EC_DSP_BODY void ec_dsp_mm6(const int32_t *xs, const int32_t *w, const int32_t *rec,
