@@ -26,7 +26,7 @@ from edgecc.quant import INT32_MAX
 # The kernel extends and holds the fields of PX output pixels before it writes any of their
 # outputs: passes of PX pixels in raster order, all read before written (plan/stream.py).
 PX = c_define("dsp/conv_2d.h", "EC_DSP_CONV_PX")
-FLOAT_CH = -(1 << 31)  # EC_DSP_FLOAT_CH: a channel of an onnx == 3 layer without an integer line
+NO_LINE = -(1 << 31)  # EC_DSP_NO_LINE (dsp/common.h): a record without an integer line
 STREAMS = (0, PX, 1)  # flat blocks of PX pixels, each read before written
 
 
@@ -65,11 +65,23 @@ def _tflite_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, in
     return rec, fr.lo, fr.hi, 0
 
 
+def line_words(m: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """[C, 3] int64: each channel's line (edgecc/ops/_onnx_rq.py fixed_epilogue) as the DSP
+    kernels read it (dsp/common.h ec_dsp_line): M, R's low word (as an int32) and high word;
+    the high word is never NO_LINE."""
+    r = np.asarray(r, np.int64)
+    lo = r & 0xFFFFFFFF
+    out = np.stack([np.asarray(m, np.int64), np.where(lo >= 1 << 31, lo - (1 << 32), lo),
+                    r >> 32], axis=1)
+    assert (out[:, 2] != NO_LINE).all()
+    return out
+
+
 def _onnx_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int, int, int]:
     """([oc, 4] records; lo; hi; channels on integer lines) of onnxruntime's epilogue (see
     runtime_c/dsp/conv_2d.h): 2 * folded bias, bits of scale / 2, output zero point, 0; or, where
     edgecc/ops/_onnx_rq.py fixed_epilogue proves a channel's integer line, 2 * folded bias, M and
-    2 R's two words (the others then end with FLOAT_CH). Refused when the doubled accumulator
+    2 R's two words (the others then end with NO_LINE). Refused when the doubled accumulator
     could leave int32, a product could reach 2^30 or a half scale is not normal."""
     oc = rows.shape[0]
     in_zp = int(in_type(g, n).q.zero_point[0])
@@ -92,11 +104,8 @@ def _onnx_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int,
     rec = np.stack([folded * 2, bits, zp, np.zeros(oc, np.int64)], axis=1)
     m, r, ok = fixed_epilogue(scale, lo_acc, hi_acc, out_zp, lo, hi)
     if ok.any():  # onnx == 3: the proven lines, the float32 epilogue for the other channels
-        r2 = 2 * r  # the kernel holds 2 acc
-        line = np.stack([folded * 2, m, r2 & 0xFFFFFFFF, r2 >> 32], axis=1)
-        line[:, 2] = np.where(line[:, 2] >= 1 << 31, line[:, 2] - (1 << 32), line[:, 2])
-        assert (line[ok, 3] != FLOAT_CH).all()
-        rec[:, 3] = FLOAT_CH
+        line = np.concatenate([folded[:, None] * 2, line_words(m, 2 * r)], axis=1)  # 2 acc
+        rec[:, 3] = NO_LINE
         rec = np.where(ok[:, None], line, rec)
     return rec, lo, hi, int(ok.sum())
 

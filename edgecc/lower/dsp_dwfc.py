@@ -25,6 +25,7 @@ from edgecc.lower.dsp import conv_rq, dw_rows, _int16
 from edgecc.lower.geom import record
 from edgecc.lower import fastrq
 from edgecc.lower.climits import c_define
+from edgecc.lower.dsp_conv import NO_LINE, line_words
 from edgecc.lower.geom import DspFcGeom
 from edgecc.lower.layout import (fits_int32, interleave_fc8, offset_bytes, pack_words, pad_to,
                                  round_up, wrap32)
@@ -98,7 +99,7 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
     |acc * scale| is proven below 2^15 (the kernel without an FPU then skips ec_onnx_rq's float
     clamp); or, with `lines` and any channel's integer line proven (edgecc/ops/_onnx_rq.py
     fixed_epilogue; the line kernel), the 4 multipliers, the 4 constants' low words and their
-    high words where all 4 of the quad have lines (else its float32 record, FLOAT_QUAD the first
+    high words where all 4 of the quad have lines (else its float32 record, NO_LINE the first
     flag)."""
     if is_onnx(n):  # per channel quad: 4 scales, the zero point 4 times, 4 flags
         folded, epi = dsp.onnx_dw_epilogue(g, n, rows)
@@ -111,12 +112,9 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
                                       *fastrq.acc_range(rows, bias, in_zp),
                                       int(out_type(g, n).q.zero_point[0]), lo, hi)
         if ok.any():  # the line kernel; a quad with a channel without a line stays float32
-            line = np.stack([m, r & 0xFFFFFFFF, r >> 32], axis=1)
-            line = np.where(line >= 1 << 31, line - (1 << 32), line)
-            line = line.reshape(-1, 4, 3).transpose(0, 2, 1)
+            line = line_words(m, r).reshape(-1, 4, 3).transpose(0, 2, 1)
             quad = ok.reshape(-1, 4).all(axis=1)
-            assert (line[quad, 2, 0] != FLOAT_QUAD).all()
-            recs[:, 2, :] = [FLOAT_QUAD, 0, 0, 0]  # no flags: the float clamp kept
+            recs[:, 2, :] = [NO_LINE, 0, 0, 0]  # no flags: the float clamp kept
             recs = np.where(quad[:, None, None], line, recs)
         return 0, folded.astype(np.int32), recs.astype(np.int32).ravel(), lo, hi, bool(ok.any())
     rq = conv_rq(g, n, rows)
@@ -128,9 +126,6 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
         raise Refused("scaled bias overflows int32: portable kernel")
     recs = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int32).ravel()
     return L, bias.astype(np.int32), recs, rq.fr.lo, rq.fr.hi, False
-
-
-FLOAT_QUAD = -(1 << 31)  # EC_DSP_FLOAT_QUAD: a line kernel's quad on the float32 epilogue
 
 
 class _Geom(NamedTuple):

@@ -78,6 +78,7 @@ static inline int32_t ec_dsp_rq(int32_t a, int32_t m, int32_t n, int32_t e) {
 
 /* onnxruntime's epilogue as a proven integer line (edgecc/ops/_onnx_rq.py fixed_epilogue): the
  * high word of the 64-bit (hi:lo) + a * m, one SMLAL; the zero point is in (hi:lo). */
+#define EC_DSP_NO_LINE ((int32_t)0x80000000) /* marks a record without a line: float32 kept */
 static inline int32_t ec_dsp_line(int32_t a, int32_t m, int32_t lo, int32_t hi) {
     const int64_t r = (int64_t)(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo) + (int64_t)a * m;
     return (int32_t)(r >> 32);

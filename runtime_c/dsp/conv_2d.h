@@ -97,8 +97,7 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
  * onnx == 3: onnxruntime's epilogue as the integer line the compiler proved equal to it on every
  * accumulator of the channel (edgecc/ops/_onnx_rq.py fixed_epilogue): M, then the doubled R's low
  * and high words; floor((2 acc * M + 2 R) / 2^33). A channel without such a line keeps the
- * float epilogue's record with EC_DSP_FLOAT_CH as its last word. */
-#define EC_DSP_FLOAT_CH ((int32_t)0x80000000)
+ * float epilogue's record with EC_DSP_NO_LINE (common.h) as its last word. */
 
 /* The sum of |x - zx| over output pixel pix's receptive field, 4 bytes per USADA8 where the
  * channels allow. */
@@ -258,7 +257,7 @@ EC_DSP_BODY void ec_dsp_mm6(const int32_t *xs, const int32_t *w, const int32_t *
         EC_DSP_MM6_OUT(a0, 0, k); EC_DSP_MM6_OUT(a1, 1, k); EC_DSP_MM6_OUT(a2, 2, k); \
         EC_DSP_MM6_OUT(a3, 3, k); EC_DSP_MM6_OUT(a4, 4, k); EC_DSP_MM6_OUT(a5, 5, k); \
     } while (0)
-            if (onnx == 3 && e == EC_DSP_FLOAT_CH) EC_DSP_MM6_OUTS(1); /* no line: float32 */
+            if (onnx == 3 && e == EC_DSP_NO_LINE) EC_DSP_MM6_OUTS(1); /* no line: float32 */
             else EC_DSP_MM6_OUTS(onnx);
 #undef EC_DSP_MM6_OUTS
         }

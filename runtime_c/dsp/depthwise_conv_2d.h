@@ -93,10 +93,9 @@ EC_DSP_INLINE int8_t ec_dsp_rq_out(int32_t a, const int32_t *q, int full, int32_
 #define EC_DSP_ONNX_FULL 3
 /* The in-place kernel's EC_DSP_LINE: onnxruntime's epilogue as integer lines proven equal to it
  * on every accumulator (ec_dsp_line; per channel quad: the 4 multipliers, the 4 constants' low
- * words, their high words), or for a quad marked EC_DSP_FLOAT_QUAD the float32 one; then the
- * clamp to [lo, hi]. */
+ * words, their high words), or for a quad marked EC_DSP_NO_LINE (common.h) the float32 one;
+ * then the clamp to [lo, hi]. */
 #define EC_DSP_LINE 4
-#define EC_DSP_FLOAT_QUAD ((int32_t)0x80000000)
 
 /* One output by mode, its record's epilogue words at q: (m, N, e) or, for the ONNX modes,
  * (the float32 scale's bits, the output zero point, the flag). */

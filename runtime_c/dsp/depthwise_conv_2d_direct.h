@@ -48,7 +48,7 @@ EC_DSP_INLINE void ec_dsp_rq_quad(int32_t a0, int32_t a1, int32_t a2, int32_t a3
             t1 = ec_dsp_rq_out(a1, rq + 3, 1, lo, hi);
             t2 = ec_dsp_rq_out(a2, rq + 6, 1, lo, hi);
             t3 = ec_dsp_rq_out(a3, rq + 9, 1, lo, hi);
-        } else if (mode == EC_DSP_LINE && rq[8] != EC_DSP_FLOAT_QUAD) {
+        } else if (mode == EC_DSP_LINE && rq[8] != EC_DSP_NO_LINE) {
             v = (uint32_t)__ssat(ec_dsp_line(a0, rq[0], rq[4], rq[8]), 8);
             t1 = __ssat(ec_dsp_line(a1, rq[1], rq[5], rq[9]), 8);
             t2 = __ssat(ec_dsp_line(a2, rq[2], rq[6], rq[10]), 8);
@@ -160,7 +160,7 @@ EC_DSP_DWD_ENTRY(ec_dsp_depthwise_conv_2d_direct_onnx_s8) {
 
 /* The same with onnxruntime's epilogue as proven integer lines (rq: per channel quad the 4
  * multipliers, the 4 constants' low words, their high words; a quad with a channel that has no
- * line holds the float32 record with EC_DSP_FLOAT_QUAD as its first flag; weights and bias
+ * line holds the float32 record with EC_DSP_NO_LINE as its first flag; weights and bias
  * unscaled). One copy of the code, clamping (flash): every ONNX layer of a model takes it. */
 EC_DSP_DWD_ENTRY(ec_dsp_depthwise_conv_2d_direct_line_s8) {
     ec_dsp_dw_direct_all(g, x, y, w, bias, rq, zrow, EC_DSP_LINE);
