@@ -150,7 +150,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
             if same == sym:
                 consts.append(const)
             csyms[key] = same
-        ctx = {"p": k.params, "c": csyms}
+        ctx = {"p": {**k.params, **k.derived}, "c": csyms}
         for i, v in enumerate(n.inputs):
             if v is not None and g.value(v).variable:  # state region: read and updated in place
                 ctx[f"in{i}"] = f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))"
