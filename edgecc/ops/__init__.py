@@ -54,6 +54,12 @@ class Kernel:
     derived: dict[str, Any] = field(default_factory=dict)
 
 
+def operand(is_const: bool) -> str:
+    """The templates/c/_operand.j2 macro that prints an input the kernel may have emitted as a
+    constant array: that array's symbol, or the tensor's pointer."""
+    return "const_array" if is_const else "tensor"
+
+
 @dataclass
 class OpDef:
     name: str

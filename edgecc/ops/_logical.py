@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
+from edgecc.ops._loops import loop_text
 from edgecc.ops import Kernel, OpDef, in_type
 from edgecc.ops import _arith as ew
 
@@ -25,10 +26,10 @@ def binary(name: str, fn: Callable, c_op: str) -> OpDef:
         return [fn(np.asarray(ins[0], bool), np.asarray(ins[1], bool))]
 
     def lower(g: Graph, n: Node, target) -> Kernel:
-        return Kernel("binary_expr.c.j2",
-                      params=dict(ew.loop_params(g, n), ctype="uint8_t", out_ctype="uint8_t",
-                                  expr=f"(uint8_t)(va {c_op} vb)"),
-                      consts=ew.const_inputs(g, n))
+        params = dict(ew.loop_params(g, n), ctype="uint8_t", out_ctype="uint8_t",
+                      expr=f"(uint8_t)(va {c_op} vb)")
+        return Kernel("binary_expr.c.j2", params=params, consts=ew.const_inputs(g, n),
+                      derived=dict(loop_text(params), store="store"))
     return OpDef(name, ew.infer_broadcast, reference, lower,
                  [bool_tensors, ew.shapes_broadcast, ew.rank_at_most_5], dtypes="bool",
                  inplace=((0, 0), (0, 1)))
