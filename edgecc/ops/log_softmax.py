@@ -107,7 +107,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     return Kernel("log_softmax.c.j2",
                   params=dict(p, rows=in_type(g, n).numel // depth, depth=depth,
                               out_shift=31 - IN_BITS - OUT_BITS),
-                  consts=dict(exp=exp_table(p).astype(np.int32)))
+                  consts=dict(exp=exp_table(p).astype(np.int32)),
+                  derived=dict(below_diff_min=p["diff_min"] - 1))
 
 
 OP = register(OpDef("LOG_SOFTMAX", infer, reference, lower,
