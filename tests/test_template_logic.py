@@ -55,7 +55,7 @@ def test_findings_detects_logic():
 
 
 def test_inline_conditionals_detected():
-    assert inline_conditionals('{{ c.a if p.a_const else in0 }}') == ['{{ c.a if p.a_const else in0 }}']
+    assert inline_conditionals("{{ c.a if p.a else in0 }}") == ["{{ c.a if p.a else in0 }}"]
     assert inline_conditionals('{{ ", " if not loop.last }}') == ['{{ ", " if not loop.last }}']
     assert inline_conditionals("{% for x in xs if x %}{% endfor %}") == ["{% for x in xs if x %}"]
     assert inline_conditionals("{% if a %}{% elif b %}{% endif %}{{ 'a if b' }}") == []
