@@ -13,10 +13,10 @@ from typing import Callable
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops._loops import loop_text
 from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._broadcast import (broadcast_loops, broadcast_shape, rank_at_most_5,  # noqa: F401
                                    shapes_broadcast)
+from edgecc.ops._loops import loop_text
 
 
 def c_float(x: float) -> str:

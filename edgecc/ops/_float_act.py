@@ -19,12 +19,12 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.ops._loops import loop_text
 from edgecc.ops import Kernel, in_type
 from edgecc.ops import _arith as ew
 from edgecc.ops._arith import c_float
 from edgecc.ops._float import (F32, LOWEST, FloatPath, act_params, activate, all_float32,
                                float_activation, libm_f, rows, seq_sum, unary_kernel)
+from edgecc.ops._loops import loop_text
 
 LOGISTIC_UPPER = F32(16.619047164916992188)
 LOGISTIC_LOWER = F32(-9.0)

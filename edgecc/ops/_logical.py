@@ -11,9 +11,9 @@ from typing import Callable
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops._loops import loop_text
 from edgecc.ops import Kernel, OpDef, in_type
 from edgecc.ops import _arith as ew
+from edgecc.ops._loops import loop_text
 
 
 def bool_tensors(g: Graph, n: Node) -> bool:

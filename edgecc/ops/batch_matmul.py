@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops._loops import loop_text
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._broadcast import broadcast_loops, broadcast_shape
+from edgecc.ops._loops import loop_text
 from edgecc.ops._onnx_rq import is_onnx, onnx_requantize
 from edgecc.quant import mbqm, quantize_multiplier
 

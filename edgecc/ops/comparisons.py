@@ -12,9 +12,9 @@ import operator
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops._loops import loop_text
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
+from edgecc.ops._loops import loop_text
 from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier_smaller_than_one_exp
 
 OPS = {"EQUAL": ("==", operator.eq), "NOT_EQUAL": ("!=", operator.ne),

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops._loops import loop_text
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
+from edgecc.ops._loops import loop_text
 from edgecc.quant import (mbqm, mbqm_smaller_than_one, quantize_multiplier,
                           quantize_multiplier_smaller_than_one_exp)
 
