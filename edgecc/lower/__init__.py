@@ -1,9 +1,10 @@
 """Lowering: pick a kernel for every node that executes, for one target.
 
-Owns: asking the chooser (edgecc/lower/choose.py: the per-ISA kernel tables x86.py, neon.py,
-dsp.py, mve.py in the target's order, then the op's portable kernel) for each node's kernel,
-resolving its template along the target's ISA search path, recording which variant was chosen,
-why, and why every other candidate was refused; the `--scratch fit` fallback to the
+Owns: asking the chooser (edgecc/lower/choose.py: the per-ISA kernel tables
+edgecc/lower/<isa>/table.py in the target's order, then the op's portable kernel) for each
+node's kernel, resolving its template along the target's ISA search path (a portable kernel's
+runtime headers: edgecc/lower/portable.py), recording which variant was chosen, why, and why
+every other candidate was refused; the `--scratch fit` fallback to the
 portable kernel, and memory first (`prefer_streaming`): portable streaming kernels where
 they lower the peak. Alias ops (reshape-like) produce no kernel.
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from edgecc.errors import EdgeccError, InternalError
 from edgecc.ir import Graph, Node
 from edgecc.lower.choose import choose
-from edgecc.lower.headers import headers_for
+from edgecc.lower.portable import headers_for
 from edgecc.ops import Kernel, get_op
 from edgecc.lower.table import ONNX_PORTABLE  # noqa: F401 (the reason inspect shows)
 from edgecc.plan.liveness import buffers_for, lower_bound, stream_savings

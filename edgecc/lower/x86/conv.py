@@ -1,8 +1,11 @@
-"""Lowering of int8 CONV_2D layers with few input channels (in_c <= 4, typically a model's first
-layer) to the x86 kernel ec_x86_conv_2d_first_s8 (runtime_c/x86/conv_2d_first.h).
+"""CONV_2D on x86: the general 4-pixel kernel (runtime_c/x86/conv_2d.h, conv_2d_x512.h; its
+lowering is the one x86 shares with NEON, edgecc/lower/vec/conv.py) and the kernel for layers with
+few input channels (in_c <= 4, typically a model's first layer), ec_x86_conv_2d_first_s8
+(runtime_c/x86/conv_2d_first.h).
 
-Owns: when that kernel applies (and why not: then edgecc/lower/vec.py's ec_x86_conv_2d_4px_s8 runs), its
-geometry record, and its two weight layouts. edgecc/lower/x86.py's table tries it first.
+Owns: when the few-channel kernel applies (and why not: then ec_x86_conv_2d_4px_s8 runs), its
+geometry record, and its two weight layouts. The table (edgecc/lower/x86/table.py) tries it
+first.
 
 The kernel copies output rows' patches (k_h * k_w * in_c taps per pixel, in the filter's own
 (fy, fx, c) order, padded with zero weights to kpp, a multiple of 4, or of 8 when there is a
@@ -16,7 +19,7 @@ one a block of 8 when out_c % 16 is 1..8. Layouts, per block of B channels (16 o
 the plain AVX2 path (VPMADDWD) widens each block to int16 tap pairs on the stack itself, so
 the weights are in flash once for every level (kpp at most MAX_KPP: the stack buffer).
 Biases (bias_u / bias_x, the input offset folded in) and the requantization constants are
-edgecc/lower/vec.py's, so the kernel shares ec_x86_conv_2d_4px_s8's arithmetic exactly.
+edgecc/lower/vec/common.py's, so the kernel shares ec_x86_conv_2d_4px_s8's arithmetic exactly.
 """
 from __future__ import annotations
 
@@ -24,13 +27,16 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.lower.climits import c_define
-from edgecc.lower.layout import round_up
-from edgecc.lower.geom import X86FirstGeom
+from edgecc.lower.layout import record, round_up
 from edgecc.lower.table import Refused
-from edgecc.lower.vec import (bias_of, conv_applies, folded_biases, out_act, requant_arrays,
-                              rq_params)
+from edgecc.lower.vec.common import bias_of, folded_biases, out_act, requant_arrays, rq_params
+from edgecc.lower.vec.conv import conv_applies, lower_conv_2d
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_window
+
+X86FirstGeom = record("ec_x86_first_geom", "batches in_h in_w in_c out_h out_w out_c k_h k_w "
+                      "stride_h stride_w dil_h dil_w pad_t pad_l seg kpp nb16 tail8 row_cols "
+                      "row_b band in_zp")
 
 MAX_IN_C = 4        # the layers this kernel is for: a few channels, short runs per filter row
 # (band * out_w + 8) * kpp, and a band's input rows x row_b: the kernel's stack buffers
@@ -78,8 +84,8 @@ def first_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
-    """CONV_2D with in_c <= 4 on AVX2, or Refused -- the table then takes edgecc/lower/vec.py's
-    general kernel."""
+    """CONV_2D with in_c <= 4 on AVX2, or Refused -- the table then takes the general kernel
+    (lower_conv)."""
     isa = "avx2"
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)
@@ -119,3 +125,9 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
                   reason=f"AVX2, {ic} input channel(s): each output row's patches "
                          f"({k} taps padded to {kpp}) copied once, zero-point padded, to the "
                          f"stack, then a dense product over channel blocks of {blocks}")
+
+
+def lower_conv(g: Graph, n: Node, target) -> Kernel:
+    """The general x86 convolution: blocks of 4 output pixels x 16 output channels over the
+    quads (edgecc/lower/vec/conv.py); AVX-512 tiles where the band fits."""
+    return lower_conv_2d(g, n, "avx2")

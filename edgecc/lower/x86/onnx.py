@@ -1,7 +1,6 @@
 """The ONNX epilogue of the x86 convolution, depthwise and fully connected kernels.
 
-Owns: turning an x86 kernel lowered for a node's accumulator (edgecc/lower/vec.py, vec_dw.py,
-x86_fc.py: the same int32 accumulator for TFLite and ONNX numerics) into one that ends in
+Owns: turning an x86 kernel lowered for a node's accumulator (edgecc/lower/vec/, x86/fc.py: the same int32 accumulator for TFLite and ONNX numerics) into one that ends in
 onnxruntime's float32 requantization (edgecc/ops/_onnx_rq.py) for an ONNX-numerics node: the
 float32 scale per output channel (`fscale`, runtime_c/x86/common.h: ec_avx2_onnx8) replaces the
 fixed-point constants, and the kernels take their non-fast path, where ec_avx2_exact8 reads it.
@@ -45,4 +44,4 @@ def onnx_epilogue(k: Kernel, g: Graph, n: Node) -> Kernel:
 def onnx_entry(c: Candidate) -> Candidate:
     """The table entry c, offered ONNX-numerics nodes too, its kernels ending in their epilogue."""
     return Candidate(c.op, c.isa, c.variant, c.applies,
-                     lambda g, n, t: onnx_epilogue(c.build(g, n, t), g, n), onnx=True)
+                     lambda g, n, t: onnx_epilogue(c.build(g, n, t), g, n), c.headers, onnx=True)

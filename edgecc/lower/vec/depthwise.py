@@ -1,11 +1,12 @@
-"""Lowering of DEPTHWISE_CONV_2D to the x86 AVX2 (runtime_c/x86/) and AArch64 NEON
-(runtime_c/neon/depthwise_conv_2d.h) kernels.
+"""DEPTHWISE_CONV_2D on the x86 (runtime_c/x86/depthwise_conv_2d.h, depthwise_conv_2d_3x3.h)
+and AArch64 NEON (runtime_c/neon/depthwise_conv_2d.h) kernels.
 
-Owns: when those kernels apply (and why not), the depthwise weight layouts (AVX2 "tap pairs": for
-each pair of taps, for each channel, (w_t, w_t+1) as int16 for VPMADDWD; NEON tap by tap, int8),
-the folded bias and the geometry record, and the layer over one input channel run as the
-CONV_2D it equals. Requantization arrays and the other shared pieces come from
-edgecc/lower/vec.py; the tables edgecc/lower/x86.py and neon.py name these functions.
+Owns: when those kernels apply (and why not), the depthwise weight layouts (x86 "tap pairs": for
+each pair of taps, for each channel, (w_t, w_t+1) as int16 for VPMADDWD; NEON tap by tap, int8;
+the x86 3x3 kernel's row pairs), the folded bias and the geometry records, and the layer over
+one input channel run as the CONV_2D it equals. Requantization arrays and the other shared
+pieces come from edgecc/lower/vec/common.py; the tables name these functions through
+edgecc/lower/x86/depthwise.py and edgecc/lower/neon/depthwise.py.
 """
 from __future__ import annotations
 
@@ -13,15 +14,21 @@ import numpy as np
 
 from edgecc.ir import Graph, Node, QParams, TensorType, Value
 from edgecc.lower.climits import c_define
-from edgecc.lower.layout import int32_array, round_up
-from edgecc.lower.geom import Avx2Dw3Geom, Avx2DwGeom, NeonDwGeom
+from edgecc.lower.layout import int32_array, record, round_up
 from edgecc.lower.table import Candidate, Refused, try_candidates
+from edgecc.lower.vec.common import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_arrays,
+                                     rq_params, vec_kernel)
 from edgecc.metrics import const_bytes
-from edgecc.lower.vec import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_arrays, rq_params,
-                              vec_kernel)
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops._conv_common import channel_multipliers, conv_window
+
+Avx2DwGeom = record("ec_avx2_dw_geom", "batches in_h in_w chans out_h out_w k_h k_w stride_h "
+                    "stride_w dil_h dil_w pad_t pad_l pairs")
+NeonDwGeom = record("ec_neon_dw_geom", "batches in_h in_w chans out_h out_w k_h k_w stride_h "
+                    "stride_w dil_h dil_w pad_t pad_l pairs pair_sum")
+Avx2Dw3Geom = record("ec_avx2_dw3_geom", "batches in_h in_w chans out_h out_w stride_h stride_w "
+                     "pad_t pad_l d4 x_lo x_hi")
 
 # ec_x86_depthwise_conv_2d_taps_s8 / ec_neon_depthwise_conv_2d_taps_s8 keep one pointer per tap
 # on the stack
@@ -190,11 +197,3 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
                   reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
                          "shared by neighbouring pixels")
 
-
-def dw_entries(isa: str, conv_entries: list[Candidate]) -> list[Candidate]:
-    """The x86 / NEON depthwise entries of `isa`: one input channel run as a convolution on the
-    table's `conv_entries`, then the depthwise kernel."""
-    return [Candidate("DEPTHWISE_CONV_2D", isa, "dw-as-conv", as_conv_applies,
-                      lambda g, n, t: lower_as_conv(g, n, t, conv_entries)),
-            Candidate("DEPTHWISE_CONV_2D", isa, "dw", dw_applies,
-                      lambda g, n, t: lower_depthwise(g, n, isa))]

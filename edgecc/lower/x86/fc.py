@@ -1,10 +1,11 @@
 """Lowering of int8 FULLY_CONNECTED to the x86 kernel ec_x86_fully_connected_stream_s8
 (runtime_c/x86/fully_connected_stream.h).
 
-Owns: when that kernel applies (else edgecc/lower/vec.py's lower_fc runs, then the portable
-kernel), its weight layout (16-unit blocks in passes of 8 / 4 / 2 / 1 blocks, each pass one
+Owns: when that kernel applies (else the quads kernel edgecc/lower/vec/fc.py runs, then the
+portable kernel), its weight layout (16-unit blocks in passes of 8 / 4 / 2 / 1 blocks, each pass one
 in-order stream: `pack_fc_blocks`), and its parameters. The folded biases and requantization
-arrays are vec.py's (folded_biases, requant_arrays), padded to the 16-unit blocks.
+arrays are edgecc/lower/vec/common.py's (folded_biases, requant_arrays), padded to the 16-unit
+blocks. The per-channel entries (each unit's own constants) are both kernels' too.
 """
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from edgecc.ir import Graph, Node
 from edgecc.lower.climits import c_define
 from edgecc.lower.layout import round_up
 from edgecc.lower.table import Refused
-from edgecc.lower.vec import (bias_of, folded_biases, int8_layer, out_act, requant_arrays,
-                              rq_params)
+from edgecc.lower.vec.common import bias_of, folded_biases, out_act, requant_arrays, rq_params
+from edgecc.lower.vec.fc import lower_fc as lower_quads, per_channel_kernel
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import fc_unit_multipliers
 from edgecc.ops.fully_connected import fc_dims
@@ -70,8 +71,8 @@ def _uniform(rq: dict[str, np.ndarray], units: int) -> bool:
 
 
 def lower_fc(g: Graph, n: Node, target) -> Kernel:
-    """FULLY_CONNECTED on x86 (the "avx2" ISA: every x86 path) with ec_x86_fc, or Refused: then
-    the table tries edgecc/lower/vec.py's lower_fc."""
+    """FULLY_CONNECTED on x86 with ec_x86_fully_connected_stream_s8, or Refused: then the table
+    tries the quads kernel (lower_fc_quads)."""
     batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
     packed, up, kp = pack_fc_blocks(w)
@@ -97,3 +98,18 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
                          f"one in-order weight stream per pass, the row read in place "
                          f"(stack copy when the depth is not a multiple of 4); ZMM VPDPBUSD "
                          f"where the build has it")
+
+
+def lower_fc_pc(g: Graph, n: Node, target) -> Kernel:
+    """The 16-unit kernel with each unit's own requantization constants."""
+    return per_channel_kernel(lower_fc(g, n, target))
+
+
+def lower_fc_quads(g: Graph, n: Node, target) -> Kernel:
+    """The quads kernel: 32 units at a time (edgecc/lower/vec/fc.py)."""
+    return lower_quads(g, n, "avx2")
+
+
+def lower_fc_quads_pc(g: Graph, n: Node, target) -> Kernel:
+    """The quads kernel with each unit's own requantization constants."""
+    return per_channel_kernel(lower_quads(g, n, "avx2"))

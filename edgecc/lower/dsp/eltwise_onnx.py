@@ -1,9 +1,9 @@
 """Cortex-M DSP ADD and MUL with ONNX numerics (onnxruntime's QLinearAdd / QLinearMul,
 edgecc/ops/_onnx_elt.py).
 
-Owns: when the DSP table's ONNX ADD and MUL entries apply and their constants, and `ENTRIES`, which
-edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape activations: an
-integer form proven equal on all 65536 int8 pairs (edgecc/lower/dsp_near.py add_kernel: two
+Owns: when the DSP table's ONNX ADD and MUL entries apply and their constants (edgecc/lower/
+dsp/table.py lists them before TFLite's add-lut entry). Two same-shape activations: an
+integer form proven equal on all 65536 int8 pairs (edgecc/lower/dsp/near.py add_kernel: two
 multipliers, else TFLite's table kernel ec_dsp_add_lut_s8), else ec_dsp_add_onnx_s8 (a table and
 one fused multiply-add). An activation plus
 a constant row broadcast along all but the last dimension (a folded BatchNorm's shift, e.g.
@@ -21,10 +21,11 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
-from edgecc.lower import dsp, dsp_near
-from edgecc.lower.dsp_near import lut_form
-from edgecc.lower.geom import DspAddGeom
-from edgecc.lower.table import Candidate, Refused
+from edgecc.lower.dsp import eltwise as dsp  # the TFLite ADD's checks (add_applies)
+from edgecc.lower.dsp import near as dsp_near
+from edgecc.lower.dsp.eltwise import DspAddGeom
+from edgecc.lower.dsp.near import lut_form
+from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._onnx_rq import is_onnx
 
@@ -174,10 +175,3 @@ def lower_mul_onnx(g: Graph, n: Node, target) -> Kernel:
                   reason="Cortex-M DSP: onnxruntime's QLinearMul, the integer product times "
                          "one float32 scale, VCVTR" + (f", b one row of {c}" if c else ""))
 
-
-ENTRIES = [
-    Candidate("ADD", dsp.ISA, "add-onnx", add_onnx_applies, lower_add_onnx, onnx=True),
-    Candidate("ADD", dsp.ISA, "add-onnx-row", add_row_applies, lower_add_row, onnx=True),
-    Candidate("MUL", dsp.ISA, "mul-onnx", mul_onnx_applies, lower_mul_onnx, onnx=True),
-    *dsp_near.ENTRIES,  # the float groups' entries (ADD, and FULLY_CONNECTED: any place serves)
-]

@@ -1,17 +1,17 @@
-"""Cortex-M DSP kernels that need no arena scratch: depthwise read in place, fully connected
-reading its int8 input as it goes.
+"""The Cortex-M DSP depthwise convolutions (runtime_c/dsp/depthwise_conv_2d.h,
+depthwise_conv_2d_direct.h; templates/dsp/depthwise_conv_2d_*.c.j2).
 
-Owns: when these kernels apply and their constants (weights re-laid out, folded biases, the
-requantization records), and `TABLE`: the DSP table of edgecc/lower/dsp.py with these entries
-placed before the kernels they replace (edgecc/lower/choose.py tries it; dsp.py cannot list
-them itself without an import cycle). The C is runtime_c/dsp/{depthwise_conv_2d_direct,fully_connected_rd}.h,
-the calls templates/dsp/. The ONNX ADD / MUL entries are edgecc/lower/dsp_add.py (placed here
-too).
+Owns: when each applies and its constants and geometry records: the planes kernel (input rows
+transposed once into int16 channel planes in scratch, SMLAD over tap pairs; 3x3 stride 1 / 2 two
+outputs a pass), the in-place kernels that need no scratch (`direct`: 4 channels per SXTB16
+pair; `one`: one input channel, 4 taps per pair), and the one-input-channel layer over 8 rows
+run as the convolution it equals (edgecc/lower/dsp/conv.py). The checks and the filter rows the
+Helium depthwise shares (dw_common, dw_rows) are here.
 
-Why: the planes depthwise and the FC kernels with an extended-input buffer buy their speed with
-scratch that lifts the arena over the live-bytes lower bound (kws, str_ww, ad01, hello_world).
-These read the activations where they are, so their steps cost only their tensors, and the
-depthwise one streams (Kernel.streams = (1, 1)): each output pixel reads only its own window.
+Why the in-place kernels: the planes kernel buys its speed with scratch that lifts the arena
+over the live-bytes lower bound (kws, str_ww, ad01, hello_world). They read the activations
+where they are, so their steps cost only their tensors, and they stream (Kernel.streams =
+(1, 1)): each output pixel reads only its own window.
 """
 from __future__ import annotations
 
@@ -20,30 +20,152 @@ from typing import NamedTuple
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.lower import dsp, dsp_add
-from edgecc.lower.dsp import conv_rq, dw_rows, _int16
-from edgecc.lower.geom import record
 from edgecc.lower import fastrq
 from edgecc.lower.climits import c_define
-from edgecc.lower.dsp_conv import NO_LINE, line_words
-from edgecc.lower.geom import DspFcGeom
-from edgecc.lower.layout import (fits_int32, interleave_fc8, offset_bytes, pack_words, pad_to,
-                                 round_up, wrap32)
-from edgecc.lower.table import Candidate, Refused
+from edgecc.lower.dsp.common import dead_bytes, int16_why
+from edgecc.lower.dsp.conv import NO_LINE, conv_kernel, conv_rq, line_words
+from edgecc.lower.layout import fits_int32, record, round_up
+from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, conv_window
 from edgecc.ops._onnx_rq import fixed_epilogue, is_onnx, onnx_scales
-from edgecc.ops.fully_connected import fc_dims
 
+DW_MAX_KH = c_define("dsp/depthwise_conv_2d.h", "EC_DSP_DW_MAX_KH")  # filter rows in the planes
 DWD_MAX_TAPS = c_define("dsp/depthwise_conv_2d_direct.h", "EC_DSP_DWD_MAX_TAPS")
+
+
 DW1_MAX_WIN = c_define("dsp/depthwise_conv_2d_direct.h", "EC_DSP_DW1_MAX_WIN")
+DspDwGeom = record("ec_dsp_dw_geom", "batches in_h in_w in_c out_h out_w out_c dm k_h k_w s_h s_w "
+                   "pad_t pad_l wp wpr kind pad_val lo hi")
 DspDw1Geom = record("ec_dsp_dw1_geom", "batches in_h in_w out_h out_w c k_h k_w groups s_h s_w "
                     "pad_t pad_l pad_val lo hi")
+
+
 DspDwDirectGeom = record("ec_dsp_dw_direct_geom",
                          "batches in_h in_w c out_h out_w k_h k_w s_h s_w pad_t pad_l pad_val lo hi")
 
 
-# --------------------------------------------------------------------- DEPTHWISE_CONV_2D
+# ------------------------------------------------------------------ the planes kernel
+
+def dw_common(g: Graph, n: Node, target) -> str | None:
+    """What every DSP / Helium depthwise kernel needs: int8, undilated, filters of at most 8
+    rows unless the layer has one input channel."""
+    if int16_why(g, n):
+        return int16_why(g, n)
+    win = conv_window(g, n)
+    if win.dil_h != 1 or win.dil_w != 1:
+        return "dilated depthwise: portable kernel"
+    if win.k_h > DW_MAX_KH and in_type(g, n).shape[3] != 1:
+        return "filter taller than 8 rows: portable kernel"
+    return None
+
+
+def dw_rows(g: Graph, n: Node) -> np.ndarray:
+    """The depthwise filter as rows [oc, kh*kw] (one channel's taps together)."""
+    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
+    return np.ascontiguousarray(w.transpose(2, 0, 1)).reshape(w.shape[2], -1)
+
+
+def onnx_dw_epilogue(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(folded bias [c], [c, 3] records) of a depthwise layer with ONNX numerics whose filter
+    rows are `rows` [c, taps]: per channel the float32 scale's bits, the output zero point, and
+    1 where every |acc * scale| is proven below 2^15 (a kernel without an FPU then skips
+    ec_onnx_rq's float clamp); or Refused when the folded bias overflows int32."""
+    c = rows.shape[0]
+    in_zp = int(in_type(g, n).q.zero_point[0])
+    bias = bias_or_zeros(g, n, c)
+    folded = bias - in_zp * rows.sum(axis=1)
+    if not fits_int32(folded):
+        raise Refused("folded bias overflows int32: portable kernel")
+    scales = onnx_scales(g, n, c)
+    lo_acc, hi_acc = fastrq.acc_range(rows, bias, in_zp)
+    inside = np.maximum(-lo_acc, hi_acc) * scales.astype(np.float64) * (1 + 1e-6) < 32767
+    recs = np.stack([scales.view(np.int32).astype(np.int64),
+                     np.full(c, int(out_type(g, n).q.zero_point[0]), np.int64),
+                     inside.astype(np.int64)], axis=1)
+    return folded.astype(np.int64), recs
+
+
+def _pair16(a, b) -> int:
+    """Two int16 taps in one int32 word, a in the bottom half (SMLAD's first pair)."""
+    return int(np.int32(np.uint32((int(a) & 0xFFFF) | ((int(b) & 0xFFFF) << 16))))
+
+
+def lower_dw(g: Graph, n: Node, target) -> Kernel:
+    """Input rows transposed once into int16 channel planes, so a filter row's taps are
+    adjacent halfwords and SMLAD takes two at a time; 3x3 stride 1 and stride 2 get kernels
+    that compute two outputs per pass and share loads."""
+    win = conv_window(g, n)
+    x = in_type(g, n)
+    w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
+    kh, kw, oc = w.shape
+    ic = x.shape[3]
+    onnx = is_onnx(n)
+    if onnx:  # onnxruntime's epilogue: unscaled weights and bias, (scale, zp, flag) per channel
+        L, (folded, epi) = 0, onnx_dw_epilogue(g, n, dw_rows(g, n))
+        lo, hi = act_range(g, n)
+    else:
+        rq = conv_rq(g, n, dw_rows(g, n))
+        L, folded, lo, hi = rq.fr.L, rq.folded, rq.fr.lo, rq.fr.hi
+        epi = np.stack([rq.fr.m, rq.fr.n, rq.fr.e], axis=1).astype(np.int64)
+    if L > 8:  # the weights are pre-scaled by 2^L and must stay int16
+        raise Refused("requantization left shift above 8: portable kernel")
+    taps = w.transpose(2, 0, 1) << L  # [oc, kh, kw], scaled so the kernel needs no shift
+    if kh == 3 and kw == 3 and win.stride_h == win.stride_w and win.stride_w in (1, 2):
+        kind, wpr = win.stride_w, 2
+        words = [[v for r in taps[c] for v in (_pair16(r[0], r[1]), _pair16(r[1], r[2]))]
+                 for c in range(oc)]
+        need = (win.out_w + 3) if kind == 1 else (2 * win.out_w + 4)
+        variant = f"dsp-dw3x3-s{kind}"
+        how = f"3x3 stride {kind}: two outputs per pass over int16 channel planes"
+    else:
+        kind, wpr = 0, (kw + 1) // 2
+        padded = np.zeros((oc, kh, 2 * wpr), np.int64)
+        padded[:, :, :kw] = taps
+        words = [[_pair16(r[2 * t], r[2 * t + 1]) for r in padded[c] for t in range(wpr)]
+                 for c in range(oc)]
+        need = (win.out_w - 1) * win.stride_w + 2 * wpr
+        variant = "dsp-dw-general"
+        how = f"{kh}x{kw}: tap pairs per SMLAD over int16 channel planes"
+    # One record per output channel: weight words, bias * 2^L, the epilogue's 3 words.
+    recs = np.concatenate([np.array(words, np.int64),
+                           (np.asarray(folded, np.int64) << L)[:, None], epi], axis=1)
+    if not fits_int32(recs):
+        raise Refused("scaled bias overflows int32: portable kernel")
+    wp = round_up(max(need, win.pad_l + win.in_w) + 1, 2)
+    geom = DspDwGeom(x.shape[0], win.in_h, win.in_w, ic, win.out_h, win.out_w, oc, oc // ic, kh, kw,
+            win.stride_h, win.stride_w, win.pad_t, win.pad_l, wp, wpr, kind,
+            int(x.q.zero_point[0]), lo, hi)
+    fn = "ec_dsp_depthwise_conv_2d_planes_onnx_s8" if onnx else "ec_dsp_depthwise_conv_2d_planes_s8"
+    epilogue = "onnxruntime's float32 epilogue" if onnx else "constants the compiler proved exact"
+    return Kernel("dsp/depthwise_conv_2d_planes.c.j2",
+                  params=dict(geom=geom, fn=fn, epilogue=epilogue),
+                  consts=dict(recs=recs.ravel().astype(np.int32)),
+                  scratch=kh * ic * wp * 2, variant=variant + ("-onnx" if onnx else ""),
+                  streams=(1,), reason=f"Cortex-M DSP: {how}" + ("; ONNX epilogue" if onnx else ""))
+
+
+# ------------------------------------------------------- one input channel as a convolution
+
+def dw_as_conv_applies(g: Graph, n: Node, target) -> str | None:
+    """One input channel and a filter over 8 rows: the layer IS a CONV_2D with in_c = 1 and
+    out_c = depth multiplier (micro_speech's first layer)."""
+    why = dw_common(g, n, target)
+    if why:
+        return why
+    if not (in_type(g, n).shape[3] == 1 and conv_window(g, n).k_h > DW_MAX_KH):
+        return "not one input channel with a filter over 8 rows"
+    return None
+
+
+def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
+    """ec_dsp_conv_2d_4px_s8's im2col blocks of pixels, which handle any filter height."""
+    return conv_kernel(g, n, dw_rows(g, n), 1, False, "dsp-dw-as-conv",
+                       "Cortex-M DSP: one input channel, run as a convolution: blocks of pixels "
+                       "x 1 channel SMLADs over {kp} taps")
+
+
+# ------------------------------------------------------------- the in-place kernels
 
 # Output rows at most this wide take the in-place kernel even where the planes kernel fits: its
 # per-row and per-channel overheads dominate there (kws 5 wide: 274K against 321K instructions
@@ -62,8 +184,8 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
     streaming saves (ox_se_mbv2_qdq_s8 on cortex-m4: 74368 B, 91296 B with the planes kernel;
     the TFLite converter twin cv_se_mbv2 pays those 91296 B). The planes kernel takes the
     ONNX layers the in-place one cannot (channels not a multiple of 4, depth multipliers)."""
-    if _int16(g, n):
-        return _int16(g, n)
+    if int16_why(g, n):
+        return int16_why(g, n)
     win = conv_window(g, n)
     if win.dil_h != 1 or win.dil_w != 1:
         return "dilated depthwise: portable kernel"
@@ -74,10 +196,10 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
         return "channels not a multiple of 4: the planes kernel"
     if win.k_h * win.k_w > DWD_MAX_TAPS:
         return f"over {DWD_MAX_TAPS} taps: the planes kernel"
-    if is_onnx(n) or win.out_w <= DWD_NARROW or win.k_w == 1 or dsp.dw_common(g, n, target):
+    if is_onnx(n) or win.out_w <= DWD_NARROW or win.k_w == 1 or dw_common(g, n, target):
         return None
     try:
-        planes = dsp.lower_dw(g, n, target).scratch
+        planes = lower_dw(g, n, target).scratch
     except Refused:
         return None
     if planes > dead_bytes(g, n, target):
@@ -102,7 +224,7 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
     high words where all 4 of the quad have lines (else its float32 record, NO_LINE the first
     flag)."""
     if is_onnx(n):  # per channel quad: 4 scales, the zero point 4 times, 4 flags
-        folded, epi = dsp.onnx_dw_epilogue(g, n, rows)
+        folded, epi = onnx_dw_epilogue(g, n, rows)
         lo, hi = act_range(g, n)
         recs = epi.reshape(-1, 4, 3).transpose(0, 2, 1)  # [quad, word, channel]
         ok = np.zeros(1, bool)
@@ -172,8 +294,8 @@ def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
 def dw_one_applies(g: Graph, n: Node, target) -> str | None:
     """int8, undilated, one input channel, output channels a multiple of 4, a window padded to
     whole words of at most EC_DSP_DW1_MAX_WIN bytes."""
-    if _int16(g, n):
-        return _int16(g, n)
+    if int16_why(g, n):
+        return int16_why(g, n)
     win = conv_window(g, n)
     if win.dil_h != 1 or win.dil_w != 1:
         return "dilated depthwise: portable kernel"
@@ -203,142 +325,3 @@ def lower_dw_one(g: Graph, n: Node, target) -> Kernel:
     return _streaming_dw("one", _Geom(geom, is_onnx(n)), words, bias, recs,
                          f"one input channel, {win.k_h}x{win.k_w}: 4 taps per SXTB16 pair, "
                          "4 channels per pass")
-
-
-# ----------------------------------------------------------------------- FULLY_CONNECTED
-
-def dead_bytes(g: Graph, n: Node, target) -> int:
-    """Bytes the activations' own peak leaves dead at n's step: the target's budget under
-    `--scratch fit`, else the same measure (edgecc.compiler.scratch_budget) taken here, so
-    the default build too gives a kernel scratch only where it cannot grow the arena."""
-    if getattr(target, "scratch_budget", None) is not None:
-        return int(target.scratch_budget)
-    from edgecc.ops import all_ops
-    from edgecc.plan.liveness import buffers_for
-    bufs = buffers_for(g, {}, {k for k, op in all_ops().items() if op.alias})
-    i = next(k for k, m in enumerate(g.nodes) if m is n)
-    live = [sum(b.size for b in bufs if b.first <= s <= b.last) for s in range(len(g.nodes))]
-    return max(live, default=0) - live[i]
-
-
-def _onnx_fc(g: Graph, n: Node) -> tuple[np.ndarray, tuple]:
-    """(folded bias, (m, n = output zero point, e, lo, hi)) of an ONNX-numerics FC: the kernels'
-    sums are acc itself, requantized by onnxruntime's float32 epilogue (scale per unit); e = 1
-    when every |acc * scale| is proven below 2^15, so the kernel may skip ec_onnx_rq's clamp."""
-    w = const(g, n, 1).astype(np.int64)
-    in_zp = int(in_type(g, n).q.zero_point[0])
-    folded = bias_or_zeros(g, n, w.shape[0]) - in_zp * w.sum(axis=1)
-    lo, hi = fastrq.acc_range(w, bias_or_zeros(g, n, w.shape[0]), in_zp)
-    top = np.maximum(-lo, hi).astype(np.float64) * onnx_scales(g, n, w.shape[0])
-    inside = int(bool((top * (1 + 1e-6) < 32767).all()))  # e = 1: no float clamp needed
-    return folded, (0, int(out_type(g, n).q.zero_point[0]), inside, *act_range(g, n))
-
-
-def _check_below_2_23(g: Graph, n: Node) -> None:
-    """Refused unless every accumulator of n stays below 2^23 (the offset-byte kernels sum
-    256 * acc in int32)."""
-    w = const(g, n, 1).astype(np.int64)
-    lo_acc, hi_acc = fastrq.acc_range(w, bias_or_zeros(g, n, w.shape[0]),
-                                      int(in_type(g, n).q.zero_point[0]))
-    if max(-int(lo_acc.min()), int(hi_acc.max())) >= (1 << 23):
-        raise Refused("accumulators reach 2^23: the kernel's 256 * acc would overflow")
-
-
-def _fc_ub_onnx(g: Graph, n: Node) -> Kernel:
-    """ec_dsp_fully_connected_4u_ub_onnx_s8: dsp.lower_fc's offset-byte form (input row
-    extended into scratch) with onnxruntime's epilogue."""
-    _check_below_2_23(g, n)
-    batches, units, depth = fc_dims(g, n)
-    folded, q = _onnx_fc(g, n)
-    dp, up, wpad, bias = dsp._fc_padded(g, n, folded)
-    cp, scratch = dsp.fc_chunk(dp, up)
-    wb, b256 = offset_bytes(wpad, bias)
-    fn, eight, how = dsp.fc8_entry(g, "ub_onnx")
-    return Kernel("dsp/fully_connected_4u_ub_onnx.c.j2",
-                  params=dict(geom=DspFcGeom(batches, depth, dp, units, up, *q, cp), fn=fn),
-                  consts=dict(w=pack_words(interleave_fc8(wb, eight)), bias=b256,
-                              scale=onnx_scales(g, n, units)),
-                  scratch=scratch, variant="dsp-fc-4u-ub-onnx",
-                  reason="Cortex-M DSP: 4 units per pass over offset weight bytes, the input "
-                         "extended once; onnxruntime's float32 epilogue" + how)
-
-
-def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
-    """The DSP FC kernels with an extended-input scratch (dsp.lower_fc: 30 instructions per 32
-    MACs in the offset-byte form), where that scratch fits in bytes dead at this step."""
-    k = _fc_ub_onnx(g, n) if is_onnx(n) else dsp.lower_fc(g, n, target)
-    free = dead_bytes(g, n, target)
-    if k.scratch > free:
-        raise Refused(f"{k.variant} needs {k.scratch} B scratch, {free} B are dead at this step")
-    return k
-
-
-def fc_rd_applies(g: Graph, n: Node, target) -> str | None:
-    """int8; per-tensor weights (as the DSP fc-4u entry) unless the node has ONNX numerics,
-    whose float32 epilogue takes a scale per unit either way."""
-    if is_onnx(n):
-        return _int16(g, n)
-    return dsp.fc_applies(g, n, target)
-
-
-def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_fully_connected_4u_rd_s8: the offset-byte weights of the first dp = depth rounded
-    down to 8 inputs, interleaved 4 units x 8 inputs; bias256 = 256 * bias minus the weight
-    terms of the on-the-fly input pairs (127 * even-input weights + 32512 per 4 inputs); the
-    last depth - dp inputs' plain weights. Refused unless every accumulator stays below 2^23.
-    ONNX numerics: the same sums, onnxruntime's epilogue (..._rd_onnx_s8, float32 scales)."""
-    batches, units, depth = fc_dims(g, n)
-    w = const(g, n, 1).astype(np.int64)
-    _check_below_2_23(g, n)
-    if is_onnx(n):
-        folded, geom_q = _onnx_fc(g, n)
-    else:
-        rq = dsp.fc_rq(g, n)
-        folded = rq.folded
-        geom_q = (int(rq.fr.m[0]), int(rq.fr.n[0]), int(rq.fr.e[0]), rq.fr.lo, rq.fr.hi)
-    dp, up = depth // 8 * 8, round_up(units, 4)
-    wpad = np.zeros((up, depth), np.int64)
-    wpad[:units] = w
-    head = wpad[:, :dp]
-    stored = head.copy()
-    stored[:, 0::2] += 128
-    stored = np.where(stored > 127, stored - 256, stored).astype(np.int8)
-    b256 = 256 * pad_to(folded, up) - 127 * head[:, 0::2].sum(axis=1) - 32512 * (dp // 4)
-    tail = wpad[:, dp:].astype(np.int8).ravel() if depth > dp else np.zeros(4, np.int8)
-    geom = DspFcGeom(batches, depth, dp, units, up, *geom_q, 0)
-    fn, eight, how8 = dsp.fc8_entry(g, "rd_onnx" if is_onnx(n) else "rd")
-    words = interleave_fc8(stored, eight=eight and depth == dp)  # the C's 8-unit blocks: no tail
-    consts = dict(w=pack_words(words) if dp else np.zeros(1, np.int32),
-                  bias=wrap32(b256).astype(np.int32), wt=tail)
-    how = ("4 units per pass over offset weight bytes, the input read in place (SXTB16 / "
-           "REV16 pairs per word; no scratch)"
-           + (how8 if not eight or depth == dp else "; 4-unit blocks only (a depth tail)"))
-    if is_onnx(n):
-        consts["scale"] = onnx_scales(g, n, units)
-        return Kernel("dsp/fully_connected_4u_rd_onnx.c.j2", params=dict(geom=geom, fn=fn),
-                      consts=consts, variant="dsp-fc-4u-rd-onnx",
-                      reason=f"Cortex-M DSP: {how}; onnxruntime's float32 epilogue")
-    return Kernel("dsp/fully_connected_4u_rd.c.j2", params=dict(geom=geom, fn=fn), consts=consts,
-                  variant="dsp-fc-4u-rd", reason=f"Cortex-M DSP: {how}")
-
-
-# --------------------------------------------------------------------------------- table
-
-def _before(table: list[Candidate], op: str, variant: str, new: list[Candidate]) -> list[Candidate]:
-    """table with `new` inserted before the entry (op, variant)."""
-    i = next(k for k, c in enumerate(table) if c.op == op and c.variant == variant)
-    return table[:i] + new + table[i:]
-
-
-TABLE: list[Candidate] = _before(dsp.TABLE, "DEPTHWISE_CONV_2D", "dw-as-conv", [
-    Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-one", dw_one_applies, lower_dw_one),
-])
-TABLE = _before(TABLE, "DEPTHWISE_CONV_2D", "dw", [
-    Candidate("DEPTHWISE_CONV_2D", dsp.ISA, "dw-direct", dw_direct_applies, lower_dw_direct,
-              onnx=True),
-])
-TABLE = _before(TABLE, "ADD", "add-lut", dsp_add.ENTRIES)
-TABLE = _before(TABLE, "FULLY_CONNECTED", "fc-4u", [
-    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-fits", fc_rd_applies, lower_fc_fits, onnx=True),
-    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-4u-rd", fc_rd_applies, lower_fc_rd, onnx=True),
-])

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
-from edgecc.lower.geom import record
+from edgecc.lower.layout import record
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._onnx_elt import add_params, mul_params

@@ -1,5 +1,4 @@
-"""x86 AVX2 / AVX-512 lowering of int8 element-wise ADD and AVERAGE_POOL_2D
-(runtime_c/x86/add.h and pool_2d.h; the pool part is at the end of this module).
+"""TFLite's int8 ADD on x86 AVX2 / AVX-512 (runtime_c/x86/add.h, templates/avx2/add_*.c.j2).
 
 Owns: the compile-time proof that a layer's ADD equals a single linear form
     y = clamp(sat8(sat16((a*A + b*B + C) >> k) + D))     (int32 wrap-around, as the C computes)
@@ -21,15 +20,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from edgecc.ir import DType, Graph, Node
-from edgecc.lower.climits import c_define
-from edgecc.lower.geom import Avx2AddExactGeom, Avx2AddLinGeom, Avx2PoolGeom
+from edgecc.ir import Graph, Node
+from edgecc.lower.layout import record
 from edgecc.lower.table import Refused
-from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops._conv_common import act_range
+from edgecc.ops import Kernel, in_type
 from edgecc.ops.add import add_quant
-from edgecc.ops.pool_2d import pool_geometry
 from edgecc.quant import INT32_MAX, INT32_MIN, mbqm_smaller_than_one
+
+Avx2AddLinGeom = record("ec_avx2_add_lin_geom", "n A B C k D lo hi")
+Avx2AddExactGeom = record("ec_avx2_add_exact_geom", "n off1 m1 e1 off2 m2 e2 mo eo zp lo hi")
 
 K_MIN, K_MAX = 6, 24  # scales tried for the linear form
 XS = np.arange(-128, 128, dtype=np.int64)
@@ -158,20 +157,6 @@ def find_linear(qkey: tuple) -> tuple[tuple[int, int, int, int, int] | None, str
     return None, f"no linear form proven exact for k <= {K_MAX}"
 
 
-def add_applies(g: Graph, n: Node, target) -> str | None:
-    """Why the x86 ADD kernels cannot run n (None when they can): int8, two same-shape
-    activation inputs, non-degenerate multipliers."""
-    if out_type(g, n).dtype != DType.INT8:
-        return "int16: portable kernel"
-    if in_type(g, n, 0).shape != in_type(g, n, 1).shape or \
-            any(const(g, n, i) is not None for i in (0, 1)):
-        return "broadcast or constant input: portable kernel"
-    q = add_quant(g, n)
-    if 0 in (q["m1"], q["m2"], q["mo"]) or min(q["s1"], q["s2"], q["so"]) < -31:
-        return "degenerate multiplier: portable kernel"
-    return None
-
-
 def _linear(q: dict) -> tuple[tuple[int, int, int, int, int] | None, str]:
     return find_linear(tuple(sorted(q.items())))
 
@@ -200,54 +185,3 @@ def lower_add_exact(g: Graph, n: Node, target) -> Kernel:
     return Kernel("avx2/add_exact.c.j2", params=dict(geom=geom),
                   variant="avx2-add-exact",
                   reason=f"{why}: TFLite's three roundings in vector form, 8 per step")
-
-
-# ------------------------------------------------------------------------ AVERAGE_POOL_2D
-
-# one output pixel's channels buffered on the stack
-POOL_MAX_C = c_define("x86/pool_2d.h", "EC_AVX2_POOL_MAX_C")
-POOL_MAX_TAPS = 256  # int16 sums of int8 taps cannot overflow
-
-
-def window_counts(d: dict) -> set[int]:
-    """Every tap count of a clipped pooling window (edgecc/ops/pool_2d.py's pool_geometry)."""
-    def spans(out: int, stride: int, pad: int, k: int, size: int) -> set[int]:
-        return {min(k, size - (o * stride - pad)) - max(0, pad - o * stride) for o in range(out)}
-    return {h * w for h in spans(d["out_h"], d["stride_h"], d["pad_h"], d["fh"], d["in_h"])
-            for w in spans(d["out_w"], d["stride_w"], d["pad_w"], d["fw"], d["in_w"])}
-
-
-def division_exact(count: int) -> bool:
-    """ec_x86_pool_2d_avg_s8's ((v * M) mod 2^32) >> 24, M = ceil(2^24 / count), equals v // count for
-    every v = |sum| + count // 2 a window of `count` int8 taps can reach."""
-    m = -(-(1 << 24) // count)
-    v = np.arange(0, 128 * count + count // 2 + 1, dtype=np.int64)
-    return bool(np.array_equal(((v * m) % (1 << 32)) >> 24, v // count))
-
-
-def avgpool_applies(g: Graph, n: Node, target) -> str | None:
-    """Why the x86 AVERAGE_POOL_2D kernel cannot run n (None when it can)."""
-    d = pool_geometry(g, n)
-    if in_type(g, n).dtype != DType.INT8:
-        return "int16: portable kernel"
-    if d["fh"] * d["fw"] > POOL_MAX_TAPS:
-        return f"windows over {POOL_MAX_TAPS} taps: portable kernel"
-    if d["depth"] % 16 or d["depth"] > POOL_MAX_C:
-        return f"channels not a multiple of 16 or over {POOL_MAX_C}: portable kernel"
-    bad = [c for c in sorted(window_counts(d)) if not division_exact(c)]
-    if bad:
-        return f"division by {bad[0]} not proven exact: portable kernel"
-    return None
-
-
-def lower_avgpool(g: Graph, n: Node, target) -> Kernel:
-    """The x86 AVERAGE_POOL_2D kernel (ec_x86_pool_2d_avg_s8)."""
-    d = pool_geometry(g, n)
-    lo, hi = act_range(g, n)
-    geom = Avx2PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
-            d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi)
-    # The kernel finishes output pixel p (raster order) before p+1, reading only p's window
-    # before writing p: the portable kernel's order, so the planner may stream it (streams).
-    return Kernel("avx2/pool_2d_avg.c.j2", params=dict(geom=geom), variant="avx2-avgpool",
-                  reason="int16 sums of 64/16 channels per pixel, division by a proven "
-                         "multiply-shift", streams=(1, 1))

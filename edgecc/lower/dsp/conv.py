@@ -1,12 +1,13 @@
-"""The Cortex-M DSP convolution's lowering (runtime_c/dsp/conv_2d.h, templates/dsp/conv_2d_4px.c.j2).
+"""The Cortex-M DSP convolution (runtime_c/dsp/conv_2d.h, templates/dsp/conv_2d_4px.c.j2).
 
-Owns: the constants of ec_dsp_conv_2d_4px_s8 (the filter rows packed in words, one record per
+Owns: when it applies (int8, one group), its geometry record, the constants of ec_dsp_conv_2d_4px_s8 (the filter rows packed in words, one record per
 output channel: the doubled bias with the input zero point folded in and the epilogue's
 constants), its streaming declaration and scratch, and the two epilogues it can end with:
 TFLite's fast requantization (edgecc/lower/fastrq.py, proven exact per channel) or, for
 ONNX-numerics nodes (edgecc/ops/_onnx_rq.py), onnxruntime's float32 requantization (the same C
 body, ec_dsp_conv_2d_4px_onnx_s8). The folding and fast-requantization proof the Helium table
-shares (conv_rq) is here too; edgecc/lower/dsp.py holds the table and re-exports them.
+shares (conv_rq) is here too. A Conv group onnxruntime runs in float32 takes the same kernel's
+near-tie variant (conv_2d_4px_near.c.j2, edgecc/ops/_ort_near.py).
 """
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.lower import fastrq
 from edgecc.lower.climits import c_define
-from edgecc.lower.geom import DspConvGeom
-from edgecc.lower.layout import pack_words, pad_cols, round_up
+from edgecc.lower.dsp.common import int16_why
+from edgecc.lower.layout import pack_words, pad_cols, record, round_up
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops._conv_common import act_range, bias_or_zeros, channel_multipliers, conv_window
+from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multipliers, conv_groups,
+                                     conv_window)
 from edgecc.ops._onnx_rq import fixed_epilogue, is_onnx, onnx_scales
 from edgecc.quant import INT32_MAX
 
@@ -28,6 +30,18 @@ from edgecc.quant import INT32_MAX
 PX = c_define("dsp/conv_2d.h", "EC_DSP_CONV_PX")
 NO_LINE = -(1 << 31)  # EC_DSP_NO_LINE (dsp/common.h): a record without an integer line
 STREAMS = (0, PX, 1)  # flat blocks of PX pixels, each read before written
+
+DspConvGeom = record("ec_dsp_conv_geom", "pixels in_h in_w in_c out_h out_w out_c k_h k_w s_h s_w "
+                     "d_h d_w pad_t pad_l kp direct pad_val lo hi")
+
+
+def conv_applies(g: Graph, n: Node, target) -> str | None:
+    """int8, one group (the DSP and Helium convolutions)."""
+    if int16_why(g, n):
+        return int16_why(g, n)
+    if conv_groups(g, n) != 1:
+        return "grouped convolution: portable kernel"
+    return None
 
 
 def fast_rq(g: Graph, n: Node, rows: np.ndarray, m: np.ndarray, s: np.ndarray

@@ -3,20 +3,20 @@ integer mode (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
 
 Owns: the integer forms of an ADD of two int8 activations proven equal to a reference on all
 65536 pairs (add_kernel: a * ka + b * kb, ec_dsp_add_lin2_s8, else TFLite's two-table kernel,
-lut_form; edgecc/lower/dsp_add.py's QLinearAdd shares them), the float-group ADD on them, and
+lut_form; edgecc/lower/dsp/eltwise_onnx.py's QLinearAdd shares them), the float-group ADD on them, and
 the one-row Gemm group as ec_dsp_fc_near_s8 (runtime_c/dsp/fc_near.h: SMLAD accumulators, the
 near-tie test and path of runtime_c/edgecc_ort_near.h) for layers of FC_NEAR_MIN_MACS or more.
-`ENTRIES` joins the DSP table through edgecc/lower/dsp_add.py. The Conv group is the conv-4px
-entry's near variant (edgecc/lower/dsp_conv.py, runtime_c/dsp/conv_2d.h and dsp/near.h).
+edgecc/lower/dsp/table.py lists its entries. The Conv group is the conv-4px entry's near variant
+(edgecc/lower/dsp/conv.py, runtime_c/dsp/conv_2d.h and dsp/near.h).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.lower import dsp
-from edgecc.lower.geom import DspAddGeom
-from edgecc.lower.table import Candidate, Refused
+from edgecc.lower.dsp import eltwise as dsp  # the TFLite ADD's checks (add_applies)
+from edgecc.lower.dsp.eltwise import DspAddGeom
+from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 
 F32 = np.float32
@@ -148,8 +148,3 @@ def lower_fc_near(g: Graph, n: Node, target) -> Kernel:
                   reason=f"Cortex-M DSP: 4 units x {w.shape[1]} taps of SMLAD; "
                          + _ort_near.DSP_WHY)
 
-
-ENTRIES = [
-    Candidate("ADD", dsp.ISA, "add-ortf", add_ortf_applies, lower_add_ortf, near=True),
-    Candidate("FULLY_CONNECTED", dsp.ISA, "fc-near", fc_near_applies, lower_fc_near, near=True),
-]

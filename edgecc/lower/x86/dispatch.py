@@ -1,12 +1,10 @@
-"""The x86 kernel table (AVX2, with AVX-VNNI / AVX-512 paths chosen in the C at build or run time).
+"""Which x86 layers call the run-time choice of instruction-set level (runtime_c/x86/kernels.h).
 
-Owns: which x86 kernels exist, for which op, in which order they are tried. Each entry's
-`applies` / `build` live with the kernel's lowering: vec.py (the convolution and fully connected
-kernels x86 shares with NEON), vec_dw.py (depthwise), x86_first.py (few input channels),
-x86_fc.py (16-unit fully connected blocks), x86_elt.py (ADD, AVERAGE_POOL_2D); x86_onnx.py gives
-the convolution, depthwise and fully connected entries onnxruntime's epilogue for ONNX-numerics
-nodes. The C is runtime_c/x86/ (x86/kernels.h: every level, chosen at run time), the calls
-templates/avx2/.
+Owns: the thresholds (a layer's MACs, a model's MACs and constant bytes, an ADD's elements)
+under which a layer calls its kernel's `_base` entry, the build flags' level alone, so the
+level-2 copies of kernels only small layers run cost no flash; and the 512-bit tile a
+dispatched convolution takes where the model has a smaller one anyway. `gated` applies both to
+every entry of the x86 table.
 """
 from __future__ import annotations
 
@@ -14,31 +12,10 @@ import dataclasses
 
 import numpy as np
 
-from edgecc.lower import vec, vec_dw, x86_elt, x86_fc, x86_first
 from edgecc.lower.table import Candidate
-from edgecc.lower.x86_onnx import onnx_entry
+from edgecc.lower.vec.conv import conv_applies, x512_kind, x512_layer
+from edgecc.lower.x86.conv import first_applies
 from edgecc.metrics import const_bytes, count_macs, node_macs
-
-ISA = "avx2"
-
-CONV = [
-    Candidate("CONV_2D", ISA, "conv-first", x86_first.first_applies,
-              x86_first.lower_conv_2d_first),
-    onnx_entry(vec.conv_entry(ISA)),
-]
-AS_CONV, DW = vec_dw.dw_entries(ISA, CONV)
-
-# onnx_entry: the kernel also takes ONNX-numerics nodes, ending in onnxruntime's epilogue
-TABLE: list[Candidate] = CONV + [AS_CONV, onnx_entry(DW)] + [
-    onnx_entry(Candidate("FULLY_CONNECTED", ISA, "fc16", vec.fc_applies, x86_fc.lower_fc)),
-    onnx_entry(vec.fc_entry(ISA)),
-    onnx_entry(Candidate("FULLY_CONNECTED", ISA, "fc16-pc", vec.fc_pc_applies,
-                         lambda g, n, t: vec.per_channel_kernel(x86_fc.lower_fc(g, n, t)))),
-    onnx_entry(vec.fc_pc_entry(ISA)),
-    Candidate("ADD", ISA, "add-lin", x86_elt.add_applies, x86_elt.lower_add_lin),
-    Candidate("ADD", ISA, "add-exact", x86_elt.add_applies, x86_elt.lower_add_exact),
-    Candidate("AVERAGE_POOL_2D", ISA, "avgpool", x86_elt.avgpool_applies, x86_elt.lower_avgpool),
-]
 
 # A layer of fewer MACs than this (or none: ADD, pooling) calls its kernel's `_base` entry, the
 # build flags' level alone (runtime_c/x86/kernels.h): the level-2 copy of a kernel only a small
@@ -70,10 +47,10 @@ def _p8_tiles(g) -> bool:
     """Whether a dispatched convolution of g runs the 512-bit tiles of 8 pixels x 32 channels."""
     for m in g.nodes:
         if m.op == "CONV_2D" and (node_macs(g, m) or 0) >= DISPATCH_MACS \
-                and vec.conv_applies(g, m, None) is None \
-                and x86_first.first_applies(g, m, None) is not None:  # conv-first runs it
+                and conv_applies(g, m, None) is None \
+                and first_applies(g, m, None) is not None:  # conv-first runs it
             try:
-                if vec.x512_layer(g, m)[0][0] == 8:
+                if x512_layer(g, m)[0][0] == 8:
                     return True
             except (ValueError, IndexError, TypeError):
                 continue
@@ -85,12 +62,14 @@ def _few_tiles(g, n, k) -> None:
     one tile's code, not two (pretrainedResnet_quant: -0.9 KB, as fast)."""
     band = k.params.get("band")
     if band and band[0] == 4 and _p8_tiles(g):
-        band = vec.x512_layer(g, n, p8=True)[0]
+        band = x512_layer(g, n, p8=True)[0]
         if band[0]:
             k.params["band"] = band
 
 
-def _gated(c: Candidate) -> Candidate:
+def gated(c: Candidate) -> Candidate:
+    """c, its Kernel told whether the layer calls the run-time level choice (`lvl`,
+    `dispatch`) and, with its band final, the kind of its 512-bit rows."""
     def build(g, n, t):
         k = c.build(g, n, t)
         big = (node_macs(g, n) or 0) >= DISPATCH_MACS and (
@@ -102,10 +81,8 @@ def _gated(c: Candidate) -> Candidate:
         if "kind" in k.params:  # the band, and the epilogue (ONNX's is not the fast one), final
             if big:
                 _few_tiles(g, n, k)
-            k.params["kind"] = vec.x512_kind(k.params["band"], k.params["geom"].ocp,
+            k.params["kind"] = x512_kind(k.params["band"], k.params["geom"].ocp,
                                              k.params.get("fast", 0))
         return k
     return dataclasses.replace(c, build=build)
 
-
-TABLE = [_gated(c) for c in TABLE]

@@ -1,8 +1,8 @@
 """The two epilogues of the Helium kernels: TFLite's fast requantization or ONNX numerics.
 
 Owns: the requantization a Helium conv / depthwise / fully connected kernel is built with.
-TFLite nodes take the DSP table's proven-exact fast requantization (edgecc/lower/dsp.py
-conv_rq, fc_rq). ONNX-numerics nodes (edgecc/ops/_onnx_rq.py: onnxruntime's float32
+TFLite nodes take the DSP table's proven-exact fast requantization (edgecc/lower/dsp/conv.py
+conv_rq, dsp/fc.py fc_rq). ONNX-numerics nodes (edgecc/ops/_onnx_rq.py: onnxruntime's float32
 `clamp(round_half_even(float32(acc) * scale[c]) + zp)`) take records of the same layout with
 other contents: where the kernels read (m, N, -e) per channel they read (the float32 scale's
 bits, the output zero point, 0), and their ONNX entry points (*_onnx_s8, runtime_c/mve/,
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.lower import dsp, fastrq
+from edgecc.lower import fastrq
+from edgecc.lower.dsp import conv as dsp_conv, eltwise as dsp_eltwise, fc as dsp_fc
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, fits_int32
@@ -66,7 +67,7 @@ def conv_rq(g: Graph, n: Node, rows: np.ndarray):
     """The epilogue of a conv-like layer with filter rows [oc, taps] (dsp.conv_rq for TFLite)."""
     if is_onnx(n):
         return onnx_requant(g, n, rows, onnx_scales(g, n, rows.shape[0]))
-    return dsp.conv_rq(g, n, rows)
+    return dsp_conv.conv_rq(g, n, rows)
 
 
 def fc_rq(g: Graph, n: Node, w: np.ndarray, per_channel: bool):
@@ -74,7 +75,7 @@ def fc_rq(g: Graph, n: Node, w: np.ndarray, per_channel: bool):
     has a scale per unit (the per-channel kernel)."""
     if is_onnx(n):
         return onnx_requant(g, n, w, onnx_scales(g, n, w.shape[0]))
-    return dsp.fc_rq(g, n, uniform=not per_channel)
+    return dsp_fc.fc_rq(g, n, uniform=not per_channel)
 
 
 def entry(fn: str, n: Node) -> str:
@@ -92,7 +93,7 @@ def add_applies(g: Graph, n: Node, target) -> str | None:
     multiply-adds and the portable kernel's double ones agree ([2^-14, 2^8))."""
     if not is_onnx(n):
         return "TFLite numerics: the table kernel (add-lut)"
-    why = dsp.add_applies(g, n, target)
+    why = dsp_eltwise.add_applies(g, n, target)
     if why:
         return why
     p = add_params(g, n)
