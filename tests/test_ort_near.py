@@ -162,7 +162,7 @@ def test_resnet_exact_over_frames(monkeypatch):
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_cortex_m4_near_kernel_builds_at_every_opt_level(tmp_path, cc):
     """tfl_pretrainedResnet_quant_qdq on cortex-m4: the DSP conv's near-tie epilogue
-    (ec_dsp_conv_2d_4px_near_s8: VCVTR asm, calls to ec_ortn_conv_recompute) at every -O level."""
+    (ec_dsp_conv_2d_6px_near_s8: VCVTR asm, calls to ec_ortn_conv_recompute) at every -O level."""
     from edgecc.boards import load_board
     from edgecc.verify import cross
     from test_opt_levels import M4, _builds_at_every_opt_level
@@ -185,7 +185,7 @@ def test_cortex_m4_near_kernel_unoptimized_is_exact(monkeypatch):
 
 
 @pytest.mark.parametrize("mode,want", [
-    ("integer", {("CONV_2D", "dsp-conv-4px"), ("ADD", "dsp-add-ortf-lin"),
+    ("integer", {("CONV_2D", "dsp-conv-6px"), ("ADD", "dsp-add-ortf-lin"),
                  ("ADD", "dsp-add-ortf-lut")}),
     ("ort", {("CONV_2D", "portable-ort-float"), ("ADD", "portable-ort-float")})])
 def test_cortex_m4_float_group_kernels(monkeypatch, mode, want):
@@ -269,7 +269,7 @@ def test_fc_norm_bound():
 
 @pytest.mark.parametrize("name,op,want", [
     ("ox_autoenc_qdq_s8", "CONV_2D", "portable-ort-near"),          # 9-tap filters
-    ("tfl_kws_ref_model_qdq", "CONV_2D", "dsp-conv-4px"),           # 40 taps
+    ("tfl_kws_ref_model_qdq", "CONV_2D", "dsp-conv-6px"),           # 40 taps
     ("tfl_kws_ref_model_qdq", "FULLY_CONNECTED", "portable-ort-near"),  # 768 MACs
     ("tfl_ad01_int8_qdq", "FULLY_CONNECTED", "dsp-fc-near")])       # 81,920 MACs
 def test_cortex_m4_small_float_groups_stay_portable(monkeypatch, name, op, want):

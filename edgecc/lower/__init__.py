@@ -34,7 +34,7 @@ class Lowered:
 
 
 def resolve_template(target: Target, template: str) -> str:
-    """An optimized kernel names its template by path ("dsp/conv_2d_4px.c.j2": one per ISA and
+    """An optimized kernel names its template by path ("dsp/conv_2d_6px.c.j2": one per ISA and
     variant); a portable one by file name, searched along the target's ISA path."""
     root = data_dir("templates")
     if "/" in template:

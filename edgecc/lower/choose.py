@@ -16,7 +16,7 @@ from edgecc.lower.table import Candidate, Choice, try_candidates
 from edgecc.lower.x86.table import TABLE as X86
 from edgecc.ops import get_op
 
-TABLES: dict[str, list[Candidate]] = {"avx2": X86, "neon": NEON, "dsp": DSP, "mve": MVE}
+TABLES: dict[str, list[Candidate]] = {"x86": X86, "neon": NEON, "dsp": DSP, "mve": MVE}
 
 
 def choose(g: Graph, n: Node, target) -> Choice:

@@ -18,7 +18,7 @@
  * rows do the first ones, ec_x86_dw3_row_p). VT: the vector type; K: the block kind (ky: 256-bit, kz:
  * 512-bit) whose _pairs, _mac and _store this uses. */
 #define EC_X86_DW3_ROW(NAME, VT, KT, K)                                                            \
-EC_X86_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],                   \
+EC_X86_DW_INLINE void NAME(const ec_x86_dw3_geom *g, const int8_t *const rp[3],                   \
                        int8_t *yrow, const int8_t *zrow, const KT *k,                          \
                        int c, int NH, int FAST, int xa) {                                      \
     const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;                      \
@@ -85,7 +85,7 @@ EC_X86_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
  * P (the return value: the first pixel left to ec_x86_dw3_row_y); each group reads the 32 bytes at
  * columns j-1, j, j+1 of rows 0 and 1 (V0..V2) and j-1, j, j+1 of row 2 (H0 = (j-1, j),
  * H1 = (j, j+1), P4 = (0, w8)), all inside the row. */
-EC_X86_DW_INLINE int ec_x86_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
+EC_X86_DW_INLINE int ec_x86_dw3_row_p(const ec_x86_dw3_geom *g, const int8_t *const rp[3],
                               int8_t *yrow, const ec_x86_dw_kz *k, int FAST,
                               int C) {
     const int P = 32 / C, j0 = g->x_lo - g->pad_l;
@@ -125,8 +125,8 @@ EC_X86_DW3_ROW(ec_x86_dw3_row_w, __m512i, ec_x86_dw_kz, ec_x86_dw_kw)
  * 32 on ZMM, 4 / 6: the whole layer of 8 / 16 channels, stride 1, pixels packed on ZMM, 5: 64 on
  * ZMM as VPDPBUSD quads, 7: 16 on one ZMM): the block's constants are loaded once. NH is a
  * constant in every inlined copy, and so are the loops and arrays it sizes. */
-EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
-                               const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y,
+                               const int16_t *w, const int32_t *bias, const ec_x86_rq *q,
                                const int8_t *zrow, int c, int NH,
                                int FAST) {
     const int C = g->chans;
@@ -188,10 +188,10 @@ EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *
 #endif
 #define EC_X86_DW3_BLK(NH, FAST)                                                                   \
     static __attribute__((noinline, unused)) EC_X86_DW3_NOIPA void ec_x86_dw3_blk_##NH##_##FAST(       \
-        const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
-        const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow,                          \
+        const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
+        const int32_t *bias, const ec_x86_rq *q, const int8_t *zrow,                          \
         int c) {                                                                               \
-        const ec_avx2_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
+        const ec_x86_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
         ec_x86_dw3_block(&gl, x, y, w, bias, q, zrow, c, NH, FAST);                             \
     }
 EC_X86_DW3_BLK(1, 0)
@@ -219,8 +219,8 @@ EC_X86_DW3_BLK(7, 1)
  * layer's code references only the block kinds its plan runs at each level. The last channels
  * of C not a multiple of the block: a block ending at channel C - 1 (overlapping channels are
  * computed and stored twice, the same values): no read or write past a pixel. */
-EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
-                             const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y,
+                             const int16_t *w, const int32_t *bias, const ec_x86_rq *q,
                              const int8_t *zrow, int FAST, int PLAN) {
     /* blocks of 32 on ZMM for channels a multiple of 32 or 16 (plans 2, 5, 7); the others take
      * their rests in blocks of 16 (as fast: cv_se_mbv2 184.2 vs 184.6 us), one kind fewer */
@@ -283,11 +283,11 @@ EC_X86_DW_INLINE int ec_x86_dw3_plan(int C, int sw) {
  * VPDPBUSD quads then 32 on ZMM, 16 or 8 on YMM), row by row: weights, bias and requantization
  * constants stay in registers; border pixels check their columns, interior ones do not. No arena
  * scratch. */
-EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
-                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+EC_X86_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y,
+                                const int16_t *w, const int32_t *bias, const ec_x86_rq *q,
                                 const int8_t *zrow) {
     /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
-    const ec_avx2_dw3_geom gl = *g;
+    const ec_x86_dw3_geom gl = *g;
     const int fast = q->fast != 0;
 #define EC_X86_DW3_P(P)                                                                            \
     case P:                                                                                    \
@@ -306,10 +306,10 @@ EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, c
  * ec_x86_dw3_all). Each names the kinds its plan runs, so a model holds the block kinds its
  * layers run, not all fourteen. */
 #define EC_X86_DW3_PLAN(PLAN, FAST)                                                                \
-    EC_AVX2_SHARED void EC_X86_NS(ec_x86_depthwise_conv_2d_3x3_p##PLAN##FAST##_s8)(                \
-        const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
-        const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow) {                            \
-        const ec_avx2_dw3_geom gl = *g;                                                            \
+    EC_X86_SHARED void EC_X86_NS(ec_x86_depthwise_conv_2d_3x3_p##PLAN##FAST##_s8)(                \
+        const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
+        const int32_t *bias, const ec_x86_rq *q, const int8_t *zrow) {                            \
+        const ec_x86_dw3_geom gl = *g;                                                            \
         ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, FAST, PLAN);                                \
     }
 EC_X86_DW3_PLAN(0, 0)

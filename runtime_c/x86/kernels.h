@@ -80,14 +80,14 @@
     static inline void f##_base params { EC_X86_BASE_CALL(f, args); }
 
 EC_X86_ENTRY(ec_x86_conv_2d_4px_s8,
-             (const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,
-              const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
+             (const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,
+              const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q),
              (g, bd, x, y, w, bias_u, bias_x, q))
 #define EC_X86_CONV_KIND(f)                                                                       \
     EC_X86_ENTRY(f,                                                                               \
-                 (const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,  \
+                 (const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,  \
                   const int8_t *w, const int32_t *bias_u, const int32_t *bias_x,                  \
-                  const ec_avx2_rq *q),                                                           \
+                  const ec_x86_rq *q),                                                           \
                  (g, bd, x, y, w, bias_u, bias_x, q))
 EC_X86_CONV_KIND(ec_x86_conv_2d_k0_s8)
 EC_X86_CONV_KIND(ec_x86_conv_2d_k1_s8)
@@ -109,32 +109,32 @@ EC_X86_CONV_KIND(ec_x86_conv_2d_k16_s8)
 #undef EC_X86_CONV_KIND
 EC_X86_ENTRY(ec_x86_conv_2d_first_s8,
              (const ec_x86_first_geom *g, const int8_t *x, int8_t *y, const int8_t *wq,
-              const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
+              const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q),
              (g, x, y, wq, bias_u, bias_x, q))
 /* the taps depthwise: no level-2 copy (its level-2 build is the same VPMADDWD code in EVEX
  * encodings, no faster: str_ww_ref_model 2.5 KB of flash for nothing); the build flags' level
  * and AVX-VNNI where compiled */
 static inline void ec_x86_depthwise_conv_2d_taps_s8(
-    const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w, const int32_t *bias,
-    const ec_avx2_rq *q, const int8_t *zrow) {
+    const ec_x86_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w, const int32_t *bias,
+    const ec_x86_rq *q, const int8_t *zrow) {
     const int lvl = ec_x86_level();
     (void)lvl;
     EC_X86_TRY1(ec_x86_depthwise_conv_2d_taps_s8, (g, x, y, w, bias, q, zrow))
     EC_X86_BASE_CALL(ec_x86_depthwise_conv_2d_taps_s8, (g, x, y, w, bias, q, zrow));
 }
 static inline void ec_x86_depthwise_conv_2d_taps_s8_base(
-    const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w, const int32_t *bias,
-    const ec_avx2_rq *q, const int8_t *zrow) {
+    const ec_x86_dw_geom *g, const int8_t *x, int8_t *y, const int16_t *w, const int32_t *bias,
+    const ec_x86_rq *q, const int8_t *zrow) {
     EC_X86_BASE_CALL(ec_x86_depthwise_conv_2d_taps_s8, (g, x, y, w, bias, q, zrow));
 }
 EC_X86_ENTRY(ec_x86_depthwise_conv_2d_3x3_s8,
-             (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
-              const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),
+             (const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,
+              const int32_t *bias, const ec_x86_rq *q, const int8_t *zrow),
              (g, x, y, w, bias, q, zrow))
 #define EC_X86_DW3_PLAN(f)                                                                        \
     EC_X86_ENTRY(f,                                                                               \
-                 (const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,        \
-                  const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow),                  \
+                 (const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,        \
+                  const int32_t *bias, const ec_x86_rq *q, const int8_t *zrow),                  \
                  (g, x, y, w, bias, q, zrow))
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p00_s8)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p01_s8)
@@ -159,20 +159,20 @@ EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p91_s8)
 #undef EC_X86_DW3_PLAN
 EC_X86_ENTRY(ec_x86_fully_connected_quads_s8,
              (int batches, int depth, int kp, int units, int ocp, const int8_t *x, int8_t *y,
-              const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q),
+              const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q),
              (batches, depth, kp, units, ocp, x, y, w, bias_u, bias_x, q))
 EC_X86_ENTRY(ec_x86_fully_connected_stream_s8,
              (int batches, int depth, int kp, int units, int up, int uni, int half, const int8_t *x,
               int8_t *y, const int8_t *w, const int32_t *bias_u, const int32_t *bias_x,
-              const ec_avx2_rq *q),
+              const ec_x86_rq *q),
              (batches, depth, kp, units, up, uni, half, x, y, w, bias_u, bias_x, q))
 EC_X86_ENTRY(ec_x86_add_lin_s8,
-             (const ec_avx2_add_lin_geom *g, const int8_t *a, const int8_t *b, int8_t *y),
+             (const ec_x86_add_lin_geom *g, const int8_t *a, const int8_t *b, int8_t *y),
              (g, a, b, y))
 EC_X86_ENTRY(ec_x86_add_exact_s8,
-             (const ec_avx2_add_exact_geom *g, const int8_t *a, const int8_t *b, int8_t *y),
+             (const ec_x86_add_exact_geom *g, const int8_t *a, const int8_t *b, int8_t *y),
              (g, a, b, y))
-EC_X86_ENTRY(ec_x86_pool_2d_avg_s8, (const ec_avx2_pool_geom *g, const int8_t *x, int8_t *y),
+EC_X86_ENTRY(ec_x86_pool_2d_avg_s8, (const ec_x86_pool_geom *g, const int8_t *x, int8_t *y),
              (g, x, y))
 
 #endif /* __AVX2__ */

@@ -29,7 +29,7 @@
 
 #undef EC_X86_LVL
 #undef EC_X86_SFX
-#undef EC_AVX2_VNNI
+#undef EC_X86_VNNI
 #undef EC_X86_EVEX
 #undef ec_dpbusd
 #undef ec_x86_dw_dot

@@ -1,13 +1,13 @@
-"""The Cortex-M DSP convolution (runtime_c/dsp/conv_2d.h, templates/dsp/conv_2d_4px.c.j2).
+"""The Cortex-M DSP convolution (runtime_c/dsp/conv_2d.h, templates/dsp/conv_2d_6px.c.j2).
 
-Owns: when it applies (int8, one group), its geometry record, the constants of ec_dsp_conv_2d_4px_s8 (the filter rows packed in words, one record per
+Owns: when it applies (int8, one group), its geometry record, the constants of ec_dsp_conv_2d_6px_s8 (the filter rows packed in words, one record per
 output channel: the doubled bias with the input zero point folded in and the epilogue's
 constants), its streaming declaration and scratch, and the two epilogues it can end with:
 TFLite's fast requantization (edgecc/lower/fastrq.py, proven exact per channel) or, for
 ONNX-numerics nodes (edgecc/ops/_onnx_rq.py), onnxruntime's float32 requantization (the same C
-body, ec_dsp_conv_2d_4px_onnx_s8). The folding and fast-requantization proof the Helium table
+body, ec_dsp_conv_2d_6px_onnx_s8). The folding and fast-requantization proof the Helium table
 shares (conv_rq) is here too. A Conv group onnxruntime runs in float32 takes the same kernel's
-near-tie variant (conv_2d_4px_near.c.j2, edgecc/ops/_ort_near.py).
+near-tie variant (conv_2d_6px_near.c.j2, edgecc/ops/_ort_near.py).
 """
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def _onnx_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, int,
 
 def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, variant: str,
                 reason: str) -> Kernel:
-    """ec_dsp_conv_2d_4px_s8 (or its ONNX twin) over filter rows [oc, kh*kw*ic] of node n. The
+    """ec_dsp_conv_2d_6px_s8 (or its ONNX twin) over filter rows [oc, kh*kw*ic] of node n. The
     kernel doubles the extended activations, so it accumulates 2 * acc from 2 * bias."""
     win, x = conv_window(g, n), in_type(g, n)
     onnx = is_onnx(n)
@@ -139,13 +139,13 @@ def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, vari
                        win.out_w, oc, win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h,
                        win.dil_w, win.pad_t, win.pad_l, kp, int(direct), int(x.q.zero_point[0]),
                        lo, hi)
-    fn = ("ec_dsp_conv_2d_4px_fixed_s8" if lines else "ec_dsp_conv_2d_4px_onnx_s8") if onnx \
-        else "ec_dsp_conv_2d_4px_s8"
+    fn = ("ec_dsp_conv_2d_6px_fixed_s8" if lines else "ec_dsp_conv_2d_6px_onnx_s8") if onnx \
+        else "ec_dsp_conv_2d_6px_s8"
     epilogue = (f"onnxruntime's requantization: integer lines proven equal on {lines} of {oc} "
                 "channels, float32 on the others" if lines else
                 "onnxruntime's float32 requantization" if onnx else
                 "fast requantization proven exact per channel")
-    return Kernel("dsp/conv_2d_4px.c.j2", params=dict(geom=geom, fn=fn, epilogue=epilogue),
+    return Kernel("dsp/conv_2d_6px.c.j2", params=dict(geom=geom, fn=fn, epilogue=epilogue),
                   consts=dict(w=pack_words(pad_cols(rows, kp)), rec=rec.astype(np.int32).ravel()),
                   scratch=(2 * PX + 1) * kp + PX * oc, variant=variant,  # EC_DSP_CONV_SCRATCH
                   reason=reason.format(kp=kp) + ("; ONNX epilogue" if onnx else ""),
@@ -161,7 +161,7 @@ NEAR_MIN_TAPS = 16
 
 def _near_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, variant: str,
                  reason: str) -> Kernel:
-    """ec_dsp_conv_2d_4px_near_s8: a Conv group onnxruntime runs in float32 (default mode), the
+    """ec_dsp_conv_2d_6px_near_s8: a Conv group onnxruntime runs in float32 (default mode), the
     exact accumulator and its order for the outputs near a rounding boundary."""
     from edgecc.ops import _ort_near
     win, x = conv_window(g, n), in_type(g, n)
@@ -179,7 +179,7 @@ def _near_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, var
                        win.dil_w, win.pad_t, win.pad_l, kp, int(direct), int(x.q.zero_point[0]),
                        lo, hi)
     consts.update(w=pack_words(pad_cols(rows, kp)), rec=rec.astype(np.int32).ravel())
-    return Kernel("dsp/conv_2d_4px_near.c.j2",
+    return Kernel("dsp/conv_2d_6px_near.c.j2",
                   params=dict(geom=geom, near=_ort_near.near_geometry(g, n), factors=factors),
                   consts=consts,
                   scratch=(2 * PX + 1) * kp + PX * oc, variant=variant, streams=STREAMS,
@@ -195,5 +195,5 @@ def lower_conv(g: Graph, n: Node, target) -> Kernel:
     oc, kh, kw, ic = w.shape
     direct = direct_fields(conv_window(g, n))
     how = "fields read in place" if direct else "fields gathered with zero-point padding"
-    return conv_kernel(g, n, w.reshape(oc, -1), ic, direct, "dsp-conv-4px",
+    return conv_kernel(g, n, w.reshape(oc, -1), ic, direct, "dsp-conv-6px",
                        f"Cortex-M DSP: {PX} pixels x 1 channel SMLAD blocks over {{kp}} taps, " + how)

@@ -22,7 +22,8 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.lower import fastrq
 from edgecc.lower.climits import c_define
-from edgecc.lower.dsp.common import dead_bytes, int16_why
+from edgecc.lower.dsp import common  # (common.dead_bytes: tests set it)
+from edgecc.lower.dsp.common import int16_why
 from edgecc.lower.dsp.conv import NO_LINE, conv_kernel, conv_rq, line_words
 from edgecc.lower.layout import fits_int32, record, round_up
 from edgecc.lower.table import Refused
@@ -159,7 +160,7 @@ def dw_as_conv_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_dw_as_conv(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_conv_2d_4px_s8's im2col blocks of pixels, which handle any filter height."""
+    """ec_dsp_conv_2d_6px_s8's im2col blocks of pixels, which handle any filter height."""
     return conv_kernel(g, n, dw_rows(g, n), 1, False, "dsp-dw-as-conv",
                        "Cortex-M DSP: one input channel, run as a convolution: blocks of pixels "
                        "x 1 channel SMLADs over {kp} taps")
@@ -202,7 +203,7 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
         planes = lower_dw(g, n, target).scratch
     except Refused:
         return None
-    if planes > dead_bytes(g, n, target):
+    if planes > common.dead_bytes(g, n, target):
         return None
     return f"rows over {DWD_NARROW} wide whose planes fit in dead bytes: the planes kernel"
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.lower import fastrq
-from edgecc.lower.dsp.common import dead_bytes, int16_why
+from edgecc.lower.dsp import common  # (common.dead_bytes: tests set it)
+from edgecc.lower.dsp.common import int16_why
 from edgecc.lower.dsp.conv import fast_rq
 from edgecc.lower.layout import (doubled, interleave_fc8, interleave_rows, offset_bytes,
                                  pack_words, pad_to, record, round_up, wrap32)
@@ -209,7 +210,7 @@ def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
     """The DSP FC kernels with an extended-input scratch (lower_fc: 30 instructions per 32
     MACs in the offset-byte form), where that scratch fits in bytes dead at this step."""
     k = _fc_ub_onnx(g, n) if is_onnx(n) else lower_fc(g, n, target)
-    free = dead_bytes(g, n, target)
+    free = common.dead_bytes(g, n, target)
     if k.scratch > free:
         raise Refused(f"{k.variant} needs {k.scratch} B scratch, {free} B are dead at this step")
     return k

@@ -3,10 +3,11 @@ integer mode (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
 
 Owns: the integer forms of an ADD of two int8 activations proven equal to a reference on all
 65536 pairs (add_kernel: a * ka + b * kb, ec_dsp_add_lin2_s8, else TFLite's two-table kernel,
-lut_form; edgecc/lower/dsp/eltwise_onnx.py's QLinearAdd shares them), the float-group ADD on them, and
+lut_form; edgecc/lower/dsp/eltwise_onnx.py's QLinearAdd shares them), the float-group ADD on
+them, and
 the one-row Gemm group as ec_dsp_fc_near_s8 (runtime_c/dsp/fc_near.h: SMLAD accumulators, the
 near-tie test and path of runtime_c/edgecc_ort_near.h) for layers of FC_NEAR_MIN_MACS or more.
-edgecc/lower/dsp/table.py lists its entries. The Conv group is the conv-4px entry's near variant
+edgecc/lower/dsp/table.py lists its entries. The Conv group is the conv-6px entry's near variant
 (edgecc/lower/dsp/conv.py, runtime_c/dsp/conv_2d.h and dsp/near.h).
 """
 from __future__ import annotations

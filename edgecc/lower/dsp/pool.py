@@ -13,7 +13,8 @@ from edgecc.ops import Kernel, in_type
 from edgecc.ops._conv_common import act_range
 from edgecc.ops.pool_2d import pool_geometry
 
-PoolGeom = record("ec_dsp_pool_geom", "batches in_h in_w c out_h out_w fh fw s_h s_w pad_h pad_w lo hi")
+PoolGeom = record("ec_dsp_pool_geom",
+                  "batches in_h in_w c out_h out_w fh fw s_h s_w pad_h pad_w lo hi")
 
 
 def pool_applies(g: Graph, n: Node, target) -> str | None:

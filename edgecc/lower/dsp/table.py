@@ -13,7 +13,7 @@ from edgecc.lower.table import Candidate
 ISA = "dsp"
 
 TABLE: list[Candidate] = [
-    Candidate("CONV_2D", ISA, "conv-4px", conv.conv_applies, conv.lower_conv,
+    Candidate("CONV_2D", ISA, "conv-6px", conv.conv_applies, conv.lower_conv,
               ("dsp/conv_2d.h",), onnx=True, near=True),
     # no scratch: one input channel, 4 taps per pair
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-one", depthwise.dw_one_applies,

@@ -16,8 +16,8 @@ AddGeom = record("ec_neon_add_geom", "n left off1 m1 e1 off2 m2 e2 mo eo zp lo h
 
 
 def lower_add(g: Graph, n: Node, target) -> Kernel:
-    """int8 ADD of two same-shape activations (the preconditions are x86's: vec/eltwise.py add_applies),
-    TFLite's arithmetic in NEON form: ec_neon_add_exact_s8."""
+    """int8 ADD of two same-shape activations (the preconditions are x86's: edgecc/lower/vec/
+    eltwise.py add_applies), TFLite's arithmetic in NEON form: ec_neon_add_exact_s8."""
     q = add_quant(g, n)
     geom = AddGeom(in_type(g, n, 0).numel, LEFT_SHIFT, q["in1_off"], q["m1"], -q["s1"],
                    q["in2_off"], q["m2"], -q["s2"], q["mo"], -q["so"], q["out_zp"],

@@ -26,6 +26,8 @@ from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range
 from edgecc.quant import INT32_MIN
 
+LABEL = {"x86": "x86", "neon": "NEON"}  # how a kernel's reason names its ISA
+
 # Per-channel arrays (bias, requantization) are padded to a multiple of 16 channels: a kernel's
 # 16-channel code may then be specialised by the C compiler for any layer without reading
 # (even provably dead) past an array's end, which gcc -Warray-bounds would report.
@@ -38,7 +40,7 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
     (None, {}, why not).
 
-    The fast path (runtime_c/x86/common.h, ec_avx2_rq) is used when edgecc/lower/fastrq.py's
+    The fast path (runtime_c/x86/common.h, ec_x86_rq) is used when edgecc/lower/fastrq.py's
     fast_requant proves it exact from the exact accumulator range of every channel (rows: the
     weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
     kernels run TFLite's two roundings as they are (mult, left, right).
@@ -58,7 +60,7 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
         return out
     # NEON's SQRDMULH + SRSHL are TFLite's arithmetic itself: no fast path needed there
     fr = None
-    if isa == "avx2":
+    if isa == "x86":
         lo, hi = fastrq.acc_range(rows, bias, in_zp)
         fr, _ = fastrq.fast_requant(lo, hi, mult, shift, out_zp, *act)
     if fr is not None:
@@ -91,7 +93,7 @@ def folded_biases(isa: str, bias: np.ndarray, rows: np.ndarray, in_zp: int, ocp:
     itself (bias - input_zp * sum(w)); AVX2 also bias_u for its VNNI path on u = x + 128."""
     out = {}
     ocp = round_up(ocp, ARRAY_PAD)
-    for key, off in (("bias_x", 0), ("bias_u", 128)) if isa == "avx2" else (("bias_x", 0),):
+    for key, off in (("bias_x", 0), ("bias_u", 128)) if isa == "x86" else (("bias_x", 0),):
         b = np.zeros(ocp, np.int64)
         b[:len(bias)] = np.asarray(bias, np.int64) - (in_zp + off) * rows.sum(axis=1)
         out[key] = int32_array(b)

@@ -20,14 +20,15 @@ from edgecc.ir import Graph, Node
 from edgecc.lower.climits import c_define
 from edgecc.lower.layout import pack_quads, pack_quads16, record, round_up
 from edgecc.lower.table import Refused
-from edgecc.lower.vec.common import (bias_of, folded_biases, int8_layer, out_act, requant_arrays,
-                                     rq_params, vec_kernel)
+from edgecc.lower.vec.common import (LABEL, bias_of, folded_biases, int8_layer, out_act,
+                                     requant_arrays, rq_params, vec_kernel)
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import channel_multipliers, conv_groups, conv_window
 
-VecConvGeom = record("ec_vec_conv_geom", "pixels in_h in_w in_c out_h out_w out_c k_h k_w stride_h "
-                     "stride_w dil_h dil_w pad_t pad_l segs seg_len seg_p kp ocp in_zp batches mode")
-X512Band = record("ec_x512_band", "P NC chunk row cols slide")
+VecConvGeom = record("ec_vec_conv_geom", "pixels in_h in_w in_c out_h out_w out_c k_h k_w "
+                     "stride_h stride_w dil_h dil_w pad_t pad_l segs seg_len seg_p kp ocp in_zp "
+                     "batches mode")
+X86Band512 = record("ec_x86_band_512", "P NC chunk row cols slide")
 
 # the x86 / NEON convolutions keep one offset per tap segment on the stack, and gather border
 # pixels' 4 fields of kp bytes there
@@ -39,15 +40,15 @@ MAX_KP = c_define("vec/common.h", "EC_VEC_MAX_KP")
 
 # ZMM convolution (runtime_c/x86/conv_2d_x512.h): the input rows a row of output pixels
 # reads, flipped to u8 and zero-point padded, in a stack band of at most this many bytes
-X512_MAX_BAND = c_define("x86/x512.h", "EC_X512_MAX_BAND")
+X512_MAX_BAND = c_define("x86/x512.h", "EC_X86_MAX_BAND_512")
 
 
-NO_BAND = X512Band(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
+NO_BAND = X86Band512(0, 0, 0, 0, 0, 0)  # P = 0: the 256-bit kernel runs
 
 
 def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int, mode: int,
-              pixels: int, p8: bool = False) -> X512Band:
-    """ec_x512_band of a layer: [P, NC, linear chunk, band row bytes, band columns, slide], or P = 0
+              pixels: int, p8: bool = False) -> X86Band512:
+    """ec_x86_band_512 of a layer: [P, NC, linear chunk, band row bytes, band columns, slide], or P = 0
     when the band does not fit (the 256-bit kernel runs then). P output pixels x NC blocks of 16
     channels per tile (16 accumulators): few channels take more pixels at a time. p8: 8 pixels x
     32 channels where 4 x 64 would run (a model whose other layers have that tile anyway)."""
@@ -59,19 +60,19 @@ def x512_band(win, kh: int, kw: int, ic: int, oc: int, seg_p: int, seg_len: int,
         if p <= chunk < pixels:  # whole tiles in every chunk but the last
             chunk = chunk // p * p
         row = (max(chunk, p) * ic + slack + 63) // 64 * 64
-        return X512Band(p, nc, chunk, row, 0, 0) if row <= X512_MAX_BAND else NO_BAND
+        return X86Band512(p, nc, chunk, row, 0, 0) if row <= X512_MAX_BAND else NO_BAND
     cols = (max(win.out_w, p) - 1) * win.stride_w + (kw - 1) * win.dil_w + 1
     row = (cols * ic + slack + 63) // 64 * 64
     if kh * row > X512_MAX_BAND:
         return NO_BAND
     # a filter row's 3 taps are the next pixels' first: each input quad feeds 3 pixels
     slide = int(win.stride_w == 1 and win.dil_w == 1 and kw == 3 and ic % 4 == 0 and p in (16, 8))
-    return X512Band(p, nc, 0, row, cols, slide)
+    return X86Band512(p, nc, 0, row, cols, slide)
 
 
 def x512_kind(band, ocp: int, fast: int = 1) -> int:
-    """The kind of a layer's 512-bit rows (runtime_c/x86/conv_2d_x512.h: EC_X512_KINDS and
-    ec_x512_kind, the same order) from its band, padded channels ocp and requantization: 0-1 16
+    """The kind of a layer's 512-bit rows (runtime_c/x86/conv_2d_x512.h: EC_X86_KINDS_512 and
+    ec_x86_kind_512, the same order) from its band, padded channels ocp and requantization: 0-1 16
     pixels x 16 channels (sliding 3 taps, or not), 2-5 8 x 32 (sliding or not; without, then
     with a last block), 6-7 4 x 64 (without, with a last block), with the fast requantization;
     8-15 the same with the exact one (fast = 0); 16 is no band (the 256-bit kernel). The pixel
@@ -88,7 +89,7 @@ def x512_kind(band, ocp: int, fast: int = 1) -> int:
     return x + 6 + int(ocp % 64 != 0)
 
 
-def x512_layer(g: Graph, n: Node, p8: bool = False) -> tuple[X512Band, int]:
+def x512_layer(g: Graph, n: Node, p8: bool = False) -> tuple[X86Band512, int]:
     """A CONV_2D layer's 512-bit band (x512_band's p8) and its pixel stride in bytes."""
     win = conv_window(g, n)
     x = in_type(g, n)
@@ -150,7 +151,7 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     seg_rows = np.zeros((oc, segs, seg_p), np.int64)  # each segment zero-padded to seg_p taps
     seg_rows[:, :, :seg_len] = rows.reshape(oc, segs, seg_len)
     m, s = channel_multipliers(g, n, oc)
-    quads, ocp, kp = (pack_quads16 if isa == "avx2" else pack_quads)(seg_rows.reshape(oc, -1))
+    quads, ocp, kp = (pack_quads16 if isa == "x86" else pack_quads)(seg_rows.reshape(oc, -1))
     in_zp = int(x.q.zero_point[0])
     b = bias_of(g, n, oc)
     rq, rqp, why = requant_arrays(isa, m, s, ocp, rows, b, in_zp, *out_act(g, n))
@@ -163,7 +164,7 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     geom = VecConvGeom(pixels, win.in_h, win.in_w, ic, win.out_h, win.out_w, oc,
             kh, kw, win.stride_h, win.stride_w, win.dil_h, win.dil_w, win.pad_t, win.pad_l,
             segs, seg_len, seg_p, kp, ocp, in_zp, x.shape[0], mode)
-    band = x512_layer(g, n)[0] if isa == "avx2" else []
+    band = x512_layer(g, n)[0] if isa == "x86" else []
     consts = dict(w=quads, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     zmm = ""
     if band and band[0]:
@@ -172,6 +173,6 @@ def lower_conv_2d(g: Graph, n: Node, isa: str) -> Kernel:
     kind = x512_kind(band, ocp, rqp.get("fast", 0))
     return vec_kernel(isa, "conv_2d", dict(geom=geom, band=band, kind=kind, **rq_params(g, n), **rqp),
                       consts, 0,
-                   "conv-4px", f"{isa.upper()}: 4 output pixels at a time, {segs} segments of "
+                   "conv-4px", f"{LABEL[isa]}: 4 output pixels at a time, {segs} segments of "
                    f"{seg_len} taps (padded to {seg_p}) read in place or gathered at borders"
                    f"{zmm}", "4px")

@@ -16,23 +16,23 @@ from edgecc.ir import Graph, Node, QParams, TensorType, Value
 from edgecc.lower.climits import c_define
 from edgecc.lower.layout import int32_array, record, round_up
 from edgecc.lower.table import Candidate, Refused, try_candidates
-from edgecc.lower.vec.common import (ARRAY_PAD, bias_of, int8_layer, out_act, requant_arrays,
-                                     rq_params, vec_kernel)
+from edgecc.lower.vec.common import (ARRAY_PAD, LABEL, bias_of, int8_layer, out_act,
+                                     requant_arrays, rq_params, vec_kernel)
 from edgecc.metrics import const_bytes
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
-Avx2DwGeom = record("ec_avx2_dw_geom", "batches in_h in_w chans out_h out_w k_h k_w stride_h "
+X86DwGeom = record("ec_x86_dw_geom", "batches in_h in_w chans out_h out_w k_h k_w stride_h "
                     "stride_w dil_h dil_w pad_t pad_l pairs")
 NeonDwGeom = record("ec_neon_dw_geom", "batches in_h in_w chans out_h out_w k_h k_w stride_h "
                     "stride_w dil_h dil_w pad_t pad_l pairs pair_sum")
-Avx2Dw3Geom = record("ec_avx2_dw3_geom", "batches in_h in_w chans out_h out_w stride_h stride_w "
+X86Dw3Geom = record("ec_x86_dw3_geom", "batches in_h in_w chans out_h out_w stride_h stride_w "
                      "pad_t pad_l d4 x_lo x_hi")
 
 # ec_x86_depthwise_conv_2d_taps_s8 / ec_neon_depthwise_conv_2d_taps_s8 keep one pointer per tap
 # on the stack
-MAX_DW_TAPS = min(c_define("x86/depthwise_conv_2d.h", "EC_AVX2_DW_MAX_TAPS"),
+MAX_DW_TAPS = min(c_define("x86/depthwise_conv_2d.h", "EC_X86_DW_MAX_TAPS"),
                   c_define("neon/depthwise_conv_2d.h", "EC_NEON_DW_MAX_TAPS"))
 DW_NARROW = 6     # 3x3 layers this many output columns wide or fewer: see lower_depthwise
 # A narrow 3x3 layer runs the 3x3 row kernel (its dispatching plan entry: VPDPBUSD blocks on
@@ -107,7 +107,7 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     win = conv_window(g, n)
     # 3x3 undilated on AVX2: ec_x86_depthwise_conv_2d_3x3_s8, any channel count from 8 (blocks may overlap)
     # (not for ONNX numerics: its epilogue is in the taps kernel, edgecc/lower/x86_onnx.py)
-    dw3 = isa == "avx2" and kh == kw == 3 and win.dil_h == win.dil_w == 1 and not is_onnx(n)
+    dw3 = isa == "x86" and kh == kw == 3 and win.dil_h == win.dil_w == 1 and not is_onnx(n)
     if oc < 8:
         raise Refused("fewer than 8 channels: portable kernel")
     if oc % 8 and not dw3:
@@ -133,7 +133,7 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     pairs = (kh * kw + 1) // 2
     tp = np.zeros((2 * pairs, oc), np.int64)
     tp[:kh * kw] = taps
-    if isa == "avx2":
+    if isa == "x86":
         wl = tp.reshape(pairs, 2, oc).transpose(0, 2, 1).ravel().astype(np.int16)  # [pair][c][2]
     else:
         wl = tp.ravel().astype(np.int8)  # [tap][channel]
@@ -142,11 +142,11 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     if isa == "neon":  # two int8 products share an int16 sum unless a weight is -128
         geom = NeonDwGeom(*fields, int(bool((taps > -128).all())))
     else:
-        geom = Avx2DwGeom(*fields)
+        geom = X86DwGeom(*fields)
     consts = dict(w=wl, bias=int32_array(bias),
                   zrow=np.full(oc, in_zp, np.int8), **rq)  # what a tap outside the input reads
     return vec_kernel(isa, "depthwise_conv_2d", dict(geom=geom, **rq_params(g, n), **rqp), consts,
-                      0, "dw", f"{isa.upper()}: 16 channels x tap pairs per step", "taps")
+                      0, "dw", f"{LABEL[isa]}: 16 channels x tap pairs per step", "taps")
 
 
 def dw3_plan(chans: int, stride_w: int) -> int:
@@ -181,7 +181,7 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     # above stride 2 the kernel has no interior loop: every column checked (x_lo == x_hi)
     x_lo, x_hi = (inside[0], inside[-1] + 1) if inside and win.stride_w <= 2 else \
         (win.out_w, win.out_w)
-    geom = Avx2Dw3Geom(batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
+    geom = X86Dw3Geom(batches, win.in_h, win.in_w, oc, win.out_h, win.out_w, win.stride_h, win.stride_w,
             win.pad_t, win.pad_l, d4, x_lo, x_hi)
     if "c64" in rq:  # ec_x86_depthwise_conv_2d_3x3_s8 reads c64 in channel order (its blocks start anywhere)
         rq = dict(rq, c64=rq["c64"].reshape(-1, 2, 4).transpose(0, 2, 1).ravel())
@@ -192,8 +192,8 @@ def _lower_dw3(batches: int, win, taps: np.ndarray, bias: np.ndarray, in_zp: int
     zrow = np.full(win.in_w * oc + 64, in_zp, np.int8)
     consts = dict(w=wl, bias=int32_array(bias), zrow=zrow, **rq)
     plan = dw3_plan(oc, win.stride_w)
-    return Kernel("avx2/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, plan=plan, **params),
-                  consts=consts, scratch=0, variant="avx2-dw3",
+    return Kernel("x86/depthwise_conv_2d_3x3.c.j2", params=dict(geom=geom, plan=plan, **params),
+                  consts=consts, scratch=0, variant="x86-dw3",
                   reason="AVX2: 3x3 row by row, input pairs (AVX-512: quads of 64 channels) "
                          "shared by neighbouring pixels")
 

@@ -13,8 +13,8 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.lower.layout import pack_quads
 from edgecc.lower.table import Refused
-from edgecc.lower.vec.common import (bias_of, folded_biases, int8_layer, out_act, requant_arrays,
-                                     rq_params, vec_kernel)
+from edgecc.lower.vec.common import (LABEL, bias_of, folded_biases, int8_layer, out_act,
+                                     requant_arrays, rq_params, vec_kernel)
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import fc_unit_multipliers
 from edgecc.ops.fully_connected import fc_dims
@@ -60,5 +60,5 @@ def lower_fc(g: Graph, n: Node, isa: str) -> Kernel:
                   **rqp)
     consts = dict(w=quads, **folded_biases(isa, b, w, in_zp, ocp), **rq)
     return vec_kernel(isa, "fully_connected", params, consts, 0, "fc",
-                   f"{isa.upper()}: {32 if isa == 'avx2' else 16} units at a time over quads of "
+                   f"{LABEL[isa]}: {32 if isa == 'x86' else 16} units at a time over quads of "
                    f"4 inputs", "quads")

@@ -5,5 +5,5 @@ depthwise.py, fc.py, eltwise.py, pool.py hold each kernel's lowering (the convol
 depthwise and quads fully connected lowerings are shared with NEON, edgecc/lower/vec/);
 onnx.py gives the convolution, depthwise and fully connected kernels onnxruntime's epilogue;
 dispatch.py decides which layers call the run-time level choice. The C is runtime_c/x86/
-(x86/kernels.h: every level, chosen at run time), the calls templates/avx2/.
+(x86/kernels.h: every level, chosen at run time), the calls templates/x86/.
 """

@@ -73,7 +73,7 @@ def pack_first(rows: np.ndarray, kpp: int) -> tuple[np.ndarray, int]:
 
 
 def first_applies(g: Graph, n: Node, target) -> str | None:
-    """Why ec_avx2_conv_first cannot run n (None when it can)."""
+    """Why ec_x86_conv_first cannot run n (None when it can)."""
     why = conv_applies(g, n, target)
     if why:
         return why
@@ -86,7 +86,7 @@ def first_applies(g: Graph, n: Node, target) -> str | None:
 def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
     """CONV_2D with in_c <= 4 on AVX2, or Refused -- the table then takes the general kernel
     (lower_conv)."""
-    isa = "avx2"
+    isa = "x86"
     x = in_type(g, n)
     w = const(g, n, 1).astype(np.int64)
     oc, kh, kw, ic = w.shape
@@ -120,8 +120,8 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
             row_cols, row_b, band, in_zp)
     consts = dict(wq=wq, **folded_biases(isa, b, rows, in_zp, ocp), **rq)
     blocks = " + ".join(([f"{nb16} x 16"] if nb16 else []) + (["8"] if tail8 else []))
-    return Kernel("avx2/conv_2d_first.c.j2", params=dict(geom=geom, **rq_params(g, n), **rqp),
-                  consts=consts, scratch=0, variant="avx2-conv-first",
+    return Kernel("x86/conv_2d_first.c.j2", params=dict(geom=geom, **rq_params(g, n), **rqp),
+                  consts=consts, scratch=0, variant="x86-conv-first",
                   reason=f"AVX2, {ic} input channel(s): each output row's patches "
                          f"({k} taps padded to {kpp}) copied once, zero-point padded, to the "
                          f"stack, then a dense product over channel blocks of {blocks}")
@@ -130,4 +130,4 @@ def lower_conv_2d_first(g: Graph, n: Node, target) -> Kernel:
 def lower_conv(g: Graph, n: Node, target) -> Kernel:
     """The general x86 convolution: blocks of 4 output pixels x 16 output channels over the
     quads (edgecc/lower/vec/conv.py); AVX-512 tiles where the band fits."""
-    return lower_conv_2d(g, n, "avx2")
+    return lower_conv_2d(g, n, "x86")

@@ -1,5 +1,5 @@
 """DEPTHWISE_CONV_2D on x86 (runtime_c/x86/depthwise_conv_2d.h, depthwise_conv_2d_3x3.h;
-templates/avx2/depthwise_conv_2d_*.c.j2): the shared depthwise lowering
+templates/x86/depthwise_conv_2d_*.c.j2): the shared depthwise lowering
 (edgecc/lower/vec/depthwise.py: tap pairs, and 3x3 rows on x86); a layer over one input channel
 runs as the table's convolution.
 """
@@ -15,7 +15,7 @@ from edgecc.ops import Kernel
 
 def lower_dw(g: Graph, n: Node, target) -> Kernel:
     """16 channels x tap pairs per step, or the 3x3 row kernel."""
-    return lower_depthwise(g, n, "avx2")
+    return lower_depthwise(g, n, "x86")
 
 
 def as_conv(table: Callable[[], list[Candidate]]) -> Build:

@@ -1,4 +1,4 @@
-"""TFLite's int8 ADD on x86 AVX2 / AVX-512 (runtime_c/x86/add.h, templates/avx2/add_*.c.j2).
+"""TFLite's int8 ADD on x86 AVX2 / AVX-512 (runtime_c/x86/add.h, templates/x86/add_*.c.j2).
 
 Owns: the compile-time proof that a layer's ADD equals a single linear form
     y = clamp(sat8(sat16((a*A + b*B + C) >> k) + D))     (int32 wrap-around, as the C computes)
@@ -27,8 +27,8 @@ from edgecc.ops import Kernel, in_type
 from edgecc.ops.add import add_quant
 from edgecc.quant import INT32_MAX, INT32_MIN, mbqm_smaller_than_one
 
-Avx2AddLinGeom = record("ec_avx2_add_lin_geom", "n A B C k D lo hi")
-Avx2AddExactGeom = record("ec_avx2_add_exact_geom", "n off1 m1 e1 off2 m2 e2 mo eo zp lo hi")
+X86AddLinGeom = record("ec_x86_add_lin_geom", "n A B C k D lo hi")
+X86AddExactGeom = record("ec_x86_add_exact_geom", "n off1 m1 e1 off2 m2 e2 mo eo zp lo hi")
 
 K_MIN, K_MAX = 6, 24  # scales tried for the linear form
 XS = np.arange(-128, 128, dtype=np.int64)
@@ -162,26 +162,26 @@ def _linear(q: dict) -> tuple[tuple[int, int, int, int, int] | None, str]:
 
 
 def lower_add_lin(g: Graph, n: Node, target) -> Kernel:
-    """ec_avx2_add_lin: a linear form proven equal to TFLite's ADD, or Refused."""
+    """ec_x86_add_lin: a linear form proven equal to TFLite's ADD, or Refused."""
     q = add_quant(g, n)
     lin, why = _linear(q)
     if lin is None:
         raise Refused(why)
     A, B, C, k, D = lin
-    return Kernel("avx2/add_lin.c.j2",
-                  params=dict(geom=Avx2AddLinGeom(in_type(g, n, 0).numel, A, B, C, k, D,
+    return Kernel("x86/add_lin.c.j2",
+                  params=dict(geom=X86AddLinGeom(in_type(g, n, 0).numel, A, B, C, k, D,
                                                 q["act_min"], q["act_max"])),
-                  variant="avx2-add-lin",
+                  variant="x86-add-lin",
                   reason=f"TFLite's ADD proven equal to ((a*{A} + b*{B} + C) >> {k}) + {D} "
                          f"on all 65536 input pairs: 32 (YMM) / 64 (ZMM) per step")
 
 
 def lower_add_exact(g: Graph, n: Node, target) -> Kernel:
-    """ec_avx2_add_exact: TFLite's three roundings in vector form."""
+    """ec_x86_add_exact: TFLite's three roundings in vector form."""
     q = add_quant(g, n)
-    geom = Avx2AddExactGeom(in_type(g, n, 0).numel, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"],
+    geom = X86AddExactGeom(in_type(g, n, 0).numel, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"],
             -q["s2"], q["mo"], -q["so"], q["out_zp"], q["act_min"], q["act_max"])
     why = _linear(q)[1]
-    return Kernel("avx2/add_exact.c.j2", params=dict(geom=geom),
-                  variant="avx2-add-exact",
+    return Kernel("x86/add_exact.c.j2", params=dict(geom=geom),
+                  variant="x86-add-exact",
                   reason=f"{why}: TFLite's three roundings in vector form, 8 per step")

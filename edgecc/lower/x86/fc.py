@@ -80,7 +80,7 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
         raise Refused(f"depth {depth} above {MAX_KP}")
     in_zp = int(in_type(g, n).q.zero_point[0])
     b = bias_of(g, n, units)
-    rq, rqp, why = requant_arrays("avx2", *fc_unit_multipliers(g, n, units), up, w, b, in_zp,
+    rq, rqp, why = requant_arrays("x86", *fc_unit_multipliers(g, n, units), up, w, b, in_zp,
                                   *out_act(g, n))
     if rq is None:
         raise Refused(why)
@@ -90,10 +90,10 @@ def lower_fc(g: Graph, n: Node, target) -> Kernel:
     params = dict(batches=batches, depth=depth, kp=kp, units=units, up=up, uni=uni,
                   half=int(half_block(units)),
                   **rq_params(g, n), **rqp)
-    consts = dict(w=packed, **folded_biases("avx2", b, w, in_zp, up), **rq)
+    consts = dict(w=packed, **folded_biases("x86", b, w, in_zp, up), **rq)
     passes = fc_passes(up // BLOCK)
-    return Kernel("avx2/fully_connected_stream.c.j2", params=params, consts=consts, scratch=0,
-                  variant="avx2-fc16",
+    return Kernel("x86/fully_connected_stream.c.j2", params=params, consts=consts, scratch=0,
+                  variant="x86-fc16",
                   reason=f"x86: 16-unit blocks in {len(passes)} pass(es) of {passes} blocks, "
                          f"one in-order weight stream per pass, the row read in place "
                          f"(stack copy when the depth is not a multiple of 4); ZMM VPDPBUSD "
@@ -107,9 +107,9 @@ def lower_fc_pc(g: Graph, n: Node, target) -> Kernel:
 
 def lower_fc_quads(g: Graph, n: Node, target) -> Kernel:
     """The quads kernel: 32 units at a time (edgecc/lower/vec/fc.py)."""
-    return lower_quads(g, n, "avx2")
+    return lower_quads(g, n, "x86")
 
 
 def lower_fc_quads_pc(g: Graph, n: Node, target) -> Kernel:
     """The quads kernel with each unit's own requantization constants."""
-    return per_channel_kernel(lower_quads(g, n, "avx2"))
+    return per_channel_kernel(lower_quads(g, n, "x86"))

@@ -1,9 +1,10 @@
 """The ONNX epilogue of the x86 convolution, depthwise and fully connected kernels.
 
-Owns: turning an x86 kernel lowered for a node's accumulator (edgecc/lower/vec/, x86/fc.py: the same int32 accumulator for TFLite and ONNX numerics) into one that ends in
+Owns: turning an x86 kernel lowered for a node's accumulator (edgecc/lower/vec/, x86/fc.py:
+the same int32 accumulator for TFLite and ONNX numerics) into one that ends in
 onnxruntime's float32 requantization (edgecc/ops/_onnx_rq.py) for an ONNX-numerics node: the
-float32 scale per output channel (`fscale`, runtime_c/x86/common.h: ec_avx2_onnx8) replaces the
-fixed-point constants, and the kernels take their non-fast path, where ec_avx2_exact8 reads it.
+float32 scale per output channel (`fscale`, runtime_c/x86/common.h: ec_x86_onnx8) replaces the
+fixed-point constants, and the kernels take their non-fast path, where ec_x86_exact8 reads it.
 The kernel bodies stay one: the epilogue is chosen by q->fscale. TFLite nodes pass unchanged.
 """
 from __future__ import annotations

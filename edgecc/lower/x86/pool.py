@@ -1,4 +1,5 @@
-"""AVERAGE_POOL_2D on x86 AVX2 / AVX-512 (runtime_c/x86/pool_2d.h, templates/avx2/pool_2d_avg.c.j2).
+"""AVERAGE_POOL_2D on x86 AVX2 / AVX-512 (runtime_c/x86/pool_2d.h,
+templates/x86/pool_2d_avg.c.j2).
 
 Owns: when the kernel applies (int8, windows of at most 256 taps, channels a multiple of 16, a
 division by every window's tap count proven exact as a multiply-shift), its geometry record,
@@ -15,11 +16,11 @@ from edgecc.ops import Kernel, in_type
 from edgecc.ops._conv_common import act_range
 from edgecc.ops.pool_2d import pool_geometry
 
-Avx2PoolGeom = record("ec_avx2_pool_geom", "batches in_h in_w c out_h out_w fh fw s_h s_w pad_h pad_w "
-                      "lo hi")
+X86PoolGeom = record("ec_x86_pool_geom", "batches in_h in_w c out_h out_w fh fw s_h s_w pad_h "
+                     "pad_w lo hi")
 
 # one output pixel's channels buffered on the stack
-POOL_MAX_C = c_define("x86/pool_2d.h", "EC_AVX2_POOL_MAX_C")
+POOL_MAX_C = c_define("x86/pool_2d.h", "EC_X86_POOL_MAX_C")
 
 
 POOL_MAX_TAPS = 256  # int16 sums of int8 taps cannot overflow
@@ -60,10 +61,10 @@ def lower_avgpool(g: Graph, n: Node, target) -> Kernel:
     """The x86 AVERAGE_POOL_2D kernel (ec_x86_pool_2d_avg_s8)."""
     d = pool_geometry(g, n)
     lo, hi = act_range(g, n)
-    geom = Avx2PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
+    geom = X86PoolGeom(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"], d["fh"],
             d["fw"], d["stride_h"], d["stride_w"], d["pad_h"], d["pad_w"], lo, hi)
     # The kernel finishes output pixel p (raster order) before p+1, reading only p's window
     # before writing p: the portable kernel's order, so the planner may stream it (streams).
-    return Kernel("avx2/pool_2d_avg.c.j2", params=dict(geom=geom), variant="avx2-avgpool",
+    return Kernel("x86/pool_2d_avg.c.j2", params=dict(geom=geom), variant="x86-avgpool",
                   reason="int16 sums of 64/16 channels per pixel, division by a proven "
                          "multiply-shift", streams=(1, 1))

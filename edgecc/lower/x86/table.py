@@ -14,7 +14,7 @@ from edgecc.lower.vec.eltwise import add_applies
 from edgecc.lower.x86 import conv, depthwise, dispatch, eltwise, fc, pool
 from edgecc.lower.x86.onnx import onnx_entry
 
-ISA = "avx2"
+ISA = "x86"
 H = ("x86/kernels.h",)
 
 ENTRIES: list[Candidate] = [

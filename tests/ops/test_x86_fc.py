@@ -1,8 +1,8 @@
 """x86 int8 FULLY_CONNECTED kernel ec_x86_fully_connected_stream_s8
-(runtime_c/x86/fully_connected_stream.h, edgecc/lower/x86_fc.py).
+(runtime_c/x86/fully_connected_stream.h, edgecc/lower/x86/fc.py).
 
 The packing against a direct numpy statement of the layout; FULLY_CONNECTED models on random
-shapes bit-exact with TFLite Micro on every x86 path this CPU has (check_avx2: plain AVX2 with
+shapes bit-exact with TFLite Micro on every x86 path this CPU has (check_x86: plain AVX2 with
 gcc and clang, AVX-VNNI, AVX512-VNNI on YMM, the x86-avx512 target's ZMM path): unit counts
 covering every pass size (8, 4, 2, 1 blocks of 16) and partial last blocks, depths that are not
 multiples of 4 or 64, batches 1-3, every fused activation; the exact-requantization path (fast
@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgecc.lower import x86_fc
+from edgecc.lower.x86 import fc as x86_fc
 from edgecc.tflite_writer import ModelBuilder
-from test_avx2 import _compile, _fc_model, check_avx2
+from test_x86 import _compile, _fc_model, check_x86
 
 
 @pytest.mark.parametrize("blocks,passes", [(1, [1]), (7, [4, 2, 1]), (8, [8]), (13, [8, 4, 1]),
@@ -67,13 +67,13 @@ def test_x86_fc_models(case):
     data = _fc_model(rng, batches=batches, depth=depth, units=units, act=case % 4,
                      bias=case != 4)
     k, = [lw.kernel for lw in _compile(data).lowered]
-    assert k.variant == "avx2-fc16", k.reason
-    check_avx2(data)
+    assert k.variant == "x86-fc16", k.reason
+    check_x86(data)
 
 
 def test_x86_fc_exact_requantization():
     """A bias near 2^30 defeats the fast requantization proof: ec_x86_fully_connected_stream_s8 runs TFLite's two
-    roundings (ec_avx2_mbqm8 on both halves of a ZMM), still bit-exact."""
+    roundings (ec_x86_mbqm8 on both halves of a ZMM), still bit-exact."""
     rng = np.random.default_rng(7200)
     mb = ModelBuilder()
     units, depth = 40, 21
@@ -86,16 +86,16 @@ def test_x86_fc_exact_requantization():
     mb.op("FULLY_CONNECTED", [x, w, b], [y], {"fused_activation_function": 0}, version=4)
     data = mb.finish([x], [y])
     k, = [lw.kernel for lw in _compile(data).lowered]
-    assert k.variant == "avx2-fc16" and k.params["fast"] == 0
-    check_avx2(data, seeds=(0, 1))
+    assert k.variant == "x86-fc16" and k.params["fast"] == 0
+    check_x86(data, seeds=(0, 1))
 
 
 def test_x86_fc_deep_row_falls_back():
-    """A row deeper than EC_X86_FC_MAX_KP keeps edgecc/lower/vec.py's kernel."""
+    """A row deeper than EC_X86_FC_MAX_KP keeps edgecc/lower/vec/fc.py's kernel."""
     rng = np.random.default_rng(7300)
     data = _fc_model(rng, batches=1, depth=x86_fc.MAX_KP + 1, units=3, act=0, bias=True)
     k, = [lw.kernel for lw in _compile(data).lowered]
-    assert k.variant == "avx2-fc"
+    assert k.variant == "x86-fc"
 
 
 def test_x86_fc_constant_units():
@@ -113,8 +113,8 @@ def test_x86_fc_constant_units():
     mb.op("FULLY_CONNECTED", [x, w, b], [y], {"fused_activation_function": 1}, version=4)
     data = mb.finish([x], [y])
     k, = [lw.kernel for lw in _compile(data).lowered]
-    assert k.variant == "avx2-fc16" and k.params["fast"] == 1 and k.params["uni"] == 0
-    check_avx2(data)
+    assert k.variant == "x86-fc16" and k.params["fast"] == 1 and k.params["uni"] == 0
+    check_x86(data)
 
 
 def test_x86_fc_uniform_requant_arrays():
@@ -124,4 +124,4 @@ def test_x86_fc_uniform_requant_arrays():
     k, = [lw.kernel for lw in _compile(data).lowered]
     assert k.params["fast"] == 1 and k.params["uni"] == 1
     assert all(len(k.consts[a]) == 16 for a in ("mult", "right", "c64"))
-    check_avx2(data)
+    check_x86(data)

@@ -1,4 +1,4 @@
-"""x86 AVX2 kernels (runtime_c/x86/, edgecc/lower/vec.py): CONV_2D, DEPTHWISE_CONV_2D and
+"""x86 AVX2 kernels (runtime_c/x86/, edgecc/lower/vec/): CONV_2D, DEPTHWISE_CONV_2D and
 FULLY_CONNECTED on random shapes and on every shared model, bit-exact with TFLite Micro on the
 host, built with gcc and clang.
 
@@ -60,7 +60,7 @@ def _compile(data: bytes):
         return compile_model(p, get_target("x86-avx2"), "m")
 
 
-def check_avx2(data: bytes, seeds=(0,), expect: str | None = "avx2-") -> None:
+def check_x86(data: bytes, seeds=(0,), expect: str | None = "x86-") -> None:
     """Bit-exact vs TFLite Micro on every AVX2 code path with gcc and clang; when `expect` is
     given, every conv-like layer must have taken a kernel whose variant starts with it."""
     if expect is not None:
@@ -120,9 +120,9 @@ CONV_CASES = [
 
 
 @pytest.mark.parametrize("case", range(len(CONV_CASES)))
-def test_avx2_conv(case):
+def test_x86_conv(case):
     rng = np.random.default_rng(5100 + case)
-    check_avx2(conv_model(rng, **CONV_CASES[case]))
+    check_x86(conv_model(rng, **CONV_CASES[case]))
 
 
 DW_CASES = [
@@ -167,19 +167,19 @@ DW3_ODD_CASES = [
 
 
 @pytest.mark.parametrize("case", range(len(DW_CASES)))
-def test_avx2_depthwise(case):
+def test_x86_depthwise(case):
     rng = np.random.default_rng(5200 + case)
-    check_avx2(dw_model(rng, **DW_CASES[case]))
+    check_x86(dw_model(rng, **DW_CASES[case]))
 
 
 @pytest.mark.parametrize("case", range(len(DW3_ODD_CASES)))
-def test_avx2_depthwise_any_channel_count(case):
+def test_x86_depthwise_any_channel_count(case):
     rng = np.random.default_rng(5270 + case)
-    check_avx2(dw_model(rng, **DW3_ODD_CASES[case]))
+    check_x86(dw_model(rng, **DW3_ODD_CASES[case]))
 
 
 # One input channel with a depth multiplier (micro_speech's first layer) runs as the CONV_2D it
-# equals (edgecc/lower/vec_dw.py: as_conv): per-channel and per-tensor filters, SAME and VALID,
+# equals (edgecc/lower/vec/depthwise.py: as_conv): per-channel and per-tensor filters, SAME and VALID,
 # multipliers that leave partial channel blocks.
 DW_AS_CONV_CASES = [
     dict(h=13, w=9, ic=1, mult=8, kh=10, kw=8, stride=(2, 2), padding=0, act=1),
@@ -189,15 +189,15 @@ DW_AS_CONV_CASES = [
 
 
 @pytest.mark.parametrize("case", range(len(DW_AS_CONV_CASES)))
-def test_avx2_depthwise_one_channel_as_conv(case):
+def test_x86_depthwise_one_channel_as_conv(case):
     data = dw_model(np.random.default_rng(5270 + case), **DW_AS_CONV_CASES[case])
     k, = [lw.kernel for lw in _compile(data).lowered]
     assert "run as a convolution" in k.reason, (k.variant, k.reason)
-    check_avx2(data)
+    check_x86(data)
 
 
 @pytest.mark.parametrize("kw", [dict(ic=12, kh=2, kw=3), dict(ic=8, mult=2), dict(ic=5)])
-def test_avx2_depthwise_falls_back_with_reason(kw):
+def test_x86_depthwise_falls_back_with_reason(kw):
     """Channels not a multiple of 8 (not 3x3), fewer than 8, or a depth multiplier: the portable
     kernel, saying why."""
     c = _compile(dw_model(np.random.default_rng(5250), **dict(dict(h=5, w=5, kh=3, kw=3), **kw)))
@@ -223,18 +223,18 @@ def _fc_model(rng, batches: int, depth: int, units: int, act: int, bias: bool) -
 
 
 @pytest.mark.parametrize("case", range(8))
-def test_avx2_fully_connected(case):
+def test_x86_fully_connected(case):
     rng = np.random.default_rng(5300 + case)
     # units across 32-unit passes, 8-unit tails and partial stores; depth not a multiple of 4
     units = [1, 7, 8, 31, 32, 45, 70, 100][case]
     depth = [1, 3, 64, 70, 5, 129, 33, 250][case]
-    check_avx2(_fc_model(rng, batches=1 + case % 3, depth=depth, units=units, act=case % 4,
+    check_x86(_fc_model(rng, batches=1 + case % 3, depth=depth, units=units, act=case % 4,
                          bias=case != 3))
 
 
-def test_avx2_exact_requantization_path():
+def test_x86_exact_requantization_path():
     """A channel whose accumulators reach 2^30 defeats the fast requantization proof: the layer
-    runs TFLite's two roundings as they are (ec_avx2_mbqm8), still bit-exact."""
+    runs TFLite's two roundings as they are (ec_x86_mbqm8), still bit-exact."""
     from edgecc.tflite_writer import ModelBuilder
     rng = np.random.default_rng(5400)
     mb = ModelBuilder()
@@ -250,8 +250,8 @@ def test_avx2_exact_requantization_path():
     mb.op("CONV_2D", [x, wt, b], [y], {"padding": 0, "stride_h": 1, "stride_w": 1}, version=3)
     data = mb.finish([x], [y])
     k, = [lw.kernel for lw in _compile(data).lowered]
-    assert k.variant == "avx2-conv-4px" and k.params["fast"] == 0
-    check_avx2(data, seeds=(0, 1))
+    assert k.variant == "x86-conv-4px" and k.params["fast"] == 0
+    check_x86(data, seeds=(0, 1))
 
 
 SHARED = sorted(p.stem for p in MODELS.glob("*.tflite"))
@@ -264,7 +264,7 @@ def test_shared_models_present(models_dir):
 
 @pytest.mark.parametrize("model", [m if m in KEY else pytest.param(m, marks=pytest.mark.slow)
                                    for m in SHARED])
-def test_avx2_shared_models(model):
+def test_x86_shared_models(model):
     """Every shared model on every AVX2 path (gcc; clang too where the level is chosen at run
     time above AVX2): bit-exact with
     TFLite Micro."""
@@ -276,7 +276,7 @@ def test_avx2_shared_models(model):
                  and c.graph.type(lw.node.inputs[0]).dtype == DType.INT8]
     # the kernels take every int8 conv-like layer of these models but depthwise layers with a
     # depth multiplier (micro_speech, person_detect), which keep the portable kernel
-    assert all(lw.kernel.variant.startswith("avx2-") or
+    assert all(lw.kernel.variant.startswith("x86-") or
                lw.kernel.reason == "depth multiplier above 1: portable kernel"
                for lw in conv_like), \
         [(lw.node.op, lw.kernel.variant, lw.kernel.reason) for lw in conv_like]

@@ -1,5 +1,5 @@
 """x86 kernel for CONV_2D with few input channels (runtime_c/x86/conv_2d_first.h,
-edgecc/lower/x86_first.py): random shapes bit-exact with TFLite Micro on every x86 path this CPU
+edgecc/lower/x86/conv.py): random shapes bit-exact with TFLite Micro on every x86 path this CPU
 has (plain AVX2, AVX-VNNI, 256-bit AVX512-VNNI, the x86-avx512 target's 512-bit paths), gcc and
 clang, and the layers it must (and must not) take."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from test_avx2 import _compile, check_avx2
+from test_x86 import _compile, check_x86
 from test_conv_2d import conv_model
 
 # Each case covers a path: input channels 1..4, strides 1/2 (and mixed), SAME (padding=0) / VALID (1),
@@ -36,24 +36,24 @@ FIRST_CASES = [
 
 
 @pytest.mark.parametrize("case", range(len(FIRST_CASES)))
-def test_avx2_first_conv(case):
+def test_x86_first_conv(case):
     rng = np.random.default_rng(5600 + case)
     data = conv_model(rng, **FIRST_CASES[case])
     k, = [lw.kernel for lw in _compile(data).lowered]
-    assert k.variant == "avx2-conv-first", (k.variant, k.reason)
-    check_avx2(data, seeds=(0, 1))
+    assert k.variant == "x86-conv-first", (k.variant, k.reason)
+    check_x86(data, seeds=(0, 1))
 
 
-def test_avx2_first_not_for_many_channels():
+def test_x86_first_not_for_many_channels():
     """Five input channels: the general kernel (ec_x86_conv_2d_avx2) as before."""
     data = conv_model(np.random.default_rng(5650), h=6, w=6, ic=5, oc=8, kh=3, kw=3, padding=1)
     k, = [lw.kernel for lw in _compile(data).lowered]
-    assert k.variant == "avx2-conv-4px"
+    assert k.variant == "x86-conv-4px"
 
 
-def test_avx2_first_wide_rows_fall_back():
+def test_x86_first_wide_rows_fall_back():
     """An output row whose patches exceed the stack buffer: the general kernel, bit-exact."""
     data = conv_model(np.random.default_rng(5660), h=2, w=700, ic=3, oc=8, kh=3, kw=3, padding=0)
     k, = [lw.kernel for lw in _compile(data).lowered]
-    assert k.variant == "avx2-conv-4px"
-    check_avx2(data)
+    assert k.variant == "x86-conv-4px"
+    check_x86(data)

@@ -1,9 +1,9 @@
 """x86 AVX2 / AVX-512 int8 ADD and AVERAGE_POOL_2D (runtime_c/x86/add.h, pool_2d.h,
-edgecc/lower/x86_elt.py).
+edgecc/lower/x86/eltwise.py, x86/pool.py).
 
 Three levels: the kernels themselves on all 65,536 input pairs on every x86 path this CPU has
 (gcc and clang), including partial last blocks; ADD models on random shapes, zero points, scales
-and activations, bit-exact with TFLite Micro (check_avx2); and the compile-time proof, which
+and activations, bit-exact with TFLite Micro (check_x86); and the compile-time proof, which
 must reject a linear form that is wrong for a single pair and must fail (falling back to
 TFLite's arithmetic in vector form) for a layer whose real function has no margin.
 AVERAGE_POOL_2D: models against TFLite Micro (clipped windows, 256-tap windows, batches), the
@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edgecc.lower import x86_elt
+from edgecc.lower.x86 import eltwise as x86_elt, pool as x86_pool
 from edgecc.quant import quantize_multiplier
 from edgecc.tflite_writer import ModelBuilder
-from test_avx2 import _compile, _paths, check_avx2
+from test_x86 import _compile, _paths, check_x86
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 
@@ -54,10 +54,10 @@ def _run_kernel(q: dict, n: int, flags: tuple, cc: str) -> tuple[np.ndarray, str
     lin, _ = x86_elt.find_linear(tuple(sorted(q.items())))
     if lin is not None:
         A, B, C, k, D = lin
-        st, fn, geom = "ec_avx2_add_lin_geom", "ec_x86_add_lin_s8", \
+        st, fn, geom = "ec_x86_add_lin_geom", "ec_x86_add_lin_s8", \
             [n, A, B, C, k, D, q["act_min"], q["act_max"]]
     else:
-        st, fn = "ec_avx2_add_exact_geom", "ec_x86_add_exact_s8"
+        st, fn = "ec_x86_add_exact_geom", "ec_x86_add_exact_s8"
         geom = [n, q["in1_off"], q["m1"], -q["s1"], q["in2_off"], q["m2"], -q["s2"], q["mo"],
                 -q["so"], q["out_zp"], q["act_min"], q["act_max"]]
     src = f"""#include <stdio.h>
@@ -84,7 +84,7 @@ int main(void) {{
 
 
 @pytest.mark.parametrize("case", range(len(SCALES)))
-def test_avx2_add_kernel_all_pairs(case):
+def test_x86_add_kernel_all_pairs(case):
     """Every input pair, every x86 path (gcc; clang too on the YMM and ZMM paths): equal to
     TFLite's arithmetic; the bytes past n are left alone (a partial last block)."""
     act = [(-128, 127), (-128, 127), (-100, 90), (0, 127), (-128, 127)][case]
@@ -102,7 +102,7 @@ def test_avx2_add_kernel_all_pairs(case):
     assert kinds == {"exact" if SCALES[case] is NO_MARGIN else "lin"}
 
 
-def test_avx2_add_proof_rejects_a_near_miss():
+def test_x86_add_proof_rejects_a_near_miss():
     """The brute-force check is what makes the linear form exact: moving C by one step of the
     output (or A by a few units) breaks some pair and is rejected."""
     q = _q(*SCALES[0])
@@ -135,7 +135,7 @@ SHAPES = [(1, 1, 1, 1), (1, 3, 5, 2), (1, 5, 7, 3), (1, 4, 4, 4), (1, 8, 8, 17),
 
 
 @pytest.mark.parametrize("case", range(len(SHAPES)))
-def test_avx2_add_models(case):
+def test_x86_add_models(case):
     """Random-shape ADD models against TFLite Micro on every x86 path (RELU, RELU_N1_TO_1 and
     RELU6 included), each taking the AVX2 kernel; the NO_MARGIN scales take the exact one."""
     rng = np.random.default_rng(7100 + case)
@@ -144,7 +144,7 @@ def test_avx2_add_models(case):
         params = tuple(float(rng.uniform(0.01, 0.3)) if i % 2 == 0 else int(rng.integers(-128, 128))
                        for i in range(6))
     data = _add_model(SHAPES[case], *params, act=case % 4)
-    check_avx2(data, expect="avx2-add-exact" if params is NO_MARGIN else "avx2-add-lin")
+    check_x86(data, expect="x86-add-exact" if params is NO_MARGIN else "x86-add-lin")
 
 
 @pytest.mark.parametrize("kw,why", [
@@ -152,14 +152,14 @@ def test_avx2_add_models(case):
     (dict(const_b=True), "constant"),
     (dict(dtype="int16", z1=0, z2=0, zo=0), "int16"),
 ])
-def test_avx2_add_falls_back_with_reason(kw, why):
+def test_x86_add_falls_back_with_reason(kw, why):
     """Broadcast, a constant operand, int16: the portable kernel, saying why (still bit-exact)."""
     args = dict(shape=(1, 3, 4, 7), s1=0.05, z1=3, s2=0.08, z2=-9, so=0.1, zo=2, act=0)
     args.update(kw)
     data = _add_model(**args)
     k, = [lw.kernel for lw in _compile(data).lowered]
     assert k.variant == "portable" and why in k.reason, (k.variant, k.reason)
-    check_avx2(data, expect=None)
+    check_x86(data, expect=None)
 
 
 # ---------------------------------------------------------------------------- AVERAGE_POOL_2D
@@ -177,17 +177,17 @@ POOL_CASES = [
 
 
 @pytest.mark.parametrize("case", range(len(POOL_CASES)))
-def test_avx2_average_pool(case):
+def test_x86_average_pool(case):
     from test_pool_2d import pool_model
     rng = np.random.default_rng(7300 + case)
     n, h, w, c, fh, fw, sh, sw, padding, act = POOL_CASES[case]
-    check_avx2(pool_model(rng, "AVERAGE_POOL_2D", n, h, w, c, fh, fw, sh, sw, padding, act),
-               expect="avx2-avgpool")
+    check_x86(pool_model(rng, "AVERAGE_POOL_2D", n, h, w, c, fh, fw, sh, sw, padding, act),
+               expect="x86-avgpool")
 
 
 @pytest.mark.parametrize("shape,why", [((17, 16, 16, 17, 16), "256 taps"),
                                        ((5, 5, 20, 3, 3), "multiple of 16")])
-def test_avx2_average_pool_falls_back_with_reason(shape, why):
+def test_x86_average_pool_falls_back_with_reason(shape, why):
     """Windows over 256 taps (the int16 sums could overflow) or channels not a multiple of 16:
     the portable kernel, saying why."""
     from test_pool_2d import pool_model
@@ -196,14 +196,14 @@ def test_avx2_average_pool_falls_back_with_reason(shape, why):
                       1, 0)
     k, = [lw.kernel for lw in _compile(data).lowered]
     assert k.variant == "portable" and why in k.reason, k.reason
-    check_avx2(data, expect=None)
+    check_x86(data, expect=None)
 
 
-def test_avx2_pool_division_proof():
+def test_x86_pool_division_proof():
     """The multiply-shift division is exact for every count a 256-tap window can have, and the
     check does reject counts where 24 bits are too few."""
-    assert all(x86_elt.division_exact(c) for c in range(1, 257))
-    assert not x86_elt.division_exact(400)
+    assert all(x86_pool.division_exact(c) for c in range(1, 257))
+    assert not x86_pool.division_exact(400)
     d = dict(out_h=3, stride_h=2, pad_h=1, fh=3, in_h=5, out_w=1, stride_w=1, pad_w=0, fw=4,
              in_w=4)
-    assert x86_elt.window_counts(d) == {2 * 4, 3 * 4}
+    assert x86_pool.window_counts(d) == {2 * 4, 3 * 4}
