@@ -149,13 +149,13 @@ static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x86
     ec_x86_conv_2d_avx2(g, x, y, w, bias_u, bias_x, q);
 }
 
-/* The convolution of a layer whose 512-bit rows are of kind N (0-15: ec_x86_kind_512, known when
- * the C is generated) or 16 (no band: the 256-bit kernel at every level). x86/kernels.h's entry
- * ec_x86_conv_2d_kN_s8 picks the level; a model holds the tiles its layers' kinds name, and one
- * band driver. */
+/* The convolution of a layer whose 512-bit rows are of kind k (0-15: ec_x86_kind_512, known when
+ * the C is generated; N its function, ec_x86_conv_2d_k0_s8 .. k15) or 16 (no band: the 256-bit
+ * kernel at every level). x86/kernels.h's entry of the same name picks the level; a model holds
+ * the tiles its layers' kinds name, and one band driver. */
 #if EC_X86_512
 #define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                 \
-    static inline void EC_X86_NS(ec_x86_conv_2d_k##N##_s8)(                                        \
+    static inline void N(                                                                      \
         const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,             \
         const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {      \
         static const ec_x86_rowk_512 k = {P, STEP, MAIN, REST, ST};                                   \
@@ -164,7 +164,7 @@ static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x86
     }
 #else
 #define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                 \
-    static inline void EC_X86_NS(ec_x86_conv_2d_k##N##_s8)(                                        \
+    static inline void N(                                                                      \
         const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,             \
         const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {      \
         (void)bd;                                                                                  \
@@ -173,7 +173,7 @@ static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x86
 #endif
 EC_X86_KINDS_512(EC_X86_CONV_KIND)
 #undef EC_X86_CONV_KIND
-static inline void EC_X86_NS(ec_x86_conv_2d_k16_s8)(
+static inline void ec_x86_conv_2d_k16_s8(
     const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,
     const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {
     (void)bd;

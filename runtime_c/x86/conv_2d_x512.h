@@ -20,8 +20,12 @@
     X(K6, 4, 64, EC_X86_NS(ec_x86_t4_512), 0, ST)                                                     \
     X(K7, 4, 64, EC_X86_NS(ec_x86_t4_512), EC_X86_NS(ec_x86_t1p4_512), ST)
 #define EC_X86_KINDS_512(X)                                                                           \
-    EC_X86_TILINGS_512(X, EC_X86_NS(ec_x86_stf_512), 0, 1, 2, 3, 4, 5, 6, 7)                             \
-    EC_X86_TILINGS_512(X, EC_X86_NS(ec_x86_stx_512), 8, 9, 10, 11, 12, 13, 14, 15)
+    EC_X86_TILINGS_512(X, EC_X86_NS(ec_x86_stf_512), ec_x86_conv_2d_k0_s8, ec_x86_conv_2d_k1_s8,     \
+                       ec_x86_conv_2d_k2_s8, ec_x86_conv_2d_k3_s8, ec_x86_conv_2d_k4_s8,         \
+                       ec_x86_conv_2d_k5_s8, ec_x86_conv_2d_k6_s8, ec_x86_conv_2d_k7_s8)         \
+    EC_X86_TILINGS_512(X, EC_X86_NS(ec_x86_stx_512), ec_x86_conv_2d_k8_s8, ec_x86_conv_2d_k9_s8,     \
+                       ec_x86_conv_2d_k10_s8, ec_x86_conv_2d_k11_s8, ec_x86_conv_2d_k12_s8,      \
+                       ec_x86_conv_2d_k13_s8, ec_x86_conv_2d_k14_s8, ec_x86_conv_2d_k15_s8)
 
 #if EC_X86_512
 /* Tiles: P pixels (src, src + ps, ...: band bytes; the first np are stored) x NC blocks of 16

@@ -34,10 +34,9 @@ MACHINERY = {"levels.h", "names.h", "kernels.h", "pass.h"}
 def expected_names() -> list[str]:
     """Every ec_* identifier the kernel headers define: all those they mention, less the ones
     defined elsewhere (vec/common.h, edgecc_rt.h), their lower-case macros, the public records,
-    ec_x86_level, the block-kind prefix ec_x86_dw_kw (only ever pasted) and the names written
-    through EC_X86_NS(...) itself (the convolution's row kinds); plus the functions EC_X86_DW3_BLK
-    pastes together."""
-    ids, macros, pasted, direct = set(), set(), set(), set()
+    ec_x86_level and the names written through EC_X86_NS(...) itself (the 512-bit tiles). No
+    name is pasted together (##): each is written out where it is defined."""
+    ids, macros, direct = set(), set(), set()
     for f in sorted(X86.glob("*.h")):
         if f.name in MACHINERY:
             continue
@@ -45,13 +44,11 @@ def expected_names() -> list[str]:
         ids |= set(re.findall(r"\bec_[a-z0-9_]+", s))
         macros |= set(re.findall(r"#define (ec_[a-z0-9_]+)", s))
         direct |= set(re.findall(r"EC_X86_NS\((ec_[a-z0-9_]+)", s))
-        pasted |= {f"ec_x86_dw3_blk_{a}_{b}"
-                   for a, b in re.findall(r"^EC_X86_DW3_BLK\((\d+), (\d+)\)", s, re.M)}
     ext = set()
     for f in (RT / "vec" / "common.h", RT / "edgecc_rt.h"):
         ext |= set(re.findall(r"\bec_[a-z0-9_]+", f.read_text()))
-    skip = ext | macros | PUBLIC | direct | {"ec_x86_level", "ec_x86_dw3_blk_", "ec_x86_dw_kw"}
-    return sorted((ids - skip) | pasted)
+    skip = ext | macros | PUBLIC | direct | {"ec_x86_level"}
+    return sorted(ids - skip)
 
 
 def test_names_header_lists_every_kernel_name():
@@ -181,8 +178,8 @@ def test_row_kinds_match_the_c_table():
     text = (X86 / "conv_2d_x512.h").read_text()
     tilings = re.findall(r"X\((K\d), (\d+), (\d+), (\S+?\)|0), (\S+?\)|0), ST\)", text)
     rows = {}
-    for st, ks in re.findall(r"EC_X86_TILINGS_512\(X, (EC_X86_NS\(\w+\)), ([\d, ]+)\)", text):
-        kinds = [int(k) for k in ks.split(",")]
+    for st, ks in re.findall(r"EC_X86_TILINGS_512\(X, (EC_X86_NS\(\w+\)), ([\w,\s\\]+)\)", text):
+        kinds = [int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8", ks)]
         for k, p, step, main, rest in tilings:
             rows[kinds[int(k[1])]] = (int(p), int(step), main, rest, st)
     assert sorted(rows) == list(range(16))
