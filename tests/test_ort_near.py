@@ -191,7 +191,7 @@ def test_cortex_m4_near_kernel_unoptimized_is_exact(monkeypatch):
 def test_cortex_m4_float_group_kernels(monkeypatch, mode, want):
     """cortex-m4 resnet_qdq: the default mode runs its float-group Convs on the DSP kernel's
     near-tie variant and its Adds as integer forms proven equal to onnxruntime's float32 ADD on
-    all 65536 pairs (lower/dsp_near.py add_kernel: two multipliers for one, two tables for the
+    all 65536 pairs (lower/dsp/near.py add_kernel: two multipliers for one, two tables for the
     other, whose linear form fails the proof); --onnx-float ort keeps the float kernels."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
@@ -274,7 +274,7 @@ def test_fc_norm_bound():
     ("tfl_ad01_int8_qdq", "FULLY_CONNECTED", "dsp-fc-near")])       # 81,920 MACs
 def test_cortex_m4_small_float_groups_stay_portable(monkeypatch, name, op, want):
     """Flash over speed on cortex-m4: a float-group conv of filters under 16 taps
-    (lower/dsp_conv.py NEAR_MIN_TAPS) and a one-row Gemm under 4,096 MACs (lower/dsp_near.py
+    (lower/dsp/conv.py NEAR_MIN_TAPS) and a one-row Gemm under 4,096 MACs (lower/dsp/near.py
     FC_NEAR_MIN_MACS) take the portable near-tie kernel; larger ones the DSP kernels."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target

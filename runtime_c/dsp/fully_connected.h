@@ -333,10 +333,10 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
 
 /* The offset-byte entries, 4u: 4-unit blocks only; 8u: 8-unit blocks with the 8-unit step
  * (dsp/fully_connected_8u.h, ~1.8 KB of code in each entry that has it) while 8 units remain,
- * weights in edgecc/lower/layout.py interleave_fc8's order with eight true. The compiler takes
- * the 8u entries only where the model's weights are large enough to pay for that code
- * (edgecc/lower/dsp.py fc8_why_not). onnx: onnxruntime's epilogue, scale[u] float32 per unit, g->n
- * the output zero point. */
+ * weights in edgecc/lower/layout.py interleave_fc8's order with eight true. The compiler takes the
+ * 8u entries only where the model's weights are large enough to pay for that code
+ * (edgecc/lower/dsp/fc.py fc8_why_not). onnx: onnxruntime's epilogue, scale[u] float32 per unit,
+ * g->n the output zero point. */
 #define EC_DSP_FC_UB_ENTRIES(name, name_onnx, eight) \
     EC_DSP_SHARED void name( \
             const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \

@@ -223,11 +223,5 @@ static inline __m256i ec_x86_fold8(__m256i lo, __m256i hi) {
 /* 8 bytes at p into the low half of an XMM register */
 #define EC_LD64(p) _mm_loadl_epi64((const __m128i *)(const void *)(p))
 
-/* A kernel header included alone (not through x86/kernels.h, whose names.h defines this per
- * level): the names a header writes as EC_X86_NS(name) are themselves, one copy. */
-#ifndef EC_X86_NS
-#define EC_X86_NS(n) n
-#endif
-
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_COMMON_H */

@@ -154,19 +154,19 @@ static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x86
  * kernel at every level). x86/kernels.h's entry of the same name picks the level; a model holds
  * the tiles its layers' kinds name, and one band driver. */
 #if EC_X86_512
-#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                 \
-    static inline void N(                                                                      \
+#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                  \
+    static inline void N(                                                                             \
         const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,             \
-        const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {      \
+        const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {          \
         static const ec_x86_rowk_512 k = {P, STEP, MAIN, REST, ST};                                   \
-        (void)bias_x;                                                                              \
+        (void)bias_x;                                                                                 \
         ec_x86_conv_512(g, bd, x, y, w, bias_u, q, &k);                                               \
     }
 #else
-#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                 \
-    static inline void N(                                                                      \
-        const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,             \
-        const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {      \
+#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                               \
+    static inline void N(                                                                          \
+        const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,          \
+        const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {       \
         (void)bd;                                                                                  \
         ec_x86_conv_2d_avx2(g, x, y, w, bias_u, bias_x, q);                                        \
     }

@@ -4,26 +4,25 @@
 #define EDGECC_X86_CONV_2D_X512_H
 #if defined(__AVX2__)
 #include "x512.h"
-
-/* The row kinds (edgecc/lower/vec.py x512_kind, the same order): 0-1 16 pixels x 16 channels
+/* The row kinds (edgecc/lower/vec/conv.py x512_kind, the same order): 0-1 16 pixels x 16 channels
  * (sliding, or not), 2-5 8 x 32 (sliding, or not; each without, then with a last 16- or
  * 8-channel block), 6-7 4 x 64 (without, with a last block), all with the fast requantization;
  * 8-15 the same tiles with the exact one. A kind's entry names its tiles and output stage, so a
  * model carries those its layers run (x86/conv_2d.h: the entries; the tiles below). */
-#define EC_X86_TILINGS_512(X, ST, K0, K1, K2, K3, K4, K5, K6, K7)                                     \
-    X(K0, 16, 0, 0, EC_X86_NS(ec_x86_s1_512), ST)                                                     \
-    X(K1, 16, 0, 0, EC_X86_NS(ec_x86_t1p16_512), ST)                                                  \
-    X(K2, 8, 32, EC_X86_NS(ec_x86_s2_512), 0, ST)                                                     \
-    X(K3, 8, 32, EC_X86_NS(ec_x86_s2_512), EC_X86_NS(ec_x86_t1p8_512), ST)                               \
-    X(K4, 8, 32, EC_X86_NS(ec_x86_t2_512), 0, ST)                                                     \
-    X(K5, 8, 32, EC_X86_NS(ec_x86_t2_512), EC_X86_NS(ec_x86_t1p8_512), ST)                               \
-    X(K6, 4, 64, EC_X86_NS(ec_x86_t4_512), 0, ST)                                                     \
-    X(K7, 4, 64, EC_X86_NS(ec_x86_t4_512), EC_X86_NS(ec_x86_t1p4_512), ST)
-#define EC_X86_KINDS_512(X)                                                                           \
-    EC_X86_TILINGS_512(X, EC_X86_NS(ec_x86_stf_512), ec_x86_conv_2d_k0_s8, ec_x86_conv_2d_k1_s8,     \
+#define EC_X86_TILINGS_512(X, ST, K0, K1, K2, K3, K4, K5, K6, K7)                          \
+    X(K0, 16, 0, 0, ec_x86_s1_512, ST)                                                     \
+    X(K1, 16, 0, 0, ec_x86_t1p16_512, ST)                                                  \
+    X(K2, 8, 32, ec_x86_s2_512, 0, ST)                                                     \
+    X(K3, 8, 32, ec_x86_s2_512, ec_x86_t1p8_512, ST)                                       \
+    X(K4, 8, 32, ec_x86_t2_512, 0, ST)                                                     \
+    X(K5, 8, 32, ec_x86_t2_512, ec_x86_t1p8_512, ST)                                       \
+    X(K6, 4, 64, ec_x86_t4_512, 0, ST)                                                     \
+    X(K7, 4, 64, ec_x86_t4_512, ec_x86_t1p4_512, ST)
+#define EC_X86_KINDS_512(X)                                                                      \
+    EC_X86_TILINGS_512(X, ec_x86_stf_512, ec_x86_conv_2d_k0_s8, ec_x86_conv_2d_k1_s8,            \
                        ec_x86_conv_2d_k2_s8, ec_x86_conv_2d_k3_s8, ec_x86_conv_2d_k4_s8,         \
                        ec_x86_conv_2d_k5_s8, ec_x86_conv_2d_k6_s8, ec_x86_conv_2d_k7_s8)         \
-    EC_X86_TILINGS_512(X, EC_X86_NS(ec_x86_stx_512), ec_x86_conv_2d_k8_s8, ec_x86_conv_2d_k9_s8,     \
+    EC_X86_TILINGS_512(X, ec_x86_stx_512, ec_x86_conv_2d_k8_s8, ec_x86_conv_2d_k9_s8,            \
                        ec_x86_conv_2d_k10_s8, ec_x86_conv_2d_k11_s8, ec_x86_conv_2d_k12_s8,      \
                        ec_x86_conv_2d_k13_s8, ec_x86_conv_2d_k14_s8, ec_x86_conv_2d_k15_s8)
 
@@ -34,11 +33,11 @@
  * block. P is a constant where these are inlined: the unused pixels' code disappears. */
 #define EC_X86_U_512(i) _mm512_set1_epi32(ec_x86_ld32(f + (i) * ps))
 #define EC_X86_W_512(j) _mm512_maskz_loadu_epi32(wm, wk + (size_t)(j) * 16 * kp)
-#define EC_X86_TILE_HEAD_512(NC)                                                               \
+#define EC_X86_TILE_HEAD_512(NC)                                                          \
     const int qs = g->seg_p / 4, kp = g->kp, full = c + 16 * (NC) <= g->ocp;              \
-    const int wstep = full ? 64 : 32;                                                      \
+    const int wstep = full ? 64 : 32;                                                     \
     const __mmask16 wm = full ? (__mmask16)0xFFFF : (__mmask16)0x00FF;                    \
-    const int8_t *wk = w + (size_t)c * kp;                                                 \
+    const int8_t *wk = w + (size_t)c * kp;                                                \
     int s, k
 
 static inline __attribute__((always_inline)) void ec_x86_tile1_512(
@@ -268,11 +267,11 @@ static inline __attribute__((always_inline)) void ec_x86_slide2_512(
 typedef void (*ec_x86_tilefn_512)(const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps,
                                const ptrdiff_t *boff, const int8_t *w, const int32_t *bias,
                                const ec_x86_rq *q, int c, int8_t *y, int np, ec_x86_storefn_512 st);
-#define EC_X86_TILE_FN_512(NAME, CALL)                                                                \
-    static __attribute__((noinline, unused)) void EC_X86_NS(NAME)(                                \
+#define EC_X86_TILE_FN_512(NAME, CALL)                                                             \
+    static __attribute__((noinline, unused)) void NAME(                                            \
         const ec_vec_conv_geom *g, const int8_t *src, ptrdiff_t ps, const ptrdiff_t *boff,         \
-        const int8_t *w, const int32_t *bias, const ec_x86_rq *q, int c, int8_t *y, int np,      \
-        ec_x86_storefn_512 st) {                                                                     \
+        const int8_t *w, const int32_t *bias, const ec_x86_rq *q, int c, int8_t *y, int np,        \
+        ec_x86_storefn_512 st) {                                                                   \
         CALL;                                                                                      \
     }
 EC_X86_TILE_FN_512(ec_x86_t1p16_512, ec_x86_tile1_512(g, src, ps, boff, w, bias, q, c, y, np, st, 16))
@@ -318,8 +317,7 @@ static EC_X86_SMALL_512 __attribute__((noinline, unused)) void ec_x86_row_512(
     }
 }
 
-/* The convolution over bands of input rows, each row of output pixels by the kind's tiles (one
- * copy for every kind). */
+/* The convolution over bands of input rows, each row of output pixels by the kind's tiles. */
 static EC_X86_SMALL_512 __attribute__((noinline, unused)) void ec_x86_conv_512(
     const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,
     const int8_t *w, const int32_t *bias_u, const ec_x86_rq *q, const ec_x86_rowk_512 *k) {
@@ -398,6 +396,5 @@ EC_X86_SHARED void ec_x86_conv_2d_x512(const ec_vec_conv_geom *g, const ec_x86_b
     ec_x86_conv_512(g, bd, x, y, w, bias_u, q, &kinds[ec_x86_kind_512(bd, g->ocp, q->fast)]);
 }
 #endif
-
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_CONV_2D_X512_H */

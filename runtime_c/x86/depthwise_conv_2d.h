@@ -4,7 +4,7 @@
  * ec_x86_depthwise_conv_2d_taps_s8: any filter, pixel by pixel. ec_x86_depthwise_conv_2d_3x3_s8: 3x3 undilated filters, channel block by
  * channel block and row by row, the input pairs (int16) or quads (u8, AVX-512 VPDPBUSD) of each
  * input column built once for every pixel whose window holds it; 512-bit blocks where EC_X86_512.
- * The compiler (edgecc/lower/vec_dw.py) prepares the weights (int16 tap pairs; the 3x3 kernel's
+ * The compiler (edgecc/lower/vec/depthwise.py) prepares the weights (int16 tap pairs; the 3x3 kernel's
  * 64-channel blocks build their quads from them), the bias with the input offset folded in, and the requantization constants
  * (ec_x86_rq, x86/common.h). Taps outside the input read a constant row of input_zp bytes.
  * No arena scratch. Only compiled where AVX2 exists. C99, no state, no allocation.

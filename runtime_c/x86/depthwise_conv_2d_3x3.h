@@ -5,20 +5,20 @@
 #if defined(__AVX2__)
 #include "depthwise_conv_2d_3x3_x512.h"
 
-/* One output row of one channel block. rp: the 3 input rows' first pixel (a row outside the
- * input: zrow, a whole row of input_zp bytes and 64 more; every row steps C bytes a pixel).
- * Weights: 5 pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5) (w6,w7) and (w8,0) when d4 == 1, else (0,w8)
- * (tap t = 3*fy + fx), for each pair [c][2]. With V(j) = pairs of rows 0 and 1 at input column j
- * and H(j) = pairs of row 2 at columns j, j+1, the pixel whose window starts at column j - 1 is
- * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
- * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
- * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
- * columns j-1..j+1+d4 inside the row; none above stride 2, where every pixel takes the checked
- * path: one interior loop fewer in each block kind) need no check: this does xa..x_hi-1 of them (the packed ZMM
- * rows do the first ones, ec_x86_dw3_row_p). VT: the vector type; KT the block kind's constants
- * (ky: 256-bit, kz: 512-bit); PAIRS, MAC, STORE its functions. */
-#define EC_X86_DW3_ROW(NAME, VT, KT, PAIRS, MAC, STORE)                                            \
-EC_X86_DW_INLINE void NAME(const ec_x86_dw3_geom *g, const int8_t *const rp[3],                   \
+/* One output row of one channel block. rp: the 3 input rows' first pixel (a row outside the input:
+ * zrow, a whole row of input_zp bytes and 64 more; every row steps C bytes a pixel). Weights: 5
+ * pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5) (w6,w7) and (w8,0) when d4 == 1, else (0,w8) (tap t = 3*fy
+ * + fx), for each pair [c][2]. With V(j) = pairs of rows 0 and 1 at input column j and H(j) = pairs
+ * of row 2 at columns j, j+1, the pixel whose window starts at column j - 1 is V(j-1).P0 + V(j).P1
+ * + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves several pixels and is built
+ * once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next pixel's H(j'-1)). A column outside
+ * the input reads zrow; interior pixels (x_lo..x_hi-1: the columns j-1..j+1+d4 inside the row; none
+ * above stride 2, where every pixel takes the checked path: one interior loop fewer in each block
+ * kind) need no check: this does xa..x_hi-1 of them (the packed ZMM rows do the first ones,
+ * ec_x86_dw3_row_p). VT: the vector type; KT the block kind's constants (ky: 256-bit, kz: 512-bit);
+ * PAIRS, MAC, STORE its functions. */
+#define EC_X86_DW3_ROW(NAME, VT, KT, PAIRS, MAC, STORE)                                        \
+EC_X86_DW_INLINE void NAME(const ec_x86_dw3_geom *g, const int8_t *const rp[3],                \
                        int8_t *yrow, const int8_t *zrow, const KT *k,                          \
                        int c, int NH, int FAST, int xa) {                                      \
     const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;                      \
@@ -35,43 +35,43 @@ EC_X86_DW_INLINE void NAME(const ec_x86_dw3_geom *g, const int8_t *const rp[3], 
         for (i = 0; i < 3; ++i)                                                                \
             for (d = 0; d < 4; ++d) {                                                          \
                 const int col = j - 1 + d;                                                     \
-                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * C + c;       \
+                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * C + c;           \
             }                                                                                  \
-        for (d = 0; d < 3; ++d) PAIRS(p[0][d], p[1][d], V[d], NH);                         \
-        PAIRS(p[2][0], p[2][1], H[0], NH);                                                 \
-        PAIRS(p[2][1 + d4], p[2][2 + d4], H[1], NH);                                       \
-        MAC(k, V[0], V[1], V[2], H[0], H[1], acc, NH);                                     \
-        STORE(yrow + (size_t)ox * C + c, acc, k, NH, FAST);                                \
+        for (d = 0; d < 3; ++d) PAIRS(p[0][d], p[1][d], V[d], NH);                             \
+        PAIRS(p[2][0], p[2][1], H[0], NH);                                                     \
+        PAIRS(p[2][1 + d4], p[2][2 + d4], H[1], NH);                                           \
+        MAC(k, V[0], V[1], V[2], H[0], H[1], acc, NH);                                         \
+        STORE(yrow + (size_t)ox * C + c, acc, k, NH, FAST);                                    \
     }                                                                                          \
-    if (xa < g->x_hi) { /* interior pixels xa..: pointers at each row's column j - 1 */         \
+    if (xa < g->x_hi) { /* interior pixels xa..: pointers at each row's column j - 1 */        \
         const int j0 = xa * sw - g->pad_l;                                                     \
-        const int8_t *p0 = rp[0] + j0 * C + c, *p1 = rp[1] + j0 * C + c;                         \
+        const int8_t *p0 = rp[0] + j0 * C + c, *p1 = rp[1] + j0 * C + c;                       \
         const int8_t *p2 = rp[2] + j0 * C + c;                                                 \
-        const ptrdiff_t c0 = C, c1 = C, c2 = C; /* every row (zrow too) steps C */          \
+        const ptrdiff_t c0 = C, c1 = C, c2 = C; /* every row (zrow too) steps C */             \
         int8_t *yp = yrow + (size_t)xa * C + c;                                                \
         const int n = g->x_hi - xa;                                                            \
         VT Vm[2], V0[2], Vp[2], Hm[2], Hp[2], acc[2];                                          \
         if (sw == 1) {                                                                         \
-            PAIRS(p0, p1, Vm, NH);                                                         \
-            PAIRS(p0 + c0, p1 + c1, V0, NH);                                               \
-            PAIRS(p2, p2 + c2, Hm, NH);                                                    \
+            PAIRS(p0, p1, Vm, NH);                                                             \
+            PAIRS(p0 + c0, p1 + c1, V0, NH);                                                   \
+            PAIRS(p2, p2 + c2, Hm, NH);                                                        \
             for (ox = 0; ox < n; ++ox) {                                                       \
-                PAIRS(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
-                PAIRS(p2 + c2, p2 + 2 * c2, Hp, NH);                                       \
-                MAC(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
-                STORE(yp, acc, k, NH, FAST);                                               \
+                PAIRS(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                       \
+                PAIRS(p2 + c2, p2 + 2 * c2, Hp, NH);                                           \
+                MAC(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                           \
+                STORE(yp, acc, k, NH, FAST);                                                   \
                 for (h = 0; h < NH; ++h) Vm[h] = V0[h], V0[h] = Vp[h], Hm[h] = Hp[h];          \
                 p0 += c0, p1 += c1, p2 += c2, yp += C;                                         \
             }                                                                                  \
-        } else { /* stride 2 (above 2 no pixel is interior: x_lo == x_hi == out_w) */           \
-            PAIRS(p0, p1, Vm, NH);                                                         \
-            PAIRS(p2, p2 + c2, Hm, NH);                                                    \
+        } else { /* stride 2 (above 2 no pixel is interior: x_lo == x_hi == out_w) */          \
+            PAIRS(p0, p1, Vm, NH);                                                             \
+            PAIRS(p2, p2 + c2, Hm, NH);                                                        \
             for (ox = 0; ox < n; ++ox) {                                                       \
-                PAIRS(p0 + c0, p1 + c1, V0, NH);                                           \
-                PAIRS(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
-                PAIRS(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);                                   \
-                MAC(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
-                STORE(yp, acc, k, NH, FAST);                                               \
+                PAIRS(p0 + c0, p1 + c1, V0, NH);                                               \
+                PAIRS(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                       \
+                PAIRS(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);                                       \
+                MAC(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                           \
+                STORE(yp, acc, k, NH, FAST);                                                   \
                 for (h = 0; h < NH; ++h) Vm[h] = Vp[h], Hm[h] = Hp[h];                         \
                 p0 += 2 * c0, p1 += 2 * c1, p2 += 2 * c2, yp += C;                             \
             }                                                                                  \
@@ -189,13 +189,13 @@ EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_x86_dw3_geom *g, const int8_t *x
 #else
 #define EC_X86_DW3_NOIPA
 #endif
-#define EC_X86_DW3_BLK(NAME, NH, FAST)                                                             \
-    static __attribute__((noinline, unused)) EC_X86_DW3_NOIPA void NAME(                          \
+#define EC_X86_DW3_BLK(NAME, NH, FAST)                                                        \
+    static __attribute__((noinline, unused)) EC_X86_DW3_NOIPA void NAME(                      \
         const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
         const int32_t *bias, const ec_x86_rq *q, const int8_t *zrow,                          \
-        int c) {                                                                               \
+        int c) {                                                                              \
         const ec_x86_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
-        ec_x86_dw3_block(&gl, x, y, w, bias, q, zrow, c, NH, FAST);                             \
+        ec_x86_dw3_block(&gl, x, y, w, bias, q, zrow, c, NH, FAST);                           \
     }
 EC_X86_DW3_BLK(ec_x86_dw3_blk_1_0, 1, 0)
 EC_X86_DW3_BLK(ec_x86_dw3_blk_1_1, 1, 1)
@@ -215,13 +215,13 @@ EC_X86_DW3_BLK(ec_x86_dw3_blk_7_1, 7, 1)
 #endif
 #undef EC_X86_DW3_BLK
 
-/* Every channel block of a layer in the order of its channel plan PLAN (edgecc/lower/vec_dw.py
- * dw3_plan: 1: C % 64 == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C == 8 and 4: C == 16 at stride 1;
- * 0: any other C from 16; 6: any other C below 16; 7, 8, 9: plans 2, 5, 0 below 64 channels, no
- * block of 64 quads). PLAN is a constant in each caller, so a
- * layer's code references only the block kinds its plan runs at each level. The last channels
- * of C not a multiple of the block: a block ending at channel C - 1 (overlapping channels are
- * computed and stored twice, the same values): no read or write past a pixel. */
+/* Every channel block of a layer in the order of its channel plan PLAN
+ * (edgecc/lower/vec/depthwise.py dw3_plan: 1: C % 64 == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C ==
+ * 8 and 4: C == 16 at stride 1; 0: any other C from 16; 6: any other C below 16; 7, 8, 9: plans 2,
+ * 5, 0 below 64 channels, no block of 64 quads). PLAN is a constant in each caller, so a layer's
+ * code references only the block kinds its plan runs at each level. The last channels of C not a
+ * multiple of the block: a block ending at channel C - 1 (overlapping channels are computed and
+ * stored twice, the same values): no read or write past a pixel. */
 EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y,
                              const int16_t *w, const int32_t *bias, const ec_x86_rq *q,
                              const int8_t *zrow, int FAST, int PLAN) {
@@ -230,7 +230,7 @@ EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_x86_dw3_geom *g, const int8_t *x, 
     const int C = g->chans, QUADS = PLAN < 7, Z32 = PLAN == 2 || PLAN == 5 || PLAN == 7;
     int c = 0;
 /* the block kind's two functions: f1 the fast requantization, f0 the exact one */
-#define EC_X86_DW3_B(f1, f0, c0)                                                                   \
+#define EC_X86_DW3_B(f1, f0, c0)                                                               \
     do {                                                                                       \
         if (FAST) f1(g, x, y, w, bias, q, zrow, (c0));                                         \
         else f0(g, x, y, w, bias, q, zrow, (c0));                                              \
@@ -273,7 +273,7 @@ EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_x86_dw3_geom *g, const int8_t *x, 
 #undef EC_X86_DW3_B
 }
 
-/* The plan of C channels at stride sw, as edgecc/lower/vec_dw.py dw3_plan. */
+/* The plan of C channels at stride sw, as edgecc/lower/vec/depthwise.py dw3_plan. */
 EC_X86_DW_INLINE int ec_x86_dw3_plan(int C, int sw) {
     if (C % 64 == 0) return 1;
     if (sw == 1 && (C == 8 || C == 16)) return C == 8 ? 3 : 4;
@@ -293,8 +293,8 @@ EC_X86_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_x86_dw3_geom *g, con
     /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
     const ec_x86_dw3_geom gl = *g;
     const int fast = q->fast != 0;
-#define EC_X86_DW3_P(P)                                                                            \
-    case P:                                                                                    \
+#define EC_X86_DW3_P(P)                                                                     \
+    case P:                                                                                 \
         if (fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, 1, P);                        \
         else ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, 0, P);                             \
         break;
@@ -306,15 +306,15 @@ EC_X86_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_x86_dw3_geom *g, con
 }
 
 /* The same for a layer whose requantization path (FAST: q->fast) and channel plan are known when
- * the C is generated (edgecc/lower/vec_dw.py dw3_plan, the channel count C and stride; see
+ * the C is generated (edgecc/lower/vec/depthwise.py dw3_plan, the channel count C and stride; see
  * ec_x86_dw3_all). Each names the kinds its plan runs, so a model holds the block kinds its
  * layers run, not all fourteen. */
-#define EC_X86_DW3_PLAN(NAME, PLAN, FAST)                                                          \
+#define EC_X86_DW3_PLAN(NAME, PLAN, FAST)                                                         \
     EC_X86_SHARED void NAME(                                                                      \
         const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
         const int32_t *bias, const ec_x86_rq *q, const int8_t *zrow) {                            \
         const ec_x86_dw3_geom gl = *g;                                                            \
-        ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, FAST, PLAN);                                \
+        ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, FAST, PLAN);                                  \
     }
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p00_s8, 0, 0)
 EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p01_s8, 0, 1)

@@ -351,12 +351,12 @@ EC_X86_DW_INLINE void ec_x86_dw3_row_q(const ec_x86_dw3_geom *g, const int8_t *c
     int8_t *yp = yrow + c;
     for (i = 0; i < 4; ++i)  /* set before use (the first pixel builds all 3); for the compiler */
         q0[i] = q1[i] = q2[i] = _mm512_setzero_si512();
-#define EC_X86_DW_Q(col, v)                                                                        \
+#define EC_X86_DW_Q(col, v)                                                                    \
     do {                                                                                       \
         const int col_ = (col), in_ = col_ >= 0 && col_ < in_w;                                \
         ec_x86_dw_kq_build(in_ ? rp[0] + col_ * C + c : zrow + c,                              \
-                       in_ ? rp[1] + col_ * C + c : zrow + c,                              \
-                       in_ ? rp[2] + col_ * C + c : zrow + c, (v));                        \
+                       in_ ? rp[1] + col_ * C + c : zrow + c,                                  \
+                       in_ ? rp[2] + col_ * C + c : zrow + c, (v));                            \
     } while (0)
     for (ox = 0; ox < g->out_w; ++ox, yp += C) {
         const int j = ox * sw - g->pad_l;  /* the window's first column */

@@ -81,9 +81,9 @@ EC_X86_FC_INL void ec_x86_fcz8(const int8_t *u, int kq, const int8_t *wk, const 
 }
 
 /* Passes of 4, 2 and 1 blocks: 4 accumulator chains (steps k, k+1, k+2, k+3). */
-#define EC_FCZ_SMALL(NAME, NBV, STEP, OUT)                                                   \
+#define EC_FCZ_SMALL(NAME, NBV, STEP, OUT)                                                  \
 EC_X86_FC_INL void NAME(const int8_t *u, int kq, const int8_t *wk, const int32_t *bias,     \
-                        const ec_x86_rq *q, int8_t *y, int c, int units, int uni) {        \
+                        const ec_x86_rq *q, int8_t *y, int c, int units, int uni) {         \
     enum { NB = NBV };                                                                      \
     const __m512i z = _mm512_setzero_si512(), flip = _mm512_set1_epi8((char)0x80);          \
     __m512i a0 = EC_FCZ_B(0), b0 = z, g0 = z, d0 = z;                                       \
@@ -215,10 +215,10 @@ EC_X86_FC_INL __m256i ec_x86_fc_fold8(__m256i lo, __m256i hi) {
 #define EC_FCX_U(s) _mm256_set1_epi64x(ec_x86_ld64(xs + 4 * (s)))
 #define EC_FCX_W(s, j, r) _mm256_cvtepi8_epi16(EC_LD128(wk + ((s) * np + (j)) * 64 + 16 * (r)))
 #define EC_FCX_DP(A, s, j, r) A = _mm256_add_epi32(A, _mm256_madd_epi16(v, EC_FCX_W(s, j, r)))
-#define EC_FCX_OUT(A, B, C, D, j)                                                              \
-    ec_x86_out16(y + c + 16 * (j),                                                          \
-                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j)), ec_x86_fc_fold8(A, B)),      \
-                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j) + 8), ec_x86_fc_fold8(C, D)), q,  \
+#define EC_FCX_OUT(A, B, C, D, j)                                                                \
+    ec_x86_out16(y + c + 16 * (j),                                                               \
+                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j)), ec_x86_fc_fold8(A, B)),        \
+                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j) + 8), ec_x86_fc_fold8(C, D)), q, \
                   uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
 /* Blocks j..j+1 of a pass of np blocks: 8 accumulators. */

@@ -147,10 +147,10 @@ static inline __attribute__((always_inline)) void ec_x86_store_as_512(
 typedef void (*ec_x86_storefn_512)(const ec_vec_conv_geom *g, const ec_x86_rq *q, int c, int8_t *y,
                                 int np, const __m512i *acc, int NC, int ng);
 #define EC_X86_STORE_FN_512(NAME, FAST)                                                               \
-    static __attribute__((noinline, unused)) void EC_X86_NS(NAME)(                                \
-        const ec_vec_conv_geom *g, const ec_x86_rq *q, int c, int8_t *y, int np,                 \
-        const __m512i *acc, int NC, int ng) {                                                     \
-        ec_x86_store_as_512(g, q, c, y, np, acc, NC, ng, FAST);                                      \
+    static __attribute__((noinline, unused)) void NAME(                                               \
+        const ec_vec_conv_geom *g, const ec_x86_rq *q, int c, int8_t *y, int np,                      \
+        const __m512i *acc, int NC, int ng) {                                                         \
+        ec_x86_store_as_512(g, q, c, y, np, acc, NC, ng, FAST);                                       \
     }
 EC_X86_STORE_FN_512(ec_x86_stf_512, 1)
 EC_X86_STORE_FN_512(ec_x86_stx_512, 0)

@@ -1,10 +1,11 @@
-"""x86 run-time ISA dispatch (runtime_c/x86/kernels.h, levels.h, names.h, pass.h).
+"""x86 run-time ISA dispatch (runtime_c/x86/kernels.h, levels.h, names_l*.h, names_off.h, pass.h).
 
 The x86-avx2 target's C compiles its kernels once per instruction-set level (AVX2, AVX-VNNI,
 AVX-512 VNNI) and picks one at run time: the level each build reports on this CPU (gcc and
 clang, capped by -DEDGECC_X86_MAX), the instructions each build holds, the AVX2-only fallback of a
 dispatching binary under qemu-x86_64 -cpu max (AVX2, no AVX-512, no AVX-VNNI in QEMU 7.2's TCG),
-bit-exact there on a shared model, and names.h listing exactly what the kernel headers define.
+bit-exact there on a shared model, and the names files listing exactly what the kernel headers
+define, no C function name pasted together with ##.
 Bit-exactness of every level on random layers and the shared models: test_x86*.py (their
 _paths() force each level).
 """
@@ -28,33 +29,41 @@ X86 = RT / "x86"
 PUBLIC = {"ec_x86_rq", "ec_x86_band_512", "ec_x86_add_lin_geom", "ec_x86_add_exact_geom",
           "ec_x86_first_geom", "ec_x86_dw_geom", "ec_x86_dw3_geom",
           "ec_x86_pool_geom"}
-MACHINERY = {"levels.h", "names.h", "kernels.h", "pass.h"}
+NAMES = ("names_l0.h", "names_l1.h", "names_l2.h", "names_off.h")
+MACHINERY = {"levels.h", "kernels.h", "pass.h", *NAMES}
 
 
 def expected_names() -> list[str]:
     """Every ec_* identifier the kernel headers define: all those they mention, less the ones
-    defined elsewhere (vec/common.h, edgecc_rt.h), their lower-case macros, the public records,
-    ec_x86_level and the names written through EC_X86_NS(...) itself (the 512-bit tiles). No
-    name is pasted together (##): each is written out where it is defined."""
-    ids, macros, direct = set(), set(), set()
+    defined elsewhere (vec/common.h, edgecc_rt.h), their lower-case macros, the public records
+    and ec_x86_level."""
+    ids, macros = set(), set()
     for f in sorted(X86.glob("*.h")):
         if f.name in MACHINERY:
             continue
         s = f.read_text()
         ids |= set(re.findall(r"\bec_[a-z0-9_]+", s))
         macros |= set(re.findall(r"#define (ec_[a-z0-9_]+)", s))
-        direct |= set(re.findall(r"EC_X86_NS\((ec_[a-z0-9_]+)", s))
     ext = set()
     for f in (RT / "vec" / "common.h", RT / "edgecc_rt.h"):
         ext |= set(re.findall(r"\bec_[a-z0-9_]+", f.read_text()))
-    skip = ext | macros | PUBLIC | direct | {"ec_x86_level"}
+    skip = ext | macros | PUBLIC | {"ec_x86_level"}
     return sorted(ids - skip)
 
 
-def test_names_header_lists_every_kernel_name():
-    listed = re.findall(r"^#define (ec_[a-z0-9_]+) EC_X86_NS\(\1\)$", (X86 / "names.h").read_text(),
-                        re.M)
-    assert listed == expected_names()
+def test_names_files_list_every_kernel_name():
+    """Each level's names file renames every name the kernel headers define to NAME_l<level>,
+    names_off.h undoes each; and no C function name is pasted together (##) anywhere in
+    runtime_c/: each is greppable by its full name where it is defined and called."""
+    want = expected_names()
+    for level in (0, 1, 2):
+        text = (X86 / f"names_l{level}.h").read_text()
+        assert re.findall(rf"^#define (ec_[a-z0-9_]+) \1_l{level}$", text, re.M) == want, level
+    assert re.findall(r"^#undef (ec_[a-z0-9_]+)$", (X86 / "names_off.h").read_text(), re.M) == want
+    for h in sorted(RT.rglob("*.h")):
+        for line in h.read_text().splitlines():
+            # (pasting is left to local variables and macro names: ec_ / EC_ never touch ##)
+            assert not re.search(r"(\bec_\w*##|##\w*_s8\b|\w##_l\d|##_base)", line), (h, line)
 
 
 def _best() -> int:
@@ -176,10 +185,12 @@ def test_row_kinds_match_the_c_table():
     for a fast requantization; vww_96_int8's calls name kinds of that table."""
     from edgecc.lower.vec.conv import x512_kind
     text = (X86 / "conv_2d_x512.h").read_text()
-    tilings = re.findall(r"X\((K\d), (\d+), (\d+), (\S+?\)|0), (\S+?\)|0), ST\)", text)
+    tilings = re.findall(r"X\((K\d), (\d+), (\d+), (\w+), (\w+), ST\)", text)
     rows = {}
-    for st, ks in re.findall(r"EC_X86_TILINGS_512\(X, (EC_X86_NS\(\w+\)), ([\w,\s\\]+)\)", text):
+    for st, ks in re.findall(r"EC_X86_TILINGS_512\(X, (\w+), ([\w,\s\\]+)\)", text):
         kinds = [int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8", ks)]
+        if not kinds:  # (the macro's own definition)
+            continue
         for k, p, step, main, rest in tilings:
             rows[kinds[int(k[1])]] = (int(p), int(step), main, rest, st)
     assert sorted(rows) == list(range(16))

@@ -106,7 +106,7 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     kh, kw, oc = w.shape
     win = conv_window(g, n)
     # 3x3 undilated on AVX2: ec_x86_depthwise_conv_2d_3x3_s8, any channel count from 8 (blocks may overlap)
-    # (not for ONNX numerics: its epilogue is in the taps kernel, edgecc/lower/x86_onnx.py)
+    # (not for ONNX numerics: its epilogue is in the taps kernel, edgecc/lower/x86/onnx.py)
     dw3 = isa == "x86" and kh == kw == 3 and win.dil_h == win.dil_w == 1 and not is_onnx(n)
     if oc < 8:
         raise Refused("fewer than 8 channels: portable kernel")
