@@ -16,7 +16,7 @@ from edgecc.errors import EdgeccError, InternalError
 from edgecc.ir import Graph, Node
 from edgecc.lower.choose import choose
 from edgecc.lower.portable import headers_for
-from edgecc.ops import Kernel, get_op
+from edgecc.ops import Kernel, all_ops, get_op
 from edgecc.lower.table import ONNX_PORTABLE  # noqa: F401 (the reason inspect shows)
 from edgecc.plan.liveness import buffers_for, lower_bound, stream_savings
 from edgecc.plan.stream import STREAM_OPS
@@ -97,7 +97,6 @@ def stream_saving(g: Graph, i: int, streams) -> int:
 
 
 def alias_ops() -> set[str]:
-    from edgecc.ops import all_ops
     return {name for name, op in all_ops().items() if op.alias}
 
 
