@@ -82,7 +82,7 @@ def gated(c: Candidate) -> Candidate:
             if big:
                 _few_tiles(g, n, k)
             k.params["kind"] = x512_kind(k.params["band"], k.params["geom"].ocp,
-                                             k.params.get("fast", 0))
+                                         k.params.get("fast", 0))
         return k
     return dataclasses.replace(c, build=build)
 
