@@ -21,6 +21,7 @@ from cnnchain import chain_model, random_layers, run_compiled, tflm_outputs
 from cnnchain import overlapped as _overlapped
 from conftest import shared_model
 from edgecc.compiler import compile_model
+from edgecc.options import CompileOptions
 from edgecc.lower import alias_ops
 from edgecc.plan import model_lower_bound
 from edgecc.plan.check import PlanError, check_buffers, check_graph_plan, stream_safe
@@ -34,7 +35,7 @@ from opcheck import check_model
 # Kernel.streams must be one of them (add a template only with its own overlap test).
 VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j2",
             "c/max_pool_2d.c.j2",
-            "dsp/conv_2d_4px.c.j2",  # (0, PX, 1): tests/ops/test_dsp_conv_stream.py
+            "dsp/conv_2d_6px.c.j2",  # (0, PX, 1): tests/ops/test_dsp_conv_stream.py
             # tests/ops/test_dsp_dwfc.py: test_dsp_depthwise_streams_bit_exact
             "dsp/depthwise_conv_2d_planes.c.j2", "dsp/depthwise_conv_2d_direct.c.j2",
             "dsp/depthwise_conv_2d_one.c.j2"}
@@ -285,7 +286,6 @@ def test_memory_first_swaps_only_the_steps_that_set_the_peak():
 def test_memory_first_bit_exact_on_cortex_m4():
     from edgecc.verify import verify_model
     r = verify_model(_critical_chain(), get_target("cortex-m4"))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("EDGECC_TILING", "auto")
-        r2 = verify_model(_critical_chain(), get_target("cortex-m4"))
+    r2 = verify_model(_critical_chain(), get_target("cortex-m4"),
+                      options=CompileOptions(tiling="auto"))
     assert r.bit_exact and r2.bit_exact and r2.arena_bytes < r.arena_bytes
