@@ -30,7 +30,7 @@ def row_base(model: Path) -> dict:
 
 def row_suffix(mode: str) -> str:
     """An ONNX row's name after the model's: '' in the default --onnx-float mode, '@MODE' in
-    another (`--onnx-float fused`: DESIGN.md's integer semantics, measured against its own
+    another (`--onnx-float fused`: docs/design.md's integer semantics, measured against its own
     oracle, onnxruntime with int8 QDQ fusion allowed)."""
     return "" if mode == "integer" else f"@{mode}"
 

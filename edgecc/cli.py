@@ -1,6 +1,6 @@
 """The `edgecc` command line: argument parsing, human tables and --json output, exit codes.
 
-Owns: the verbs and flags (the DESIGN.md contract), turning every EdgeccError into one line on
+Owns: the verbs and flags (the docs/design.md contract), turning every EdgeccError into one line on
 stderr with exit status 2, any other exception (a bug) into exit 3, and never letting a traceback
 reach the user.
 """
@@ -165,7 +165,7 @@ def cmd_verify(args) -> int:
 
 
 def _status(r) -> str:
-    """bit-exact, within one step of onnxruntime's float ops (DESIGN.md), or MISMATCH."""
+    """bit-exact, within one step of onnxruntime's float ops (docs/design.md), or MISMATCH."""
     if r.bit_exact:
         return "bit-exact"
     x = r.extra

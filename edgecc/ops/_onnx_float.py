@@ -51,7 +51,8 @@ def onnx_float_mode() -> str:
     group stays in float32; every DequantizeLinear -> op -> QuantizeLinear group runs as the
     integer QOperator kernel onnxruntime fuses it into where its QDQ transformer allows int8
     (Arm CPUs; x86 with the session option `session.qdqisint8allowed` = 1, `session_config`):
-    DESIGN.md's integer semantics, the oracle run with that option (frontends/onnx/ortfuse.py)."""
+    docs/design.md's integer semantics, the oracle run with that option
+    (frontends/onnx/ortfuse.py)."""
     mode = os.environ.get("EDGECC_ONNX_FLOAT") or "integer"
     if mode not in ONNX_FLOAT_MODES:
         raise EdgeccError(f"unknown --onnx-float mode {mode!r} "
