@@ -47,7 +47,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 @dataclass(frozen=True)
 class QemuMachine:
-    """What edgecc relies on about one QEMU machine (measured, ../shared/docs/toolchains.md)."""
+    """What edgecc relies on about one QEMU machine (measured, docs/toolchains.md)."""
     name: str
     target: str
     boot: int                                  # vector table address the core boots from

@@ -1,6 +1,6 @@
 """The `edgecc` command line: argument parsing, human tables and --json output, exit codes.
 
-Owns: the verbs and flags (the DESIGN.md contract), turning the flags into one CompileOptions
+Owns: the verbs and flags (the docs/design.md contract), turning the flags into one CompileOptions
 value (`options_from_args`: the only place that reads the environment variables giving flags
 their defaults: $EDGECC_SCRATCH, $EDGECC_TILING, $EDGECC_ONNX_NUMERICS (or the old
 $EDGECC_ONNX_FLOAT), $EDGECC_ORT_THREADS), turning every EdgeccError into one line on stderr with
@@ -193,7 +193,7 @@ def cmd_verify(args) -> int:
 
 
 def _status(r) -> str:
-    """bit-exact, within one step of onnxruntime's float ops (DESIGN.md), or MISMATCH."""
+    """bit-exact, within one step of onnxruntime's float ops (docs/design.md), or MISMATCH."""
     if r.bit_exact:
         return "bit-exact"
     x = r.extra

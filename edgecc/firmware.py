@@ -1,8 +1,8 @@
 """Build-system files for a firmware that embeds the generated C (`edgecc compile --emit`).
 
-Owns: DESIGN.md's "Firmware integration (contract)": `--emit cmake` (OUT/CMakeLists.txt, a static
-library target `name` with alias `edgecc::name`, OUT as its PUBLIC include directory, no flags of
-its own), `--emit make` (OUT/name.mk with NAME_SRCS and NAME_INCLUDES), `--emit zephyr`
+Owns: docs/design.md's "Firmware integration (contract)": `--emit cmake` (OUT/CMakeLists.txt, a
+static library target `name` with alias `edgecc::name`, OUT as its PUBLIC include directory, no
+flags of its own), `--emit make` (OUT/name.mk with NAME_SRCS and NAME_INCLUDES), `--emit zephyr`
 (OUT/zephyr/module.yml and a zephyr_library). For a bare-metal board, `cmake` also writes the
 board's support: a toolchain file for arm-none-eabi (OUT/toolchain-arm-none-eabi.cmake) and the
 startup code and linker script (OUT/board/), which the library adds to the firmware when it is

@@ -15,7 +15,8 @@ sys.path.insert(0, str(REPO))  # `benchmarks` is a top-level folder of the check
 
 from benchmarks.anchors import load_anchors, parse_anchors  # noqa: E402
 from benchmarks.metrics import count_macs  # noqa: E402
-from benchmarks.table import update_readme  # noqa: E402
+from benchmarks.table import (docs_block, generated_block, readme_block,  # noqa: E402
+                              update_readme)
 
 
 def _anchors():
@@ -143,6 +144,22 @@ def test_readme_block_is_replaced_and_nothing_else(tmp_path):
     update_readme(p, "new table")
     assert p.read_text() == ("a\n<!-- BEGIN GENERATED: benchmarks -->\nnew table\n"
                              "<!-- END GENERATED: benchmarks -->\nz\n")
+
+
+def test_readme_and_docs_summaries_are_current():
+    """README.md's short summary and docs/benchmarks.md's table are what the saved run renders to
+    (both written by `python3 -m benchmarks.run --render benchmarks/results.json --readme
+    README.md`)."""
+    saved = json.loads((REPO / "benchmarks" / "results.json").read_text())
+    meta, results = saved["meta"], saved["results"]
+    readme, docs = REPO / "README.md", REPO / "docs" / "benchmarks.md"
+    fix = "stale: run python3 -m benchmarks.run --render benchmarks/results.json --readme README.md"
+    assert generated_block(readme) == readme_block(meta, results, "docs/benchmarks.md"), \
+        f"README.md's benchmark summary is {fix}"
+    assert generated_block(docs) == docs_block(meta, results, "../benchmarks/results.md"), \
+        f"docs/benchmarks.md's table is {fix}"
+    short = generated_block(readme)
+    assert "| kws_ref_model |" in short and "| cv_dscnn |" not in short  # anchor models only
 
 
 def _run(args: list[str]) -> subprocess.CompletedProcess:

@@ -1,4 +1,4 @@
-"""Firmware integration (DESIGN.md "Firmware integration (contract)"): `edgecc compile --emit
+"""Firmware integration (docs/design.md "Firmware integration (contract)"): `edgecc compile --emit
 cmake|make|zephyr`, consumed by a project that knows only the contract, built with the real cmake
 and make, run, and compared byte for byte with TFLite Micro."""
 from __future__ import annotations

@@ -46,7 +46,7 @@ def _check(name: str, target: str, mode: str) -> None:
         assert r.bit_exact, r.as_json()
 
 
-# --onnx-float fused (DESIGN.md's integer semantics: every QDQ group as the integer kernel
+# --onnx-float fused (docs/design.md's integer semantics: every QDQ group as the integer kernel
 # onnxruntime fuses it into where int8 is allowed, the oracle run so) changes the int8 QDQ models
 FUSED = [*TFL, *(f"ox_{m}_qdq_s8" for m in ("autoenc", "conv1d", "dscnn", "se_mbv2"))]
 

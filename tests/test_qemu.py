@@ -2,7 +2,7 @@
 instruction counts, faults and hangs reported as such, boards whose memory is too small.
 
 Every test here really runs arm-none-eabi-gcc / clang / aarch64-linux-gnu-gcc and
-qemu-system-arm / qemu-aarch64 (toolchains.md); nothing is mocked."""
+qemu-system-arm / qemu-aarch64 (docs/toolchains.md); nothing is mocked."""
 from __future__ import annotations
 
 import json

@@ -46,7 +46,7 @@ class VerifyResult:
     @property
     def passed(self) -> bool:
         """Bit-exact, or (an ONNX model) every differing value one step from onnxruntime's and
-        downstream of an op onnxruntime computes in float (DESIGN.md)."""
+        downstream of an op onnxruntime computes in float (docs/design.md)."""
         return self.bit_exact or bool(self.extra.get("within_one_step"))
 
     def as_json(self) -> dict:

@@ -1,5 +1,5 @@
 """Which outputs of an ONNX model onnxruntime computes through float arithmetic (so edgecc's
-integer kernels may differ from it by one quantization step there, as DESIGN.md allows).
+integer kernels may differ from it by one quantization step there, as docs/design.md allows).
 
 Owns: asking onnxruntime itself. Its graph optimizer (CPU provider, default session options)
 writes the graph it runs; every node of that graph that is not data movement, a

@@ -4,7 +4,7 @@ Owns: recognising a float32 activation and the handlers of the compute ops on on
 (plain, grouped, depthwise), Gemm / MatMul, Add / Mul with an activation or a float constant,
 Relu and Clip(0, 6), AveragePool / GlobalAveragePool and Softmax. They reuse emit.py's layout
 work (NHWC, folded Transposes) with no quantization (yq None); MaxPool, Reshape, Squeeze and the
-other data movement take float activations as they are. Results are within DESIGN.md's float32
+other data movement take float activations as they are. Results are within docs/design.md's float32
 tolerance of onnxruntime (1e-5 relative), not bit-exact: the summation orders differ.
 """
 from __future__ import annotations
