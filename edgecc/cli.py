@@ -99,7 +99,7 @@ def _add_tiling(p: argparse.ArgumentParser) -> None:
 
 def _resolve_target(args):
     if getattr(args, "board", None):
-        from edgecc.boards import load_board
+        from edgecc.build.boards import load_board
         board = load_board(args.board)
         if args.target and args.target != board.target:
             raise EdgeccError(f"--target {args.target} conflicts with board {board.name} "
@@ -111,7 +111,7 @@ def _resolve_target(args):
 def cmd_compile(args) -> int:
     from edgecc.codegen import write_files
     from edgecc.compiler import compile_model
-    from edgecc.budget import arena_room
+    from edgecc.build.boards import arena_room
     target, board = _resolve_target(args)
     c = compile_model(args.model, target, args.name,
                       ram_budget=arena_room(board) if board is not None else None, io=args.io,
@@ -232,7 +232,7 @@ def _verify_inputs(args, target, board) -> int:
 
 
 def _print_qemu_info(x: dict) -> None:
-    """The board run's numbers (edgecc.verify.qemu) under verify's one-line verdict."""
+    """The board run's numbers (edgecc.build.qemu) under verify's one-line verdict."""
     if "instructions" not in x:
         return
     print(f"board {x['board']} (QEMU {x['qemu_machine']}): {x['instructions']:,} instructions "
@@ -246,7 +246,7 @@ def _print_qemu_info(x: dict) -> None:
 
 
 def cmd_budget(args) -> int:
-    from edgecc.boards import load_board
+    from edgecc.build.boards import load_board
     from edgecc.budget import budget_model
     rep = budget_model(args.model, load_board(args.board), ram_limit=args.ram_limit,
                        flash_limit=args.flash_limit, keep=args.keep,
@@ -269,7 +269,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    from edgecc.plan.show import plan_cli
+    from edgecc.plan_view import plan_cli
     target, _ = _resolve_target(args)
     return plan_cli(args, target)
 

@@ -16,8 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
+from edgecc.build.boards import arena_room, default_board
+from edgecc.build.harness import parse_frames
+from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
 from edgecc.ir import Graph
+from edgecc.progress import progress as bar
+from edgecc.verify import VerifyResult, _build_and_run
+from edgecc.verify.reference import run_reference
 
 CHUNK_BYTES = 8 << 20  # embedded sample bytes per build at most (host; boards: half their flash)
 
@@ -136,11 +142,6 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
                   io: str = "arena", progress: bool = False,
                   weights_section: str | None = None):
     """verify on the samples of `inputs`: a VerifyResult whose extra holds the metrics."""
-    from edgecc.budget import arena_room
-    from edgecc.compiler import compile_model
-    from edgecc.verify import VerifyResult, _build_and_run
-    from edgecc.verify.harness import parse_frames
-    from edgecc.verify.reference import run_reference
     t0 = time.perf_counter()
     c = compile_model(model, target, name, io=io, weights_section=weights_section,
                       ram_budget=arena_room(board) if board is not None else None)
@@ -148,7 +149,6 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     if not samples:
         raise EdgeccError(f"{inputs}: no samples")
     n_out = len(c.graph.outputs)
-    from edgecc.progress import progress as bar
     ref, oracle = [], ""
     for s in bar(samples, desc="reference", unit="sample", json_mode=not progress):
         r, oracle = run_reference(model, s, n_out)
@@ -179,5 +179,4 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
 def _default_board(target):
     if target.runner == "host":
         return None
-    from edgecc.boards import default_board
     return default_board(target.name)

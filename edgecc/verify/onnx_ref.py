@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from edgecc.errors import EdgeccError
+from edgecc.ops._onnx_float import session_config
 
 ORT = "onnxruntime"
 
@@ -20,8 +21,9 @@ ORT = "onnxruntime"
 def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
                     extra: list[str] = ()) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
     """The model's outputs and (for `extra` tensor names) those intermediate tensors."""
-    try:
-        import onnx
+    # onnx takes ~2 s to import: loaded only when an ONNX model is verified
+    import onnx
+    try:  # optional: onnxruntime is the ONNX oracle, not a dependency of compiling
         import onnxruntime as ort
     except ImportError:
         raise EdgeccError("the ONNX reference needs the 'onnxruntime' package "
@@ -32,7 +34,6 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
     for name in extra:
         if name not in have:
             m.graph.output.append(onnx.ValueInfoProto(name=name))
-    from edgecc.ops._onnx_float import session_config
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
     for k, v in session_config().items():
@@ -52,7 +53,6 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
 def oracle_label(oracle: str) -> str:
     """The oracle's name as verify prints it: onnxruntime with the session options the
     --onnx-float mode sets (fused: int8 QDQ fusion allowed)."""
-    from edgecc.ops._onnx_float import session_config
     opts = session_config() if oracle == ORT else {}
     return oracle + (" (" + ", ".join(f"{k}={v}" for k, v in opts.items()) + ")"
                      if opts else "")

@@ -7,8 +7,13 @@ the SVG only through XML escaping.
 """
 from __future__ import annotations
 
+import json
 from html import escape
+from pathlib import Path
 
+from edgecc.build.boards import arena_room, load_board
+from edgecc.compiler import compile_model
+from edgecc.errors import EdgeccError
 from edgecc.ir import Graph
 from edgecc.plan import Plan
 
@@ -140,15 +145,8 @@ def plan_svg(g: Graph, plan: Plan, title: str = "", width: int = 900, height: in
 
 def plan_cli(args, target) -> int:
     """`edgecc plan MODEL [--json] [--svg FILE]`: the plan `edgecc compile` would emit."""
-    import json
-    from pathlib import Path
-
-    from edgecc.compiler import compile_model
-    from edgecc.errors import EdgeccError
     budget = None
     if getattr(args, "board", None):
-        from edgecc.boards import load_board
-        from edgecc.budget import arena_room
         budget = arena_room(load_board(args.board))
     c = compile_model(args.model, target, "model", ram_budget=budget)
     rep = plan_report(c.graph, c.plan, Path(args.model).name)

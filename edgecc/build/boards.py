@@ -3,7 +3,8 @@
 Owns: reading a board file (TOML; `--board NAME` looks in boards/, `--board path/to/file.toml`
 reads that file), checking it, and answering the questions the build and the budget ask: which
 target and compiler flags, which memory regions (device sizes, and where each region sits on the
-QEMU machine that emulates the board's core), and which region holds code, data and the arena.
+QEMU machine that emulates the board's core), which region holds code, data and the arena, and
+how many bytes the arena may have (`arena_room`: the RAM budget the compiler plans against).
 
 A board file (see boards/README.md):
 
@@ -129,6 +130,19 @@ class Board:
             if arena_bytes <= room:
                 return r
         return None
+
+
+def arena_room(board: Board, ram_limit: int | None = None) -> int | None:
+    """Bytes the board (or --ram-limit) has for the arena: the largest arena region, less the
+    stack and heap reserved where they share it (None: no limit known, e.g. a Linux target)."""
+    room = None
+    if board.bare_metal:
+        room = max(board.region(n).size - (board.stack_size + board.heap_size
+                                           if n == board.data_region else 0)
+                   for n in board.arena_regions)
+    if ram_limit is not None:
+        room = ram_limit if room is None else min(room, ram_limit)
+    return room
 
 
 def _size(v, where: str) -> int:
