@@ -11,13 +11,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from edgecc.build.boards import Board, arena_room
+from edgecc.build.boards import Board, board_options
 from edgecc.build.cross import app_main_c, build_program, link
 from edgecc.build.measure import Footprint, measure
 from edgecc.build.regions import region_use
 from edgecc.codegen import write_files
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.options import CompileOptions
 from edgecc.names import c_ident
 from edgecc.targets import get_target
 
@@ -101,11 +102,12 @@ def check(fp: Footprint, board: Board, flash_limit: int | None,
 
 def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
                  flash_limit: int | None = None, name: str = "model",
-                 keep: Path | None = None, weights_section: str | None = None) -> BudgetReport:
+                 keep: Path | None = None, options: CompileOptions | None = None) -> BudgetReport:
     if ram_limit is not None and ram_limit <= 0 or flash_limit is not None and flash_limit <= 0:
         raise EdgeccError("--ram-limit and --flash-limit must be positive byte counts")
     c = compile_model(model, get_target(board.target), name,
-                      ram_budget=arena_room(board, ram_limit), weights_section=weights_section)
+                      board_options(options, board, ram_limit))
+    weights_section = c.options.weights_section
     ident = c_ident(name)
     with tempfile.TemporaryDirectory(prefix="edgecc-budget-") as tmp:
         work = Path(keep) if keep else Path(tmp)

@@ -39,9 +39,9 @@ def refused_by_all(g: Graph, n: Node, onnx: bool = False, near: bool = False) ->
     non-zero zero point, which take the portable kernels; the entries were written for TFLite's
     integer arithmetic."""
     if n.attrs.get("numerics") == "ort_float":  # edgecc/ops/_ort_float.py
-        from edgecc.ops._onnx_float import onnx_float_mode
-        # `near`: the entry implements edgecc/ops/_ort_near.py's check (default mode only)
-        return None if near and onnx_float_mode() == "integer" else ORT_FLOAT_PORTABLE
+        from edgecc.ops._onnx_float import near_checked
+        # `near`: the entry implements edgecc/ops/_ort_near.py's check (numerics x86 only)
+        return None if near and near_checked(n) else ORT_FLOAT_PORTABLE
     if n.attrs.get("numerics") == "onnx" and not onnx:
         return ONNX_PORTABLE
     if is_float(g, n):  # the twin's test (edgecc/ops/_float.py): the node takes its float path

@@ -79,7 +79,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         w = _weights(g, n).transpose(0, 3, 1, 2)  # [oc, kh, kw, ic] -> (c, ky, kx) order
         win = conv_window(g, n)
         out = of.gemm_columns(w.reshape(w.shape[0], -1), _conv_columns(g, n, x),
-                              _bias(g, n, w.shape[0]), of.ort_threads())
+                              _bias(g, n, w.shape[0]), of.ort_threads(n))
         v = out.T.reshape(1, win.out_h, win.out_w, w.shape[0])
     elif n.op == "FULLY_CONNECTED":
         w = _weights(g, n)
@@ -141,7 +141,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         w = _weights(g, n).transpose(0, 3, 1, 2)
         oc, ic = w.shape[0], w.shape[1]
         ksize = w[0].size
-        segs = of.conv_segments(win.out_h * win.out_w, ksize, oc, of.ort_threads())
+        segs = of.conv_segments(win.out_h * win.out_w, ksize, oc, of.ort_threads(n))
         p.update(in_h=win.in_h, in_w=win.in_w, in_c=ic, out_h=win.out_h, out_w=win.out_w,
                  out_c=oc, k_h=win.k_h, k_w=win.k_w, stride_h=win.stride_h,
                  stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t,

@@ -137,7 +137,7 @@ def conv_segments_sk(g: Graph, n: Node) -> tuple[list, int]:
     """onnxruntime's thread segments of the conv's output pixels and m (roundings)."""
     win, w = conv_window(g, n), const(g, n, 1)
     ksize = int(w[0].size)
-    segs = of.conv_segments(win.out_h * win.out_w, ksize, w.shape[0], of.ort_threads())
+    segs = of.conv_segments(win.out_h * win.out_w, ksize, w.shape[0], of.ort_threads(n))
     return segs, roundings("CONV_2D", ksize, max(-(-ksize // sk) for _, _, sk in segs))
 
 
@@ -198,9 +198,9 @@ def exact_sum_fits(g: Graph, n: Node) -> bool:
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel of a float-group CONV_2D / FULLY_CONNECTED: this module's in the
     default mode, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
-    --onnx-float ort or a filter too large for the exact bound's uint32."""
+    --onnx-numerics x86-float or a filter too large for the exact bound's uint32."""
     from edgecc.ops import _ort_float
-    if of.onnx_float_mode() != "integer" or not exact_sum_fits(g, n):
+    if not of.near_checked(n) or not exact_sum_fits(g, n):
         return _ort_float.lower(g, n, target)
     w = const(g, n, 1)
     oc = w.shape[0]

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from edgecc.build.boards import arena_room, default_board
+from edgecc.build.boards import board_options, default_board
 from edgecc.build.harness import parse_frames
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
 from edgecc.ir import Graph
+from edgecc.options import CompileOptions
 from edgecc.progress import progress as bar
 from edgecc.verify import VerifyResult, _build_and_run
 from edgecc.verify.reference import run_reference
@@ -139,12 +140,10 @@ def _chunks(samples: list[list[np.ndarray]], board) -> list[list[list[np.ndarray
 
 def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None = None,
                   name: str = "model", keep: Path | None = None, board=None,
-                  io: str = "arena", progress: bool = False,
-                  weights_section: str | None = None):
+                  progress: bool = False, options: CompileOptions | None = None):
     """verify on the samples of `inputs`: a VerifyResult whose extra holds the metrics."""
     t0 = time.perf_counter()
-    c = compile_model(model, target, name, io=io, weights_section=weights_section,
-                      ram_budget=arena_room(board) if board is not None else None)
+    c = compile_model(model, target, name, board_options(options, board))
     samples = load_samples(inputs, c.graph)
     if not samples:
         raise EdgeccError(f"{inputs}: no samples")

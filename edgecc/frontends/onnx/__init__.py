@@ -22,7 +22,8 @@ from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
-from edgecc.ops._onnx_float import onnx_float_mode
+from edgecc.ops._onnx_float import default_threads
+from edgecc.options import DEFAULT_ONNX_NUMERICS
 
 HANDLERS = {
     "QuantizeLinear": nd.quantize, "DequantizeLinear": nd.dequantize,
@@ -86,7 +87,12 @@ def _check_constraints(g: Graph, path: Path) -> None:
         raise UnsupportedModel(f"{path}: unsupported parameters: " + "; ".join(problems))
 
 
-def load_onnx(path: str | Path) -> Graph:
+def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: int | None = None) -> Graph:
+    """The ONNX model as edgecc IR. numerics (CompileOptions.onnx_numerics): 'fused', every QDQ
+    group as the integer kernel onnxruntime fuses it into where int8 is allowed; 'x86' / 'x86-float':
+    onnxruntime's x86 default, whose unfused int8 groups run in float32, reproduced on integer
+    kernels with the near-tie check / in its float order throughout, following the conv order of
+    `threads` intra-op threads (default: this machine's cores)."""
     m = read_model(path)
     path = m.path
     bad = _unsupported_nodes(m.graph)
@@ -94,10 +100,9 @@ def load_onnx(path: str | Path) -> Graph:
         raise UnsupportedModel(f"{path}: unsupported ONNX nodes: " + "; ".join(bad))
     b = Builder(path, m.shapes)
     b.opset = m.opset
-    # an unknown mode is bad input whatever the model; 'fused': int8 groups fused as on Arm
-    int8 = onnx_float_mode() == "fused"
+    int8 = numerics == "fused"  # int8 groups fused as onnxruntime does on Arm
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes, int8)
-    # the groups onnxruntime computes in float32, exact with it in the --onnx-float modes
+    # the groups onnxruntime computes in float32, exact with it in the x86 numerics
     # (their lowering picks the kernels: edgecc/ops/_ort_float.py, _ort_near.py)
     b.ort_float = float_groups(m.graph, m.consts, m.dtypes, int8)
     for name, data in m.consts.items():
@@ -128,6 +133,10 @@ def load_onnx(path: str | Path) -> Graph:
     outputs = [_output(b, o.name, _DTYPES.get(ELEM_TYPES.get(m.dtypes.get(o.name, 0), "")))
                for o in m.graph.output]
     g = Graph(b.values, b.nodes, inputs, outputs, name=path.stem)
+    order, threads = ("near" if numerics == "x86" else "float"), threads or default_threads()
+    for n in g.nodes:  # how each float group computes, read by its lowering (ops/_ort_near.py)
+        if n.attrs.get("numerics") == "ort_float":
+            n.attrs.update(ort_order=order, ort_threads=threads)
     g.onnx_tensors = b.trace  # IR value -> (ONNX tensor, perm): verify's layer trace
     _check_constraints(g, path)
     try:
