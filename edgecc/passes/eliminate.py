@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import DType, Node, TensorType, Value
+from edgecc.ir import DType, Node, TensorType, Value, same_quant
 from edgecc.ops import const, failed_constraints, get_op, is_supported
-from edgecc.ops._elementwise import same_quant
 from edgecc.ops.transpose import is_identity, perm_of
 from edgecc.passes.exhaustive import all_values, eval_elementwise
 from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import Graph, Node
+from edgecc.ir import Graph, Node, same_quant
 from edgecc.ops import dtype_limits, failed_constraints, get_op
-from edgecc.ops._elementwise import same_quant
 from edgecc.ops.pad import pad_value, paddings
 from edgecc.passes.exhaustive import all_values, eval_elementwise
 from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule, fused_name, single_use_internal
