@@ -136,7 +136,7 @@ def _verify_inputs(args, target, board) -> int:
 
 
 def _print_qemu_info(x: dict) -> None:
-    """The board run's numbers (edgecc.verify.qemu) under verify's one-line verdict."""
+    """The board run's numbers (edgecc.build.qemu) under verify's one-line verdict."""
     if "instructions" not in x:
         return
     print(f"board {x['board']} (QEMU {x['qemu_machine']}): {x['instructions']:,} instructions "

@@ -28,7 +28,7 @@ typedef struct {
     int32_t lo, hi;            /* output clamp range */
 } ec_dsp_conv_geom;
 
-/* Scratch bytes ec_dsp_conv_2d_4px_s8 needs (the compiler computes the same number). */
+/* Scratch bytes ec_dsp_conv_2d_6px_s8 needs (the compiler computes the same number). */
 #define EC_DSP_CONV_PX 6                     /* output pixels per block */
 #define EC_DSP_XS_STEP (2 * EC_DSP_CONV_PX)  /* words of the block per 4 taps */
 #define EC_DSP_CONV_SCRATCH(kp, out_c) \
@@ -359,20 +359,20 @@ EC_DSP_BODY void ec_dsp_conv_run(const ec_dsp_conv_geom *g, const int8_t *x, int
     }
 }
 
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_s8(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
+EC_DSP_SHARED void ec_dsp_conv_2d_6px_s8(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
                                          const int32_t *w, const int32_t *rec, uint8_t *scratch) {
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 0, 0);
 }
 
 /* The same with ONNX numerics' epilogue (rec holds the float32 scales and zero points). */
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_onnx_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+EC_DSP_SHARED void ec_dsp_conv_2d_6px_onnx_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                               int8_t *y, const int32_t *w, const int32_t *rec,
                                               uint8_t *scratch) {
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 1, 0);
 }
 
 /* The same with onnxruntime's epilogue as proven integer lines (onnx == 3, records above). */
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_fixed_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+EC_DSP_SHARED void ec_dsp_conv_2d_6px_fixed_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                                int8_t *y, const int32_t *w, const int32_t *rec,
                                                uint8_t *scratch) {
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 3, 0);
@@ -380,7 +380,7 @@ EC_DSP_SHARED void ec_dsp_conv_2d_4px_fixed_s8(const ec_dsp_conv_geom *g, const 
 
 /* A Conv group onnxruntime runs in float32 (default mode, edgecc/ops/_ort_near.py): the exact
  * accumulator, onnxruntime's order for the outputs near a rounding boundary (nr). */
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_near_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+EC_DSP_SHARED void ec_dsp_conv_2d_6px_near_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                               int8_t *y, const int32_t *w, const int32_t *rec,
                                               uint8_t *scratch, const ec_ortn_conv *nr) {
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 2, nr);

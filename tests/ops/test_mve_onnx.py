@@ -1,4 +1,4 @@
-"""Helium kernels with ONNX numerics (onnxruntime's float32 epilogue, edgecc/lower/mve_onnx.py):
+"""Helium kernels with ONNX numerics (onnxruntime's float32 epilogue, edgecc/lower/mve/onnx.py):
 each conv / depthwise / fully connected variant runs ONNX-numerics nodes on cortex-m55 under
 QEMU, bit-exact with onnxruntime (as the portable ONNX kernels are), and the kernels it replaces
 really are the Helium ones."""
@@ -34,7 +34,7 @@ def test_mve_onnx_conv_and_depthwise_exact(tmp_path, group, relu):
     else:
         c = compile_model(p, M55, "m")
         assert [(lw.kernel.variant, lw.node.attrs.get("numerics")) for lw in c.lowered
-                if lw.node.op == "CONV_2D"] == [("dsp-conv-4px", "ort_float")]
+                if lw.node.op == "CONV_2D"] == [("dsp-conv-6px", "ort_float")]
     for seed in (0, 1):
         r = verify_model(p, M55, seed=seed)
         assert r.bit_exact, r.as_json()
