@@ -18,6 +18,8 @@ fails, and so does a package it does not know (a new package states its layer he
 Also checked: no module uses another package's private names (a `_name` module or attribute),
 and an import inside a function is only one of LAZY (an optional dependency kept optional, or
 onnx's 2 s import kept out of TFLite runs), with a comment on its line or the line above.
+KNOWN_PRIVATE and KNOWN_INNER list what is left today in code other issue-24 work is moving; they
+only shrink.
 """
 from __future__ import annotations
 
@@ -96,6 +98,25 @@ LAZY = {
     "onnx": "a hard dependency, but ~2 s to import: loaded only for an ONNX model",
     "edgecc.frontends.onnx": "imports onnx (~2 s): loaded only for an ONNX model",
 }
+
+# Known today, shrink only (test_known_exceptions_still_exist fails on a stale entry, so each is
+# deleted here as its fix lands). Both sit in code other work of issue 24 is moving right now:
+# ops' ONNX modules into numerics/ and lower/'s use of them; renaming them under that work would
+# break its merge.
+# - another package's private modules still imported: private module -> why it is still there
+KNOWN_PRIVATE = {
+    "edgecc.ops._conv_common": "conv geometry/multipliers every ISA's lower/ and plan/stream.py "
+                               "read: becomes a public module when numerics/ has landed",
+    "edgecc.ops._float": "is_float, read by lower/table.py's refusal (numerics/ replaces it)",
+    "edgecc.ops._onnx_elt": "moves to numerics/ (qlinear_elt)",
+    "edgecc.ops._onnx_float": "moves to numerics/ (ort_order)",
+    "edgecc.ops._onnx_rq": "moves to numerics/ (qlinear)",
+    "edgecc.ops._ort_float": "moves to numerics/",
+    "edgecc.ops._ort_near": "moves to numerics/",
+    "edgecc.quant._wrap32": "quant.py moves to numerics/fixed_point.py, as wrap32",
+}
+# - imports inside functions per package (not LAZY): ops' ONNX branches and lower/'s uses of them
+KNOWN_INNER = {"ops": 30, "lower": 9}
 
 
 def package_of(module: str) -> str:
@@ -198,9 +219,31 @@ def all_problems() -> list[str]:
     return out
 
 
+def _known(problem: str) -> str | None:
+    """The KNOWN_* key a problem falls under, or None."""
+    for mod in KNOWN_PRIVATE:
+        pkg, _, name = mod.rpartition(".")
+        if f"private name {name} " in problem and (f"({mod})" in problem or f"({pkg})" in problem):
+            return mod
+    if "inside a function" in problem:
+        return "inner:" + package_of(problem.split(":")[0])
+    return None
+
+
 def test_every_import_follows_the_layer_table():
-    problems = all_problems()
+    problems = [p for p in all_problems() if _known(p) is None
+                or (_known(p).startswith("inner:") and _known(p)[6:] not in KNOWN_INNER)]
     assert not problems, "\n".join(problems)
+
+
+def test_known_exceptions_still_exist():
+    """KNOWN_PRIVATE and KNOWN_INNER only shrink: every entry still occurs, and no package has
+    more imports inside functions than its count (fewer: lower the count)."""
+    keys = [_known(p) for p in all_problems()]
+    stale = sorted(set(KNOWN_PRIVATE) - set(keys))
+    assert not stale, f"fixed, delete from KNOWN_PRIVATE: {stale}"
+    inner = {k: sum(1 for x in keys if x == "inner:" + k) for k in KNOWN_INNER}
+    assert inner == KNOWN_INNER, f"imports inside functions now {inner}: update KNOWN_INNER"
 
 
 def test_table_respects_layers():
