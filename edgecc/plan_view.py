@@ -3,7 +3,7 @@
 Owns: turning a (graph, plan) pair into a report dict, a short human table, and a self-contained
 SVG (time = node steps on the x axis, arena address on the y axis, one rectangle per buffer, the
 lower bounds as lines) that `edgecc report` can embed as is. Model strings (tensor labels) reach
-the SVG only through XML escaping. App code (DESIGN.md "Layers"): the planner (plan/) shows
+the SVG only through XML escaping. App code (docs/design.md "Layers"): the planner (plan/) shows
 nothing; the verb itself is edgecc/cli/plan.py.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Three layers of packages, checked: core, build, apps (DESIGN.md "Layers").
+"""Three layers of packages, checked: core, build, apps (docs/design.md "Layers").
 
 Every `import` in edgecc/ (module level and inside functions, read with `ast`; nothing runs) is
 an edge from the importing module's package to the imported module's package, where a package is
@@ -94,7 +94,7 @@ ALLOWED: dict[str, set[str]] = {
 LAZY = {
     "onnxruntime": "optional: the ONNX oracle of verify, not needed to compile",
     "tflite_micro": "optional (the verify/test extra): TFLite Micro, the TFLite oracle",
-    "ai_edge_litert": "optional (the test extra): LiteRT BUILTIN_REF, the oracle for ops TFLM lacks",
+    "ai_edge_litert": "optional (the test extra): LiteRT BUILTIN_REF, oracle of ops TFLM lacks",
     "onnx": "a hard dependency, but ~2 s to import: loaded only for an ONNX model",
     "edgecc.frontends.onnx": "imports onnx (~2 s): loaded only for an ONNX model",
 }

@@ -1,6 +1,6 @@
 """`edgecc verify MODEL [MODEL...] --target T | --board B`: build, run, compare with the reference
 byte for byte; one model, several (a progress bar on a terminal), or the user's samples (--inputs).
-Exit 0 only when every output matches (or is within one step where DESIGN.md allows it)."""
+Exit 0 only when every output matches (or is within one step where docs/design.md allows it)."""
 from __future__ import annotations
 
 import json
@@ -69,7 +69,7 @@ def run(args) -> int:
 
 
 def _status(r) -> str:
-    """bit-exact, within one step of onnxruntime's float ops (DESIGN.md), or MISMATCH."""
+    """bit-exact, within one step of onnxruntime's float ops (docs/design.md), or MISMATCH."""
     if r.bit_exact:
         return "bit-exact"
     x = r.extra
