@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from edgecc.ops import Kernel
+
 
 def row_major_strides(shape) -> list[int]:
     out, run = [0] * len(shape), 1
@@ -83,8 +85,7 @@ def box(shape, src_strides, dst_strides, src_offset=0, dst_offset=0, src=("in", 
 
 # ---- helpers shared by the data-movement op modules ------------------------------------------
 
-def copy_kernel(template: str, plan: CopyPlan, elem_size: int, consts=None, **extra) -> "Kernel":
-    from edgecc.ops import Kernel
+def copy_kernel(template: str, plan: CopyPlan, elem_size: int, consts=None, **extra) -> Kernel:
     return Kernel(template, params=dict(plan.params(elem_size), **extra), consts=consts or {},
                   variant="copy")
 
