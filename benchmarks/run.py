@@ -146,7 +146,7 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
     from edgecc.codegen import write_files
     from edgecc.compiler import compile_model
     from edgecc.verify import verify_model
-    from edgecc.verify.harness import harness_c
+    from edgecc.build.harness import harness_c
     from edgecc.verify.reference import seeded_inputs
 
     from benchmarks.metrics import host_flash

@@ -219,7 +219,7 @@ def test_suite_x86_avx512_row(tmp_path):
     """x86-avx512: timed and verified where the CPU has AVX-512 VNNI (an error row naming the
     missing flags elsewhere); no QEMU count, since TCG does not implement AVX-512."""
     from edgecc.targets import get_target
-    from edgecc.verify.host import cpu_flags
+    from edgecc.build.host import cpu_flags
     shared_model("hello_world_int8")
     js, md = tmp_path / "r.json", tmp_path / "r.md"
     r = _run(["--models", "hello_world_int8", "--targets", "x86-avx2", "x86-avx512", "--budget",

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_model
-from edgecc.boards import load_board
+from edgecc.build.boards import load_board
 from edgecc.errors import EdgeccError
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.cross import build_program
-from edgecc.verify.qemu import ProgramFault, ProgramTimeout, run_program, symbol_address
+from edgecc.build.cross import build_program
+from edgecc.build.qemu import ProgramFault, ProgramTimeout, run_program, symbol_address
 
 pytestmark = pytest.mark.qemu
 REPO = Path(__file__).resolve().parent.parent

@@ -82,6 +82,9 @@ class OpDef:
 
 
 REGISTRY: dict[str, OpDef] = {}
+# ops whose output depends only on their input's static shape, never on its values: known at
+# compile time even when the input is an activation (folding, shape inference, `known_at_...`)
+SHAPE_ONLY_OPS = frozenset({"SHAPE"})
 _loaded = False
 
 

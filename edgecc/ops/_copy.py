@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from edgecc.ops import Kernel
 from edgecc.ops._loops import index, nest
 
 
@@ -91,8 +92,7 @@ def box(shape, src_strides, dst_strides, src_offset=0, dst_offset=0, src=("in", 
 
 # ---- helpers shared by the data-movement op modules ------------------------------------------
 
-def copy_kernel(template: str, plan: CopyPlan, elem_size: int, consts=None, **extra) -> "Kernel":
-    from edgecc.ops import Kernel
+def copy_kernel(template: str, plan: CopyPlan, elem_size: int, consts=None, **extra) -> Kernel:
     return Kernel(template, params=dict(plan.params(elem_size), **extra), consts=consts or {},
                   variant="copy", derived=dict(fills=[] if plan.fill is None else [plan.fill]))
 

@@ -30,8 +30,8 @@ def float_nodes(model: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS
                 ) -> tuple[dict[str, int], set[int]]:
     """(op type -> count of the float-computing nodes onnxruntime runs, indices of the graph
     outputs downstream of one)."""
-    import onnx
-    import onnxruntime as ort
+    import onnx  # ~2 s to import: loaded only when an ONNX model is verified
+    import onnxruntime as ort  # optional: the ONNX oracle, not a dependency of compiling
     with tempfile.TemporaryDirectory(prefix="edgecc-ort-") as tmp:
         o = ort.SessionOptions()
         o.log_severity_level = 3

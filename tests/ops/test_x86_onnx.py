@@ -19,7 +19,7 @@ from edgecc.ops._onnx_rq import onnx_requantize
 from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.host import cpu_flags
+from edgecc.build.host import cpu_flags
 from test_x86 import _paths
 
 RT = data_dir("runtime_c")

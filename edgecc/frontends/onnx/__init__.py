@@ -22,8 +22,10 @@ from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
+from edgecc.ops import failed_constraints
 from edgecc.ops._onnx_float import default_threads
 from edgecc.options import DEFAULT_ONNX_NUMERICS
+from edgecc.passes.fold import folded_view
 
 HANDLERS = {
     "QuantizeLinear": nd.quantize, "DequantizeLinear": nd.dequantize,
@@ -78,8 +80,6 @@ def _output(b: Builder, name: str, want: DType | None) -> str:
 
 
 def _check_constraints(g: Graph, path: Path) -> None:
-    from edgecc.ops import failed_constraints
-    from edgecc.passes.fold import folded_view
     view = folded_view(g)
     problems = [f"{n.op} from node {n.index}: {msg}" for n in view.nodes
                 for msg in failed_constraints(view, n)]
