@@ -106,7 +106,8 @@ def _per_core_table(res: Anchors, head: list[str], rows: list[list[str]]) -> boo
                 v = _num(r[j]) if j is not None and j < len(r) else None
                 return None if v is None else int(v)
             flash = cols.get("flash")
-            table[r[0]] = Anchor(val("instructions"),
+            # "keyword_scrambled_8bit (SVDF, int16 in)": the model is the first word
+            table[r[0].split(" (", 1)[0]] = Anchor(val("instructions"),
                                  int(_num(r[cm])) if cm is not None and _num(r[cm]) else None,
                                  val("arena"),
                                  _sum(r[flash]) if flash is not None and flash < len(r) else None)
