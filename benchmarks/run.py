@@ -193,7 +193,7 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
         floor = SHARED / "models" / "tflite" / "hello_world_int8.tflite"
         extra["litert_floor_us"] = time_litert(floor, 0.2) if floor.is_file() else None
     from edgecc.progress import progress
-    from edgecc.ops._onnx_float import onnx_float_mode
+    from edgecc.numerics.ort_order import onnx_float_mode
     for model in progress(models, desc="benchmarks", unit="model"):
         name = model.stem + row_suffix(onnx_float_mode()) if is_onnx(model) else model.stem
         base: dict = dict(model=name)

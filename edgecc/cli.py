@@ -174,7 +174,7 @@ def _status(r) -> str:
         return (f"within one step: {x['values_differing']} values differ by one step, downstream "
                 f"of ops onnxruntime computes in float ({ops})")
     hint = ""
-    from edgecc.ops._onnx_float import onnx_float_mode
+    from edgecc.numerics.ort_order import onnx_float_mode
     if x.get("onnxruntime_float_ops") and onnx_float_mode() != "ort":
         hint = ("; onnxruntime computes some groups in float32: --onnx-float ort follows its "
                 "order (slower)")

@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from edgecc.numerics import FIXED_POINT, Numerics
+
 
 class DType(enum.Enum):
     """Element types the IR knows, with their numpy and C spellings."""
@@ -110,6 +112,9 @@ class Node:
     attrs: dict[str, Any] = field(default_factory=dict)
     name: str = ""
     index: int = -1  # the op's index in the source model, for error messages
+    # the arithmetic dialect, set once by the frontend and carried by every pass that copies the
+    # node (edgecc/numerics/__init__.py); ops ask it, never an attribute string
+    numerics: Numerics = FIXED_POINT
 
 
 class IRError(Exception):
@@ -149,7 +154,8 @@ class Graph:
 
     def copy(self) -> "Graph":
         return Graph(dict(self.values),
-                     [Node(n.op, list(n.inputs), list(n.outputs), dict(n.attrs), n.name, n.index)
+                     [Node(n.op, list(n.inputs), list(n.outputs), dict(n.attrs), n.name, n.index,
+                           n.numerics)
                       for n in self.nodes],
                      list(self.inputs), list(self.outputs), self.name, list(self.notes))
 

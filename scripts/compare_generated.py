@@ -22,9 +22,9 @@ across any refactoring of the Python API. Modes:
   fused    ONNX only: the fused integer numerics (`--onnx-float fused` / `--onnx-numerics fused`)
 
 A refusal is recorded as ERROR.txt, so a changed refusal shows too. Normalization: C names
-`ec_*`/`EC_*` -> one token, `#include "..."` lines dropped, runtime header paths and template
-paths in comments -> one token. Runtime headers themselves are not compared (their split is
-expected); each differing file prints the first lines of its diff. Exits 1 when anything differs.
+`ec_*`/`EC_*` -> one token, `#include "..."` lines dropped, runtime header paths, template
+paths and Python module paths in comments -> one token. Runtime headers themselves are not
+compared (their split is expected); each differing file prints the first lines of its diff. Exits 1 when anything differs.
 """
 from __future__ import annotations
 
@@ -159,6 +159,7 @@ _KERNEL = re.compile(r"\b(ec|EC)_[A-Za-z0-9_]+")
 _TEMPLATE = re.compile(r"(kernel )\S+\.c\.j2")
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"[^"]*".*$')
 _HEADER = re.compile(r"\b(runtime_c/)?[\w/*]*(edgecc_\w+|/[\w*]+)\.h\b")
+_MODULE = re.compile(r"\b(edgecc/)?[\w/]+\.py\b")  # Python modules cited in comments (moved)
 
 
 def normalize(text: str) -> list[str]:
@@ -166,7 +167,7 @@ def normalize(text: str) -> list[str]:
     for line in text.splitlines():
         if _INCLUDE.match(line):
             continue
-        line = _HEADER.sub("H.h", _TEMPLATE.sub(r"\1T", line))
+        line = _MODULE.sub("M.py", _HEADER.sub("H.h", _TEMPLATE.sub(r"\1T", line)))
         lines.append(_KERNEL.sub("ec_K", line))
     return lines
 

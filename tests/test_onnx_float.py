@@ -1,4 +1,4 @@
-"""edgecc/ops/_onnx_float.py (onnxruntime's float32 order for the QDQ groups it leaves unfused)
+"""edgecc/numerics/ort_order.py (onnxruntime's float32 order for the QDQ groups it leaves unfused)
 against onnxruntime's own intermediate tensors of tfl_pretrainedResnet_quant_qdq, value for
 value, and frontends/onnx/ortfuse.py's `float_groups` against onnxruntime's optimized graph."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from onnx import helper, numpy_helper
 
 from edgecc.frontends.onnx.ortfuse import float_groups
 from edgecc.frontends.onnx.read import read_model
-from edgecc.ops import _onnx_float as of
+from edgecc.numerics import ort_order as of
 from test_onnx_frontend import onnx_model
 
 
@@ -27,7 +27,7 @@ def _ort_float_mode(monkeypatch):
 def test_onnx_float_mode_default_and_bad(monkeypatch):
     """'integer' unless asked; an unknown mode is the user's error (exit 2), and the integer mode
     runs the float groups' Convs and Gemm on the integer kernels that recompute near-tie outputs
-    in onnxruntime's order (edgecc/ops/_ort_near.py), their Adds and AveragePool in its order."""
+    in onnxruntime's order (edgecc/numerics/ort_near.py), their Adds and AveragePool in its order."""
     from edgecc.compiler import compile_model
     from edgecc.errors import EdgeccError
     from edgecc.targets import get_target
@@ -35,7 +35,7 @@ def test_onnx_float_mode_default_and_bad(monkeypatch):
     assert of.onnx_float_mode() == "integer"
     c = compile_model(onnx_model(RESNET), get_target("host"), "model")
     kinds = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
-             if lw.node.attrs.get("numerics") == "ort_float"}
+             if lw.node.numerics.float_group}
     assert kinds == {("CONV_2D", "portable-ort-near"), ("FULLY_CONNECTED", "portable-ort-near"),
                      ("ADD", "portable-ort-float"), ("AVERAGE_POOL_2D", "portable-ort-float")}
     monkeypatch.setenv("EDGECC_ONNX_FLOAT", "float64")
@@ -262,15 +262,15 @@ def test_float_group_kernels_exact(tmp_path, monkeypatch, kind, shape):
     must land on a rounding tie); the order itself is what the tensor test above checks."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
-    from edgecc.ops import _ort_float
+    from edgecc.numerics import ort_float as _ort_float
     from edgecc.verify import verify_model
     if kind == "fc-int8w":  # the large-layer path: int8 weights dequantized in the kernel
         monkeypatch.setattr(_ort_float, "FLOAT_WEIGHT_BYTES", 0)
         kind = "fc"
     path = _float_group_model(tmp_path, kind, shape)
     c = compile_model(path, get_target("host"), "model")
-    assert [lw.node.attrs.get("numerics") for lw in c.lowered
-            if lw.node.op in ("CONV_2D", "FULLY_CONNECTED")] == ["ort_float"]
+    assert [lw.node.numerics.float_group for lw in c.lowered
+            if lw.node.op in ("CONV_2D", "FULLY_CONNECTED")] == [True]
     r = verify_model(path, get_target("host"), frames=4, seed=3)
     assert r.bit_exact, r.as_json()
 

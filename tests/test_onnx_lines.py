@@ -1,4 +1,4 @@
-"""onnxruntime's requantization as integer lines (edgecc/ops/_onnx_rq.py fixed_epilogue) and the
+"""onnxruntime's requantization as integer lines (edgecc/numerics/qlinear.py fixed_epilogue) and the
 `--onnx-float fused` mode (every QDQ group as the integer kernel onnxruntime fuses it into where
 int8 is allowed): the lines equal onnxruntime's float32 product on every accumulator, brute force
 over whole ranges, random and real; the channels refused really have no line; the Cortex-M DSP
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgecc.ops._onnx_rq import fixed_epilogue, onnx_requantize
+from edgecc.numerics.qlinear import fixed_epilogue, onnx_requantize
 from test_onnx_frontend import onnx_model
 
 TFL = ["tfl_ad01_int8_qdq", "tfl_kws_ref_model_qdq", "tfl_pretrainedResnet_quant_qdq"]
@@ -49,14 +49,14 @@ def _layers(name: str):
     """(node, scale, acc lo, acc hi, out zp, act lo, act hi) of a model's ONNX-numerics
     CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED nodes (fused mode: all of them)."""
     from edgecc.compiler import load_model
-    from edgecc.lower.fastrq import acc_range
+    from edgecc.numerics.fastrq import acc_range
     from edgecc.ops import const, in_type, out_type
     from edgecc.ops._conv_common import act_range, bias_or_zeros
-    from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+    from edgecc.numerics.qlinear import onnx_scales
     from edgecc.passes import optimize
     g, _ = optimize(load_model(onnx_model(name)))
     for n in g.nodes:
-        if not is_onnx(n) or n.op not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
+        if not n.numerics.qlinear or n.op not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
             continue
         w = const(g, n, 1).astype(np.int64)
         rows = w.reshape(-1, w.shape[-1]).T if n.op == "DEPTHWISE_CONV_2D" else \

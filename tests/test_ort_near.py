@@ -1,5 +1,5 @@
-"""edgecc/ops/_ort_near.py: the default kernels of the Conv / Gemm groups onnxruntime runs in
-float32. The error bound holds (onnxruntime's float32 order, edgecc/ops/_onnx_float.py, against
+"""edgecc/numerics/ort_near.py: the default kernels of the Conv / Gemm groups onnxruntime runs in
+float32. The error bound holds (onnxruntime's float32 order, edgecc/numerics/ort_order.py, against
 the exact value, on random layers with cancellation and on tfl_pretrainedResnet_quant_qdq's real
 ones), the kernels are exact end to end, and without the near-tie check a real case fails."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgecc.ops import _onnx_float as of
-from edgecc.ops import _ort_near as on
+from edgecc.numerics import ort_order as of
+from edgecc.numerics import ort_near as on
 from test_onnx_frontend import onnx_model
 
 F32, F64 = np.float32, np.float64
@@ -76,7 +76,7 @@ def _resnet_layers(frames: int = 3):
     with --onnx-float ort: its nodes' references are onnxruntime's values)."""
     from edgecc.compiler import load_model
     from edgecc.interp import run_graph
-    from edgecc.ops import _ort_float as orf
+    from edgecc.numerics import ort_float as orf
     from edgecc.ops import const, in_type, out_type
     from edgecc.passes import optimize
     from edgecc.verify.reference import seeded_frames
@@ -84,7 +84,7 @@ def _resnet_layers(frames: int = 3):
     for ins in seeded_frames(g, 0, frames):
         env = run_graph(g, ins)
         for nd in g.nodes:
-            if not orf.is_ort_float(nd) or nd.op not in ("CONV_2D", "FULLY_CONNECTED"):
+            if not nd.numerics.float_group or nd.op not in ("CONV_2D", "FULLY_CONNECTED"):
                 continue
             x = np.asarray(env[nd.inputs[0]]).astype(np.int64)
             sx = F32(in_type(g, nd).q.scale[0])
@@ -198,7 +198,7 @@ def test_cortex_m4_float_group_kernels(monkeypatch, mode, want):
     monkeypatch.setenv("EDGECC_ONNX_FLOAT", mode)
     c = compile_model(onnx_model(RESNET), get_target("cortex-m4"), "model")
     got = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
-           if lw.node.attrs.get("numerics") == "ort_float" and lw.node.op in ("CONV_2D", "ADD")}
+           if lw.node.numerics.float_group and lw.node.op in ("CONV_2D", "ADD")}
     assert got == want, got
 
 
@@ -212,16 +212,17 @@ def test_dsp_derived_factors_bound(name):
     record's max|w| * kt above max|w| times the real kt."""
     from edgecc.compiler import load_model
     from edgecc.ops import const, in_type, out_type
-    from edgecc.ops import _ort_float as orf
+    from edgecc.lower.dsp_conv import dsp_records
+    from edgecc.numerics import ort_float as orf
     from edgecc.passes import optimize
     g, _ = optimize(load_model(onnx_model(name)))
     seen = 0
     for nd in g.nodes:
-        if not orf.is_ort_float(nd) or nd.op != "CONV_2D":
+        if not nd.numerics.float_group or nd.op != "CONV_2D":
             continue
         w = const(g, nd, 1)
         rows = w.reshape(w.shape[0], -1)
-        rec, _, factors = on.dsp_records(g, nd, rows)
+        rec, _, factors = dsp_records(g, nd, rows)
         ckt, ckb, cslack = (F32(float.fromhex(f.rstrip("f"))) for f in factors[:3])
         h, bb, wk = (rec[:, i].astype(np.int32).view(F32) for i in (1, 2, 3))
         kt = (h * ckt).astype(F32)
@@ -246,13 +247,13 @@ def test_fc_norm_bound():
     float32) at or above the exact bound T, on tfl_ad01_int8_qdq's float-group layers."""
     from edgecc.compiler import load_model
     from edgecc.ops import const, in_type
-    from edgecc.ops import _ort_float as orf
+    from edgecc.numerics import ort_float as orf
     from edgecc.passes import optimize
     g, _ = optimize(load_model(onnx_model("tfl_ad01_int8_qdq")))
     rng = np.random.default_rng(5)
     seen = 0
     for nd in g.nodes:
-        if not orf.is_ort_float(nd) or nd.op != "FULLY_CONNECTED":
+        if not nd.numerics.float_group or nd.op != "FULLY_CONNECTED":
             continue
         w = const(g, nd, 1).astype(np.int64)
         k = on.fc_constants(g, nd)
@@ -281,5 +282,5 @@ def test_cortex_m4_small_float_groups_stay_portable(monkeypatch, name, op, want)
     monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
     c = compile_model(onnx_model(name), get_target("cortex-m4"), "model")
     got = {lw.kernel.variant for lw in c.lowered
-           if lw.node.attrs.get("numerics") == "ort_float" and lw.node.op == op}
+           if lw.node.numerics.float_group and lw.node.op == op}
     assert got == {want}, got

@@ -15,7 +15,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node
 from edgecc.lower.climits import c_define
-from edgecc.lower import fastrq
+from edgecc.numerics import fastrq
 from edgecc.lower.layout import (doubled, fits_int32, interleave_fc8, interleave_rows,
                                  offset_bytes, pack_words, pad_to, round_up)
 from edgecc.lower.geom import DspAddGeom, DspDwGeom, DspFcGeom, PoolGeom
@@ -25,11 +25,11 @@ from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import (act_range, bias_or_zeros, conv_groups, conv_window,
                                      fc_unit_multipliers)
-from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.numerics.qlinear import onnx_scales
 from edgecc.ops.add import add_quant
 from edgecc.ops.fully_connected import fc_dims
 from edgecc.ops.pool_2d import pool_geometry
-from edgecc.quant import mbqm_smaller_than_one
+from edgecc.numerics.fixed_point import mbqm_smaller_than_one
 
 ISA = "dsp"
 DW_MAX_KH = c_define("dsp/depthwise_conv_2d.h", "EC_DSP_DW_MAX_KH")  # filter rows in the planes
@@ -123,7 +123,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
     kh, kw, oc = w.shape
     ic = x.shape[3]
-    onnx = is_onnx(n)
+    onnx = n.numerics.qlinear
     if onnx:  # onnxruntime's epilogue: unscaled weights and bias, (scale, zp, flag) per channel
         L, (folded, epi) = 0, onnx_dw_epilogue(g, n, dw_rows(g, n))
         lo, hi = act_range(g, n)

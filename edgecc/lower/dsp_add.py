@@ -1,5 +1,5 @@
 """Cortex-M DSP ADD and MUL with ONNX numerics (onnxruntime's QLinearAdd / QLinearMul,
-edgecc/ops/_onnx_elt.py).
+edgecc/numerics/qlinear_elt.py).
 
 Owns: when the DSP table's ONNX ADD and MUL entries apply and their constants, and `ENTRIES`, which
 edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape activations: an
@@ -26,14 +26,13 @@ from edgecc.lower.dsp_near import lut_form
 from edgecc.lower.geom import DspAddGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops._onnx_rq import is_onnx
 
 XS = np.arange(-128, 128, dtype=np.float64)  # the int8 values, table order
 
 
 def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
     """ONNX numerics (TFLite's ADD takes the add-lut entry), int8, two same-shape activations."""
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return "TFLite numerics: the add-lut entry"
     return dsp.add_applies(g, n, target)
 
@@ -65,9 +64,9 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
     pairs. Then, where an integer form is proven equal on every pair (dsp_near.add_kernel), two
     multipliers or TFLite's table kernel ec_dsp_add_lut_s8; else ec_dsp_add_onnx_s8, whose one
     fused multiply-add rounds as the portable kernel does."""
-    from edgecc.ops._onnx_elt import add_params
+    from edgecc.numerics.qlinear_elt import add_params
     p = add_params(g, n)
-    if p["a_first"]:  # same shapes: b's term first (edgecc/ops/_onnx_elt.py)
+    if p["a_first"]:  # same shapes: b's term first (edgecc/numerics/qlinear_elt.py)
         raise Refused("broadcast order: portable kernel")
     xs = XS
     tb = (xs * np.float64(p["rb"]) + np.float64(p["k"])).astype(np.float32)
@@ -93,7 +92,7 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
 def add_row_applies(g: Graph, n: Node, target) -> str | None:
     """ONNX numerics, int8; input 0 an activation of the output's shape, input 1 a constant
     row: every dimension 1 but the last, which is the output's channels."""
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return "TFLite numerics: the add-lut entry"
     y = out_type(g, n)
     if y.dtype != DType.INT8:
@@ -115,7 +114,7 @@ def lower_add_row(g: Graph, n: Node, target) -> Kernel:
     channel, as the portable kernel computes it; a * r_a + t(b_c) in integers (_onnx_add_lut
     over every int8 a and every channel c: a's term linear where that is proven, else its
     table), one SMMLAR per element. Refused where neither form is proven."""
-    from edgecc.ops._onnx_elt import add_params
+    from edgecc.numerics.qlinear_elt import add_params
     p = add_params(g, n)
     if p["a_first"]:
         raise Refused("broadcast order: portable kernel")
@@ -148,7 +147,7 @@ def lower_add_row(g: Graph, n: Node, target) -> Kernel:
 def mul_onnx_applies(g: Graph, n: Node, target) -> str | None:
     """ONNX numerics, int8, two activations: of the output's shape, or the second one row of
     the output's channels (every other dimension 1)."""
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return "TFLite numerics: portable kernel"
     y = out_type(g, n)
     a, b = in_type(g, n, 0), in_type(g, n, 1)
@@ -161,9 +160,9 @@ def mul_onnx_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_mul_onnx(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_mul_onnx_s8: the portable kernel's arithmetic (edgecc/ops/_onnx_elt.py
+    """ec_dsp_mul_onnx_s8: the portable kernel's arithmetic (edgecc/numerics/qlinear_elt.py
     mul_params) per element, with VCVTR for its rounding; b of a's shape (c = 0) or one row."""
-    from edgecc.ops._onnx_elt import mul_params
+    from edgecc.numerics.qlinear_elt import mul_params
     p = mul_params(g, n)
     y, b = out_type(g, n), in_type(g, n, 1)
     c = 0 if b.shape == y.shape else y.shape[-1]

@@ -23,7 +23,7 @@ from edgecc.ir import Graph, Node
 from edgecc.lower import dsp, dsp_add
 from edgecc.lower.dsp import conv_rq, dw_rows, _int16
 from edgecc.lower.geom import record
-from edgecc.lower import fastrq
+from edgecc.numerics import fastrq
 from edgecc.lower.climits import c_define
 from edgecc.lower.dsp_conv import NO_LINE, line_words
 from edgecc.lower.geom import DspFcGeom
@@ -32,7 +32,7 @@ from edgecc.lower.layout import (fits_int32, interleave_fc8, offset_bytes, pack_
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, conv_window
-from edgecc.ops._onnx_rq import fixed_epilogue, is_onnx, onnx_scales
+from edgecc.numerics.qlinear import fixed_epilogue, onnx_scales
 from edgecc.ops.fully_connected import fc_dims
 
 DWD_MAX_TAPS = c_define("dsp/depthwise_conv_2d_direct.h", "EC_DSP_DWD_MAX_TAPS")
@@ -74,7 +74,7 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
         return "channels not a multiple of 4: the planes kernel"
     if win.k_h * win.k_w > DWD_MAX_TAPS:
         return f"over {DWD_MAX_TAPS} taps: the planes kernel"
-    if is_onnx(n) or win.out_w <= DWD_NARROW or win.k_w == 1 or dsp.dw_common(g, n, target):
+    if n.numerics.qlinear or win.out_w <= DWD_NARROW or win.k_w == 1 or dsp.dw_common(g, n, target):
         return None
     try:
         planes = dsp.lower_dw(g, n, target).scratch
@@ -97,11 +97,11 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
     requantization (m, N, e); ONNX numerics (L = 0), per quad of channels (the in-place
     kernel's): the 4 float32 scales' bits, the output zero point 4 times, and 4 flags, 1 where
     |acc * scale| is proven below 2^15 (the kernel without an FPU then skips ec_onnx_rq's float
-    clamp); or, with `lines` and any channel's integer line proven (edgecc/ops/_onnx_rq.py
+    clamp); or, with `lines` and any channel's integer line proven (edgecc/numerics/qlinear.py
     fixed_epilogue; the line kernel), the 4 multipliers, the 4 constants' low words and their
     high words where all 4 of the quad have lines (else its float32 record, NO_LINE the first
     flag)."""
-    if is_onnx(n):  # per channel quad: 4 scales, the zero point 4 times, 4 flags
+    if n.numerics.qlinear:  # per channel quad: 4 scales, the zero point 4 times, 4 flags
         folded, epi = dsp.onnx_dw_epilogue(g, n, rows)
         lo, hi = act_range(g, n)
         recs = epi.reshape(-1, 4, 3).transpose(0, 2, 1)  # [quad, word, channel]
@@ -163,7 +163,7 @@ def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
     geom = DspDwDirectGeom(x.shape[0], win.in_h, win.in_w, c, win.out_h, win.out_w, win.k_h,
                            win.k_w, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
                            int(x.q.zero_point[0]), lo, hi)
-    return _streaming_dw("direct", _Geom(geom, is_onnx(n), lines), words, bias, recs,
+    return _streaming_dw("direct", _Geom(geom, n.numerics.qlinear, lines), words, bias, recs,
                          f"{win.k_h}x{win.k_w} read in place, 4 channels per SXTB16 pair, "
                          "SMLABB/SMLATT per tap",
                          zrow=np.full(c, x.q.zero_point[0], np.int8))  # padding taps read it
@@ -200,7 +200,7 @@ def lower_dw_one(g: Graph, n: Node, target) -> Kernel:
     geom = DspDw1Geom(x.shape[0], win.in_h, win.in_w, win.out_h, win.out_w, c, win.k_h, win.k_w,
                       groups, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
                       int(x.q.zero_point[0]), lo, hi)
-    return _streaming_dw("one", _Geom(geom, is_onnx(n)), words, bias, recs,
+    return _streaming_dw("one", _Geom(geom, n.numerics.qlinear), words, bias, recs,
                          f"one input channel, {win.k_h}x{win.k_w}: 4 taps per SXTB16 pair, "
                          "4 channels per pass")
 
@@ -266,7 +266,7 @@ def _fc_ub_onnx(g: Graph, n: Node) -> Kernel:
 def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
     """The DSP FC kernels with an extended-input scratch (dsp.lower_fc: 30 instructions per 32
     MACs in the offset-byte form), where that scratch fits in bytes dead at this step."""
-    k = _fc_ub_onnx(g, n) if is_onnx(n) else dsp.lower_fc(g, n, target)
+    k = _fc_ub_onnx(g, n) if n.numerics.qlinear else dsp.lower_fc(g, n, target)
     free = dead_bytes(g, n, target)
     if k.scratch > free:
         raise Refused(f"{k.variant} needs {k.scratch} B scratch, {free} B are dead at this step")
@@ -276,7 +276,7 @@ def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
 def fc_rd_applies(g: Graph, n: Node, target) -> str | None:
     """int8; per-tensor weights (as the DSP fc-4u entry) unless the node has ONNX numerics,
     whose float32 epilogue takes a scale per unit either way."""
-    if is_onnx(n):
+    if n.numerics.qlinear:
         return _int16(g, n)
     return dsp.fc_applies(g, n, target)
 
@@ -290,7 +290,7 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
     _check_below_2_23(g, n)
-    if is_onnx(n):
+    if n.numerics.qlinear:
         folded, geom_q = _onnx_fc(g, n)
     else:
         rq = dsp.fc_rq(g, n)
@@ -306,14 +306,14 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     b256 = 256 * pad_to(folded, up) - 127 * head[:, 0::2].sum(axis=1) - 32512 * (dp // 4)
     tail = wpad[:, dp:].astype(np.int8).ravel() if depth > dp else np.zeros(4, np.int8)
     geom = DspFcGeom(batches, depth, dp, units, up, *geom_q, 0)
-    fn, eight, how8 = dsp.fc8_entry(g, "rd_onnx" if is_onnx(n) else "rd")
+    fn, eight, how8 = dsp.fc8_entry(g, "rd_onnx" if n.numerics.qlinear else "rd")
     words = interleave_fc8(stored, eight=eight and depth == dp)  # the C's 8-unit blocks: no tail
     consts = dict(w=pack_words(words) if dp else np.zeros(1, np.int32),
                   bias=wrap32(b256).astype(np.int32), wt=tail)
     how = ("4 units per pass over offset weight bytes, the input read in place (SXTB16 / "
            "REV16 pairs per word; no scratch)"
            + (how8 if not eight or depth == dp else "; 4-unit blocks only (a depth tail)"))
-    if is_onnx(n):
+    if n.numerics.qlinear:
         consts["scale"] = onnx_scales(g, n, units)
         return Kernel("dsp/fully_connected_4u_rd_onnx.c.j2", params=dict(geom=geom, fn=fn),
                       consts=consts, variant="dsp-fc-4u-rd-onnx",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ops._conv_common import fits_int32  # noqa: F401  (the layouts' int32 check)
-from edgecc.quant import wrap32
+from edgecc.numerics.fixed_point import wrap32
 
 
 def int32_array(a) -> np.ndarray:

@@ -16,13 +16,12 @@ from edgecc.ir import Graph, Node
 from edgecc.lower import dsp
 from edgecc.lower import mve_onnx as mo
 from edgecc.lower import mve_ring
-from edgecc.lower.fastrq import FastRequant
+from edgecc.numerics.fastrq import FastRequant
 from edgecc.lower.layout import interleave_rows, pad_to, round_up
 from edgecc.lower.geom import MveConvGeom, MveDwGeom, MveFcGeom
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, const, in_type
 from edgecc.ops._conv_common import conv_window
-from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops.fully_connected import fc_dims
 
 ISA = "mve"
@@ -224,7 +223,7 @@ def _fc_kernel(g: Graph, n: Node, per_channel: bool) -> Kernel:
     """4 units per pass, VMLADAVA on 16-byte chunks (mve/fully_connected.h): per-tensor weights
     one requantization record for every block, per-channel weights every block's own record."""
     batches, units, depth = fc_dims(g, n)
-    per_channel = per_channel or is_onnx(n)  # (ONNX numerics: a scale per unit)
+    per_channel = per_channel or n.numerics.qlinear  # (ONNX numerics: a scale per unit)
     w = const(g, n, 1).astype(np.int64)
     rq = mo.fc_rq(g, n, w, per_channel)
     fr = rq.fr

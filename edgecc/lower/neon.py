@@ -5,7 +5,7 @@ lowerings (ADD; ONNX-numerics ADD and MUL in neon_onnx.py). The convolution, dep
 (vec.py, vec_dw.py). The C is runtime_c/neon/, the calls
 templates/neon/.
 
-ONNX numerics (edgecc/ops/_onnx_rq.py): the convolution, depthwise and fully connected entries
+ONNX numerics (edgecc/numerics/qlinear.py): the convolution, depthwise and fully connected entries
 also take ONNX-numerics nodes (Candidate.onnx); their kernels have one body with either epilogue
 (runtime_c/neon/common.h), and `with_epilogue` names the one a layer calls.
 

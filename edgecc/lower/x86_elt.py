@@ -29,7 +29,7 @@ from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range
 from edgecc.ops.add import add_quant
 from edgecc.ops.pool_2d import pool_geometry
-from edgecc.quant import INT32_MAX, INT32_MIN, mbqm_smaller_than_one
+from edgecc.numerics.fixed_point import INT32_MAX, INT32_MIN, mbqm_smaller_than_one
 
 K_MIN, K_MAX = 6, 24  # scales tried for the linear form
 XS = np.arange(-128, 128, dtype=np.int64)

@@ -14,14 +14,14 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import const, conv_out_size, conv_pad, dtype_limits, in_type, out_type
-from edgecc.ops._onnx_rq import is_onnx, onnx_requantize, onnx_scales
-from edgecc.quant import INT32_MAX, INT32_MIN, activation_range, mbqm, quantize_multiplier
+from edgecc.numerics.qlinear import onnx_requantize, onnx_scales
+from edgecc.numerics.fixed_point import INT32_MAX, INT32_MIN, activation_range, mbqm, quantize_multiplier
 
 
 def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, np.ndarray]:
     """PopulateConvolutionQuantizationParams: effective scale in double per output channel.
-    ONNX numerics: float32 scales and zero shifts (edgecc/ops/_onnx_rq.py)."""
-    if is_onnx(n):
+    ONNX numerics: float32 scales and zero shifts (edgecc/numerics/qlinear.py)."""
+    if n.numerics.qlinear:
         return onnx_scales(g, n, channels), np.zeros(channels, np.int64)
     in_s = np.float32(in_type(g, n, 0).q.scale[0])
     out_s = np.float32(out_type(g, n).q.scale[0])
@@ -60,7 +60,7 @@ def fc_unit_multipliers(g: Graph, n: Node, units: int) -> tuple[np.ndarray, np.n
     double from the float32 scales (channel_multipliers); per-tensor weights fc_multiplier's
     float32 product, the same for every unit. ONNX numerics: onnxruntime's float32 scales
     (channel_multipliers)."""
-    if in_type(g, n, 1).q.per_channel or is_onnx(n):
+    if in_type(g, n, 1).q.per_channel or n.numerics.qlinear:
         return channel_multipliers(g, n, units)
     m, s = fc_multiplier(g, n)
     return np.full(units, m, np.int64), np.full(units, s, np.int64)

@@ -20,11 +20,11 @@ from typing import Callable
 
 import numpy as np
 
-from edgecc.fixedpoint import count_leading_zeros32
+from edgecc.numerics.gemmlowp import count_leading_zeros32
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, in_type
 from edgecc.ops._lut import libm, roundf
-from edgecc.quant import _wrap32, mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import _wrap32, mbqm, quantize_multiplier
 
 LUT_STEPS = 512  # int16-input tables: 512 intervals + 1 value for the last slope
 MAX_DEPTH = 65536  # the int32 sum of up to this many exps (each <= 32767) keeps h >= 1

@@ -19,7 +19,7 @@ from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multiplie
                                      folded_bias, mbqm_function, output_shape_matches,
                                      requantize, supported_activation, valid_window_options)
 from edgecc.ops import _conv16
-from edgecc.ops._onnx_rq import rq_array
+from edgecc.numerics.qlinear import rq_array
 from edgecc.ops.conv_2d import int8_activations, nhwc_rank4, quantized_activations
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin

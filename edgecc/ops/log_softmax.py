@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.fixedpoint import (calculate_input_radius, count_leading_zeros32,
+from edgecc.numerics.gemmlowp import (calculate_input_radius, count_leading_zeros32,
                                exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1,
                                preprocess_softmax_scaling, rescale, rounding_half_sum, sat_shl)
 from edgecc.ir import DType, Graph, Node, TensorType
@@ -20,7 +20,7 @@ from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
-from edgecc.quant import (INT32_MAX, INT32_MIN, _wrap32, mbqm, quantize_multiplier_smaller_than_one_exp,
+from edgecc.numerics.fixed_point import (INT32_MAX, INT32_MIN, _wrap32, mbqm, quantize_multiplier_smaller_than_one_exp,
                           rdbpot, srdhm)
 
 IN_BITS, ACC_BITS, OUT_BITS = 5, 12, 4

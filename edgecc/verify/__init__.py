@@ -139,9 +139,8 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     onnx_model = Path(model).suffix.lower() == ".onnx"
     steps = None
     if onnx_model:  # onnxruntime, CPU provider, default session options (stateless per frame)
-        from edgecc.ops._onnx_float import session_config
         from edgecc.verify.onnx_float import output_steps
-        from edgecc.verify.onnx_ref import ORT, run_onnxruntime
+        from edgecc.verify.onnx_ref import ORT, run_onnxruntime, session_config
         ref_outs, oracle = [run_onnxruntime(model, f)[0] for f in ins], ORT
         steps = output_steps(c.graph)
         info["onnxruntime_session_config"] = session_config()  # fused: int8 fusion allowed

@@ -14,7 +14,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from edgecc.ops._onnx_float import session_config
+from edgecc.verify.onnx_ref import session_config
 
 # nodes whose result is exact: they move bytes or are onnxruntime's integer kernels
 EXACT = {"QuantizeLinear", "DequantizeLinear", "Transpose", "Reshape", "Squeeze", "Unsqueeze",

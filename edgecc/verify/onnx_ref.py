@@ -1,5 +1,5 @@
 """onnxruntime as the oracle for .onnx models (CPU execution provider, default session options;
-with `--onnx-float fused`, int8 QDQ fusion allowed as on Arm: edgecc/ops/_onnx_float.py).
+with `--onnx-float fused`, int8 QDQ fusion allowed as on Arm: edgecc/numerics/ort_order.py).
 
 Owns: running an ONNX model on given inputs (in the model's own dtypes and layout, as the
 generated C API takes them), optionally with chosen intermediate tensors added as graph outputs
@@ -17,6 +17,13 @@ from edgecc.errors import EdgeccError
 ORT = "onnxruntime"
 
 
+def session_config() -> dict[str, str]:
+    """The onnxruntime session options the oracle runs with in the current mode: 'fused' lets
+    the QDQ transformer fuse int8 activations, as it does on Arm CPUs."""
+    from edgecc.numerics.ort_order import onnx_float_mode
+    return {"session.qdqisint8allowed": "1"} if onnx_float_mode() == "fused" else {}
+
+
 def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
                     extra: list[str] = ()) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
     """The model's outputs and (for `extra` tensor names) those intermediate tensors."""
@@ -32,7 +39,6 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
     for name in extra:
         if name not in have:
             m.graph.output.append(onnx.ValueInfoProto(name=name))
-    from edgecc.ops._onnx_float import session_config
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
     for k, v in session_config().items():
@@ -52,7 +58,6 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
 def oracle_label(oracle: str) -> str:
     """The oracle's name as verify prints it: onnxruntime with the session options the
     --onnx-float mode sets (fused: int8 QDQ fusion allowed)."""
-    from edgecc.ops._onnx_float import session_config
     opts = session_config() if oracle == ORT else {}
     return oracle + (" (" + ", ".join(f"{k}={v}" for k, v in opts.items()) + ")"
                      if opts else "")

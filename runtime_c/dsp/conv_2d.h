@@ -90,12 +90,12 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
  * * (scale / 2) is the very real number float(acc) * scale, so it rounds to the same float32;
  * the compiler checked scale / 2 is a normal float), the output zero point and 0. */
 #define EC_DSP_CONV_REC 4
-/* A float-group layer's (onnx == 2, edgecc/ops/_ort_near.py) records are EC_DSP_CONV_REC words
+/* A float-group layer's (onnx == 2, edgecc/numerics/ort_near.py) records are EC_DSP_CONV_REC words
  * too: the doubled folded zero point (its bias is float32), the bits of half its estimate's
  * scale h, of its bias in output steps and of max|w| * kt; kt and kb follow from h, the bias
  * and the layer's constants (ec_ortn_conv ckt, ckb, cslack).
  * onnx == 3: onnxruntime's epilogue as the integer line the compiler proved equal to it on every
- * accumulator of the channel (edgecc/ops/_onnx_rq.py fixed_epilogue): M, then the doubled R's low
+ * accumulator of the channel (edgecc/numerics/qlinear.py fixed_epilogue): M, then the doubled R's low
  * and high words; floor((2 acc * M + 2 R) / 2^33). A channel without such a line keeps the
  * float epilogue's record with EC_DSP_NO_LINE (common.h) as its last word. */
 
@@ -195,7 +195,7 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 #endif
 
 /* One accumulator (of slot p) to its output byte (the epilogue, then the clamp). A float-group
- * layer (onnx == 2, edgecc/ops/_ort_near.py) rounds its estimate e = 2 acc * h + bias in output
+ * layer (onnx == 2, edgecc/numerics/ort_near.py) rounds its estimate e = 2 acc * h + bias in output
  * steps; an e within delta (wk * aw[p] + kb, aw[p] the pixel's field sum of |x - zx|, wk = max|w|
  * * kt from the record, kb derived from the bias with the rounding margins of ckb and cslack)
  * of a rounding boundary goes to ec_dsp_near_exact (the exact bound, then onnxruntime's order,
@@ -378,7 +378,7 @@ EC_DSP_SHARED void ec_dsp_conv_2d_4px_fixed_s8(const ec_dsp_conv_geom *g, const 
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 3, 0);
 }
 
-/* A Conv group onnxruntime runs in float32 (default mode, edgecc/ops/_ort_near.py): the exact
+/* A Conv group onnxruntime runs in float32 (default mode, edgecc/numerics/ort_near.py): the exact
  * accumulator, onnxruntime's order for the outputs near a rounding boundary (nr). */
 EC_DSP_SHARED void ec_dsp_conv_2d_4px_near_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                               int8_t *y, const int32_t *w, const int32_t *rec,

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from edgecc.lower import x86_elt
-from edgecc.quant import quantize_multiplier
+from edgecc.numerics.fixed_point import quantize_multiplier
 from edgecc.tflite_writer import ModelBuilder
 from test_avx2 import _compile, _paths, check_avx2
 

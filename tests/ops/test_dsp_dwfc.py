@@ -265,11 +265,11 @@ def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(ys, lines, tmp_path, monkeypat
     """A QDQ depthwise Conv (group = channels, padding on three sides, stride 1 x 2) takes the
     in-place DSP kernel with onnxruntime's epilogue, bit-exact with onnxruntime; with a tiny
     output scale the products pass 2^15 and the kernel keeps ec_onnx_rq's float clamp. With the
-    integer lines (edgecc/ops/_onnx_rq.py fixed_epilogue, scales under 1/4), the line kernel,
+    integer lines (edgecc/numerics/qlinear.py fixed_epilogue, scales under 1/4), the line kernel,
     bit-exact too."""
     from onnx import numpy_helper
     from test_onnx_frontend import qdq_conv_model
-    from edgecc.ops import _onnx_rq
+    from edgecc.numerics import qlinear as _onnx_rq
     monkeypatch.setattr(_onnx_rq, "LINES", lines)
     m = qdq_conv_model(np.random.default_rng(6800), group=4)
     if ys is not None:

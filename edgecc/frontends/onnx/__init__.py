@@ -22,7 +22,8 @@ from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
-from edgecc.ops._onnx_float import onnx_float_mode
+from edgecc.numerics import FLOAT, NEAR, OrtFloatGroup
+from edgecc.numerics.ort_order import onnx_float_mode, ort_threads
 
 HANDLERS = {
     "QuantizeLinear": nd.quantize, "DequantizeLinear": nd.dequantize,
@@ -95,10 +96,12 @@ def load_onnx(path: str | Path) -> Graph:
     b = Builder(path, m.shapes)
     b.opset = m.opset
     # an unknown mode is bad input whatever the model; 'fused': int8 groups fused as on Arm
-    int8 = onnx_float_mode() == "fused"
+    mode = onnx_float_mode()
+    int8 = mode == "fused"
+    b.float_group = OrtFloatGroup(NEAR if mode == "integer" else FLOAT, ort_threads())
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes, int8)
     # the groups onnxruntime computes in float32, exact with it in the --onnx-float modes
-    # (their lowering picks the kernels: edgecc/ops/_ort_float.py, _ort_near.py)
+    # (their lowering picks the kernels: edgecc/numerics/ort_float.py, _ort_near.py)
     b.ort_float = float_groups(m.graph, m.consts, m.dtypes, int8)
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)

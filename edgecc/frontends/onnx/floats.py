@@ -138,7 +138,7 @@ def conv_transpose(b: Builder, n, a) -> list[Rec]:
 
 def resize(b: Builder, n, a) -> list[Rec]:
     """Resize (linear, 2-D, half_pixel / align_corners / asymmetric) in float32 as
-    RESIZE_BILINEAR with onnxruntime's arithmetic (edgecc/ops/_onnx_resize.py); onnxruntime
+    RESIZE_BILINEAR with onnxruntime's arithmetic (edgecc/numerics/qlinear_resize.py); onnxruntime
     computes it in float between DequantizeLinear and QuantizeLinear."""
     from edgecc.frontends.onnx.builder import NHWC
     mode = a.get("mode", b"nearest")
@@ -162,6 +162,6 @@ def resize(b: Builder, n, a) -> list[Rec]:
         scales = (float(sc[2]), float(sc[3]))
     size = b.const(np.array([oh, ow]), DType.INT32)
     y = b.add("RESIZE_BILINEAR", [x.value, size], TensorType((nb, oh, ow, c), DType.FLOAT32),
-              dict(align_corners=flags[0], half_pixel_centers=flags[1], numerics="onnx",
+              dict(align_corners=flags[0], half_pixel_centers=flags[1], numerics=emit.ONNX,
                    onnx_ctm=ctm, onnx_scales=scales))
     return [Rec("act", y, perm=NHWC)]

@@ -13,7 +13,7 @@ import numpy as np
 
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.ir import DType, QParams
-from edgecc.ops._onnx_rq import ONNX
+from edgecc.numerics import QLINEAR as ONNX
 
 
 def wide(wq: QParams, yq: QParams | None) -> bool:

@@ -94,9 +94,9 @@ def dynamic_quantize(b: Builder, n, a) -> list[Rec]:
             b.new_value(TensorType((), DType.FLOAT32), label=_out_name(n, 1)),
             b.new_value(TensorType((), DType.UINT8), label=_out_name(n, 2))]
     k = len(b.nodes)
-    # numerics="onnx": its float32 steps must not be contracted (fp-contract off)
-    b.nodes.append(Node("DYNAMIC_QUANTIZE", [r.value], outs, dict(numerics=emit.ONNX),
-                        name=f"{k}_dynamic_quantize", index=b.index))
+    # QLinear numerics: its float32 steps must not be contracted (fp-contract off)
+    b.nodes.append(Node("DYNAMIC_QUANTIZE", [r.value], outs, {}, name=f"{k}_dynamic_quantize",
+                        index=b.index, numerics=emit.ONNX))
     return [Rec("act", outs[0], r.perm), Rec("act", outs[1], ()), Rec("act", outs[2], ())]
 
 

@@ -45,24 +45,19 @@ def onnx_float_mode() -> str:
     """How the QDQ groups onnxruntime leaves in float32 compile ($EDGECC_ONNX_FLOAT; the CLI's
     --onnx-float sets it). 'integer' (default): the exact int32 accumulator, and this module's
     order only for the outputs a rigorous error bound finds near a rounding boundary
-    (edgecc/ops/_ort_near.py): bit-exact with onnxruntime, on integer kernels. 'ort':
+    (edgecc/numerics/ort_near.py): bit-exact with onnxruntime, on integer kernels. 'ort':
     onnxruntime's own float32 order throughout (this module), on portable float kernels. Both
     follow the conv order of onnxruntime's intra-op thread count (`ort_threads`). 'fused': no
     group stays in float32; every DequantizeLinear -> op -> QuantizeLinear group runs as the
     integer QOperator kernel onnxruntime fuses it into where its QDQ transformer allows int8
-    (Arm CPUs; x86 with the session option `session.qdqisint8allowed` = 1, `session_config`):
+    (Arm CPUs; x86 with the session option `session.qdqisint8allowed` = 1,
+    edgecc/verify/onnx_ref.py `session_config`):
     DESIGN.md's integer semantics, the oracle run with that option (frontends/onnx/ortfuse.py)."""
     mode = os.environ.get("EDGECC_ONNX_FLOAT") or "integer"
     if mode not in ONNX_FLOAT_MODES:
         raise EdgeccError(f"unknown --onnx-float mode {mode!r} "
                           f"(known: {', '.join(ONNX_FLOAT_MODES)})")
     return mode
-
-
-def session_config() -> dict[str, str]:
-    """The onnxruntime session options the oracle runs with in the current mode: 'fused' lets
-    the QDQ transformer fuse int8 activations, as it does on Arm CPUs."""
-    return {"session.qdqisint8allowed": "1"} if onnx_float_mode() == "fused" else {}
 
 
 def ort_threads() -> int:

@@ -1,8 +1,8 @@
-"""onnxruntime's requantization of integer accumulators ("ONNX numerics"), in numpy.
+"""onnxruntime's requantization of integer accumulators (the QLinear dialect), in numpy.
 
-Owns: the float32 output scales of an ONNX-numerics node and the epilogue applied to its int32
-accumulators. A node carries attrs["numerics"] == "onnx" when it comes from an ONNX model
-(edgecc/frontends/onnx/); its accumulator is the same exact integer as TFLite's, only the epilogue
+Owns: the float32 output scales of a QLinear node and the epilogue applied to its int32
+accumulators, and that epilogue's proven integer lines (`fixed_epilogue`). A node follows it when
+the ONNX frontend gave it `QLINEAR` (edgecc/numerics/__init__.py); its accumulator is the same exact integer as TFLite's, only the epilogue
 differs. onnxruntime's QLinearConv / QGemm / QLinearMatMul (CPU provider; MLAS
 MlasRequantizeOutput) compute, per output channel c,
 
@@ -18,13 +18,6 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import in_type, out_type
-
-ONNX = "onnx"
-
-
-def is_onnx(n: Node) -> bool:
-    return n.attrs.get("numerics") == ONNX
-
 
 def onnx_scales(g: Graph, n: Node, channels: int) -> np.ndarray:
     """float32 scale per output channel, computed in float32 as onnxruntime does."""

@@ -1,10 +1,10 @@
 """The default ('integer') kernels of the Conv and Gemm QDQ groups onnxruntime runs in float32:
-the exact int32 accumulator, and onnxruntime's float32 order (edgecc/ops/_onnx_float.py) only for
+the exact int32 accumulator, and onnxruntime's float32 order (edgecc/numerics/ort_order.py) only for
 the rare output whose value lies so near a rounding boundary that the float32 order could cross it.
 
 Owns: the rigorous bound that decides "near", its constants per output channel, and the portable
 kernels templates/c/conv_2d_ortf_near.c.j2 / fully_connected_ortf_near.c.j2. Their numpy reference
-is onnxruntime's order itself (edgecc/ops/_ort_float.py `reference`): the kernel must equal it
+is onnxruntime's order itself (edgecc/numerics/ort_float.py `reference`): the kernel must equal it
 bit for bit, which it does whenever the bound holds (tests/test_onnx_float.py checks the bound on
 random and real layers, and that a kernel without the check misses a real case).
 
@@ -39,7 +39,7 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops import _onnx_float as of
+from edgecc.numerics import ort_order as of
 from edgecc.ops._conv_common import act_range, conv_window
 from edgecc.ops.quantize import c_float_literal
 
@@ -64,7 +64,7 @@ def channel_constants(g: Graph, n: Node, m: int) -> dict[str, np.ndarray]:
     """Per output channel: the int8 weights' max |w|, the estimate's scale and bias in output
     steps (sc, bb), delta's factor of T' (kt) and constant (kb), the weight scale and the float32
     bias onnxruntime adds (DequantizeLinear's values)."""
-    from edgecc.ops._ort_float import _bias
+    from edgecc.numerics.ort_float import _bias
     w = const(g, n, 1).astype(np.int64)
     oc = w.shape[0]
     sx = F64(F32(in_type(g, n).q.scale[0]))
@@ -137,7 +137,7 @@ def conv_segments_sk(g: Graph, n: Node) -> tuple[list, int]:
     """onnxruntime's thread segments of the conv's output pixels and m (roundings)."""
     win, w = conv_window(g, n), const(g, n, 1)
     ksize = int(w[0].size)
-    segs = of.conv_segments(win.out_h * win.out_w, ksize, w.shape[0], of.ort_threads())
+    segs = of.conv_segments(win.out_h * win.out_w, ksize, w.shape[0], n.numerics.threads)
     return segs, roundings("CONV_2D", ksize, max(-(-ksize // sk) for _, _, sk in segs))
 
 
@@ -154,35 +154,6 @@ def derive_factors(g: Graph, n: Node, m: int) -> list[str]:
         [str(int(out_type(g, n).q.zero_point[0]))]
 
 
-def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict, list[str]]:
-    """runtime_c/dsp/conv_2d.h's records [oc, 4] of a float-group conv over its filter rows
-    [oc, taps] (the doubled folded zero point, the bits of sc / 2, of bb and of max|w| * kt),
-    the ec_ortn_conv constants and the factors (derive_factors) the kernel derives kt and kb
-    with; ValueError when the kernel's float32 estimate could leave its range."""
-    segs, m = conv_segments_sk(g, n)
-    k = channel_constants(g, n, m)
-    rows = np.asarray(rows, np.int64)
-    zx = int(in_type(g, n).q.zero_point[0])
-    if not exact_sum_fits(g, n) or rows.shape[1] * 510 * 128 >= 2 ** 31:
-        raise ValueError("the exact bound's sum may leave int32")  # ec_dsp_xs_dot: 2 |x - zx| |w|
-    big = np.abs(rows).sum(axis=1) * max(zx + 128, 127 - zx)  # max |acc|
-    if 2 * int(big.max()) >= 2 ** 31 or \
-            float((big * k["sc"].astype(F64) + np.abs(k["bb"])).max()) >= 2.0 ** 30:
-        raise ValueError("the estimate may leave int32")
-    half = (k["sc"] / F32(2)).astype(F32)
-    if not (np.all(half >= np.finfo(F32).tiny) and np.all(half * 2 == k["sc"])):
-        raise ValueError("an estimate scale too small to halve exactly")
-    wk = (k["wmax"].astype(F64) * k["kt"].astype(F64)).astype(F32) * F32(1 + 2 ** -20)
-    rec = np.stack([-2 * zx * rows.sum(axis=1), half.view(np.int32), k["bb"].view(np.int32),
-                    wk.astype(F32).view(np.int32)], axis=1)
-    consts = {name: k[name] for name in ("sw", "bias")}
-    consts.update(seg_end=np.array([s + c for s, c, _ in segs], np.int32),
-                  seg_sk=np.array([sk for _, _, sk in segs], np.int32))
-    return rec.astype(np.int64), consts, derive_factors(g, n, m)
-
-
-DSP_WHY = ("onnxruntime runs this QDQ group in float32: the exact accumulator, its float32 "
-           "order for the outputs near a rounding boundary")
 WHY = ("onnxruntime runs this QDQ group in float32: the exact integer accumulator, and its "
        "float32 order (MLAS) for the outputs a rigorous error bound finds near a rounding "
        "boundary; portable kernel")
@@ -197,10 +168,10 @@ def exact_sum_fits(g: Graph, n: Node) -> bool:
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel of a float-group CONV_2D / FULLY_CONNECTED: this module's in the
-    default mode, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
+    default mode, onnxruntime's float order throughout (edgecc/numerics/ort_float.py) with
     --onnx-float ort or a filter too large for the exact bound's uint32."""
-    from edgecc.ops import _ort_float
-    if of.onnx_float_mode() != "integer" or not exact_sum_fits(g, n):
+    from edgecc.numerics import ort_float as _ort_float
+    if not n.numerics.near_checked or not exact_sum_fits(g, n):
         return _ort_float.lower(g, n, target)
     w = const(g, n, 1)
     oc = w.shape[0]
