@@ -148,7 +148,7 @@ NEAR_MIN_TAPS = 16
 
 
 def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict, list[str]]:
-    """runtime_c/dsp/conv_2d.h's records [oc, 4] of a float-group conv over its filter rows
+    """runtime_c/dsp/conv_2d_near.h's records [oc, 4] of a float-group conv over its filter rows
     [oc, taps] (the doubled folded zero point, the bits of sc / 2, of bb and of max|w| * kt),
     the ec_ortn_conv constants and the factors (edgecc/numerics/ort_near.py derive_factors) the
     kernel derives kt and kb with; ValueError when the kernel's float32 estimate could leave its range."""

@@ -43,7 +43,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "dsp/add_lin_row.c.j2": ("dsp/add.h",),
     "dsp/mul_onnx_row.c.j2": ("dsp/mul.h",),
     "dsp/conv_2d_4px.c.j2": ("dsp/conv_2d.h",),
-    "dsp/conv_2d_4px_near.c.j2": ("dsp/conv_2d.h",),
+    "dsp/conv_2d_4px_near.c.j2": ("dsp/conv_2d_near.h",),
     "dsp/fc_near.c.j2": ("dsp/fc_near.h",),
     "dsp/depthwise_conv_2d_planes.c.j2": ("dsp/depthwise_conv_2d.h",),
     "dsp/depthwise_conv_2d_direct.c.j2": ("dsp/depthwise_conv_2d_direct.h",),
