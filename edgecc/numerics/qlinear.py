@@ -36,13 +36,6 @@ def onnx_requantize(acc: np.ndarray, scale: np.ndarray, out_zp: int, lo: int, hi
     return np.clip(np.rint(r).astype(np.int64) + out_zp, lo, hi).astype(dtype)
 
 
-def rq_array(m: np.ndarray) -> np.ndarray:
-    """The per-channel multiplier constant as the C kernel reads it: float32 scales for ONNX
-    numerics, int32 multipliers otherwise."""
-    m = np.asarray(m)
-    return m.astype(np.float32) if m.dtype.kind == "f" else m.astype(np.int32)
-
-
 def dequant_fn_quant_table(g: Graph, n: Node, fn=None) -> np.ndarray:
     """The int8 -> int8 table of y = QuantizeLinear(fn(DequantizeLinear(x))) as onnxruntime
     computes it in float32 (QLinearLookupBase / an unfused DQ -> op -> Q): (x - zp) * scale,

@@ -36,6 +36,13 @@ def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, n
     return np.array(mults, dtype=np.int64), np.array(shifts, dtype=np.int64)
 
 
+def rq_array(m: np.ndarray) -> np.ndarray:
+    """The per-channel multiplier constant as the C kernel reads it: float32 scales for QLinear
+    numerics (channel_multipliers), int32 multipliers otherwise."""
+    m = np.asarray(m)
+    return m.astype(np.float32) if m.dtype.kind == "f" else m.astype(np.int32)
+
+
 def mbqm_function(mults: np.ndarray) -> str:
     """The C requantizer for these multipliers: ec_mbqm_pos skips the saturation case that only
     a multiplier of INT32_MIN can reach (QuantizeMultiplier never makes one). float32

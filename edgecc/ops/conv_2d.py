@@ -18,12 +18,11 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops._conv_common import (OC_BLOCK, act_range, bias_or_zeros, channel_multipliers,
                                      conv_groups, conv_window, folded_bias, mbqm_function,
-                                     output_shape_matches, pack_weights, requantize,
+                                     output_shape_matches, pack_weights, requantize, rq_array,
                                      supported_activation, valid_window_options)
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin
-from edgecc.numerics.qlinear import rq_array
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
