@@ -6,8 +6,8 @@ out = clamp(MBQM(sum_k (l - zp_l) * (r - zp_r), m) + zp_out, -128, 127) (no fuse
 float32 accumulates over k in order from 0, as TFLite's reference loop.
 ONNX (QLinearMatMul, MatMulInteger; edgecc/frontends/onnx/): either operand may have a non-zero zero
 point, the same exact (l - zp_l) * (r - zp_r) sums; the output is the int32 sum itself (int32
-output, MatMulInteger) or int8 through onnxruntime's float32 epilogue (numerics="onnx":
-y = sat(rne(float32(acc) * float32(float32(s_lhs * s_rhs) / s_out)) + zp_out), _onnx_rq.py).
+output, MatMulInteger) or int8 through onnxruntime's float32 epilogue (QLinear numerics:
+y = sat(rne(float32(acc) * float32(float32(s_lhs * s_rhs) / s_out)) + zp_out), edgecc/numerics/qlinear.py).
 The C walks the broadcast batch dims with the shared broadcast loops, then i, j, k with strides
 that absorb adj_x / adj_y, so no transposed copy is made.
 """

@@ -6,7 +6,7 @@ acc = sum over the taps inside the input of (x - x_zp) * (w - w_zp[c]) (+ bias[c
 read x_zp, i.e. contribute 0. Both differences are exact in int32 (8-bit values, 8-bit zero
 points), as onnxruntime subtracts the weight zero point before its integer GEMM. The output is
 either that int32 accumulator (ConvInteger: no quantization on the output) or int8 through
-onnxruntime's float32 epilogue (numerics="onnx", edgecc/numerics/qlinear.py).
+onnxruntime's float32 epilogue (the QLinear dialect, edgecc/numerics/qlinear.py).
 
 The existing CONV_2D kernels (portable and SIMD) assume weights with zero point 0; this op is
 the portable kernel for the rest, one plain loop nest (no SIMD variant: the kernel tables have

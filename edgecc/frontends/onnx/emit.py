@@ -4,14 +4,15 @@ Owns: the translation of ONNX Conv (plain, grouped, depthwise; 1-D and 2-D), Gem
 Mul, AveragePool, GlobalAveragePool, MaxPool and Softmax, with their DequantizeLinear'd inputs and
 the QuantizeLinear'd output, into CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL,
 AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions, fully connected layers,
-ADD and MUL carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/numerics/qlinear.py
-and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too where
-onnxruntime runs QLinearSoftmax (_onnx_softmax.py; ortfuse.py says when), AVERAGE_POOL_2D for
-QLinearAveragePool (_onnx_pool.py). The groups onnxruntime runs in float32 (ortfuse.py
-float_groups) carry numerics="ort_float" instead (edgecc/numerics/ort_float.py: its float order, the
-bias with its own scale as QParams); an unfused group edgecc does not emulate (grouped conv,
-several rows, broadcast Add) keeps the integer arithmetic, which may differ by a step. With no output quantization
-(yq None: a float32 model, frontends/onnx/floats.py) the same ops are emitted in float32.
+ADD and MUL carry the QLINEAR dialect (onnxruntime's float32 requantization, edgecc/numerics/
+qlinear.py and qlinear_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too
+where onnxruntime runs QLinearSoftmax (qlinear_softmax.py; ortfuse.py says when), AVERAGE_POOL_2D
+for QLinearAveragePool (qlinear_pool.py). The groups onnxruntime runs in float32 (ortfuse.py
+float_groups) carry the builder's OrtFloatGroup instead (edgecc/numerics/ort_float.py: its float
+order, the bias with its own scale as QParams); an unfused group edgecc does not emulate (grouped
+conv, several rows, broadcast Add) keeps the integer arithmetic, which may differ by a step. With
+no output quantization (yq None: a float32 model, frontends/onnx/floats.py) the same ops are
+emitted in float32.
 """
 from __future__ import annotations
 
@@ -21,8 +22,6 @@ from edgecc.frontends.onnx import integer
 from edgecc.frontends.onnx.builder import NHWC, Builder, Rec, inverse
 from edgecc.ir import DType, QParams, TensorType
 from edgecc.numerics import QLINEAR
-
-ONNX = QLINEAR  # onnxruntime's QLinear arithmetic (edgecc/numerics/qlinear.py)
 
 
 def _pads(attrs: dict, in_hw: list[int], k: list[int], s: list[int], d: list[int]) -> list[int]:
@@ -115,7 +114,7 @@ def _rq_attrs(b: Builder, info: dict, yq: QParams | None, ort_float: bool = Fals
     group (b.float_group, edgecc/numerics/ort_float.py) instead of QLinear."""
     if _is_float(info, yq):
         return {}
-    return dict(numerics=b.float_group if ort_float else ONNX, clamp=_clamp(info, yq))
+    return dict(numerics=b.float_group if ort_float else QLINEAR, clamp=_clamp(info, yq))
 
 
 def _ort_float(info: dict, yq: QParams | None, wq: QParams | None = None) -> bool:
@@ -242,7 +241,7 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
         axes = [x.perm.index(a) for a in range(2, len(x.perm))]
         ax = b.const(np.array(axes), DType.INT32)
         op = "MEAN" if info["kind"] == "global" else "REDUCE_MAX"
-        a = dict(keep_dims=True, numerics=ONNX) if op == "MEAN" and yq else dict(keep_dims=True)
+        a = dict(keep_dims=True, numerics=QLINEAR) if op == "MEAN" and yq else dict(keep_dims=True)
         y = b.add_inferred(op, [x.value, ax], DType.INT8 if yq else DType.FLOAT32, yq, a)
         return Rec("act", y, perm=x.perm)
     x = b.with_perm(info["x"], NHWC)
@@ -264,7 +263,7 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
              explicit_padding=(pads[0], pads[2], pads[1], pads[3]), fused_activation_function=0)
     op = "AVERAGE_POOL_2D" if info["kind"] == "avg" else "MAX_POOL_2D"
     if op == "AVERAGE_POOL_2D" and info.get("qlinear"):  # onnxruntime's: edgecc/numerics/qlinear_pool.py
-        a.update(numerics=ONNX, onnx_zp_offset=info["zp_offset"])
+        a.update(numerics=QLINEAR, onnx_zp_offset=info["zp_offset"])
     elif op == "AVERAGE_POOL_2D" and _ort_float(info, yq):  # edgecc/numerics/ort_float.py
         a.update(numerics=b.float_group, clamp=_clamp(info, yq))
     if op == "MAX_POOL_2D" and yq and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0],
@@ -278,7 +277,7 @@ def lookup(b: Builder, info: dict, yq: QParams) -> Rec:
     """An elementwise float function between DequantizeLinear and QuantizeLinear (Sigmoid):
     the IR op with ONNX numerics tabulates it over the 256 int8 inputs."""
     x: Rec = info["x"]
-    y = b.add_inferred(info["ir_op"], [x.value], DType.INT8, yq, dict(numerics=ONNX))
+    y = b.add_inferred(info["ir_op"], [x.value], DType.INT8, yq, dict(numerics=QLINEAR))
     return Rec("act", y, perm=x.perm)
 
 
@@ -295,8 +294,8 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     if yq is None:  # a float32 model
         return Rec("act", b.add_inferred("SOFTMAX", [x.value], DType.FLOAT32, None,
                                          dict(beta=1.0)), perm=x.perm)
-    if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: _onnx_softmax.py
-        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=ONNX))
+    if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: edgecc/numerics/qlinear_softmax.py
+        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=QLINEAR))
         return Rec("act", y, perm=x.perm)
     # onnxruntime's float Softmax (frontends/onnx/ortfuse.py says when): in float32 here too,
     # between its DequantizeLinear and QuantizeLinear; exp may differ in the last bits, so a
@@ -304,7 +303,7 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     shape = b.type(x.value).shape
     f = b.add("DEQUANTIZE", [x.value], TensorType(shape, DType.FLOAT32))
     s = b.add("SOFTMAX", [f], TensorType(shape, DType.FLOAT32), dict(beta=1.0))
-    y = b.add("QUANTIZE", [s], TensorType(shape, DType.INT8, yq), dict(numerics=ONNX))
+    y = b.add("QUANTIZE", [s], TensorType(shape, DType.INT8, yq), dict(numerics=QLINEAR))
     return Rec("act", y, perm=x.perm)
 
 
@@ -321,7 +320,7 @@ def concat(b: Builder, info: dict, yq: QParams) -> Rec:
         t = b.type(x.value)
         if (t.q.scale, t.q.zero_point) != (yq.scale, yq.zero_point):
             vals.append(b.add("QUANTIZE", [x.value], TensorType(t.shape, DType.INT8, yq),
-                              dict(numerics=ONNX)))
+                              dict(numerics=QLINEAR)))
         else:
             vals.append(x.value)
     y = b.add_inferred("CONCATENATION", vals, DType.INT8, yq,

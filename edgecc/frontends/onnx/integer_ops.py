@@ -17,6 +17,7 @@ from edgecc.frontends.onnx import emit
 from edgecc.frontends.onnx import nodes as nd
 from edgecc.frontends.onnx.builder import Builder, Rec, to_int8
 from edgecc.ir import DType, Node, QParams, TensorType, Value
+from edgecc.numerics import QLINEAR
 
 
 def _opt(n, i: int) -> str:
@@ -96,7 +97,7 @@ def dynamic_quantize(b: Builder, n, a) -> list[Rec]:
     k = len(b.nodes)
     # QLinear numerics: its float32 steps must not be contracted (fp-contract off)
     b.nodes.append(Node("DYNAMIC_QUANTIZE", [r.value], outs, {}, name=f"{k}_dynamic_quantize",
-                        index=b.index, numerics=emit.ONNX))
+                        index=b.index, numerics=QLINEAR))
     return [Rec("act", outs[0], r.perm), Rec("act", outs[1], ()), Rec("act", outs[2], ())]
 
 
