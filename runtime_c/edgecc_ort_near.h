@@ -1,5 +1,5 @@
 /* edgecc: the near-tie path of the Conv QDQ groups onnxruntime runs in float32 (default
- * --onnx-float integer mode; edgecc/numerics/ort_near.py derives the bound). A kernel computes each
+ * --onnx-float integer mode; edgecc/ops/_ort_near.py derives the bound). A kernel computes each
  * output's exact int32 accumulator and its float32 estimate e in output steps; when e lies
  * within delta of a rounding boundary, the output is recomputed here in onnxruntime's order
  * (edgecc/numerics/ort_order.py: the im2col column in (channel, ky, kx) order, fused multiply-add
@@ -160,7 +160,7 @@ static EC_ORTN_COLD int32_t ec_ortn_conv_out(const ec_ortn_conv *L, const int8_t
     return ec_ortn_conv_recompute(L, x, w, pix, o);
 }
 
-/* A one-row Gemm group (edgecc/numerics/ort_near.py): per unit u the exact accumulator acc (x - zx
+/* A one-row Gemm group (edgecc/ops/_ort_near.py): per unit u the exact accumulator acc (x - zx
  * against the unit's int8 weights) and its estimate e = acc * sc[u] + bb[u] in output steps;
  * delta = T' * kt[u] + kb[u], T' the smaller of wmax[u] times the row's sum of |x - zx| and
  * (Cauchy-Schwarz) wnorm[u] = |w| times the row's |x - zx| (both at or above the exact bound). */

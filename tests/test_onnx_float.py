@@ -27,7 +27,7 @@ def _ort_float_mode(monkeypatch):
 def test_onnx_float_mode_default_and_bad(monkeypatch):
     """'integer' unless asked; an unknown mode is the user's error (exit 2), and the integer mode
     runs the float groups' Convs and Gemm on the integer kernels that recompute near-tie outputs
-    in onnxruntime's order (edgecc/numerics/ort_near.py), their Adds and AveragePool in its order."""
+    in onnxruntime's order (edgecc/ops/_ort_near.py), their Adds and AveragePool in its order."""
     from edgecc.compiler import compile_model
     from edgecc.errors import EdgeccError
     from edgecc.targets import get_target
@@ -262,7 +262,7 @@ def test_float_group_kernels_exact(tmp_path, monkeypatch, kind, shape):
     must land on a rounding tie); the order itself is what the tensor test above checks."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
-    from edgecc.numerics import ort_float as _ort_float
+    from edgecc.ops import _ort_float
     from edgecc.verify import verify_model
     if kind == "fc-int8w":  # the large-layer path: int8 weights dequantized in the kernel
         monkeypatch.setattr(_ort_float, "FLOAT_WEIGHT_BYTES", 0)

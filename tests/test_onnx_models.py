@@ -22,7 +22,7 @@ TARGETS = ["clang", "cortex-m4", "cortex-m55", "aarch64", "x86-avx2"]
 # Gemm in float32 (its x86 s8->u8 rewrite leaves those QDQ groups unfused). With --onnx-float
 # ort edgecc computes them in its order (edgecc/numerics/ort_order.py, ort_float.py); with the
 # default 'integer', the Convs and Gemm run the integer kernels and recompute in its order the
-# outputs a rigorous bound finds near a rounding boundary (edgecc/numerics/ort_near.py; without
+# outputs a rigorous bound finds near a rounding boundary (edgecc/ops/_ort_near.py; without
 # that, one conv2d_5 value of frame 1 lands a step off and the step grows to 2-4 in 3 of the 10
 # outputs). Both modes: exact.
 # onnxruntime computes ConvTranspose in float (and Resize, whose arithmetic edgecc follows

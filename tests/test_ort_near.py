@@ -1,4 +1,4 @@
-"""edgecc/numerics/ort_near.py: the default kernels of the Conv / Gemm groups onnxruntime runs in
+"""edgecc/ops/_ort_near.py: the default kernels of the Conv / Gemm groups onnxruntime runs in
 float32. The error bound holds (onnxruntime's float32 order, edgecc/numerics/ort_order.py, against
 the exact value, on random layers with cancellation and on tfl_pretrainedResnet_quant_qdq's real
 ones), the kernels are exact end to end, and without the near-tie check a real case fails."""
@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from edgecc.numerics import ort_near as bound
 from edgecc.numerics import ort_order as of
-from edgecc.numerics import ort_near as on
+from edgecc.ops import _ort_near as on
 from test_onnx_frontend import onnx_model
 
 F32, F64 = np.float32, np.float64
@@ -35,16 +36,16 @@ def _check(xi, wk, sx, sw, ys, bf, op: str, tcheap=None) -> tuple[int, int, int]
     sc = F64(sx) * sw.astype(F64)[:, None]
     exact = (wk.astype(np.int64) @ xi.astype(np.int64) * sc + bf.astype(F64)[:, None]) / ys
     t = np.abs(wk).astype(np.int64) @ np.abs(xi).astype(np.int64)
-    c = on.coefficient(on.roundings(op, k, slices))
-    delta = c * (t * sc + np.abs(bf.astype(F64))[:, None]) / ys + on.ABS_SLACK
+    c = bound.coefficient(bound.roundings(op, k, slices))
+    delta = c * (t * sc + np.abs(bf.astype(F64))[:, None]) / ys + bound.ABS_SLACK
     assert (np.abs(v.astype(F64) - exact) <= delta).all()
     differ = np.rint(np.clip(v, -32768, 32767)) != np.rint(np.clip(exact, -32768, 32767))
     consts = dict(sc=(sc[:, 0] / ys).astype(F32), bb=(bf.astype(F64) / ys).astype(F32),
                   kt=(c * sc[:, 0] / ys).astype(F32), kb=(c * np.abs(bf) / ys +
-                                                         on.ABS_SLACK).astype(F32))
+                                                         bound.ABS_SLACK).astype(F32))
     acc = (wk.astype(np.int64) @ xi.astype(np.int64)).T
-    assert not (differ.T & ~on.near(acc, t.T, consts)).any()
-    cheap = on.near(acc, (t if tcheap is None else tcheap).T, consts)
+    assert not (differ.T & ~bound.near(acc, t.T, consts)).any()
+    cheap = bound.near(acc, (t if tcheap is None else tcheap).T, consts)
     assert not (differ.T & ~cheap).any()
     return differ.size, int(cheap.sum()), int(differ.sum())
 
@@ -76,7 +77,7 @@ def _resnet_layers(frames: int = 3):
     with --onnx-float ort: its nodes' references are onnxruntime's values)."""
     from edgecc.compiler import load_model
     from edgecc.interp import run_graph
-    from edgecc.numerics import ort_float as orf
+    from edgecc.ops import _ort_float as orf
     from edgecc.ops import const, in_type, out_type
     from edgecc.passes import optimize
     from edgecc.verify.reference import seeded_frames
@@ -213,7 +214,7 @@ def test_dsp_derived_factors_bound(name):
     from edgecc.compiler import load_model
     from edgecc.ops import const, in_type, out_type
     from edgecc.lower.dsp_conv import dsp_records
-    from edgecc.numerics import ort_float as orf
+    from edgecc.ops import _ort_float as orf
     from edgecc.passes import optimize
     g, _ = optimize(load_model(onnx_model(name)))
     seen = 0
@@ -228,7 +229,7 @@ def test_dsp_derived_factors_bound(name):
         kt = (h * ckt).astype(F32)
         kb = ((np.abs(bb) * ckb).astype(F32) + cslack).astype(F32)
         _, m = on.conv_segments_sk(g, nd)
-        c = on.coefficient(m)
+        c = bound.coefficient(m)
         sx = F64(F32(in_type(g, nd).q.scale[0]))
         ys = F64(F32(out_type(g, nd).q.scale[0]))
         sw = np.broadcast_to(np.asarray(in_type(g, nd, 1).q.scale, F32), (len(rows),)).astype(F64)
@@ -236,7 +237,7 @@ def test_dsp_derived_factors_bound(name):
         assert (kt.astype(F64) >= real_kt).all()
         assert (wk.astype(F64) >= np.abs(rows).max(axis=1) * real_kt).all()
         bf = orf._bias(g, nd, len(rows)).astype(F64)
-        assert (kb.astype(F64) >= c * np.abs(bf) / ys + on.ABS_SLACK).all()
+        assert (kb.astype(F64) >= c * np.abs(bf) / ys + bound.ABS_SLACK).all()
         seen += 1
     assert seen
 
@@ -247,7 +248,7 @@ def test_fc_norm_bound():
     float32) at or above the exact bound T, on tfl_ad01_int8_qdq's float-group layers."""
     from edgecc.compiler import load_model
     from edgecc.ops import const, in_type
-    from edgecc.numerics import ort_float as orf
+    from edgecc.ops import _ort_float as orf
     from edgecc.passes import optimize
     g, _ = optimize(load_model(onnx_model("tfl_ad01_int8_qdq")))
     rng = np.random.default_rng(5)

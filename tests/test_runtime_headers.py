@@ -78,7 +78,7 @@ def test_cortex_m4_output_has_only_the_dsp_headers_it_uses():
     assert named[0] == "edgecc_rt.h"
 
 
-# The headers of onnxruntime's x86 float groups (edgecc/numerics/ort_near.py): only the kernels of
+# The headers of onnxruntime's x86 float groups (edgecc/ops/_ort_near.py): only the kernels of
 # such groups include them
 ORT_NEAR_HEADERS = {"edgecc_ort_near.h", "dsp/near.h", "dsp/conv_2d_near.h", "dsp/fc_near.h"}
 

@@ -1,5 +1,5 @@
 """Cortex-M DSP ADD and MUL with ONNX numerics (onnxruntime's QLinearAdd / QLinearMul,
-edgecc/numerics/qlinear_elt.py).
+edgecc/ops/_onnx_elt.py).
 
 Owns: when the DSP table's ONNX ADD and MUL entries apply and their constants, and `ENTRIES`, which
 edgecc/lower/dsp_dwfc.py places before TFLite's add-lut entry. Two same-shape activations: an
@@ -64,9 +64,9 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
     pairs. Then, where an integer form is proven equal on every pair (dsp_near.add_kernel), two
     multipliers or TFLite's table kernel ec_dsp_add_lut_s8; else ec_dsp_add_onnx_s8, whose one
     fused multiply-add rounds as the portable kernel does."""
-    from edgecc.numerics.qlinear_elt import add_params
+    from edgecc.ops._onnx_elt import add_params
     p = add_params(g, n)
-    if p["a_first"]:  # same shapes: b's term first (edgecc/numerics/qlinear_elt.py)
+    if p["a_first"]:  # same shapes: b's term first (edgecc/ops/_onnx_elt.py)
         raise Refused("broadcast order: portable kernel")
     xs = XS
     tb = (xs * np.float64(p["rb"]) + np.float64(p["k"])).astype(np.float32)
@@ -114,7 +114,7 @@ def lower_add_row(g: Graph, n: Node, target) -> Kernel:
     channel, as the portable kernel computes it; a * r_a + t(b_c) in integers (_onnx_add_lut
     over every int8 a and every channel c: a's term linear where that is proven, else its
     table), one SMMLAR per element. Refused where neither form is proven."""
-    from edgecc.numerics.qlinear_elt import add_params
+    from edgecc.ops._onnx_elt import add_params
     p = add_params(g, n)
     if p["a_first"]:
         raise Refused("broadcast order: portable kernel")
@@ -160,9 +160,9 @@ def mul_onnx_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_mul_onnx(g: Graph, n: Node, target) -> Kernel:
-    """ec_dsp_mul_onnx_s8: the portable kernel's arithmetic (edgecc/numerics/qlinear_elt.py
+    """ec_dsp_mul_onnx_s8: the portable kernel's arithmetic (edgecc/ops/_onnx_elt.py
     mul_params) per element, with VCVTR for its rounding; b of a's shape (c = 0) or one row."""
-    from edgecc.numerics.qlinear_elt import mul_params
+    from edgecc.ops._onnx_elt import mul_params
     p = mul_params(g, n)
     y, b = out_type(g, n), in_type(g, n, 1)
     c = 0 if b.shape == y.shape else y.shape[-1]

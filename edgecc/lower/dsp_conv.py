@@ -18,7 +18,7 @@ from edgecc.lower.geom import DspConvGeom
 from edgecc.lower.layout import pack_words, pad_cols, round_up
 from edgecc.lower.table import Refused
 from edgecc.numerics import fastrq
-from edgecc.numerics import ort_near as on
+from edgecc.ops import _ort_near as on
 from edgecc.numerics.fixed_point import INT32_MAX
 from edgecc.numerics.qlinear import fixed_epilogue, onnx_scales
 from edgecc.ops import Kernel, const, in_type, out_type
@@ -119,7 +119,7 @@ def conv_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, vari
     win, x = conv_window(g, n), in_type(g, n)
     onnx = n.numerics.qlinear
     oc = rows.shape[0]
-    if n.numerics.float_group:  # a float group: edgecc/numerics/ort_near.py
+    if n.numerics.float_group:  # a float group: edgecc/ops/_ort_near.py
         return _near_kernel(g, n, rows, ic, direct, variant, reason)
     rec, lo, hi, lines = (_onnx_records if onnx else _tflite_records)(g, n, rows)
     kp = round_up(rows.shape[1], 8)
@@ -150,7 +150,7 @@ NEAR_MIN_TAPS = 16
 def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict, list[str]]:
     """runtime_c/dsp/conv_2d_near.h's records [oc, 4] of a float-group conv over its filter rows
     [oc, taps] (the doubled folded zero point, the bits of sc / 2, of bb and of max|w| * kt),
-    the ec_ortn_conv constants and the factors (edgecc/numerics/ort_near.py derive_factors) the
+    the ec_ortn_conv constants and the factors (edgecc/ops/_ort_near.py derive_factors) the
     kernel derives kt and kb with; ValueError when the kernel's float32 estimate could leave its range."""
     segs, m = on.conv_segments_sk(g, n)
     k = on.channel_constants(g, n, m)

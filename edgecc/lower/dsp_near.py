@@ -1,5 +1,5 @@
 """Cortex-M DSP kernels of the QDQ groups onnxruntime runs in float32, default --onnx-float
-integer mode (edgecc/numerics/ort_near.py; table entries marked Candidate.near).
+integer mode (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
 
 Owns: the integer forms of an ADD of two int8 activations proven equal to a reference on all
 65536 pairs (add_kernel: a * ka + b * kb, ec_dsp_add_lin2_s8, else TFLite's two-table kernel,
@@ -18,7 +18,7 @@ from edgecc.lower import dsp
 from edgecc.lower.dsp_conv import DSP_WHY
 from edgecc.lower.geom import DspAddGeom
 from edgecc.lower.table import Candidate, Refused
-from edgecc.numerics import ort_near as on
+from edgecc.ops import _ort_near as on
 from edgecc.ops import Kernel, const, in_type, out_type
 
 F32 = np.float32
@@ -97,7 +97,7 @@ def add_kernel(numel: int, act: tuple[int, int], va, vt, want, lin2, variant: st
 
 
 def add_ortf_applies(g: Graph, n: Node, target) -> str | None:
-    """An ADD group onnxruntime runs in float32 (edgecc/numerics/ort_float.py), two same-shape
+    """An ADD group onnxruntime runs in float32 (edgecc/ops/_ort_float.py), two same-shape
     int8 activations."""
     if not n.numerics.float_group:
         return "not a float group"
@@ -108,7 +108,7 @@ def lower_add_ortf(g: Graph, n: Node, target) -> Kernel:
     """TFLite's table kernel ec_dsp_add_lut_s8 with tables proven to give onnxruntime's float32
     ADD (float32(a_f + b_f) / y_scale, half to even, + y_zp) on all 65536 pairs, or Refused."""
     from edgecc.ops._conv_common import act_range
-    from edgecc.numerics.ort_float import _deq, _finish
+    from edgecc.ops._ort_float import _deq, _finish
     da, db = _deq(in_type(g, n, 0)), _deq(in_type(g, n, 1))
     want = _finish(g, n, (da[:, None] + db[None, :]).astype(np.float32)).astype(np.int64)
     y = out_type(g, n)
@@ -130,7 +130,7 @@ def fc_near_applies(g: Graph, n: Node, target) -> str | None:
     """A one-row Gemm group onnxruntime runs in float32, units and depth multiples of 4."""
     if not n.numerics.float_group:
         return "not a float group"
-    from edgecc.numerics.ort_near import exact_sum_fits
+    from edgecc.ops._ort_near import exact_sum_fits
     if const(g, n, 1).shape[0] % 4 or const(g, n, 1).shape[1] % 4:
         return "units or depth not a multiple of 4: portable kernel"
     if not exact_sum_fits(g, n):

@@ -8,7 +8,7 @@ other contents: where the kernels read (m, N, -e) per channel they read (the flo
 bits, the output zero point, 0), and their ONNX entry points (*_onnx_s8, runtime_c/mve/,
 ec_mve_rq4_onnx / ec_mve_rq_ch) apply that epilogue with MVE floating point. The accumulator
 and the folded bias are the same exact integers either way. Also the ONNX ADD (onnxruntime's
-QLinearAdd: float32 fused multiply-adds, edgecc/numerics/qlinear_elt.py), vectorized.
+QLinearAdd: float32 fused multiply-adds, edgecc/ops/_onnx_elt.py), vectorized.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from edgecc.numerics import fastrq
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, fits_int32
-from edgecc.numerics.qlinear_elt import _c_params, add_params
+from edgecc.ops._onnx_elt import _c_params, add_params
 from edgecc.numerics.qlinear import onnx_scales
 
 

@@ -11,7 +11,7 @@ sum in double, then rounded to float). The two agree wherever the double sum is 
 proof checks for all 256 values of x1 and then all 65536 pairs (x2, t(x1)) with Knuth's TwoSum
 (s = p + t; the error p + t - s is computed exactly, and must be zero): p = x * r is exact in
 double (8 x 24 bits), so then both round the same real number once. The formulas and constants
-are edgecc/numerics/qlinear_elt.py's.
+are edgecc/ops/_onnx_elt.py's.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from edgecc.ir import DType, Graph, Node
 from edgecc.lower.geom import record
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, in_type, out_type
-from edgecc.numerics.qlinear_elt import add_params, mul_params
+from edgecc.ops._onnx_elt import add_params, mul_params
 from edgecc.ops.quantize import c_float_literal
 
 # runtime_c/neon/add.h's struct, field for field

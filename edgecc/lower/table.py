@@ -38,8 +38,8 @@ def refused_by_all(g: Graph, n: Node, onnx: bool = False, near: bool = False) ->
     that epilogue (`onnx`), float32 nodes (edgecc/ops/_float.py), and constant weights with a
     non-zero zero point, which take the portable kernels; the entries were written for TFLite's
     integer arithmetic."""
-    if n.numerics.float_group:  # edgecc/numerics/ort_float.py
-        # `near`: the entry implements edgecc/numerics/ort_near.py's check, which the group's
+    if n.numerics.float_group:  # edgecc/ops/_ort_float.py
+        # `near`: the entry implements edgecc/ops/_ort_near.py's check, which the group's
         # order must allow
         return None if near and n.numerics.near_checked else ORT_FLOAT_PORTABLE
     if n.numerics.qlinear and not onnx:
@@ -83,7 +83,7 @@ class Candidate:
     applies: Applies
     build: Build
     onnx: bool = False  # also runs ONNX-numerics nodes (its build asks n.numerics.qlinear)
-    near: bool = False  # also runs float-group nodes, default mode (edgecc/numerics/ort_near.py)
+    near: bool = False  # also runs float-group nodes, default mode (edgecc/ops/_ort_near.py)
 
     @property
     def name(self) -> str:

@@ -1,8 +1,10 @@
-"""Every arithmetic dialect edgecc compiles, and the typed value that says which one a node follows.
+"""Every arithmetic dialect edgecc compiles: how a node turns its exact integer accumulator (or its
+float values) into outputs, bit for bit with the reference it follows.
 
-Owns: the dialects, each as a small frozen value a frontend sets once on every node it imports
-(`ir.Node.numerics`) and passes carry when they copy a node; ops and kernel tables ask the value
-(its properties), never a string. The arithmetic of each dialect lives in this package's modules:
+Owns: each dialect's arithmetic, in numpy, with the constants and proofs the kernels use; below
+the ops (ops/<op>.py keep an op's meaning and portable kernels, and call in here for the
+dialect). A node says which dialect it follows with a typed value in `ir.Node.numerics`, set once
+by the frontend and carried by passes; ops and kernel tables ask its properties, never a string.
 
 - `FixedPoint` (TFLite, and every node an importer gives no other dialect): the two-step
   fixed-point requantization, SaturatingRoundingDoublingHighMul then RoundingDivideByPOT
@@ -10,75 +12,21 @@ Owns: the dialects, each as a small frozen value a frontend sets once on every n
   proven shortcut of it).
 - `QLinear` (ONNX): onnxruntime's QLinear* kernels and QuantizeLinear: int32 accumulation,
   round half to even of float32(acc) x float32 scale, saturate (qlinear.py, with the proven
-  integer lines of `fixed_epilogue`; qlinear_elt/pool/softmax/resize.py for the other ops).
-- `OrtFloatGroup` (ONNX, option x86 / x86-float): a DequantizeLinear -> op -> QuantizeLinear
-  group onnxruntime's x86 CPU provider leaves in float32, reproduced in its float order
-  (ort_order.py, ort_float.py), either checked near-tie by near-tie on integer kernels
-  (ort_near.py) or computed in that float order throughout.
+  integer lines of `fixed_epilogue`; the elementwise, pooling, softmax and resize kernels in
+  ops/_onnx_*.py).
+- `OrtFloatGroup` (ONNX, options x86 / x86-float): a DequantizeLinear -> op -> QuantizeLinear
+  group onnxruntime's x86 CPU provider leaves in float32, in its float order (ort_order.py;
+  kernels ops/_ort_float.py), either on integer kernels whose near-tie check (ort_near.py's
+  bound; ops/_ort_near.py) recomputes the rare output near a rounding boundary in that order, or
+  in that order throughout.
 
-This module imports nothing from edgecc, so `ir` can name the dialects without a cycle.
+The dialect values are defined in edgecc/ir.py beside QParams (the IR imports nothing above it)
+and exported here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from edgecc.ir import (FIXED_POINT, FLOAT, NEAR, QLINEAR, FixedPoint, Numerics, OrtFloatGroup,
+                       QLinear)
 
-
-@dataclass(frozen=True)
-class Numerics:
-    """How a node turns its exact integer (or float) intermediate into its output values."""
-
-    label: ClassVar[str] = ""
-    # onnxruntime's QLinear arithmetic: float32 scales, round half to even (qlinear.py)
-    qlinear: ClassVar[bool] = False
-    # a group onnxruntime's x86 CPU provider computes in float32 (ort_float.py)
-    float_group: ClassVar[bool] = False
-
-    def __str__(self) -> str:
-        return self.label
-
-
-@dataclass(frozen=True)
-class FixedPoint(Numerics):
-    """TFLite's two-step fixed-point requantization (and TFLite Micro's integer kernels)."""
-
-    label: ClassVar[str] = "tflite fixed point"
-
-
-@dataclass(frozen=True)
-class QLinear(Numerics):
-    """onnxruntime's integer QLinear epilogue: round_half_even(float32(acc) x scale) + zp,
-    saturated; its float32 steps must not be contracted into fused multiply-adds."""
-
-    label: ClassVar[str] = "onnx qlinear"
-    qlinear: ClassVar[bool] = True
-
-
-NEAR = "near"    # the exact integer accumulator, onnxruntime's float order near a rounding tie
-FLOAT = "float"  # onnxruntime's float order throughout (portable float kernels)
-
-
-@dataclass(frozen=True)
-class OrtFloatGroup(Numerics):
-    """A QDQ group onnxruntime's x86 CPU provider runs in float32. `order`: NEAR (integer
-    kernels with the near-tie check, ort_near.py) or FLOAT (its float32 order throughout);
-    `threads`: the intra-op thread count whose conv summation order (ort_order.py
-    conv_segments) the result must match."""
-
-    order: str = NEAR
-    threads: int = 1
-    label: ClassVar[str] = "onnxruntime x86 float group"
-    float_group: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        if self.order not in (NEAR, FLOAT) or self.threads < 1:
-            raise ValueError(f"OrtFloatGroup({self.order!r}, {self.threads})")
-
-    @property
-    def near_checked(self) -> bool:
-        """Whether integer kernels with the near-tie check may compute it (ort_near.py)."""
-        return self.order == NEAR
-
-
-FIXED_POINT = FixedPoint()
-QLINEAR = QLinear()
+__all__ = ["FIXED_POINT", "FLOAT", "NEAR", "QLINEAR", "FixedPoint", "Numerics", "OrtFloatGroup",
+           "QLinear"]

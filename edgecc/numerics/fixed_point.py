@@ -18,6 +18,13 @@ INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 
 
+
+def fits_int32(a: np.ndarray) -> bool:
+    """Whether every value of a (any integers) lies in int32."""
+    a = np.asarray(a, dtype=np.int64)
+    return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
+
+
 ROUND_LIMIT = 1 << 62  # tflite_round of an infinite value (a bound beyond every integer type)
 
 

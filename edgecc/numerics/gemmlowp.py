@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 
-from edgecc.numerics.fixed_point import INT32_MAX, INT32_MIN, _wrap32, quantize_multiplier, rdbpot, srdhm
+from edgecc.numerics.fixed_point import (INT32_MAX, INT32_MIN, _wrap32, quantize_multiplier,
+                                         rdbpot, srdhm)
 
 # gemmlowp's raw constants (RescaleConstantInitializer is the identity for int32).
 EXP_MINUS_ONE_EIGHTH = 1895147668  # exp(-1/8) in Q0.31

@@ -45,7 +45,7 @@ def onnx_float_mode() -> str:
     """How the QDQ groups onnxruntime leaves in float32 compile ($EDGECC_ONNX_FLOAT; the CLI's
     --onnx-float sets it). 'integer' (default): the exact int32 accumulator, and this module's
     order only for the outputs a rigorous error bound finds near a rounding boundary
-    (edgecc/numerics/ort_near.py): bit-exact with onnxruntime, on integer kernels. 'ort':
+    (edgecc/ops/_ort_near.py): bit-exact with onnxruntime, on integer kernels. 'ort':
     onnxruntime's own float32 order throughout (this module), on portable float kernels. Both
     follow the conv order of onnxruntime's intra-op thread count (`ort_threads`). 'fused': no
     group stays in float32; every DequantizeLinear -> op -> QuantizeLinear group runs as the

@@ -17,13 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.ops import in_type, out_type
 
 def onnx_scales(g: Graph, n: Node, channels: int) -> np.ndarray:
     """float32 scale per output channel, computed in float32 as onnxruntime does."""
-    xs = np.float32(in_type(g, n, 0).q.scale[0])
-    ys = np.float32(out_type(g, n).q.scale[0])
-    ws = np.asarray(in_type(g, n, 1).q.scale, np.float32)
+    xs = np.float32(g.type(n.inputs[0]).q.scale[0])
+    ys = np.float32(g.type(n.outputs[0]).q.scale[0])
+    ws = np.asarray(g.type(n.inputs[1]).q.scale, np.float32)
     ws = np.broadcast_to(ws, (channels,)) if ws.size == 1 else ws
     return ((xs * ws).astype(np.float32) / ys).astype(np.float32)
 
@@ -40,7 +39,7 @@ def dequant_fn_quant_table(g: Graph, n: Node, fn=None) -> np.ndarray:
     """The int8 -> int8 table of y = QuantizeLinear(fn(DequantizeLinear(x))) as onnxruntime
     computes it in float32 (QLinearLookupBase / an unfused DQ -> op -> Q): (x - zp) * scale,
     fn, / y_scale, round half to even, + y_zp, saturate. fn None: a plain requantization."""
-    x, y = in_type(g, n), out_type(g, n)
+    x, y = g.type(n.inputs[0]), g.type(n.outputs[0])
     q = np.arange(-128, 128, dtype=np.int64)
     v = (q - int(x.q.zero_point[0])).astype(np.float32) * np.float32(x.q.scale[0])
     if fn is not None:

@@ -14,8 +14,9 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import const, conv_out_size, conv_pad, dtype_limits, in_type, out_type
+from edgecc.numerics.fixed_point import (INT32_MIN, activation_range, fits_int32, mbqm,
+                                         quantize_multiplier)
 from edgecc.numerics.qlinear import onnx_requantize, onnx_scales
-from edgecc.numerics.fixed_point import INT32_MAX, INT32_MIN, activation_range, mbqm, quantize_multiplier
 
 
 def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, np.ndarray]:
@@ -174,11 +175,6 @@ def valid_window_options(g: Graph, n: Node) -> bool:
                                            "dilation_w_factor")):
         return False
     return int(a.get("padding", 0)) in (0, 1)
-
-
-def fits_int32(a: np.ndarray) -> bool:
-    a = np.asarray(a, dtype=np.int64)
-    return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
 
 
 def conv_groups(g: Graph, n: Node) -> int:

@@ -47,8 +47,8 @@ def _tables(g: Graph, n: Node):
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if n.numerics.qlinear:  # onnxruntime's Resize: edgecc/numerics/qlinear_resize.py
-        from edgecc.numerics.qlinear_resize import reference as onnx_reference
+    if n.numerics.qlinear:  # onnxruntime's Resize: edgecc/ops/_onnx_resize.py
+        from edgecc.ops._onnx_resize import reference as onnx_reference
         return onnx_reference(g, n, ins)
     (y0, y1, dy, cy), (x0, x1, dx, cx) = _tables(g, n)
     x = np.asarray(ins[0], F32)
@@ -65,7 +65,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     if n.numerics.qlinear:
-        from edgecc.numerics.qlinear_resize import lower as onnx_lower
+        from edgecc.ops._onnx_resize import lower as onnx_lower
         return onnx_lower(g, n, target)
     nb, h, w, c = in_type(g, n).shape
     (y0, y1, dy, cy), (x0, x1, dx, cx) = _tables(g, n)

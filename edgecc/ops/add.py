@@ -89,11 +89,11 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/numerics/ort_float.py
-        from edgecc.numerics.ort_float import reference as ort_reference
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
+        from edgecc.ops._ort_float import reference as ort_reference
         return ort_reference(g, n, ins)
-    if n.numerics.qlinear:  # onnxruntime's QLinearAdd: edgecc/numerics/qlinear_elt.py
-        from edgecc.numerics.qlinear_elt import reference_add
+    if n.numerics.qlinear:  # onnxruntime's QLinearAdd: edgecc/ops/_onnx_elt.py
+        from edgecc.ops._onnx_elt import reference_add
         return reference_add(g, n, ins)
     q = add_quant(g, n)
     a, b = (np.asarray(x).astype(np.int64) for x in ins[:2])
@@ -135,12 +135,12 @@ def _loops(g: Graph, n: Node) -> tuple[list[int], list[int], list[int]]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/numerics/ort_float.py
-        from edgecc.numerics.ort_float import lower as ort_lower
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
+        from edgecc.ops._ort_float import lower as ort_lower
         return ort_lower(g, n, target)
     """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
     if n.numerics.qlinear:
-        from edgecc.numerics.qlinear_elt import lower_add
+        from edgecc.ops._onnx_elt import lower_add
         return lower_add(g, n, target)
     ext, st_a, st_b = _loops(g, n)
     pad = MAX_DIMS - len(ext)

@@ -48,8 +48,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     act = int(n.attrs.get("fused_activation_function", 0))
     if dt in (DType.FLOAT32, DType.INT32):
         return [ew.unquantized_reference(dt, act, ins, np.multiply)]
-    if n.numerics.qlinear:  # onnxruntime's QLinearMul: edgecc/numerics/qlinear_elt.py
-        from edgecc.numerics.qlinear_elt import reference_mul
+    if n.numerics.qlinear:  # onnxruntime's QLinearMul: edgecc/ops/_onnx_elt.py
+        from edgecc.ops._onnx_elt import reference_mul
         return reference_mul(g, n, ins)
     p = quant_params(g, n)
     prod = (ins[0].astype(np.int64) + p["off0"]) * (ins[1].astype(np.int64) + p["off1"])
@@ -59,7 +59,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     if n.numerics.qlinear:
-        from edgecc.numerics.qlinear_elt import lower_mul
+        from edgecc.ops._onnx_elt import lower_mul
         return lower_mul(g, n, target)
     return ew.arith_kernel("mul.c.j2", g, n, (DType.INT8, DType.INT16), quant_params)
 

@@ -6,7 +6,7 @@ count with rounding half away from zero: acc > 0 ? (acc + n/2) / n : (acc - n/2)
 truncating toward zero. Both clamp to the fused activation range. Input and output must share their
 quantization (TFLM refuses anything else), so no requantization happens.
 AVERAGE_POOL_2D with ONNX numerics (from QLinearAveragePool): onnxruntime's float average and
-requantization (any output quantization), edgecc/numerics/qlinear_pool.py.
+requantization (any output quantization), edgecc/ops/_onnx_pool.py.
 """
 from __future__ import annotations
 
@@ -93,11 +93,11 @@ def _pool(g: Graph, n: Node, x: np.ndarray, average: bool) -> np.ndarray:
 
 
 def reference_avg(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/numerics/ort_float.py
-        from edgecc.numerics.ort_float import reference as ort_reference
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
+        from edgecc.ops._ort_float import reference as ort_reference
         return ort_reference(g, n, ins)
     if n.numerics.qlinear:
-        from edgecc.numerics.qlinear_pool import reference
+        from edgecc.ops._onnx_pool import reference
         return reference(g, n, ins)
     return [_pool(g, n, ins[0], average=True)]
 
@@ -120,15 +120,15 @@ def lower_avg(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel (the optimized ones are edgecc/lower/'s tables). The per-channel int32
     sums live in scratch so that the innermost loop runs over contiguous channels (NHWC)
     instead of striding across pixels."""
-    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/numerics/ort_float.py
-        from edgecc.numerics.ort_float import lower as ort_lower
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
+        from edgecc.ops._ort_float import lower as ort_lower
         return ort_lower(g, n, target)
     onnx = n.numerics.qlinear
     # ONNX: a channel's float32 sum in a register, one pixel's int8 results in scratch
     k = _kernel(g, n, "average_pool_2d_onnx.c.j2" if onnx else "average_pool_2d.c.j2",
                 1 if onnx else 4)
     if onnx:
-        from edgecc.numerics.qlinear_pool import kernel_params
+        from edgecc.ops._onnx_pool import kernel_params
         extra, consts = kernel_params(g, n)
         k.params.update(extra)
         k.consts.update(consts)

@@ -10,7 +10,7 @@ each output is RoundingDivideByPOT(recip * exp, num_bits_over_unit + 31 - bits) 
 The arithmetic lives in edgecc/numerics/gemmlowp.py and runtime_c/edgecc_fixedpoint.h.
 The output quantization is fixed by TFLM: int8 (scale 1/256, zp -128), int16 (1/65536, -32768).
 ONNX numerics (`n.numerics.qlinear`, any int8 output quantization): onnxruntime's
-QLinearSoftmax, edgecc/numerics/qlinear_softmax.py.
+QLinearSoftmax, edgecc/ops/_onnx_softmax.py.
 int16 -> int16 (output scale 1/32768, zp 0) uses TFLM's table algorithm: edgecc/ops/_softmax16.py.
 """
 from __future__ import annotations
@@ -100,8 +100,8 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     if in_type(g, n).dtype == DType.INT16:  # edgecc/ops/_softmax16.py
         return _softmax16.reference(g, n, ins)
-    if n.numerics.qlinear:  # QLinearSoftmax: edgecc/numerics/qlinear_softmax.py
-        from edgecc.numerics.qlinear_softmax import reference as onnx_reference
+    if n.numerics.qlinear:  # QLinearSoftmax: edgecc/ops/_onnx_softmax.py
+        from edgecc.ops._onnx_softmax import reference as onnx_reference
         return onnx_reference(g, n, ins)
     p = _params(g, n)
     x = np.asarray(ins[0]).reshape(p["rows"], p["depth"])
@@ -113,7 +113,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     if in_type(g, n).dtype == DType.INT16:
         return _softmax16.lower(g, n, target)
     if n.numerics.qlinear:
-        from edgecc.numerics.qlinear_softmax import lower as onnx_lower
+        from edgecc.ops._onnx_softmax import lower as onnx_lower
         return onnx_lower(g, n, target)
     return Kernel("softmax.c.j2", params=_params(g, n))
 

@@ -79,7 +79,7 @@ EC_DSP_SHARED void ec_dsp_add_lin_row_s8(const ec_dsp_add_geom *g, int32_t c, co
 }
 
 /* ---------------------------------------------------------------------------------------
- * ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/numerics/qlinear_elt.py): per element
+ * ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/ops/_onnx_elt.py): per element
  * v = fma(a, r_a, t) with t = fma(b, r_b, k) rounded to float32; t is a function of b's 256
  * values, tabulated by the compiler exactly as the portable kernel computes it (tb), and with a
  * hardware fused multiply-add (VFMA.F32) the second step is one instruction: the compiler

@@ -1,5 +1,5 @@
 /* edgecc Cortex-M DSP kernel: a Conv group onnxruntime's x86 CPU provider runs in float32
- * (--onnx-numerics x86, edgecc/numerics/ort_near.py), on dsp/conv_2d.h's blocks: the exact
+ * (--onnx-numerics x86, edgecc/ops/_ort_near.py), on dsp/conv_2d.h's blocks: the exact
  * accumulator, onnxruntime's float32 order for the outputs near a rounding boundary (dsp/near.h,
  * runtime_c/edgecc_ort_near.h). Only the kernels of such groups include it, so a TFLite model's
  * output ships none of the near-tie headers (conventions: dsp/common.h). */

@@ -5,7 +5,7 @@
 #include "common.h"
 
 /* ---------------------------------------------------------------------------------------
- * MUL with ONNX numerics (onnxruntime's QLinearMul, edgecc/numerics/qlinear_elt.py): per element
+ * MUL with ONNX numerics (onnxruntime's QLinearMul, edgecc/ops/_onnx_elt.py): per element
  * y = clamp(round_half_even(float32((a - za) * (b - zb)) * r) + zc, lo, hi); the integer
  * product is exact in float32 (|p| <= 2^16), then one float32 product and ec_dsp_onnx_val's
  * rounding, as the portable kernel computes it. b has a's shape (c = 0) or is one row of c

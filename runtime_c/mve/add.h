@@ -48,7 +48,7 @@ EC_MVE_SHARED void ec_mve_add_lut_s8(const ec_dsp_add_geom *g, const int8_t *a, 
 
 #if (__ARM_FEATURE_MVE & 2)
 /* ---------------------------------------------------------------------------------------
- * ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/numerics/qlinear_elt.py): n elements of
+ * ADD with ONNX numerics (onnxruntime's QLinearAdd, edgecc/ops/_onnx_elt.py): n elements of
  * two same-shape int8 tensors, 4 per vector: t = fma(b, rb, k), v = fma(a, ra, t) in float32
  * (VFMA: one rounding each, as onnxruntime's fused multiply-adds), VCVTN (round half to even,
  * saturating, as the C twin's clamp to +-2^15 then rounding), clamped to [lo, hi]. Element i

@@ -14,7 +14,7 @@
  * C99, no state, no allocation. Only compiled for AArch64 with NEON.
  *
  * ONNX numerics (ec_neon_add_fma_s8): onnxruntime's QLinearAdd, y = sat(rne(fma(a, r_a,
- * fma(b, r_b, k)))) in float32 (edgecc/numerics/qlinear_elt.py; a's term first when a is the broadcast
+ * fma(b, r_b, k)))) in float32 (edgecc/ops/_onnx_elt.py; a's term first when a is the broadcast
  * operand), FMLA on 4 lanes, over `outer` rows of `inner` elements (an operand either the whole
  * tensor or one row repeated, as ec_neon_mul_rows_s8). The portable kernel computes each fused
  * multiply-add in double and rounds it to float; the compiler uses this kernel only where it

@@ -1,6 +1,6 @@
 /* edgecc runtime: int8 MUL with ONNX numerics on AArch64 NEON (ec_neon_mul_rows_s8).
  *
- * onnxruntime's QLinearMul (edgecc/numerics/qlinear_elt.py) per element:
+ * onnxruntime's QLinearMul (edgecc/ops/_onnx_elt.py) per element:
  *     y = clamp(rne(float32((a - z_a) * (b - z_b)) * r) + z_c, lo, hi)
  * with r = float32(float32(s_a * s_b) / s_c). The integer product (|.| <= 255 * 255) converts to
  * float32 exactly (SCVTF), FMUL rounds once, the clamp to +-2^15 and FCVTNS (round half to even)

@@ -27,7 +27,7 @@ def test_mve_onnx_conv_and_depthwise_exact(tmp_path, group, relu):
     # a 3x3 conv of 4 channels (fields of filter rows padded to 16 B), clamped by a fused
     # Relu or not, and its grouped (depthwise) twin
     # (onnxruntime leaves the group-1 conv in float32: the default mode runs it on the Cortex-M
-    # DSP near-tie kernel, edgecc/numerics/ort_near.py; Helium has no twin yet)
+    # DSP near-tie kernel, edgecc/ops/_ort_near.py; Helium has no twin yet)
     p = _save(qdq_conv_model(np.random.default_rng(16 + group), relu=relu, group=group), tmp_path)
     if group > 1:
         assert _onnx_variants(p) == {"mve-dw-gather-onnx"}
@@ -42,7 +42,7 @@ def test_mve_onnx_conv_and_depthwise_exact(tmp_path, group, relu):
 
 @pytest.mark.parametrize("name,variants", [
     # (its first conv and its fully connected layer are groups onnxruntime runs in float32: the
-    # DSP near-tie kernels, edgecc/numerics/ort_near.py)
+    # DSP near-tie kernels, edgecc/ops/_ort_near.py)
     ("tfl_kws_ref_model_qdq", {"mve-conv-4ch-m0-onnx", "mve-dw-gather-onnx"}),
     pytest.param("ox_se_mbv2_qdq_u8", {"mve-conv-4ch-m1-onnx", "mve-conv-4ch-m0-onnx",
                                        "mve-dw-gather-onnx", "mve-conv-2ch3px-m0-onnx",

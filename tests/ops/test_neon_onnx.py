@@ -89,7 +89,7 @@ def test_neon_onnx_fully_connected(case):
 def test_neon_onnx_fused_relu():
     """A QDQ Conv -> Relu: the clamp range of the fused activation. onnxruntime leaves this group
     in float32, so the default mode runs it on the portable near-tie kernel
-    (edgecc/numerics/ort_near.py; AArch64 has no NEON twin yet), bit-exact on both NEON builds."""
+    (edgecc/ops/_ort_near.py; AArch64 has no NEON twin yet), bit-exact on both NEON builds."""
     from edgecc.verify import verify_model
     m = qdq_conv_model(np.random.default_rng(5), relu=True)
     with tempfile.TemporaryDirectory() as tmp:

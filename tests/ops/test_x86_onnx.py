@@ -97,7 +97,7 @@ def test_onnx_models_on_x86_kernels(model):
     mac = [lw for lw in c.lowered
            if lw.node.op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")]
     # (the QDQ groups onnxruntime runs in float32, in tfl_kws/ad01: the portable near-tie
-    # kernel, edgecc/numerics/ort_near.py; every other MAC layer an AVX2 kernel)
+    # kernel, edgecc/ops/_ort_near.py; every other MAC layer an AVX2 kernel)
     assert mac and all(lw.kernel.variant == "portable-ort-near"
                        if lw.node.numerics.float_group else
                        lw.kernel.variant.startswith("avx2-") and "ONNX numerics" in

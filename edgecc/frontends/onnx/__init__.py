@@ -101,7 +101,7 @@ def load_onnx(path: str | Path) -> Graph:
     b.float_group = OrtFloatGroup(NEAR if mode == "integer" else FLOAT, ort_threads())
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes, int8)
     # the groups onnxruntime computes in float32, exact with it in the --onnx-float modes
-    # (their lowering picks the kernels: edgecc/numerics/ort_float.py, ort_near.py)
+    # (their lowering picks the kernels: edgecc/ops/_ort_float.py, ort_near.py)
     b.ort_float = float_groups(m.graph, m.consts, m.dtypes, int8)
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)

@@ -8,7 +8,7 @@ ADD and MUL carry the QLINEAR dialect (onnxruntime's float32 requantization, edg
 qlinear.py and qlinear_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too
 where onnxruntime runs QLinearSoftmax (qlinear_softmax.py; ortfuse.py says when), AVERAGE_POOL_2D
 for QLinearAveragePool (qlinear_pool.py). The groups onnxruntime runs in float32 (ortfuse.py
-float_groups) carry the builder's OrtFloatGroup instead (edgecc/numerics/ort_float.py: its float
+float_groups) carry the builder's OrtFloatGroup instead (edgecc/ops/_ort_float.py: its float
 order, the bias with its own scale as QParams); an unfused group edgecc does not emulate (grouped
 conv, several rows, broadcast Add) keeps the integer arithmetic, which may differ by a step. With
 no output quantization (yq None: a float32 model, frontends/onnx/floats.py) the same ops are
@@ -61,7 +61,7 @@ def _clamp(info: dict, yq: QParams | None) -> tuple[int, int]:
 def _bias(b: Builder, info: dict, xq: QParams, wq: QParams, channels: int,
           own_scale: bool = False) -> str | None:
     """The int32 bias in the accumulator's scale; own_scale: unchanged, with its
-    DequantizeLinear's scale as its QParams (a float32 group, edgecc/numerics/ort_float.py)."""
+    DequantizeLinear's scale as its QParams (a float32 group, edgecc/ops/_ort_float.py)."""
     r: Rec | None = info.get("bias")
     if r is None:
         return None
@@ -111,7 +111,7 @@ def _float_bias(b: Builder, info: dict, channels: int) -> str | None:
 def _rq_attrs(b: Builder, info: dict, yq: QParams | None, ort_float: bool = False) -> dict:
     """The ONNX requantization attributes of an integer node (none for float32): its dialect
     (Builder.add moves it to the node's field) and clamp; ort_float: onnxruntime's float32
-    group (b.float_group, edgecc/numerics/ort_float.py) instead of QLinear."""
+    group (b.float_group, edgecc/ops/_ort_float.py) instead of QLinear."""
     if _is_float(info, yq):
         return {}
     return dict(numerics=b.float_group if ort_float else QLINEAR, clamp=_clamp(info, yq))
@@ -262,9 +262,9 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
     a = dict(filter_height=k[0], filter_width=k[1], stride_h=s[0], stride_w=s[1], padding=1,
              explicit_padding=(pads[0], pads[2], pads[1], pads[3]), fused_activation_function=0)
     op = "AVERAGE_POOL_2D" if info["kind"] == "avg" else "MAX_POOL_2D"
-    if op == "AVERAGE_POOL_2D" and info.get("qlinear"):  # onnxruntime's: edgecc/numerics/qlinear_pool.py
+    if op == "AVERAGE_POOL_2D" and info.get("qlinear"):  # onnxruntime's: edgecc/ops/_onnx_pool.py
         a.update(numerics=QLINEAR, onnx_zp_offset=info["zp_offset"])
-    elif op == "AVERAGE_POOL_2D" and _ort_float(info, yq):  # edgecc/numerics/ort_float.py
+    elif op == "AVERAGE_POOL_2D" and _ort_float(info, yq):  # edgecc/ops/_ort_float.py
         a.update(numerics=b.float_group, clamp=_clamp(info, yq))
     if op == "MAX_POOL_2D" and yq and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0],
                                                                           yq.zero_point[0]):
@@ -294,7 +294,7 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     if yq is None:  # a float32 model
         return Rec("act", b.add_inferred("SOFTMAX", [x.value], DType.FLOAT32, None,
                                          dict(beta=1.0)), perm=x.perm)
-    if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: edgecc/numerics/qlinear_softmax.py
+    if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: edgecc/ops/_onnx_softmax.py
         y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=QLINEAR))
         return Rec("act", y, perm=x.perm)
     # onnxruntime's float Softmax (frontends/onnx/ortfuse.py says when): in float32 here too,

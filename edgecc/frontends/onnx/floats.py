@@ -139,7 +139,7 @@ def conv_transpose(b: Builder, n, a) -> list[Rec]:
 
 def resize(b: Builder, n, a) -> list[Rec]:
     """Resize (linear, 2-D, half_pixel / align_corners / asymmetric) in float32 as
-    RESIZE_BILINEAR with onnxruntime's arithmetic (edgecc/numerics/qlinear_resize.py); onnxruntime
+    RESIZE_BILINEAR with onnxruntime's arithmetic (edgecc/ops/_onnx_resize.py); onnxruntime
     computes it in float between DequantizeLinear and QuantizeLinear."""
     from edgecc.frontends.onnx.builder import NHWC
     mode = a.get("mode", b"nearest")

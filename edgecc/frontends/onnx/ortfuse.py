@@ -3,8 +3,8 @@ turns into a QOperator kernel, where that changes the arithmetic.
 
 Owns: the rule for Softmax and AveragePool. onnxruntime runs DequantizeLinear -> op ->
 QuantizeLinear either in float (MLAS, then QuantizeLinear) or, when its QDQ transformer fuses the
-group, as QLinearSoftmax (a float32 exp table, edgecc/numerics/qlinear_softmax.py) or
-QLinearAveragePool (edgecc/numerics/qlinear_pool.py): they differ by a step on some values. Measured
+group, as QLinearSoftmax (a float32 exp table, edgecc/ops/_onnx_softmax.py) or
+QLinearAveragePool (edgecc/ops/_onnx_pool.py): they differ by a step on some values. Measured
 on onnxruntime 1.32 with small graphs: the group is fused when the DequantizeLinear's input
 and the QuantizeLinear's output end up of one element type. Before the fusion, the x86 build
 rewrites every int8 QuantizeLinear whose output only DequantizeLinears read (and is no graph
