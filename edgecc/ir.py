@@ -110,10 +110,16 @@ class Numerics:
     """How a node turns its exact integer (or float) intermediate into its output values."""
 
     label: ClassVar[str] = ""
-    # onnxruntime's QLinear arithmetic: float32 scales, round half to even (qlinear.py)
+    # onnxruntime's QLinear arithmetic: float32 scales, round half to even
+    # (edgecc/numerics/qlinear.py)
     qlinear: ClassVar[bool] = False
-    # a group onnxruntime's x86 CPU provider computes in float32 (ort_float.py)
+    # a group onnxruntime's x86 CPU provider computes in float32 (edgecc/ops/_ort_float.py)
     float_group: ClassVar[bool] = False
+    # onnxruntime's arithmetic, either of the two above: outputs requantized through float32
+    onnxruntime: ClassVar[bool] = False
+    # float32 steps that must round one by one: the C must not contract them into fused
+    # multiply-adds (the generated code says so, codegen)
+    exact_float_steps: ClassVar[bool] = False
 
     def __str__(self) -> str:
         return self.label
@@ -133,6 +139,8 @@ class QLinear(Numerics):
 
     label: ClassVar[str] = "onnx qlinear"
     qlinear: ClassVar[bool] = True
+    onnxruntime: ClassVar[bool] = True
+    exact_float_steps: ClassVar[bool] = True
 
 
 NEAR = "near"    # the exact integer accumulator, onnxruntime's float order near a rounding tie
@@ -142,14 +150,16 @@ FLOAT = "float"  # onnxruntime's float order throughout (portable float kernels)
 @dataclass(frozen=True)
 class OrtFloatGroup(Numerics):
     """A QDQ group onnxruntime's x86 CPU provider runs in float32. `order`: NEAR (integer
-    kernels with the near-tie check, ort_near.py) or FLOAT (its float32 order throughout);
-    `threads`: the intra-op thread count whose conv summation order (ort_order.py
-    conv_segments) the result must match."""
+    kernels with the near-tie check, edgecc/numerics/ort_near.py) or FLOAT (its float32 order
+    throughout); `threads`: the intra-op thread count whose conv summation order
+    (edgecc/numerics/ort_order.py conv_segments) the result must match."""
 
     order: str = NEAR
     threads: int = 1
     label: ClassVar[str] = "onnxruntime x86 float group"
     float_group: ClassVar[bool] = True
+    onnxruntime: ClassVar[bool] = True
+    exact_float_steps: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if self.order not in (NEAR, FLOAT) or self.threads < 1:
@@ -157,7 +167,7 @@ class OrtFloatGroup(Numerics):
 
     @property
     def near_checked(self) -> bool:
-        """Whether integer kernels with the near-tie check may compute it (ort_near.py)."""
+        """Whether integer kernels with the near-tie check may compute it."""
         return self.order == NEAR
 
 

@@ -35,7 +35,7 @@ def same_quantization(g: Graph, n: Node) -> bool:
     a, b = in_type(g, n).q, out_type(g, n).q
     if a is None or b is None:
         return False
-    if (n.numerics.qlinear or n.numerics.float_group):  # onnxruntime requantizes
+    if n.numerics.onnxruntime:  # onnxruntime requantizes
         return in_type(g, n).dtype == DType.INT8
     return abs(float(a.scale[0]) - float(b.scale[0])) <= 1e-6 and a.zero_point[0] == b.zero_point[0]
 
