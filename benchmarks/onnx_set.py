@@ -28,11 +28,11 @@ def row_base(model: Path) -> dict:
     return dict(format=ONNX, tflm_arena_bytes=None)
 
 
-def row_suffix(mode: str) -> str:
-    """An ONNX row's name after the model's: '' in the default --onnx-float mode, '@MODE' in
-    another (`--onnx-float fused`: DESIGN.md's integer semantics, measured against its own
+def row_suffix(numerics: str) -> str:
+    """An ONNX row's name after the model's: '' for the x86 numerics (the rows measured so far),
+    '@NUMERICS' for another (`fused`: DESIGN.md's integer semantics, measured against its own
     oracle, onnxruntime with int8 QDQ fusion allowed)."""
-    return "" if mode == "integer" else f"@{mode}"
+    return "" if numerics == "x86" else f"@{numerics}"
 
 
 def tflite_original(onnx_name: str, tflite_dir: Path) -> Path | None:

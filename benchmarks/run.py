@@ -29,6 +29,7 @@ import textwrap
 from pathlib import Path
 
 from edgecc.errors import EdgeccError
+from edgecc.options import LEGACY_ONNX_FLOAT, ONNX_NUMERICS, CompileOptions
 
 from benchmarks.anchors import load_anchors
 from benchmarks.onnx_set import COMPARE_TARGET, compare_with_tflite, is_onnx, row_base, row_suffix
@@ -121,12 +122,13 @@ def _verified(r, compile_s: float) -> dict:
                 values_differing=r.extra.get("values_differing"))  # ONNX: vs onnxruntime
 
 
-def bench_qemu(model: Path, target, frames: int = 1, profile: bool = False) -> dict:
+def bench_qemu(model: Path, target, frames: int = 1, profile: bool = False,
+               options: CompileOptions | None = None) -> dict:
     """A Cortex-M or AArch64 cell: verify under QEMU gives the count (per frame, averaged over
     the frames), flash and bit-exactness of every frame; with `profile`, the same verify's
     profile build adds the per-layer counts (benchmarks/profile.py)."""
     from edgecc.verify import verify_model
-    r = verify_model(model, target, frames=frames, profile=profile)
+    r = verify_model(model, target, frames=frames, profile=profile, options=options)
     x = r.extra
     out = dict(_verified(r, x.get("compile_seconds", 0.0)), instructions=x.get("instructions"),
                flash_bytes=x.get("flash_bytes"), code_bytes=x.get("code_bytes"),
@@ -138,7 +140,7 @@ def bench_qemu(model: Path, target, frames: int = 1, profile: bool = False) -> d
 
 
 def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
-               budget_s: float, frames: int = 1) -> dict:
+               budget_s: float, frames: int = 1, options: CompileOptions | None = None) -> dict:
     """A host / x86 cell: verify on the host, then count under qemu-x86_64, measure the
     objects and time the generated C."""
     from edgecc.codegen import write_files
@@ -149,8 +151,8 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
 
     from benchmarks.metrics import host_flash
     from benchmarks.x86 import PLAIN_CFLAGS, build_timer, count_instructions, time_c
-    r = verify_model(model, target, frames=frames)
-    c = compile_model(model, target, "model")
+    r = verify_model(model, target, frames=frames, options=options)
+    c = compile_model(model, target, "model", options)
     out = _verified(r, c.seconds)
     with tempfile.TemporaryDirectory(prefix="edgecc-bench-") as tmp:
         work = Path(tmp)
@@ -177,8 +179,8 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
 
 
 def run(models: list[Path], target_names: list[str], latency: bool = True,
-        budget_s: float = 0.5, log=print, frames: int = 1, profile: str = "anchors"
-        ) -> tuple[dict, dict[str, list[dict]]]:
+        budget_s: float = 0.5, log=print, frames: int = 1, profile: str = "anchors",
+        options: CompileOptions | None = None) -> tuple[dict, dict[str, list[dict]]]:
     from edgecc.compiler import load_model
     from edgecc.targets import get_target
 
@@ -193,9 +195,9 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
         floor = SHARED / "models" / "tflite" / "hello_world_int8.tflite"
         extra["litert_floor_us"] = time_litert(floor, 0.2) if floor.is_file() else None
     from edgecc.progress import progress
-    from edgecc.numerics.ort_order import onnx_float_mode
+    options = options or CompileOptions()
     for model in progress(models, desc="benchmarks", unit="model"):
-        name = model.stem + row_suffix(onnx_float_mode()) if is_onnx(model) else model.stem
+        name = model.stem + row_suffix(options.onnx_numerics) if is_onnx(model) else model.stem
         base: dict = dict(model=name)
         try:
             base.update(row_base(model) if is_onnx(model) else
@@ -203,7 +205,7 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
         except Exception:  # noqa: BLE001 - TFLM refusing the model leaves the column empty
             base["tflm_arena_bytes"] = None
         try:
-            base["macs"] = count_macs(load_model(model))
+            base["macs"] = count_macs(load_model(model, options))
         except EdgeccError as e:
             base["error"] = str(e)
         litert_us = None
@@ -216,14 +218,14 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
                 try:
                     if t.name in HOST_TARGETS:
                         row.update(bench_host(model, t, latency, LATENCY_CFLAGS, budget_s,
-                                              frames))
+                                              frames, options))
                         if latency and not litert_done and not is_onnx(model):
                             # measured right after the generated C: same machine state
                             litert_us, litert_done = time_litert(model, budget_s), True
                         row["litert_us"] = litert_us
                     else:
                         row.update(bench_qemu(model, t, frames,
-                                              wants_profile(profile, name, t.name)))
+                                              wants_profile(profile, name, t.name), options))
                 except (EdgeccError, subprocess.SubprocessError, OSError) as e:
                     row["error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
             results[t.name].append(row)
@@ -264,18 +266,20 @@ def main(argv: list[str] | None = None) -> int:
                    help="per-layer instruction profile on the Cortex-M targets (one more QEMU "
                         "build per cell): of issue 16's six anchor models (default), of every "
                         "model, or none")
-    p.add_argument("--onnx-float", choices=["integer", "ort", "fused"],
-                   help="edgecc's --onnx-float for the ONNX models (default: $EDGECC_ONNX_FLOAT "
-                        "or 'integer'); rows of another mode are named MODEL@MODE "
-                        "(onnx_set.row_suffix)")
+    p.add_argument("--onnx-numerics", choices=list(ONNX_NUMERICS),
+                   help="edgecc's --onnx-numerics for the ONNX models (default: edgecc's); rows "
+                        "of another numerics are named MODEL@NUMERICS (onnx_set.row_suffix)")
+    p.add_argument("--onnx-float", choices=list(LEGACY_ONNX_FLOAT),
+                   help="the old spelling of --onnx-numerics")
     p.add_argument("--merge", type=Path, metavar="JSON",
                    help="keep the rows of this earlier --json run that this run (or --render's "
                         "file) does not have")
     p.add_argument("--render", type=Path, metavar="JSON",
                    help="measure nothing: rewrite -o (and --readme) from a saved --json file")
     args = p.parse_args(argv)
-    if args.onnx_float:  # read by the ONNX frontend and by the oracle's session options
-        os.environ["EDGECC_ONNX_FLOAT"] = args.onnx_float
+    options = CompileOptions(onnx_numerics=args.onnx_numerics
+                             or LEGACY_ONNX_FLOAT.get(args.onnx_float or "")
+                             or CompileOptions().onnx_numerics)
     from benchmarks.x86 import LATENCY_CFLAGS
     from edgecc.progress import say
     if args.render:
@@ -292,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
             get_target(t)
         meta = machine_meta(argv, LATENCY_CFLAGS)
         extra, results = run(models, args.targets, not args.no_latency, args.budget,
-                             log=say, frames=args.frames, profile=args.profile)
+                             log=say, frames=args.frames, profile=args.profile,
+                             options=options)
         for rows in results.values():
             for r in rows:
                 r["measured"] = meta["date"]

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from edgecc.errors import EdgeccError
+from edgecc.options import CompileOptions
 
 _COMPILED: dict[tuple, object] = {}
 
@@ -31,32 +32,39 @@ def _resolve(target: str | None, board: str | None):
 
 def compile(model: str | Path, target: str | None = None, board: str | None = None,
             name: str = "model", output: str | Path | None = None, emit: tuple[str, ...] = (),
-            io: str = "arena", scratch: str | None = None, tiling: str | None = None,
-            weights_section: str | None = None):
-    """Compile `model` (as `edgecc compile`); with `output`, write the folder (the C, the build
-    files of `emit`, the manifest). Returns the edgecc.compiler.Compiled record (.files: the C,
-    .plan.arena, .lowered, ...)."""
-    from edgecc.budget import arena_room
+            options: CompileOptions | None = None, **fields):
+    """Compile `model` (as `edgecc compile`) with `options` (edgecc.options.CompileOptions;
+    `fields` such as io="external" or onnx_numerics="x86" change single fields of it); with
+    `output`, write the folder (the C, the build files of `emit`, the manifest). Returns the
+    edgecc.compiler.Compiled record (.files: the C, .plan.arena, .lowered, ...)."""
+    from edgecc.budget import board_options
     from edgecc.compiler import compile_model
     t, b = _resolve(target, board)
+    opts = board_options((options or CompileOptions()).but(**fields), b)
     data = Path(model).read_bytes() if Path(model).is_file() else b""
     key = (hashlib.sha256(data).hexdigest(), str(Path(model).resolve()), t.name, repr(b), name,
-           io, scratch, tiling, weights_section)
+           opts)
     c = _COMPILED.get(key)
     if c is None:
-        c = compile_model(model, t, name, scratch=scratch, tiling=tiling, io=io,
-                          ram_budget=arena_room(b) if b is not None else None,
-                          weights_section=weights_section)
+        c = compile_model(model, t, name, opts)
         _COMPILED[key] = c
     if output is not None:
         from edgecc.codegen import write_files
-        opts = dict(scratch=scratch or "any", tiling=tiling, io=io, emit=sorted(set(emit)),
-                    weights_section=weights_section)
-        write_files(output_files(c, model, t, b, emit, opts), Path(output))
+        write_files(output_files(c, model, t, b, emit), Path(output))
     return c
 
 
-def output_files(c, model, target, board, emit, options: dict) -> dict[str, str]:
+def manifest_options(c, model, emit) -> dict:
+    """The options as the manifest records them (the ONNX numerics for ONNX models only)."""
+    o = c.options
+    d = dict(scratch=o.scratch, tiling=o.tiling, io=o.io, emit=sorted(set(emit)),
+             weights_section=o.weights_section)
+    if Path(model).suffix.lower() == ".onnx":
+        d["onnx_numerics"] = o.onnx_numerics
+    return d
+
+
+def output_files(c, model, target, board, emit) -> dict[str, str]:
     """Every file of the output folder: the C, the build files of `emit`, the manifest."""
     from edgecc.manifest import manifest_file
     files = dict(c.files)
@@ -65,7 +73,7 @@ def output_files(c, model, target, board, emit, options: dict) -> dict[str, str]
         files.update(emit_files(c.files, c.name, c.graph.name, list(emit),
                                 board_for(target.name, board), c.plan.arena,
                                 c.weights_section))
-    fname, text = manifest_file(c, model, target.name, board, options)
+    fname, text = manifest_file(c, model, target.name, board, manifest_options(c, model, emit))
     files[fname] = text
     return files
 
@@ -90,15 +98,16 @@ def _frames(g, inputs, frames: int | None) -> list[list[np.ndarray]]:
 
 
 def run(model: str | Path, target: str | None = None, board: str | None = None,
-        inputs=None, frames: int | None = None, name: str = "model", io: str = "arena",
-        cc: str | None = None, timeout: float = 120.0) -> list[np.ndarray]:
+        inputs=None, frames: int | None = None, name: str = "model",
+        cc: str | None = None, timeout: float = 120.0, options: CompileOptions | None = None,
+        **fields) -> list[np.ndarray]:
     """Run `model` compiled for `target` or `board` (host by default; Arm targets and boards
     under QEMU) on `inputs` (an array, or one per model input, of the input's dtype). Returns the
     outputs as arrays of the model's output shapes. frames=N: every input has a leading axis of
     N frames, run in order on one arena (a stateful model carries its state); every output then
     has that leading axis too."""
     from edgecc.runner import build_runner, run_frames
-    c = compile(model, target=target, board=board, name=name, io=io)
+    c = compile(model, target=target, board=board, name=name, options=options, **fields)
     t, b = _resolve(target, board)
     g = c.graph
     fr = _frames(g, inputs, frames)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from edgecc.boards import Board
 from edgecc.errors import EdgeccError
+from edgecc.options import CompileOptions
 
 EXTERNAL_CALL_BYTES = 64
 # bytes an inline asm statement of runtime_c/ pushes and pops inside itself, which gcc's frame
@@ -302,9 +303,19 @@ def arena_room(board: Board, ram_limit: int | None = None) -> int | None:
     return room
 
 
+def board_options(options: CompileOptions | None, board: Board | None,
+                  ram_limit: int | None = None) -> CompileOptions:
+    """options with the RAM budget of `board` (and --ram-limit) unless they state one: with a
+    board, compile tiles only when the arena would not fit otherwise."""
+    options = options or CompileOptions()
+    if board is None or options.ram_budget is not None:
+        return options
+    return options.but(ram_budget=arena_room(board, ram_limit))
+
+
 def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
                  flash_limit: int | None = None, name: str = "model",
-                 keep: Path | None = None, weights_section: str | None = None) -> BudgetReport:
+                 keep: Path | None = None, options: CompileOptions | None = None) -> BudgetReport:
     from edgecc.codegen import write_files
     from edgecc.compiler import compile_model
     from edgecc.names import c_ident
@@ -313,7 +324,8 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
     if ram_limit is not None and ram_limit <= 0 or flash_limit is not None and flash_limit <= 0:
         raise EdgeccError("--ram-limit and --flash-limit must be positive byte counts")
     c = compile_model(model, get_target(board.target), name,
-                      ram_budget=arena_room(board, ram_limit), weights_section=weights_section)
+                      board_options(options, board, ram_limit))
+    weights_section = c.options.weights_section
     ident = c_ident(name)
     with tempfile.TemporaryDirectory(prefix="edgecc-budget-") as tmp:
         work = Path(keep) if keep else Path(tmp)

@@ -1,8 +1,11 @@
 """The `edgecc` command line: argument parsing, human tables and --json output, exit codes.
 
-Owns: the verbs and flags (the DESIGN.md contract), turning every EdgeccError into one line on
-stderr with exit status 2, any other exception (a bug) into exit 3, and never letting a traceback
-reach the user.
+Owns: the verbs and flags (the DESIGN.md contract), turning the flags into one CompileOptions
+value (`options_from_args`: the only place that reads the environment variables giving flags
+their defaults: $EDGECC_SCRATCH, $EDGECC_TILING, $EDGECC_ONNX_NUMERICS (or the old
+$EDGECC_ONNX_FLOAT), $EDGECC_ORT_THREADS), turning every EdgeccError into one line on stderr with
+exit status 2, any other exception (a bug) into exit 3, and never letting a traceback reach the
+user.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import numpy as np
 
 from edgecc.diagnostics import EXIT_BAD_INPUT, EXIT_INTERNAL, internal_message, report
 from edgecc.errors import EdgeccError
+from edgecc.options import LEGACY_ONNX_FLOAT, ONNX_NUMERICS, CompileOptions
 from edgecc.targets import TARGETS, get_target
 from edgecc.verify.onnx_ref import oracle_label
 
@@ -64,17 +68,45 @@ def _add_target(p: argparse.ArgumentParser) -> None:
                    help="kernel scratch: 'fit' uses an optimized kernel only where its scratch fits "
                         "in RAM dead at its step (arena = activation peak); 'any' always takes the "
                         "fastest kernel (default: $EDGECC_SCRATCH or 'any')")
-    p.add_argument("--onnx-float", choices=["integer", "ort", "fused"],
-                   help="ONNX QDQ groups onnxruntime runs in float32: 'integer' computes them "
-                        "with the exact integer accumulator on the fast kernels and recomputes "
-                        "in onnxruntime's order only the outputs a rigorous bound finds near a "
-                        "rounding boundary; 'ort' in onnxruntime's float32 order throughout, "
-                        "slower; both bit-exact with onnxruntime run on $EDGECC_ORT_THREADS "
-                        "(default: the CPU count) threads; 'fused': none, every group as the "
-                        "integer kernel onnxruntime fuses it into where int8 is allowed (Arm "
-                        "CPUs; x86 with session.qdqisint8allowed=1, which verify then sets), "
-                        "as fast as the TFLite path (default: $EDGECC_ONNX_FLOAT or 'integer')")
+    _add_numerics(p)
     _add_tiling(p)
+
+
+def _add_numerics(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--onnx-numerics", choices=list(ONNX_NUMERICS),
+                   help="how ONNX DequantizeLinear -> op -> QuantizeLinear groups compute: "
+                        "'fused', every group as the integer kernel onnxruntime fuses it into "
+                        "where int8 is allowed (Arm CPUs; x86 with session.qdqisint8allowed=1, "
+                        "which verify then sets), as fast as the TFLite path; 'x86', onnxruntime's "
+                        "x86 default, whose int8 Conv/MatMul groups run in float32, reproduced "
+                        "exactly on integer kernels with a near-tie check; 'x86-float', the same "
+                        "in onnxruntime's float32 order throughout, slower; the x86 numerics "
+                        "follow onnxruntime on $EDGECC_ORT_THREADS threads (default: the CPU "
+                        f"count) (default: $EDGECC_ONNX_NUMERICS or "
+                        f"'{CompileOptions().onnx_numerics}')")
+    p.add_argument("--onnx-float", choices=list(LEGACY_ONNX_FLOAT),
+                   help="the old spelling of --onnx-numerics: integer = x86, ort = x86-float, "
+                        "fused = fused")
+
+
+def options_from_args(args) -> CompileOptions:
+    """The one CompileOptions of a command line: its flags, else the environment variables that
+    give them defaults, else CompileOptions' defaults."""
+    env = os.environ
+    numerics = (getattr(args, "onnx_numerics", None)
+                or LEGACY_ONNX_FLOAT.get(getattr(args, "onnx_float", None) or "")
+                or env.get("EDGECC_ONNX_NUMERICS")
+                or LEGACY_ONNX_FLOAT.get(env.get("EDGECC_ONNX_FLOAT", ""),
+                                         env.get("EDGECC_ONNX_FLOAT"))
+                or CompileOptions().onnx_numerics)
+    threads = env.get("EDGECC_ORT_THREADS", "")
+    return CompileOptions(
+        scratch=getattr(args, "scratch", None) or env.get("EDGECC_SCRATCH") or "any",
+        tiling=getattr(args, "tiling", None) or env.get("EDGECC_TILING") or None,
+        io=getattr(args, "io", None) or "arena",
+        weights_section=getattr(args, "weights_section", None),
+        onnx_numerics=numerics,
+        ort_threads=int(threads) if threads.isdigit() and int(threads) > 0 else None).check()
 
 
 def _add_weights_section(p: argparse.ArgumentParser) -> None:
@@ -111,16 +143,12 @@ def _resolve_target(args):
 def cmd_compile(args) -> int:
     from edgecc.codegen import write_files
     from edgecc.compiler import compile_model
-    from edgecc.budget import arena_room
+    from edgecc.budget import board_options
     target, board = _resolve_target(args)
     c = compile_model(args.model, target, args.name,
-                      ram_budget=arena_room(board) if board is not None else None, io=args.io,
-                      weights_section=args.weights_section)
+                      board_options(options_from_args(args), board))
     from edgecc.api import output_files
-    opts = dict(scratch=os.environ.get("EDGECC_SCRATCH", "any"),
-                tiling=os.environ.get("EDGECC_TILING") or None, io=args.io,
-                emit=sorted(set(args.emit or [])), weights_section=args.weights_section)
-    files = output_files(c, args.model, target, board, args.emit or [], opts)
+    files = output_files(c, args.model, target, board, args.emit or [])
     paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
@@ -145,8 +173,8 @@ def cmd_verify(args) -> int:
     if args.profile and args.frames > 1:  # the shares below are of one run's count
         raise EdgeccError("--profile counts the layers of one run: use it without --frames")
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
-                     board=board, profile=args.profile, frames=args.frames, io=args.io,
-                     weights_section=args.weights_section)
+                     board=board, profile=args.profile, frames=args.frames,
+                     options=options_from_args(args))
     if args.json:
         print(json.dumps(r.as_json()))
     else:
@@ -155,7 +183,7 @@ def cmd_verify(args) -> int:
             status += (f" over {args.frames} frames" if r.bit_exact else
                        f" (first in frame {r.first_bad_frame} of {args.frames})")
         print(f"{Path(args.model).name} on {r.target}: {status} ({r.total_bytes} output bytes) vs "
-              f"{oracle_label(r.oracle)}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
+              f"{_oracle(r)}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
         if r.first_bad_layer:
             print(f"first layer that differs: {r.first_bad_layer}")
         elif "first_mismatch_note" in r.extra:
@@ -174,11 +202,14 @@ def _status(r) -> str:
         return (f"within one step: {x['values_differing']} values differ by one step, downstream "
                 f"of ops onnxruntime computes in float ({ops})")
     hint = ""
-    from edgecc.numerics.ort_order import onnx_float_mode
-    if x.get("onnxruntime_float_ops") and onnx_float_mode() != "ort":
-        hint = ("; onnxruntime computes some groups in float32: --onnx-float ort follows its "
-                "order (slower)")
+    if x.get("onnxruntime_float_ops") and x.get("onnx_numerics") == "x86":
+        hint = ("; onnxruntime computes some groups in float32: --onnx-numerics x86-float "
+                "follows its order (slower)")
     return f"MISMATCH in {r.mismatched_bytes} bytes{hint}"
+
+
+def _oracle(r) -> str:
+    return oracle_label(r.oracle, r.extra.get("onnxruntime_session_config"))
 
 
 def _verify_many(args, target, board) -> int:
@@ -190,8 +221,8 @@ def _verify_many(args, target, board) -> int:
     for m in progress([args.model, *args.more_models], desc="verify", unit="model",
                       json_mode=args.json):
         try:
-            r = verify_model(m, target, cc=args.cc, seed=args.seed, board=board, io=args.io,
-                             weights_section=args.weights_section)
+            r = verify_model(m, target, cc=args.cc, seed=args.seed, board=board,
+                             options=options_from_args(args))
         except EdgeccError as e:
             rows.append(dict(model=str(m), error=" ".join(str(e).split())))
             worst = 2
@@ -203,7 +234,7 @@ def _verify_many(args, target, board) -> int:
         if not args.json:
             status = _status(r)
             say(f"{Path(m).name} on {r.target}: {status} ({r.total_bytes} output bytes) vs "
-                f"{oracle_label(r.oracle)}, arena {r.arena_bytes} B", file=sys.stdout)
+                f"{_oracle(r)}, arena {r.arena_bytes} B", file=sys.stdout)
     if args.json:
         print(json.dumps(dict(models=rows, bit_exact=worst == 0)))
     return worst
@@ -213,7 +244,7 @@ def _verify_inputs(args, target, board) -> int:
     """verify --inputs: the user's samples, one build (and one QEMU boot) for all of them."""
     from edgecc.verify.dataset import verify_inputs
     r = verify_inputs(args.model, target, args.inputs, cc=args.cc, keep=args.keep, board=board,
-                      io=args.io, weights_section=args.weights_section, progress=not args.json)
+                      progress=not args.json, options=options_from_args(args))
     x = r.extra
     if args.json:
         print(json.dumps(r.as_json()))
@@ -250,7 +281,7 @@ def cmd_budget(args) -> int:
     from edgecc.budget import budget_model
     rep = budget_model(args.model, load_board(args.board), ram_limit=args.ram_limit,
                        flash_limit=args.flash_limit, keep=args.keep,
-                       weights_section=args.weights_section)
+                       options=options_from_args(args))
     print(json.dumps(rep.as_json()) if args.json else rep.table())
     return 1 if rep.over else 0
 
@@ -258,20 +289,22 @@ def cmd_budget(args) -> int:
 def cmd_inspect(args) -> int:
     from edgecc.inspect import inspect_model
     target, board = _resolve_target(args)
-    return inspect_model(args, target, board.name if board else None)
+    return inspect_model(args, target, board.name if board else None, options_from_args(args))
 
 
 def cmd_report(args) -> int:
     from edgecc.report import write_report
     target, board = _resolve_target(args)
-    print(f"wrote {write_report(args.model, target, board, Path(args.output))}")
+    out = write_report(args.model, target, board, Path(args.output), options_from_args(args))
+    print(f"wrote {out}")
     return 0
 
 
 def cmd_plan(args) -> int:
     from edgecc.plan.show import plan_cli
-    target, _ = _resolve_target(args)
-    return plan_cli(args, target)
+    from edgecc.budget import board_options
+    target, board = _resolve_target(args)
+    return plan_cli(args, target, board_options(options_from_args(args), board))
 
 
 def cmd_ops(args) -> int:
@@ -372,12 +405,6 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _JSON_ERRORS = "--json" in argv
     args = build_parser().parse_args(argv)
-    if getattr(args, "scratch", None):  # read by compiler.compile_model in every verb
-        os.environ["EDGECC_SCRATCH"] = args.scratch
-    if getattr(args, "onnx_float", None):  # read by the ONNX frontend in every verb
-        os.environ["EDGECC_ONNX_FLOAT"] = args.onnx_float
-    if getattr(args, "tiling", None):  # read by compiler.compile_model in every verb
-        os.environ["EDGECC_TILING"] = args.tiling
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")  # stderr carries the one result line, nothing else

@@ -5,8 +5,6 @@ in its own module (frontends/, passes/, lower/, plan/, codegen.py).
 """
 from __future__ import annotations
 
-import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +15,7 @@ from edgecc.codegen import render
 from edgecc.errors import EdgeccError, UnsupportedModel
 from edgecc.ir import Graph
 from edgecc.lower import Lowered, alias_ops, lower_graph
+from edgecc.options import CompileOptions
 from edgecc.passes import PassResult, optimize
 from edgecc.plan import Plan, model_lower_bound, plan_model
 from edgecc.plan.state import add_state_region
@@ -37,6 +36,7 @@ class Compiled:
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)
     weights_section: str | None = None  # linker section of every constant array (--weights-section)
+    options: CompileOptions = field(default_factory=CompileOptions)  # what it was compiled with
 
     @property
     def weights_bytes(self) -> int:
@@ -46,12 +46,15 @@ class Compiled:
         return sum(seen.values())
 
 
-def load_model(path: str | Path) -> Graph:
+def load_model(path: str | Path, options: CompileOptions | None = None) -> Graph:
+    """The model as imported and validated; `options` carries what the importers need (the
+    ONNX numerics and the onnxruntime thread count its float groups follow)."""
+    options = (options or CompileOptions()).check()
     path = Path(path)
     check_model_file(path)  # a regular file under the size limit, before anything reads it
     if path.suffix.lower() == ".onnx":
         from edgecc.frontends.onnx import load_onnx
-        g = load_onnx(path)
+        g = load_onnx(path, options.onnx_numerics, options.ort_threads)
         validate_graph(g)  # the same checks on what the ONNX frontend built
         return g
     from edgecc.frontends.tflite import check_ops, read_tflite
@@ -70,10 +73,6 @@ def scratch_budget(g: Graph) -> dict[int, int]:
     return {i: peak - x for i, x in enumerate(live)}
 
 
-SCRATCH_POLICIES = ("fit", "any")
-TILING_POLICIES = ("off", "auto")
-IO_MODES = ("arena", "external")  # where the graph's inputs and outputs live
-SECTION_NAME = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]{0,63}")
 
 
 MEMORY_FIRST_GAIN = 0.05  # portable streaming kernels must shrink the arena by 5% (or fit)
@@ -137,29 +136,21 @@ def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch:
     return best
 
 
-def compile_model(path: str | Path, target: Target, name: str, scratch: str | None = None,
-                  tiling: str | None = None, ram_budget: int | None = None,
-                  io: str = "arena", weights_section: str | None = None) -> Compiled:
-    """scratch="fit": optimized kernels only where their scratch fits in bytes dead at their step
-    (the arena stays at the activations' peak); "any": always the fastest kernel, arena may grow.
-    tiling="auto": patch-based execution of the memory-heavy first stage where it pays
-    (edgecc/plan/tiling.py); "off": never; unset ($EDGECC_TILING, else unset): only when the
-    arena would exceed `ram_budget` (the bytes a board has for it). io="external": the graph's
+def compile_model(path: str | Path, target: Target, name: str,
+                  options: CompileOptions | None = None) -> Compiled:
+    """The model compiled for target with `options` (edgecc/options.py): options.scratch="fit":
+    optimized kernels only where their scratch fits in bytes dead at their step (the arena stays
+    at the activations' peak); "any": always the fastest kernel, arena may grow.
+    options.tiling="auto": patch-based execution of the memory-heavy first stage where it pays
+    (edgecc/plan/tiling.py); "off": never; None: only when the arena would exceed
+    options.ram_budget (the bytes a board has for it). options.io="external": the graph's
     inputs and outputs live in caller buffers (NAME_run_io), not in the arena."""
     t0 = time.perf_counter()
-    scratch = scratch or os.environ.get("EDGECC_SCRATCH", "any")
-    if scratch not in SCRATCH_POLICIES:
-        raise EdgeccError(f"unknown scratch policy {scratch!r} (known: {', '.join(SCRATCH_POLICIES)})")
-    tiling = tiling or os.environ.get("EDGECC_TILING") or None
-    if tiling is not None and tiling not in TILING_POLICIES:
-        raise EdgeccError(f"unknown tiling policy {tiling!r} (known: {', '.join(TILING_POLICIES)})")
-    if io not in IO_MODES:
-        raise EdgeccError(f"unknown io mode {io!r} (known: {', '.join(IO_MODES)})")
-    ext = io == "external"
-    if weights_section is not None and not SECTION_NAME.fullmatch(weights_section):
-        raise EdgeccError(f"--weights-section {weights_section!r}: not a linker section name "
-                          f"(letters, digits, '.', '_', '$'; not starting with a digit)")
-    imported = load_model(path)
+    options = (options or CompileOptions()).check()
+    scratch, tiling, ram_budget = options.scratch, options.tiling, options.ram_budget
+    weights_section = options.weights_section
+    ext = options.io == "external"
+    imported = load_model(path, options)
     g0, results = optimize(imported)
     g, lowered, plan = _lower_and_plan(g0, target, scratch, imported, external_io=ext)
     stats: dict = {}
@@ -186,4 +177,4 @@ def compile_model(path: str | Path, target: Target, name: str, scratch: str | No
     files = render(g, lowered, plan, name, weights_section)
     return Compiled(imported, g, results, lowered, plan, files, name,
                     seconds=time.perf_counter() - t0, stats=stats,
-                    weights_section=weights_section)
+                    weights_section=weights_section, options=options)

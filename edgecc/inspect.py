@@ -120,9 +120,9 @@ def _dump(stages: list[tuple[str, Graph]], out: Path) -> list[Path]:
         raise EdgeccError(f"--dump-ir {out}: {e.strerror or e}") from None
 
 
-def inspect_graph(path: str | Path) -> tuple[Graph, Graph, list[PassResult],
-                                            list[tuple[str, Graph]], float]:
-    imported = load_model(path)
+def inspect_graph(path: str | Path, options=None) -> tuple[Graph, Graph, list[PassResult],
+                                                          list[tuple[str, Graph]], float]:
+    imported = load_model(path, options)
     stages: list[tuple[str, Graph]] = [("imported", imported)]
     t0 = time.perf_counter()
     g, results = optimize(imported, stages=stages)
@@ -146,21 +146,23 @@ def kernel_text(row: dict) -> str:
     return f"{row['op']} op {row['index']} -> {row['template']} ({why}){scratch}{refused}"
 
 
-def _kernels(model: str | Path, target: Target) -> tuple[list[dict] | None, str | None]:
+def _kernels(model: str | Path, target: Target,
+             options=None) -> tuple[list[dict] | None, str | None]:
     """(rows, None), or (None, message) when the model does not lower for this target: inspect
     exists to look at models that do not compile yet, so that is reported, not raised."""
     try:
-        return kernel_rows(compile_model(model, target, "model")), None
+        return kernel_rows(compile_model(model, target, "model", options)), None
     except EdgeccError as e:
         return None, " ".join(str(e).split())
 
 
-def inspect_model(args, target: Target | None = None, board: str | None = None) -> int:
+def inspect_model(args, target: Target | None = None, board: str | None = None,
+                  options=None) -> int:
     target = target or get_target("host")
-    imported, g, results, stages, seconds = inspect_graph(args.model)
+    imported, g, results, stages, seconds = inspect_graph(args.model, options)
     dumped = _dump(stages, Path(args.dump_ir)) if args.dump_ir else []
     before, after = op_counts(imported), op_counts(g, executed_only=True)
-    kernels, kernels_error = (_kernels(args.model, target) if args.json or args.verbose
+    kernels, kernels_error = (_kernels(args.model, target, options) if args.json or args.verbose
                               else (None, None))
     if args.json:
         print(json.dumps(dict(

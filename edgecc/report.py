@@ -213,7 +213,8 @@ def _memory(c: Compiled, model_name: str) -> str:
     return "\n".join(html)
 
 
-def budget_figures(model: str | Path, board: Board) -> tuple[dict | None, str]:
+def budget_figures(model: str | Path, board: Board,
+                   options=None) -> tuple[dict | None, str]:
     """(BudgetReport.as_json(), "") or (None, why not): the budget links for the board, so it needs
     the board's cross compiler; without it the report still holds everything else."""
     from edgecc.budget import budget_model
@@ -221,7 +222,7 @@ def budget_figures(model: str | Path, board: Board) -> tuple[dict | None, str]:
     if shutil.which(cc) is None:
         return None, f"{cc} is not installed: no flash/RAM measurement for {board.name}"
     try:
-        return budget_model(model, board).as_json(), ""
+        return budget_model(model, board, options=options).as_json(), ""
     except EdgeccError as e:
         return None, " ".join(str(e).split())
 
@@ -323,10 +324,12 @@ def render_report(model: str | Path, c: Compiled, target: Target, board: Board |
     return "\n".join(out) + "\n"
 
 
-def write_report(model: str | Path, target: Target, board: Board | None, out: Path) -> Path:
-    """Compile the model for `target`, measure it on `board` (when given), write the page."""
-    c = compile_model(model, target, "model")
-    budget = budget_figures(model, board) if board is not None else (None, "")
+def write_report(model: str | Path, target: Target, board: Board | None, out: Path,
+                 options=None) -> Path:
+    """Compile the model for `target` with `options`, measure it on `board` (when given), write
+    the page."""
+    c = compile_model(model, target, "model", options)
+    budget = budget_figures(model, board, options) if board is not None else (None, "")
     html = render_report(model, c, target, board, budget)
     try:
         out.write_text(html, encoding="utf-8")

@@ -40,7 +40,8 @@ def assert_outputs_equal(env: dict, outputs: list, ref: list[np.ndarray], oracle
                                 f"{got.ravel()[diff[0]]} vs {ref[i].ravel()[diff[0]]}")
 
 
-def check_model(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"), target: str = "host") -> None:
+def check_model(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"), target: str = "host",
+                options=None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "m.tflite"
         path.write_bytes(data)
@@ -48,7 +49,7 @@ def check_model(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"), target: s
             check_reference(path, seed)
         for cc in compilers:
             for seed in seeds:
-                r = verify_model(path, get_target(target), cc=cc, seed=seed)
+                r = verify_model(path, get_target(target), cc=cc, seed=seed, options=options)
                 assert r.bit_exact, (cc, seed, r.mismatched_bytes, r.first_bad_layer)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_model
+from edgecc.options import CompileOptions
 from edgecc.cli import main
 from edgecc.compiler import load_model
 from edgecc.verify.harness import harness_c, parse_output
@@ -259,7 +260,7 @@ def test_io_external_bit_exact_and_smaller_arena(tmp_path):
     assert e < a
     h = (tmp_path / "e" / "ad.h").read_text()
     assert "#define AD_IO_EXTERNAL 1" in h and "ad_run_io(" in h and "int ad_run(uint8_t" not in h
-    r = verify_model(model, get_target("host"), io="external")
+    r = verify_model(model, get_target("host"), options=CompileOptions(io="external"))
     assert r.bit_exact and r.arena_bytes == e
 
 
@@ -327,5 +328,5 @@ def test_io_external_refuses_an_output_that_is_the_input(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--io external" in err
     _reshape_only(m, with_relu=True)
-    r = verify_model(m, get_target("host"), io="external")
+    r = verify_model(m, get_target("host"), options=CompileOptions(io="external"))
     assert r.bit_exact

@@ -13,7 +13,7 @@ from pathlib import Path
 import edgecc
 
 ROOT = Path(edgecc.__file__).parent
-MAX_LINES = 400
+MAX_LINES = 600  # issue 24: one concern per module; ~600 lines is the smell threshold
 
 
 def _modules() -> dict[str, Path]:

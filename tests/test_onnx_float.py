@@ -15,32 +15,30 @@ from onnx import helper, numpy_helper
 from edgecc.frontends.onnx.ortfuse import float_groups
 from edgecc.frontends.onnx.read import read_model
 from edgecc.numerics import ort_order as of
+from edgecc.options import CompileOptions
 from test_onnx_frontend import onnx_model
 
 
-@pytest.fixture(autouse=True)
-def _ort_float_mode(monkeypatch):
-    """These tests are about --onnx-float ort (onnxruntime's float32 order)."""
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "ort")
+# These tests are about --onnx-numerics x86-float (onnxruntime's float32 order throughout).
+X86_FLOAT = CompileOptions(onnx_numerics="x86-float")
 
 
-def test_onnx_float_mode_default_and_bad(monkeypatch):
-    """'integer' unless asked; an unknown mode is the user's error (exit 2), and the integer mode
-    runs the float groups' Convs and Gemm on the integer kernels that recompute near-tie outputs
-    in onnxruntime's order (edgecc/ops/_ort_near.py), their Adds and AveragePool in its order."""
+def test_onnx_numerics_x86_and_bad():
+    """An unknown numerics is the user's error (exit 2), and the x86 numerics run the float
+    groups' Convs and Gemm on the integer kernels that recompute near-tie outputs in
+    onnxruntime's order (edgecc/ops/_ort_near.py), their Adds and AveragePool in its order."""
     from edgecc.compiler import compile_model
     from edgecc.errors import EdgeccError
     from edgecc.targets import get_target
-    monkeypatch.delenv("EDGECC_ONNX_FLOAT")
-    assert of.onnx_float_mode() == "integer"
-    c = compile_model(onnx_model(RESNET), get_target("host"), "model")
+    c = compile_model(onnx_model(RESNET), get_target("host"), "model",
+                      CompileOptions(onnx_numerics="x86"))
     kinds = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
              if lw.node.numerics.float_group}
     assert kinds == {("CONV_2D", "portable-ort-near"), ("FULLY_CONNECTED", "portable-ort-near"),
                      ("ADD", "portable-ort-float"), ("AVERAGE_POOL_2D", "portable-ort-float")}
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "float64")
-    with pytest.raises(EdgeccError, match="--onnx-float"):
-        of.onnx_float_mode()
+    with pytest.raises(EdgeccError, match="--onnx-numerics"):
+        compile_model(onnx_model(RESNET), get_target("host"), "model",
+                      CompileOptions(onnx_numerics="float64"))
 
 THREADS = 2  # the session's intra-op threads; the conv's summation slices depend on it
 RESNET = "tfl_pretrainedResnet_quant_qdq"
@@ -268,10 +266,10 @@ def test_float_group_kernels_exact(tmp_path, monkeypatch, kind, shape):
         monkeypatch.setattr(_ort_float, "FLOAT_WEIGHT_BYTES", 0)
         kind = "fc"
     path = _float_group_model(tmp_path, kind, shape)
-    c = compile_model(path, get_target("host"), "model")
+    c = compile_model(path, get_target("host"), "model", X86_FLOAT)
     assert [lw.node.numerics.float_group for lw in c.lowered
             if lw.node.op in ("CONV_2D", "FULLY_CONNECTED")] == [True]
-    r = verify_model(path, get_target("host"), frames=4, seed=3)
+    r = verify_model(path, get_target("host"), frames=4, seed=3, options=X86_FLOAT)
     assert r.bit_exact, r.as_json()
 
 
@@ -282,5 +280,5 @@ def test_float_conv_order_over_many_values(tmp_path):
     from edgecc.targets import get_target
     from edgecc.verify import verify_model
     path = _float_group_model(tmp_path, "conv", (16, 32, 32, 16, 3, 3, 1, 1, 1))
-    r = verify_model(path, get_target("host"), frames=40, seed=1)
+    r = verify_model(path, get_target("host"), frames=40, seed=1, options=X86_FLOAT)
     assert r.bit_exact, r.as_json()

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from edgecc.numerics.qlinear import fixed_epilogue, onnx_requantize
+from edgecc.options import CompileOptions
 from test_onnx_frontend import onnx_model
+
+FUSED = CompileOptions(onnx_numerics="fused")
 
 TFL = ["tfl_ad01_int8_qdq", "tfl_kws_ref_model_qdq", "tfl_pretrainedResnet_quant_qdq"]
 
@@ -54,7 +57,7 @@ def _layers(name: str):
     from edgecc.ops._conv_common import act_range, bias_or_zeros
     from edgecc.numerics.qlinear import onnx_scales
     from edgecc.passes import optimize
-    g, _ = optimize(load_model(onnx_model(name)))
+    g, _ = optimize(load_model(onnx_model(name), FUSED))
     for n in g.nodes:
         if not n.numerics.qlinear or n.op not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
             continue
@@ -67,10 +70,9 @@ def _layers(name: str):
                int(out_type(g, n).q.zero_point[0]), *act_range(g, n))
 
 
-def test_lines_exact_on_kws_layers(monkeypatch):
+def test_lines_exact_on_kws_layers():
     """tfl_kws_ref_model_qdq's 10 layers (fused mode): 8 channels of each checked on their whole
     accumulator range; most channels have a line, a few do not (measured: 9 of 588)."""
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "fused")
     total = refused = 0
     for n, scale, lo, hi, zp, alo, ahi in _layers("tfl_kws_ref_model_qdq"):
         m, r, ok = fixed_epilogue(scale, lo, hi, zp, alo, ahi)
@@ -82,14 +84,14 @@ def test_lines_exact_on_kws_layers(monkeypatch):
     assert total == 588 and 0 < refused < 30, (total, refused)
 
 
-def test_cortex_m4_takes_the_lines(monkeypatch):
+def test_cortex_m4_takes_the_lines():
     """kws_qdq (fused) on cortex-m4: every conv on ec_dsp_conv_2d_4px_fixed_s8 and every
     depthwise layer on the line kernel (their few refused channels, for the depthwise kernel
     their quads, on the float32 epilogue inside it)."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "fused")
-    c = compile_model(onnx_model("tfl_kws_ref_model_qdq"), get_target("cortex-m4"), "model")
+    c = compile_model(onnx_model("tfl_kws_ref_model_qdq"), get_target("cortex-m4"), "model",
+                      FUSED)
     fns = [lw.kernel.params.get("fn") for lw in c.lowered if lw.node.op == "CONV_2D"]
     assert fns == ["ec_dsp_conv_2d_4px_fixed_s8"] * 5, fns
     dws = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
@@ -99,7 +101,7 @@ def test_cortex_m4_takes_the_lines(monkeypatch):
     assert (marks == -(1 << 31)).sum() == 1  # the one quad whose channel has no line
 
 
-def test_fused_mode_has_no_float_groups(monkeypatch):
+def test_fused_mode_has_no_float_groups():
     """With int8 allowed onnxruntime fuses every QDQ group of the s8 models (its optimized graph
     keeps no float Conv / Gemm / MatMul / Add / AveragePool / Softmax), and edgecc's frontend
     says so (ortfuse.float_groups is empty, Softmax and AveragePool run as their s8 QLinear
@@ -107,29 +109,27 @@ def test_fused_mode_has_no_float_groups(monkeypatch):
     from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
     from edgecc.frontends.onnx.read import read_model
     from edgecc.verify.onnx_float import float_nodes
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "fused")
     for name in [*TFL, "ox_conv1d_qdq_s8", "ox_dscnn_qdq_s8", "ox_se_mbv2_qdq_s8"]:
-        ops, _ = float_nodes(onnx_model(name))
+        ops, _ = float_nodes(onnx_model(name), "fused")
         assert not set(ops) & {"Conv", "Gemm", "MatMul", "Add", "AveragePool", "Softmax"}, ops
         m = read_model(onnx_model(name))
         assert float_groups(m.graph, m.consts, m.dtypes, int8_allowed=True) == set()
         assert set(fused_groups(m.graph, m.consts, m.dtypes, int8_allowed=True).values()) <= {"s8"}
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")  # x86's default: the resnet keeps some
-    ops, _ = float_nodes(onnx_model("tfl_pretrainedResnet_quant_qdq"))
+    # x86's default: the resnet keeps some
+    ops, _ = float_nodes(onnx_model("tfl_pretrainedResnet_quant_qdq"), "x86")
     assert ops.get("Conv") == 6, ops
 
 
 @pytest.mark.parametrize("name,goal", [(n, 1.05) for n in TFL])
-def test_fused_within_five_percent_of_tflite_on_cortex_m4(monkeypatch, name, goal):
+def test_fused_within_five_percent_of_tflite_on_cortex_m4(name, goal):
     """Issue 14's budget in fused mode: the ONNX conversion's cortex-m4 instructions and arena
     within 5% of its TFLite original's, both bit-exact (against onnxruntime with int8 fusion
     allowed, and TFLite Micro). A count, not a time: QEMU's instruction count is exact."""
     from edgecc.targets import get_target
     from edgecc.verify import verify_model
     from conftest import shared_model
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "fused")
     t = get_target("cortex-m4")
-    o = verify_model(onnx_model(name), t, frames=2)
+    o = verify_model(onnx_model(name), t, frames=2, options=FUSED)
     r = verify_model(shared_model(name[len("tfl_"):-len("_qdq")]), t, frames=2)
     assert o.bit_exact and r.bit_exact, (o.as_json(), r.as_json())
     assert o.arena_bytes <= goal * r.arena_bytes
@@ -147,7 +147,8 @@ def test_cli_fused_mode_names_its_oracle():
     from pathlib import Path
     model = onnx_model("tfl_ad01_int8_qdq")
     repo = Path(__file__).resolve().parent.parent
-    env = {k: v for k, v in os.environ.items() if k != "EDGECC_ONNX_FLOAT"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("EDGECC_ONNX_FLOAT", "EDGECC_ONNX_NUMERICS")}
     env["PYTHONPATH"] = os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])
 
     def run(*more):
@@ -158,5 +159,5 @@ def test_cli_fused_mode_names_its_oracle():
     assert r.returncode == 0 and "vs onnxruntime (session.qdqisint8allowed=1)" in r.stdout, r
     d = json.loads(run("--onnx-float", "fused", "--json").stdout)
     assert d["bit_exact"] and d["onnxruntime_session_config"] == {"session.qdqisint8allowed": "1"}
-    d = json.loads(run("--json").stdout)
+    d = json.loads(run("--onnx-numerics", "x86", "--json").stdout)
     assert d["bit_exact"] and d["onnxruntime_session_config"] == {}

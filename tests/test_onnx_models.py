@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from edgecc.compiler import compile_model
+from edgecc.options import CompileOptions
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
 from test_onnx_frontend import onnx_model
@@ -34,10 +35,10 @@ FLOAT_IN_ORT = {f"ox_autoenc_{f}_{t}" for f in ("qdq", "qop") for t in ("s8", "u
 FLOAT_GROUPS = {*TFL, "ox_autoenc_qdq_s8", "ox_conv1d_qdq_s8", "ox_se_mbv2_qdq_s8"}
 
 
-def _check(monkeypatch, name: str, target: str, mode: str) -> None:
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", mode)  # the frontend reads it (CLI: --onnx-float)
+def _check(name: str, target: str, mode: str) -> None:
     cc = "clang" if target == "clang" else None
-    r = verify_model(onnx_model(name), get_target("host" if cc else target), cc=cc, frames=3)
+    r = verify_model(onnx_model(name), get_target("host" if cc else target), cc=cc, frames=3,
+                     options=CompileOptions(onnx_numerics=mode))
     assert r.oracle == "onnxruntime"
     if name in FLOAT_IN_ORT:
         assert r.passed, r.as_json()
@@ -51,22 +52,23 @@ FUSED = [*TFL, *(f"ox_{m}_qdq_s8" for m in ("autoenc", "conv1d", "dscnn", "se_mb
 
 
 def _params(targets):
-    ps = [pytest.param(m, t, "ort", id=f"{m}-{t}-ort") for m in MODELS for t in targets]
-    ps += [pytest.param(m, t, "integer", id=f"{m}-{t}-integer")
+    ps = [pytest.param(m, t, "x86-float", id=f"{m}-{t}-x86-float") for m in MODELS
+          for t in targets]
+    ps += [pytest.param(m, t, "x86", id=f"{m}-{t}-x86")
            for m in sorted(FLOAT_GROUPS) for t in targets]
     return ps + [pytest.param(m, t, "fused", id=f"{m}-{t}-fused")
                  for m in FUSED for t in targets if m in TFL or t in ("gcc", "cortex-m4")]
 
 
 @pytest.mark.parametrize("name,target,mode", _params(["gcc"]))
-def test_onnx_model_host_gcc(monkeypatch, name, target, mode):
-    _check(monkeypatch, name, "host", mode)
+def test_onnx_model_host_gcc(name, target, mode):
+    _check(name, "host", mode)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,target,mode", _params(TARGETS))
-def test_onnx_model_on_target(monkeypatch, name, target, mode):
-    _check(monkeypatch, name, target, mode)
+def test_onnx_model_on_target(name, target, mode):
+    _check(name, target, mode)
 
 
 def test_float_group_models_listed():
@@ -78,12 +80,11 @@ def test_float_group_models_listed():
     assert got == FLOAT_GROUPS
 
 
-def test_resnet_float_groups_exact_over_frames(monkeypatch):
-    """With --onnx-float ort the float32 groups stay exact frame after frame (the drift of the
-    integer kernels begins in frame 1, on one conv2d_5 value)."""
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "ort")
+def test_resnet_float_groups_exact_over_frames():
+    """With --onnx-numerics x86-float the float32 groups stay exact frame after frame (the drift
+    of the integer kernels begins in frame 1, on one conv2d_5 value)."""
     r = verify_model(onnx_model("tfl_pretrainedResnet_quant_qdq"), get_target("host"), frames=8,
-                     seed=11)
+                     seed=11, options=CompileOptions(onnx_numerics="x86-float"))
     assert r.bit_exact, r.as_json()
 
 

@@ -10,7 +10,10 @@ import pytest
 from edgecc.numerics import ort_near as bound
 from edgecc.numerics import ort_order as of
 from edgecc.ops import _ort_near as on
+from edgecc.options import CompileOptions
 from test_onnx_frontend import onnx_model
+
+X86 = CompileOptions(onnx_numerics="x86")  # these tests are about the near-tie check
 
 F32, F64 = np.float32, np.float64
 RESNET = "tfl_pretrainedResnet_quant_qdq"
@@ -26,9 +29,9 @@ def _check(xi, wk, sx, sw, ys, bf, op: str, tcheap=None) -> tuple[int, int, int]
     cols = (xi.astype(F32) * F32(sx)).astype(F32)
     wf = (wk.astype(F32) * sw[:, None]).astype(F32)
     if op == "CONV_2D":
-        s = of.gemm_columns(wf, cols, None, of.ort_threads())
+        s = of.gemm_columns(wf, cols, None, of.default_threads())
         slices = max(-(-k // sk) for _, _, sk in of.conv_segments(xi.shape[1], k, wk.shape[0],
-                                                                   of.ort_threads()))
+                                                                   of.default_threads()))
     else:
         s = np.stack([of.gemm_row(cols[:, j], wf.T, None) for j in range(xi.shape[1])], 1)
         slices = 0
@@ -81,7 +84,7 @@ def _resnet_layers(frames: int = 3):
     from edgecc.ops import const, in_type, out_type
     from edgecc.passes import optimize
     from edgecc.verify.reference import seeded_frames
-    g, _ = optimize(load_model(onnx_model(RESNET)))
+    g, _ = optimize(load_model(onnx_model(RESNET), X86))
     for ins in seeded_frames(g, 0, frames):
         env = run_graph(g, ins)
         for nd in g.nodes:
@@ -104,10 +107,9 @@ def _resnet_layers(frames: int = 3):
                    orf._bias(g, nd, m), tcheap)
 
 
-def test_bound_holds_on_resnet_layers(monkeypatch):
+def test_bound_holds_on_resnet_layers():
     """The real layers over 3 frames: the bound holds, the differing roundings (2, measured) are
     flagged, and the cheap bound recomputes under 1.5% of the outputs."""
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "ort")
     total = flagged = differ = 0
     for op, xi, wk, sx, sw, ys, bf, tcheap in _resnet_layers():
         t, f, d = _check(xi, wk, sx, sw, ys, bf, op, tcheap)
@@ -123,40 +125,37 @@ def test_without_the_check_a_case_fails(tmp_path, monkeypatch):
     from edgecc.targets import get_target
     from edgecc.verify import verify_model
     from test_onnx_float import _float_group_model
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
     path = _float_group_model(tmp_path, "conv", (16, 32, 32, 16, 3, 3, 1, 1, 1))
-    assert verify_model(path, get_target("host"), frames=40, seed=1).bit_exact
+    assert verify_model(path, get_target("host"), frames=40, seed=1, options=X86).bit_exact
     monkeypatch.setattr(on, "coefficient", lambda m: 0.0)
     monkeypatch.setattr(on, "ABS_SLACK", -1.0)
-    r = verify_model(path, get_target("host"), frames=40, seed=1)
+    r = verify_model(path, get_target("host"), frames=40, seed=1, options=X86)
     assert not r.bit_exact and r.mismatched_bytes > 0
 
 
 @pytest.mark.parametrize("kind,shape", [
     ("conv", (5, 9, 7, 11, 3, 3, 2, 1, 1)), ("conv", (3, 8, 8, 8, 3, 3, 1, 2, 2)),
     ("conv", (16, 16, 16, 9, 3, 3, 1, 1, 1)), ("fc", (13, 9)), ("fc", (16, 7)), ("fc", (15, 4))])
-def test_near_kernels_exact(tmp_path, monkeypatch, kind, shape):
+def test_near_kernels_exact(tmp_path, kind, shape):
     """The near kernels end to end against onnxruntime (padding, stride, dilation, depth
     remainders), on the default mode's kernel."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
     from edgecc.verify import verify_model
     from test_onnx_float import _float_group_model
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
     path = _float_group_model(tmp_path, kind, shape)
-    c = compile_model(path, get_target("host"), "model")
+    c = compile_model(path, get_target("host"), "model", X86)
     assert [lw.kernel.variant for lw in c.lowered
             if lw.node.op in ("CONV_2D", "FULLY_CONNECTED")] == ["portable-ort-near"]
-    r = verify_model(path, get_target("host"), frames=4, seed=3)
+    r = verify_model(path, get_target("host"), frames=4, seed=3, options=X86)
     assert r.bit_exact, r.as_json()
 
 
-def test_resnet_exact_over_frames(monkeypatch):
-    """The default mode stays exact frame after frame."""
+def test_resnet_exact_over_frames():
+    """The x86 numerics stay exact frame after frame."""
     from edgecc.targets import get_target
     from edgecc.verify import verify_model
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
-    r = verify_model(onnx_model(RESNET), get_target("host"), frames=8, seed=11)
+    r = verify_model(onnx_model(RESNET), get_target("host"), frames=8, seed=11, options=X86)
     assert r.bit_exact, r.as_json()
 
 
@@ -178,26 +177,25 @@ def test_cortex_m4_near_kernel_unoptimized_is_exact(monkeypatch):
     from edgecc.targets import get_target
     from edgecc.verify import cross, verify_model
     real = cross.compile_sources
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
     monkeypatch.setattr(cross, "compile_sources", lambda *a, **kw: real(*a, **{**kw, "opt": "-O0"}))
     b = load_board("mps2-an386")
-    r = verify_model(onnx_model(RESNET), get_target(b.target), board=b, frames=2)
+    r = verify_model(onnx_model(RESNET), get_target(b.target), board=b, frames=2, options=X86)
     assert r.bit_exact, r.as_json()
 
 
 @pytest.mark.parametrize("mode,want", [
-    ("integer", {("CONV_2D", "dsp-conv-4px"), ("ADD", "dsp-add-ortf-lin"),
+    ("x86", {("CONV_2D", "dsp-conv-4px"), ("ADD", "dsp-add-ortf-lin"),
                  ("ADD", "dsp-add-ortf-lut")}),
-    ("ort", {("CONV_2D", "portable-ort-float"), ("ADD", "portable-ort-float")})])
-def test_cortex_m4_float_group_kernels(monkeypatch, mode, want):
+    ("x86-float", {("CONV_2D", "portable-ort-float"), ("ADD", "portable-ort-float")})])
+def test_cortex_m4_float_group_kernels(mode, want):
     """cortex-m4 resnet_qdq: the default mode runs its float-group Convs on the DSP kernel's
     near-tie variant and its Adds as integer forms proven equal to onnxruntime's float32 ADD on
     all 65536 pairs (lower/dsp_near.py add_kernel: two multipliers for one, two tables for the
-    other, whose linear form fails the proof); --onnx-float ort keeps the float kernels."""
+    other, whose linear form fails the proof); --onnx-numerics x86-float keeps the float kernels."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", mode)
-    c = compile_model(onnx_model(RESNET), get_target("cortex-m4"), "model")
+    c = compile_model(onnx_model(RESNET), get_target("cortex-m4"), "model",
+                      CompileOptions(onnx_numerics=mode))
     got = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
            if lw.node.numerics.float_group and lw.node.op in ("CONV_2D", "ADD")}
     assert got == want, got
@@ -216,7 +214,7 @@ def test_dsp_derived_factors_bound(name):
     from edgecc.lower.dsp_conv import dsp_records
     from edgecc.ops import _ort_float as orf
     from edgecc.passes import optimize
-    g, _ = optimize(load_model(onnx_model(name)))
+    g, _ = optimize(load_model(onnx_model(name), X86))
     seen = 0
     for nd in g.nodes:
         if not nd.numerics.float_group or nd.op != "CONV_2D":
@@ -250,7 +248,7 @@ def test_fc_norm_bound():
     from edgecc.ops import const, in_type
     from edgecc.ops import _ort_float as orf
     from edgecc.passes import optimize
-    g, _ = optimize(load_model(onnx_model("tfl_ad01_int8_qdq")))
+    g, _ = optimize(load_model(onnx_model("tfl_ad01_int8_qdq"), X86))
     rng = np.random.default_rng(5)
     seen = 0
     for nd in g.nodes:
@@ -274,14 +272,13 @@ def test_fc_norm_bound():
     ("tfl_kws_ref_model_qdq", "CONV_2D", "dsp-conv-4px"),           # 40 taps
     ("tfl_kws_ref_model_qdq", "FULLY_CONNECTED", "portable-ort-near"),  # 768 MACs
     ("tfl_ad01_int8_qdq", "FULLY_CONNECTED", "dsp-fc-near")])       # 81,920 MACs
-def test_cortex_m4_small_float_groups_stay_portable(monkeypatch, name, op, want):
+def test_cortex_m4_small_float_groups_stay_portable(name, op, want):
     """Flash over speed on cortex-m4: a float-group conv of filters under 16 taps
     (lower/dsp_conv.py NEAR_MIN_TAPS) and a one-row Gemm under 4,096 MACs (lower/dsp_near.py
     FC_NEAR_MIN_MACS) take the portable near-tie kernel; larger ones the DSP kernels."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
-    c = compile_model(onnx_model(name), get_target("cortex-m4"), "model")
+    c = compile_model(onnx_model(name), get_target("cortex-m4"), "model", X86)
     got = {lw.kernel.variant for lw in c.lowered
            if lw.node.numerics.float_group and lw.node.op == op}
     assert got == {want}, got

@@ -1,5 +1,6 @@
 """The scratch policy: with 'fit', an optimized kernel whose scratch would grow the arena gives way
 to the portable kernel, so the arena stays at the activations' own peak."""
+from edgecc.options import CompileOptions
 from edgecc.compiler import compile_model, scratch_budget
 from edgecc.plan.liveness import buffers_for, lower_bound
 from edgecc.lower import alias_ops, stream_saving
@@ -10,7 +11,7 @@ from conftest import shared_model
 
 def test_fit_keeps_arena_at_activation_peak():
     m = shared_model("kws_ref_model")
-    c = compile_model(m, get_target("cortex-m4"), "kws", scratch="fit")
+    c = compile_model(m, get_target("cortex-m4"), "kws", CompileOptions(scratch="fit"))
     peak = lower_bound(buffers_for(c.graph, {}, alias_ops()))
     assert c.plan.arena <= peak + 16
     budget = scratch_budget(c.graph)
@@ -23,8 +24,8 @@ def test_fit_keeps_arena_at_activation_peak():
 
 def test_any_takes_fastest_kernel_and_fit_says_why():
     m = shared_model("kws_ref_model")
-    fast = compile_model(m, get_target("cortex-m4"), "kws", scratch="any")
-    fit = compile_model(m, get_target("cortex-m4"), "kws", scratch="fit")
+    fast = compile_model(m, get_target("cortex-m4"), "kws", CompileOptions(scratch="any"))
+    fit = compile_model(m, get_target("cortex-m4"), "kws", CompileOptions(scratch="fit"))
     swapped = [lw for lw in fit.lowered if "dead at this step" in lw.kernel.reason]
     assert fast.plan.arena >= fit.plan.arena
     if swapped:  # a kernel's scratch did not fit in the bytes dead at its step

@@ -21,6 +21,7 @@ from cnnchain import chain_model, random_layers, run_compiled, tflm_outputs
 from cnnchain import overlapped as _overlapped
 from conftest import shared_model
 from edgecc.compiler import compile_model
+from edgecc.options import CompileOptions
 from edgecc.lower import alias_ops
 from edgecc.plan import model_lower_bound
 from edgecc.plan.check import PlanError, check_buffers, check_graph_plan, stream_safe
@@ -285,7 +286,6 @@ def test_memory_first_swaps_only_the_steps_that_set_the_peak():
 def test_memory_first_bit_exact_on_cortex_m4():
     from edgecc.verify import verify_model
     r = verify_model(_critical_chain(), get_target("cortex-m4"))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("EDGECC_TILING", "auto")
-        r2 = verify_model(_critical_chain(), get_target("cortex-m4"))
+    r2 = verify_model(_critical_chain(), get_target("cortex-m4"),
+                      options=CompileOptions(tiling="auto"))
     assert r.bit_exact and r2.bit_exact and r2.arena_bytes < r.arena_bytes

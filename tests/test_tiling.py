@@ -17,6 +17,7 @@ import pytest
 
 from cnnchain import (chain_model, random_layers, run_compiled, tflm_outputs, tflm_tensors)
 from conftest import shared_model
+from edgecc.options import CompileOptions
 from edgecc.cli import main
 from edgecc.codegen import render
 from edgecc.compiler import Compiled, _lower_and_plan, compile_model, load_model
@@ -148,7 +149,7 @@ def test_forced_tiling_bit_exact(case):
             assert outs == tflm_outputs(path, comp, 0), (inplace, cc)
 
 
-def test_auto_tiling_random_chain_bit_exact(monkeypatch):
+def test_auto_tiling_random_chain_bit_exact():
     # a wide early stage: auto tiles it, the arena shrinks, gcc and clang match TFLM
     rng = np.random.default_rng(7)
     data = chain_model(rng, 24, 24, 3, [dict(op="conv", k=(3, 3), oc=8),
@@ -156,13 +157,12 @@ def test_auto_tiling_random_chain_bit_exact(monkeypatch):
                                         dict(op="dw", k=(3, 3), stride=(2, 2)),
                                         dict(op="conv", k=(1, 1), oc=4)])
     path = _write(data)
-    plain = compile_model(path, get_target("host"), "model", tiling="off")
-    tiled = compile_model(path, get_target("host"), "model", tiling="auto")
+    plain = compile_model(path, get_target("host"), "model", CompileOptions(tiling="off"))
+    tiled = compile_model(path, get_target("host"), "model", CompileOptions(tiling="auto"))
     assert "tiling" in tiled.stats and tiled.plan.arena < plain.plan.arena
     assert any(t.startswith("tiling:") for t in tiled.plan.techniques)
     assert tiled.weights_bytes == plain.weights_bytes  # clones share their constants
-    monkeypatch.setenv("EDGECC_TILING", "auto")
-    check_model(data, seeds=(0,))
+    check_model(data, seeds=(0,), options=CompileOptions(tiling="auto"))
 
 
 def test_budget_switches_tiling_on():
@@ -173,12 +173,12 @@ def test_budget_switches_tiling_on():
     plain = compile_model(path, get_target("host"), "model")
     assert "tiling" not in plain.stats  # default: off without a budget
     budget = plain.plan.arena - 1
-    c = compile_model(path, get_target("host"), "model", ram_budget=budget)
+    c = compile_model(path, get_target("host"), "model", CompileOptions(ram_budget=budget))
     assert c.stats["tiling"]["arena"] <= budget
     # the cheapest tiling that fits: fewer extra MACs than the unconstrained choice
-    auto = compile_model(path, get_target("host"), "model", tiling="auto")
+    auto = compile_model(path, get_target("host"), "model", CompileOptions(tiling="auto"))
     assert c.stats["tiling"]["extra_macs"] <= auto.stats["tiling"]["extra_macs"]
-    off = compile_model(path, get_target("host"), "model", tiling="off", ram_budget=budget)
+    off = compile_model(path, get_target("host"), "model", CompileOptions(tiling="off", ram_budget=budget))
     assert "tiling" not in off.stats
 
 
@@ -213,7 +213,7 @@ def test_cli_tiling_flag(capsys, tmp_path):
 
 @pytest.mark.parametrize("model", ["vww_96_int8", "person_detect"])
 def test_reference_models_reach_six_tenths_of_lb(model):
-    c = compile_model(shared_model(model), get_target("host"), "model", tiling="auto")
+    c = compile_model(shared_model(model), get_target("host"), "model", CompileOptions(tiling="auto"))
     lb = model_lower_bound(c.imported)
     assert lb == 55296
     assert c.plan.arena <= 0.6 * lb and c.plan.arena <= TFLM_ARENA[model]
@@ -222,7 +222,7 @@ def test_reference_models_reach_six_tenths_of_lb(model):
 
 def test_person_detect_tiled_bit_exact_layer_by_layer():
     path = shared_model("person_detect")
-    c = compile_model(path, get_target("host"), "model", tiling="auto")
+    c = compile_model(path, get_target("host"), "model", CompileOptions(tiling="auto"))
     outs, traces = run_compiled(c, path, 0, "gcc", trace=True)
     assert outs == tflm_outputs(path, c, 0)
     ref = tflm_tensors(path, c, 0)
@@ -234,18 +234,18 @@ def test_person_detect_tiled_bit_exact_layer_by_layer():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["vww_96_int8", "person_detect"])
-def test_reference_models_tiled_bit_exact(model, monkeypatch):
+def test_reference_models_tiled_bit_exact(model):
     from edgecc.verify import verify_model
-    monkeypatch.setenv("EDGECC_TILING", "auto")
     for cc in ("gcc", "clang"):
         for seed in (0, 1):
-            r = verify_model(shared_model(model), get_target("host"), cc=cc, seed=seed)
+            r = verify_model(shared_model(model), get_target("host"), cc=cc, seed=seed,
+                             options=CompileOptions(tiling="auto"))
             assert r.bit_exact and r.arena_bytes <= 0.6 * 55296, (cc, seed, r.first_bad_layer)
 
 
 @pytest.mark.slow
-def test_tiled_model_bit_exact_on_cortex_m4(monkeypatch):
+def test_tiled_model_bit_exact_on_cortex_m4():
     from edgecc.verify import verify_model
-    monkeypatch.setenv("EDGECC_TILING", "auto")
-    r = verify_model(shared_model("person_detect"), get_target("cortex-m4"))
+    r = verify_model(shared_model("person_detect"), get_target("cortex-m4"),
+                     options=CompileOptions(tiling="auto"))
     assert r.bit_exact and "tiling" in r.extra

@@ -29,8 +29,6 @@ import os
 
 import numpy as np
 
-from edgecc.errors import EdgeccError
-
 F32, F64 = np.float32, np.float64
 SGEMM_STRIDE = 128           # MLAS_SGEMM_STRIDEN == MLAS_SGEMM_STRIDEK
 THREAD_COMPLEXITY = 64 * 1024  # MLAS_SGEMM_THREAD_COMPLEXITY
@@ -38,34 +36,11 @@ THREAD_ALIGN = 16            # MLAS_SGEMM_STRIDEN_THREAD_ALIGN
 MAX_THREADS = 16             # MLAS_MAXIMUM_THREAD_COUNT
 
 
-ONNX_FLOAT_MODES = ("integer", "ort", "fused")
-
-
-def onnx_float_mode() -> str:
-    """How the QDQ groups onnxruntime leaves in float32 compile ($EDGECC_ONNX_FLOAT; the CLI's
-    --onnx-float sets it). 'integer' (default): the exact int32 accumulator, and this module's
-    order only for the outputs a rigorous error bound finds near a rounding boundary
-    (edgecc/ops/_ort_near.py): bit-exact with onnxruntime, on integer kernels. 'ort':
-    onnxruntime's own float32 order throughout (this module), on portable float kernels. Both
-    follow the conv order of onnxruntime's intra-op thread count (`ort_threads`). 'fused': no
-    group stays in float32; every DequantizeLinear -> op -> QuantizeLinear group runs as the
-    integer QOperator kernel onnxruntime fuses it into where its QDQ transformer allows int8
-    (Arm CPUs; x86 with the session option `session.qdqisint8allowed` = 1,
-    edgecc/verify/onnx_ref.py `session_config`):
-    DESIGN.md's integer semantics, the oracle run with that option (frontends/onnx/ortfuse.py)."""
-    mode = os.environ.get("EDGECC_ONNX_FLOAT") or "integer"
-    if mode not in ONNX_FLOAT_MODES:
-        raise EdgeccError(f"unknown --onnx-float mode {mode!r} "
-                          f"(known: {', '.join(ONNX_FLOAT_MODES)})")
-    return mode
-
-
-def ort_threads() -> int:
-    """onnxruntime's intra-op thread count on the machine whose results edgecc must match: its
-    default is the physical cores (here: os.cpu_count(), one thread per core on this project's
-    machines); $EDGECC_ORT_THREADS overrides it."""
-    env = os.environ.get("EDGECC_ORT_THREADS", "")
-    return int(env) if env.isdigit() and int(env) > 0 else max(os.cpu_count() or 1, 1)
+def default_threads() -> int:
+    """onnxruntime's default intra-op thread count on this machine: the physical cores (here:
+    os.cpu_count(), one thread per core on this project's machines). CompileOptions.ort_threads
+    overrides it (the CLI's $EDGECC_ORT_THREADS)."""
+    return max(os.cpu_count() or 1, 1)
 
 
 def fma32(a, b, c) -> np.ndarray:

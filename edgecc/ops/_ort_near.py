@@ -125,7 +125,7 @@ def exact_sum_fits(g: Graph, n: Node) -> bool:
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel of a float-group CONV_2D / FULLY_CONNECTED: this module's in the
     default mode, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
-    --onnx-float ort or a filter too large for the exact bound's uint32."""
+    --onnx-numerics x86-float or a filter too large for the exact bound's uint32."""
     from edgecc.ops import _ort_float
     if not n.numerics.near_checked or not exact_sum_fits(g, n):
         return _ort_float.lower(g, n, target)

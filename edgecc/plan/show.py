@@ -138,19 +138,14 @@ def plan_svg(g: Graph, plan: Plan, title: str = "", width: int = 900, height: in
     return "\n".join(out) + "\n"
 
 
-def plan_cli(args, target) -> int:
+def plan_cli(args, target, options) -> int:
     """`edgecc plan MODEL [--json] [--svg FILE]`: the plan `edgecc compile` would emit."""
     import json
     from pathlib import Path
 
     from edgecc.compiler import compile_model
     from edgecc.errors import EdgeccError
-    budget = None
-    if getattr(args, "board", None):
-        from edgecc.boards import load_board
-        from edgecc.budget import arena_room
-        budget = arena_room(load_board(args.board))
-    c = compile_model(args.model, target, "model", ram_budget=budget)
+    c = compile_model(args.model, target, "model", options)
     rep = plan_report(c.graph, c.plan, Path(args.model).name)
     rep["target"] = target.name
     rep["tiling"] = c.stats.get("tiling")

@@ -16,9 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from edgecc.budget import board_options
 from edgecc.codegen import write_files
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
+from edgecc.options import CompileOptions
 from edgecc.targets import Target
 from edgecc.verify.harness import TRACE_DEFINE, harness_frames_c, parse_frames
 from edgecc.verify.reference import TFLM, run_reference_frames, run_tflm_frames, seeded_frames
@@ -117,17 +119,14 @@ def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | Non
 
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
                  name: str = "model", keep: Path | None = None, board=None,
-                 profile: bool = False, frames: int = 1, io: str = "arena",
-                 weights_section: str | None = None) -> VerifyResult:
+                 profile: bool = False, frames: int = 1,
+                 options: CompileOptions | None = None) -> VerifyResult:
     if profile and target.runner == "host":
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     if frames < 1:
         raise EdgeccError(f"--frames must be at least 1 (got {frames})")
     info: dict = {}
-    from edgecc.budget import arena_room
-    c = compile_model(model, target, name,
-                      ram_budget=arena_room(board) if board is not None else None, io=io,
-                      weights_section=weights_section)
+    c = compile_model(model, target, name, board_options(options, board))
     info["compile_seconds"] = round(c.seconds, 3)
     # the live-bytes lower bound (model order, no aliasing, no scratch: `edgecc plan`'s "lower
     # bound"); lower_bound_bytes is the planned buffers' own peak (scratch and overlaps included)
@@ -141,9 +140,11 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     if onnx_model:  # onnxruntime, CPU provider, default session options (stateless per frame)
         from edgecc.verify.onnx_float import output_steps
         from edgecc.verify.onnx_ref import ORT, run_onnxruntime, session_config
-        ref_outs, oracle = [run_onnxruntime(model, f)[0] for f in ins], ORT
+        numerics = c.options.onnx_numerics
+        ref_outs, oracle = [run_onnxruntime(model, f, (), numerics)[0] for f in ins], ORT
         steps = output_steps(c.graph)
-        info["onnxruntime_session_config"] = session_config()  # fused: int8 fusion allowed
+        info["onnx_numerics"] = numerics
+        info["onnxruntime_session_config"] = session_config(numerics)  # fused: int8 fusion
     else:
         ref_outs, oracle = run_reference_frames(model, ins, n_out)
     with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
@@ -166,7 +167,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         first = None
         if bad and onnx_model:
             from edgecc.verify.onnx_float import within_one_step
-            within_one_step(model, info)
+            within_one_step(model, info, c.options.onnx_numerics)
             from edgecc.verify.onnx_ref import onnx_first_mismatch
             upto = ins[:first_frame + 1]
             ttext = _build_and_run(c, work, None, target, cc, trace=True, board=board,

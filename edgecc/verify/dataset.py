@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from edgecc.errors import EdgeccError
+from edgecc.options import CompileOptions
 from edgecc.ir import Graph
 
 CHUNK_BYTES = 8 << 20  # embedded sample bytes per build at most (host; boards: half their flash)
@@ -133,17 +134,15 @@ def _chunks(samples: list[list[np.ndarray]], board) -> list[list[list[np.ndarray
 
 def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None = None,
                   name: str = "model", keep: Path | None = None, board=None,
-                  io: str = "arena", progress: bool = False,
-                  weights_section: str | None = None):
+                  progress: bool = False, options: CompileOptions | None = None):
     """verify on the samples of `inputs`: a VerifyResult whose extra holds the metrics."""
-    from edgecc.budget import arena_room
+    from edgecc.budget import board_options
     from edgecc.compiler import compile_model
     from edgecc.verify import VerifyResult, _build_and_run
     from edgecc.verify.harness import parse_frames
     from edgecc.verify.reference import run_reference
     t0 = time.perf_counter()
-    c = compile_model(model, target, name, io=io, weights_section=weights_section,
-                      ram_budget=arena_room(board) if board is not None else None)
+    c = compile_model(model, target, name, board_options(options, board))
     samples = load_samples(inputs, c.graph)
     if not samples:
         raise EdgeccError(f"{inputs}: no samples")

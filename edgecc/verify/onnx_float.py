@@ -14,6 +14,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from edgecc.options import DEFAULT_ONNX_NUMERICS
 from edgecc.verify.onnx_ref import session_config
 
 # nodes whose result is exact: they move bytes or are onnxruntime's integer kernels
@@ -25,7 +26,8 @@ EXACT = {"QuantizeLinear", "DequantizeLinear", "Transpose", "Reshape", "Squeeze"
          "MatMulInteger", "ConvInteger", "DynamicQuantizeLinear", "Relu", "Clip"}
 
 
-def float_nodes(model: str | Path) -> tuple[dict[str, int], set[int]]:
+def float_nodes(model: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS
+                ) -> tuple[dict[str, int], set[int]]:
     """(op type -> count of the float-computing nodes onnxruntime runs, indices of the graph
     outputs downstream of one)."""
     import onnx
@@ -33,7 +35,7 @@ def float_nodes(model: str | Path) -> tuple[dict[str, int], set[int]]:
     with tempfile.TemporaryDirectory(prefix="edgecc-ort-") as tmp:
         o = ort.SessionOptions()
         o.log_severity_level = 3
-        for k, v in session_config().items():
+        for k, v in session_config(numerics).items():
             o.add_session_config_entry(k, v)
         o.optimized_model_filepath = str(Path(tmp) / "opt.onnx")
         ort.InferenceSession(str(model), o, providers=["CPUExecutionProvider"])
@@ -65,10 +67,10 @@ def output_steps(g) -> list[float | None]:
     return steps
 
 
-def within_one_step(model, info: dict) -> None:
+def within_one_step(model, info: dict, numerics: str = DEFAULT_ONNX_NUMERICS) -> None:
     """Sets info["within_one_step"] (every differing value at most one step off, in outputs
     downstream of onnxruntime's float ops) and info["onnxruntime_float_ops"]."""
-    ops, down = float_nodes(model)
+    ops, down = float_nodes(model, numerics)
     info["onnxruntime_float_ops"] = ops
     info["within_one_step"] = bool(
         info.get("values_differing") and info["values_differing"] == info.get("values_off_by_one")

@@ -1,7 +1,7 @@
 """onnxruntime as the oracle for .onnx models (CPU execution provider, default session options;
-with `--onnx-float fused`, int8 QDQ fusion allowed as on Arm: edgecc/numerics/ort_order.py).
+with the fused ONNX numerics, int8 QDQ fusion allowed as on Arm: `session_config`).
 
-Owns: running an ONNX model on given inputs (in the model's own dtypes and layout, as the
+Owns: the session options each ONNX numerics needs, running an ONNX model on given inputs (in the model's own dtypes and layout, as the
 generated C API takes them), optionally with chosen intermediate tensors added as graph outputs
 (a copy of the model) so a mismatch can be traced to the first differing layer, and counting the
 values that differ by exactly one quantization step.
@@ -13,20 +13,23 @@ from pathlib import Path
 import numpy as np
 
 from edgecc.errors import EdgeccError
+from edgecc.options import DEFAULT_ONNX_NUMERICS
 
 ORT = "onnxruntime"
 
 
-def session_config() -> dict[str, str]:
-    """The onnxruntime session options the oracle runs with in the current mode: 'fused' lets
-    the QDQ transformer fuse int8 activations, as it does on Arm CPUs."""
-    from edgecc.numerics.ort_order import onnx_float_mode
-    return {"session.qdqisint8allowed": "1"} if onnx_float_mode() == "fused" else {}
+def session_config(numerics: str = DEFAULT_ONNX_NUMERICS) -> dict[str, str]:
+    """The onnxruntime session options the oracle runs with for CompileOptions.onnx_numerics:
+    'fused' lets the QDQ transformer fuse int8 activations, as it does on Arm CPUs; the x86
+    numerics are onnxruntime's default options on x86."""
+    return {"session.qdqisint8allowed": "1"} if numerics == "fused" else {}
 
 
-def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
-                    extra: list[str] = ()) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
-    """The model's outputs and (for `extra` tensor names) those intermediate tensors."""
+def run_onnxruntime(model: str | Path, inputs: list[np.ndarray], extra: list[str] = (),
+                    numerics: str = DEFAULT_ONNX_NUMERICS
+                    ) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
+    """The model's outputs and (for `extra` tensor names) those intermediate tensors, with the
+    session options of `numerics`."""
     try:
         import onnx
         import onnxruntime as ort
@@ -41,7 +44,7 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
             m.graph.output.append(onnx.ValueInfoProto(name=name))
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
-    for k, v in session_config().items():
+    for k, v in session_config(numerics).items():
         opts.add_session_config_entry(k, v)
     try:
         sess = ort.InferenceSession(m.SerializeToString(), opts,
@@ -55,10 +58,9 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray],
     return [np.asarray(r) for r in res[:n_out]], dict(zip(names[n_out:], map(np.asarray, res[n_out:])))
 
 
-def oracle_label(oracle: str) -> str:
-    """The oracle's name as verify prints it: onnxruntime with the session options the
-    --onnx-float mode sets (fused: int8 QDQ fusion allowed)."""
-    opts = session_config() if oracle == ORT else {}
+def oracle_label(oracle: str, opts: dict[str, str] | None = None) -> str:
+    """The oracle's name as verify prints it: onnxruntime with the session options it ran with
+    (fused numerics: int8 QDQ fusion allowed)."""
     return oracle + (" (" + ", ".join(f"{k}={v}" for k, v in opts.items()) + ")"
                      if opts else "")
 
@@ -94,7 +96,8 @@ def onnx_first_mismatch(c, traces: dict[int, bytes], model, inputs) -> str | Non
     (onnxruntime's intermediate value, fetched by adding it to the graph outputs)."""
     names = getattr(c.imported, "onnx_tensors", {})
     wanted = [(lw.node, v) for lw in c.lowered for v in lw.node.outputs if v in names]
-    _, inter = run_onnxruntime(model, inputs, [names[v][0] for _, v in wanted])
+    _, inter = run_onnxruntime(model, inputs, [names[v][0] for _, v in wanted],
+                               c.options.onnx_numerics)
     for node, v in wanted:
         idx = int(v[1:])
         onnx_name, perm = names[v]

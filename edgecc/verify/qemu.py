@@ -275,7 +275,7 @@ def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc
 
 
 def painted_stack(model: str | Path, board: Board, name: str = "model",
-                  cc: str | None = None) -> int:
+                  cc: str | None = None, options=None) -> int:
     """The stack NAME_run really uses under QEMU (bytes): the application paints the free stack,
     runs the model once and reports the lowest address written. A measurement for one input, not
     a bound; generated code has no data-dependent calls, so it is the same for every input."""
@@ -284,7 +284,7 @@ def painted_stack(model: str | Path, board: Board, name: str = "model",
     from edgecc.names import c_ident
     from edgecc.targets import get_target
     from edgecc.verify.cross import _env
-    c = compile_model(model, get_target(board.target), name)
+    c = compile_model(model, get_target(board.target), name, options)
     ident = c_ident(name)
     with tempfile.TemporaryDirectory(prefix="edgecc-stack-") as tmp:
         work = Path(tmp)

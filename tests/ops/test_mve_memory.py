@@ -11,6 +11,7 @@ import pytest
 
 from cnnchain import chain_model, run_compiled, tflm_outputs
 from conftest import shared_model
+from edgecc.options import CompileOptions
 from edgecc.compiler import compile_model
 from edgecc.lower import alias_ops
 from edgecc.plan.check import PlanError, check_graph_plan
@@ -114,7 +115,7 @@ def test_cortex_m55_scratch_fit_keeps_the_helium_kernels(model):
     # `--scratch fit` costs no instructions
     m = get_target("cortex-m55")
     fast = compile_model(shared_model(model), m, "m")
-    fit = compile_model(shared_model(model), m, "m", scratch="fit")
+    fit = compile_model(shared_model(model), m, "m", CompileOptions(scratch="fit"))
     assert [lw.kernel.variant for lw in fit.lowered] == [lw.kernel.variant for lw in fast.lowered]
     assert any(lw.kernel.scratch and lw.kernel.streams for lw in fit.lowered)
     assert fit.plan.arena <= fit.plan.model_lower_bound

@@ -23,7 +23,8 @@ from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
 from edgecc.numerics import FLOAT, NEAR, OrtFloatGroup
-from edgecc.numerics.ort_order import onnx_float_mode, ort_threads
+from edgecc.numerics.ort_order import default_threads
+from edgecc.options import DEFAULT_ONNX_NUMERICS
 
 HANDLERS = {
     "QuantizeLinear": nd.quantize, "DequantizeLinear": nd.dequantize,
@@ -87,7 +88,12 @@ def _check_constraints(g: Graph, path: Path) -> None:
         raise UnsupportedModel(f"{path}: unsupported parameters: " + "; ".join(problems))
 
 
-def load_onnx(path: str | Path) -> Graph:
+def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: int | None = None) -> Graph:
+    """The ONNX model as edgecc IR. numerics (CompileOptions.onnx_numerics): 'fused', every QDQ
+    group as the integer kernel onnxruntime fuses it into where int8 is allowed; 'x86' / 'x86-float':
+    onnxruntime's x86 default, whose unfused int8 groups run in float32, reproduced on integer
+    kernels with the near-tie check / in its float order throughout, following the conv order of
+    `threads` intra-op threads (default: this machine's cores)."""
     m = read_model(path)
     path = m.path
     bad = _unsupported_nodes(m.graph)
@@ -95,13 +101,14 @@ def load_onnx(path: str | Path) -> Graph:
         raise UnsupportedModel(f"{path}: unsupported ONNX nodes: " + "; ".join(bad))
     b = Builder(path, m.shapes)
     b.opset = m.opset
-    # an unknown mode is bad input whatever the model; 'fused': int8 groups fused as on Arm
-    mode = onnx_float_mode()
-    int8 = mode == "fused"
-    b.float_group = OrtFloatGroup(NEAR if mode == "integer" else FLOAT, ort_threads())
+    int8 = numerics == "fused"  # int8 groups fused as onnxruntime does on Arm
+    # the dialect of the groups onnxruntime computes in float32 (x86 numerics): on the integer
+    # kernels with the near-tie check (x86) or in its float order throughout (x86-float), in
+    # the conv order of `threads`; their lowering picks the kernels (ops/_ort_float.py, _ort_near.py)
+    b.float_group = OrtFloatGroup(NEAR if numerics == "x86" else FLOAT,
+                                  threads or default_threads())
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes, int8)
-    # the groups onnxruntime computes in float32, exact with it in the --onnx-float modes
-    # (their lowering picks the kernels: edgecc/ops/_ort_float.py, ort_near.py)
+    # the groups onnxruntime computes in float32, exact with it in the x86 numerics
     b.ort_float = float_groups(m.graph, m.consts, m.dtypes, int8)
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)
