@@ -1,6 +1,6 @@
 """onnxruntime's requantization as integer lines (edgecc/numerics/qlinear.py fixed_epilogue) and the
-`--onnx-float fused` mode (every QDQ group as the integer kernel onnxruntime fuses it into where
-int8 is allowed): the lines equal onnxruntime's float32 product on every accumulator, brute force
+fused ONNX numerics, the default (every QDQ group as the integer kernel onnxruntime fuses it into
+where int8 is allowed): the lines equal onnxruntime's float32 product on every accumulator, brute force
 over whole ranges, random and real; the channels refused really have no line; the Cortex-M DSP
 kernels take them; fused mode matches its oracle and beats issue 14's 5% budget."""
 from __future__ import annotations
@@ -138,8 +138,9 @@ def test_fused_within_five_percent_of_tflite_on_cortex_m4(name, goal):
 
 
 def test_cli_fused_mode_names_its_oracle():
-    """`verify --onnx-float fused` says which onnxruntime it compares with (the session option
-    that allows int8 fusion), in the text line and in --json; the default mode sets none."""
+    """`verify` in the default (fused) numerics says which onnxruntime it compares with (the
+    session option that allows int8 fusion), in the text line and in --json; the x86 numerics
+    (old spelling --onnx-float integer) set none."""
     import json
     import os
     import subprocess
@@ -155,9 +156,9 @@ def test_cli_fused_mode_names_its_oracle():
         return subprocess.run([sys.executable, "-m", "edgecc", "verify", str(model), *more],
                               capture_output=True, text=True, timeout=600, env=env,
                               stdin=subprocess.DEVNULL)
-    r = run("--onnx-float", "fused")
+    r = run()
     assert r.returncode == 0 and "vs onnxruntime (session.qdqisint8allowed=1)" in r.stdout, r
-    d = json.loads(run("--onnx-float", "fused", "--json").stdout)
+    d = json.loads(run("--onnx-numerics", "fused", "--json").stdout)
     assert d["bit_exact"] and d["onnxruntime_session_config"] == {"session.qdqisint8allowed": "1"}
-    d = json.loads(run("--onnx-numerics", "x86", "--json").stdout)
+    d = json.loads(run("--onnx-float", "integer", "--json").stdout)
     assert d["bit_exact"] and d["onnxruntime_session_config"] == {}

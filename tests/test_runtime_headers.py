@@ -92,16 +92,20 @@ def test_tflite_output_has_no_onnx_numerics_header(target):
         assert not (ORT_NEAR_HEADERS | {"edgecc_math.h"}) & set(files), (model, sorted(files))
 
 
-def test_onnx_float_groups_ship_the_near_headers(monkeypatch):
+def test_onnx_float_groups_ship_the_near_headers():
     """The other side: the same layers from an ONNX model in x86 numerics (float groups on the
-    near-tie kernels) do ship them, so the set above names real headers."""
-    monkeypatch.setenv("EDGECC_ONNX_FLOAT", "integer")
+    near-tie kernels) do ship them, so the set above names real headers; the default (fused)
+    numerics ship none of them."""
     from conftest import MODELS
-    shipped = set()
+    from edgecc.options import CompileOptions
+    shipped, fused = set(), set()
     for name in ("tfl_pretrainedResnet_quant_qdq", "tfl_ad01_int8_qdq"):  # convs; large FCs
         path = MODELS.parent / "onnx_models" / f"{name}.onnx"
-        shipped |= set(compile_model(path, get_target("cortex-m4"), "m").files)
+        shipped |= set(compile_model(path, get_target("cortex-m4"), "m",
+                                     CompileOptions(onnx_numerics="x86")).files)
+        fused |= set(compile_model(path, get_target("cortex-m4"), "m").files)
     assert ORT_NEAR_HEADERS <= shipped, sorted(shipped)
+    assert not ORT_NEAR_HEADERS & fused, sorted(fused)
 
 
 def test_template_table_names_existing_headers():
