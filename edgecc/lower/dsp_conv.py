@@ -180,7 +180,7 @@ DSP_WHY = ("onnxruntime runs this QDQ group in float32: the exact accumulator, i
 
 def _near_kernel(g: Graph, n: Node, rows: np.ndarray, ic: int, direct: bool, variant: str,
                  reason: str) -> Kernel:
-    """ec_dsp_conv_2d_4px_near_s8: a Conv group onnxruntime runs in float32 (default mode), the
+    """ec_dsp_conv_2d_4px_near_s8: a Conv group onnxruntime runs in float32 (x86 numerics), the
     exact accumulator and its order for the outputs near a rounding boundary."""
     win, x = conv_window(g, n), in_type(g, n)
     if rows.shape[1] < NEAR_MIN_TAPS:

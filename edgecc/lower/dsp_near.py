@@ -1,5 +1,5 @@
-"""Cortex-M DSP kernels of the QDQ groups onnxruntime runs in float32, default --onnx-float
-integer mode (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
+"""Cortex-M DSP kernels of the QDQ groups onnxruntime's x86 defaults run in float32, in the x86
+numerics (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
 
 Owns: the integer forms of an ADD of two int8 activations proven equal to a reference on all
 65536 pairs (add_kernel: a * ka + b * kb, ec_dsp_add_lin2_s8, else TFLite's two-table kernel,

@@ -83,7 +83,7 @@ class Candidate:
     applies: Applies
     build: Build
     onnx: bool = False  # also runs ONNX-numerics nodes (its build asks n.numerics.qlinear)
-    near: bool = False  # also runs float-group nodes, default mode (edgecc/ops/_ort_near.py)
+    near: bool = False  # also runs float-group nodes, x86 numerics (edgecc/ops/_ort_near.py)
 
     @property
     def name(self) -> str:

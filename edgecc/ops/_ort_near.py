@@ -1,12 +1,14 @@
-"""The default ('integer') kernels of the Conv and Gemm QDQ groups onnxruntime runs in float32:
-the exact int32 accumulator, and onnxruntime's float32 order (edgecc/numerics/ort_order.py) only for
-the rare output whose value lies so near a rounding boundary that the float32 order could cross it.
+"""The x86 numerics' kernels of the Conv and Gemm QDQ groups onnxruntime's x86 defaults run in
+float32: the exact int32 accumulator, and onnxruntime's float32 order (numerics/ort_order.py) only
+for the rare output whose value lies so near a rounding boundary that the float32 order could
+cross it.
 
 Owns: the constants per output channel of the rigorous bound that decides "near"
-(edgecc/numerics/ort_near.py), and the portable kernels templates/c/conv_2d_ortf_near.c.j2 / fully_connected_ortf_near.c.j2. Their numpy reference
-is onnxruntime's order itself (edgecc/ops/_ort_float.py `reference`): the kernel must equal it
-bit for bit, which it does whenever the bound holds (tests/test_onnx_float.py checks the bound on
-random and real layers, and that a kernel without the check misses a real case).
+(edgecc/numerics/ort_near.py), and the portable kernels templates/c/conv_2d_ortf_near.c.j2 /
+fully_connected_ortf_near.c.j2. Their numpy reference is onnxruntime's order itself
+(edgecc/ops/_ort_float.py `reference`): the kernel must equal it bit for bit, which it does whenever
+the bound holds (tests/test_onnx_float.py checks the bound on random and real layers, and that a
+kernel without the check misses a real case).
 
 The bound and its proof: edgecc/numerics/ort_near.py. Measured on tfl_pretrainedResnet_quant_qdq
 over 3 frames: 1.2% of the float-group conv outputs are recomputed, and the real float32 error
@@ -124,7 +126,7 @@ def exact_sum_fits(g: Graph, n: Node) -> bool:
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel of a float-group CONV_2D / FULLY_CONNECTED: this module's in the
-    default mode, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
+    x86 numerics, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
     --onnx-numerics x86-float or a filter too large for the exact bound's uint32."""
     from edgecc.ops import _ort_float
     if not n.numerics.near_checked or not exact_sum_fits(g, n):

@@ -87,7 +87,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
     if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
-        from edgecc.ops._ort_near import lower as ort_lower  # (--onnx-float ort: _ort_float)
+        from edgecc.ops._ort_near import lower as ort_lower  # (x86-float: _ort_float)
         return ort_lower(g, n, target)
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
         return _conv16.lower_fully_connected(g, n, target)
