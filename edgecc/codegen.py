@@ -2,7 +2,8 @@
 
 Owns: the Jinja2 environment (StrictUndefined, no autoescape), the C spelling of every number and
 array, symbol naming (always through edgecc.names), and the file set: only the runtime_c/ headers
-the chosen kernels name (Kernel.headers) and what those include (edgecc/lower/headers.py), in
+the chosen kernels name (Kernel.headers) and what those include (`closure`: the C is the one
+source of truth for what a header depends on), in
 their runtime_c/ sub-folders. Constant arrays with
 identical contents are emitted once (later layers use the first symbol). Templates only loop over
 what this module prepared; every number is computed in Python. Output is deterministic: the same
@@ -11,6 +12,8 @@ model and options give byte-identical files.
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +23,43 @@ import numpy as np
 
 from edgecc.ir import Graph
 from edgecc.lower import Lowered
-from edgecc.lower.headers import closure, model_headers
 from edgecc.names import c_comment, c_ident
 from edgecc.plan import Plan
 from edgecc.resources import data_dir
+
+
+# Every output includes the portable requantization helpers (ec_clamp, ec_mbqm, ...).
+BASE = ("edgecc_rt.h",)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+def includes_of(header: str) -> list[str]:
+    """The runtime_c/ headers `header` includes with `#include "..."`, as runtime_c/ paths (an
+    output keeps runtime_c/'s sub-folders, so the relative includes work unchanged there)."""
+    text = (data_dir("runtime_c") / header).read_text()
+    here = posixpath.dirname(header)
+    return [posixpath.normpath(posixpath.join(here, inc)) for inc in _INCLUDE.findall(text)]
+
+
+def closure(headers) -> list[str]:
+    """`headers` plus everything they include, transitively; sorted (deterministic output)."""
+    seen: set[str] = set()
+    todo = list(headers)
+    while todo:
+        h = todo.pop()
+        if h in seen:
+            continue
+        if h.startswith("../") or not (data_dir("runtime_c") / h).is_file():
+            raise FileNotFoundError(f"runtime header {h} not found under runtime_c/")
+        seen.add(h)
+        todo.extend(includes_of(h))
+    return sorted(seen)
+
+
+def model_headers(kernel_headers) -> list[str]:
+    """The headers NAME.c includes: BASE first, then the kernels' own ones in sorted order."""
+    extra = sorted(set(kernel_headers) - set(BASE))
+    return [*BASE, *extra]
 
 
 def _env() -> jinja2.Environment:

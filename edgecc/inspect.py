@@ -139,7 +139,7 @@ def kernel_rows(c: Compiled) -> list[dict]:
 
 
 def kernel_text(row: dict) -> str:
-    """`CONV_2D op 3 -> dsp/conv_2d_4px.c.j2 (dsp-conv-4px: Cortex-M DSP: ...)`."""
+    """`CONV_2D op 3 -> dsp/conv_2d_6px.c.j2 (dsp-conv-6px: Cortex-M DSP: ...)`."""
     why = f"{row['variant']}: {row['reason']}" if row["reason"] else row["variant"]
     scratch = f", scratch {row['scratch']} B" if row["scratch"] else ""
     refused = "".join(f"\n      refused {r['kernel']}: {r['why']}" for r in row.get("refused", ()))

@@ -33,11 +33,11 @@ FP_FLAGS = ("-ffp-contract=off",)
 
 TARGETS: dict[str, Target] = {
     "host": Target("host", ("c",)),
-    "x86-avx2": Target("x86-avx2", ("avx2", "c"), ("-mavx2", "-mfma"), features=frozenset({"avx2"}),
+    "x86-avx2": Target("x86-avx2", ("x86", "c"), ("-mavx2", "-mfma"), features=frozenset({"avx2"}),
                        host_cpu=frozenset({"avx2", "fma"})),
     # The same templates and generated C as x86-avx2; its flags enable the kernels' 512-bit paths
     # (runtime_c/x86/common.h: EC_X86_512). Runs only on a CPU with AVX-512 VNNI.
-    "x86-avx512": Target("x86-avx512", ("avx2", "c"),
+    "x86-avx512": Target("x86-avx512", ("x86", "c"),
                          ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vl",
                           "-mavx512vnni"), features=frozenset({"avx2", "avx512"}),
                          host_cpu=frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512vl",

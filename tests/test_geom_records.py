@@ -1,6 +1,7 @@
-"""Every geometry record of the lowering (edgecc/lower/geom.py `record`, and records beside a
-table) has exactly the fields of its C struct in runtime_c/, in the same order: the Python
-side hands the struct's initializer positionally, so this is what keeps the two in step."""
+"""Every geometry record of the lowering (edgecc/lower/layout.py `record`, declared beside its
+kernel in edgecc/lower/<isa>/) has exactly the fields of its C struct in runtime_c/, in the same
+order: the Python side hands the struct's initializer positionally, so this is what keeps the
+two in step."""
 from __future__ import annotations
 
 import importlib
@@ -8,7 +9,7 @@ import pkgutil
 import re
 
 import edgecc.lower
-from edgecc.lower.geom import record
+from edgecc.lower.layout import record
 from edgecc.resources import data_dir
 
 _STRUCT = re.compile(r"typedef\s+struct\s*\{(.*?)\}\s*(\w+)\s*;", re.S)
@@ -30,8 +31,8 @@ def c_structs() -> dict[str, list[str]]:
 
 def records() -> list[type]:
     found = []
-    for m in pkgutil.iter_modules(edgecc.lower.__path__):
-        mod = importlib.import_module(f"edgecc.lower.{m.name}")
+    for m in pkgutil.walk_packages(edgecc.lower.__path__, "edgecc.lower."):
+        mod = importlib.import_module(m.name)
         found += [v for v in vars(mod).values()
                   if isinstance(v, type) and hasattr(v, "c_struct") and hasattr(v, "_fields")]
     return list({r.c_struct: r for r in found}.values())
@@ -56,8 +57,9 @@ def test_block_limits_come_from_the_c():
     (edgecc/lower/climits.py), not second copies."""
     import pytest
 
-    from edgecc.lower import vec, x86_fc
     from edgecc.lower.climits import c_define
+    from edgecc.lower.vec import conv as vec
+    from edgecc.lower.x86 import fc as x86_fc
     assert x86_fc.MAX_KP == c_define("x86/fully_connected_stream_passes.h", "EC_X86_FC_MAX_KP")
     assert vec.MAX_KP == c_define("vec/common.h", "EC_VEC_MAX_KP") > 0
     with pytest.raises(KeyError):

@@ -1,4 +1,4 @@
-"""AArch64 NEON kernels that stream (edgecc/lower/neon.py's Kernel.streams): the convolution
+"""AArch64 NEON kernels that stream (edgecc/lower/neon/conv.py's Kernel.streams): the convolution
 (blocks of 4 output pixels in flat order, each read before written: (0, 4, 1)) and the depthwise kernel (pixel by pixel,
 (1, 1)) run under qemu-aarch64 with their output placed at the planner's shift bound over their
 input, bit-exact with TFLite Micro on both NEON paths (SDOT and SMULL); one block further the

@@ -85,7 +85,7 @@ def test_lines_exact_on_kws_layers():
 
 
 def test_cortex_m4_takes_the_lines():
-    """kws_qdq (fused) on cortex-m4: every conv on ec_dsp_conv_2d_4px_fixed_s8 and every
+    """kws_qdq (fused) on cortex-m4: every conv on ec_dsp_conv_2d_6px_fixed_s8 and every
     depthwise layer on the line kernel (their few refused channels, for the depthwise kernel
     their quads, on the float32 epilogue inside it)."""
     from edgecc.compiler import compile_model
@@ -93,7 +93,7 @@ def test_cortex_m4_takes_the_lines():
     c = compile_model(onnx_model("tfl_kws_ref_model_qdq"), get_target("cortex-m4"), "model",
                       FUSED)
     fns = [lw.kernel.params.get("fn") for lw in c.lowered if lw.node.op == "CONV_2D"]
-    assert fns == ["ec_dsp_conv_2d_4px_fixed_s8"] * 5, fns
+    assert fns == ["ec_dsp_conv_2d_6px_fixed_s8"] * 5, fns
     dws = [lw.kernel.variant for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"]
     assert dws == ["dsp-dw-direct-line"] * 4, dws
     (lw,) = [lw for lw in c.lowered if lw.node.op == "DEPTHWISE_CONV_2D"][2:3]

@@ -162,7 +162,7 @@ def test_resnet_exact_over_frames():
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_cortex_m4_near_kernel_builds_at_every_opt_level(tmp_path, cc):
     """tfl_pretrainedResnet_quant_qdq on cortex-m4: the DSP conv's near-tie epilogue
-    (ec_dsp_conv_2d_4px_near_s8: VCVTR asm, calls to ec_ortn_conv_recompute) at every -O level."""
+    (ec_dsp_conv_2d_6px_near_s8: VCVTR asm, calls to ec_ortn_conv_recompute) at every -O level."""
     from edgecc.boards import load_board
     from edgecc.verify import cross
     from test_opt_levels import M4, _builds_at_every_opt_level
@@ -184,13 +184,13 @@ def test_cortex_m4_near_kernel_unoptimized_is_exact(monkeypatch):
 
 
 @pytest.mark.parametrize("mode,want", [
-    ("x86", {("CONV_2D", "dsp-conv-4px"), ("ADD", "dsp-add-ortf-lin"),
+    ("x86", {("CONV_2D", "dsp-conv-6px"), ("ADD", "dsp-add-ortf-lin"),
                  ("ADD", "dsp-add-ortf-lut")}),
     ("x86-float", {("CONV_2D", "portable-ort-float"), ("ADD", "portable-ort-float")})])
 def test_cortex_m4_float_group_kernels(mode, want):
     """cortex-m4 resnet_qdq: the default mode runs its float-group Convs on the DSP kernel's
     near-tie variant and its Adds as integer forms proven equal to onnxruntime's float32 ADD on
-    all 65536 pairs (lower/dsp_near.py add_kernel: two multipliers for one, two tables for the
+    all 65536 pairs (lower/dsp/near.py add_kernel: two multipliers for one, two tables for the
     other, whose linear form fails the proof); --onnx-numerics x86-float keeps the float kernels."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target
@@ -211,7 +211,7 @@ def test_dsp_derived_factors_bound(name):
     record's max|w| * kt above max|w| times the real kt."""
     from edgecc.compiler import load_model
     from edgecc.ops import const, in_type, out_type
-    from edgecc.lower.dsp_conv import dsp_records
+    from edgecc.lower.dsp.conv import dsp_records
     from edgecc.ops import _ort_float as orf
     from edgecc.passes import optimize
     g, _ = optimize(load_model(onnx_model(name), X86))
@@ -269,12 +269,12 @@ def test_fc_norm_bound():
 
 @pytest.mark.parametrize("name,op,want", [
     ("ox_autoenc_qdq_s8", "CONV_2D", "portable-ort-near"),          # 9-tap filters
-    ("tfl_kws_ref_model_qdq", "CONV_2D", "dsp-conv-4px"),           # 40 taps
+    ("tfl_kws_ref_model_qdq", "CONV_2D", "dsp-conv-6px"),           # 40 taps
     ("tfl_kws_ref_model_qdq", "FULLY_CONNECTED", "portable-ort-near"),  # 768 MACs
     ("tfl_ad01_int8_qdq", "FULLY_CONNECTED", "dsp-fc-near")])       # 81,920 MACs
 def test_cortex_m4_small_float_groups_stay_portable(name, op, want):
     """Flash over speed on cortex-m4: a float-group conv of filters under 16 taps
-    (lower/dsp_conv.py NEAR_MIN_TAPS) and a one-row Gemm under 4,096 MACs (lower/dsp_near.py
+    (lower/dsp/conv.py NEAR_MIN_TAPS) and a one-row Gemm under 4,096 MACs (lower/dsp/near.py
     FC_NEAR_MIN_MACS) take the portable near-tie kernel; larger ones the DSP kernels."""
     from edgecc.compiler import compile_model
     from edgecc.targets import get_target

@@ -84,7 +84,7 @@ def test_report_on_shared_model(tmp_path, capsys):
     text = "".join(t.text)
     assert "kws_ref_model.tflite" in text and "int8[1, 49, 10, 1]" in text  # input shape
     assert "scale 0.584703, zp 83" in text                                    # input quant
-    assert "dsp/conv_2d_4px.c.j2" in text and "Cortex-M DSP" in text         # kernel + reason
+    assert "dsp/conv_2d_6px.c.j2" in text and "Cortex-M DSP" in text         # kernel + reason
     assert "c/softmax.c.j2" in text
     assert f"{count_macs(load_model(model)):,}" in text                      # total MACs
     assert "No board given" in text

@@ -1,5 +1,7 @@
-"""runtime_c/ headers: an output holds exactly the headers its kernels use (edgecc/lower/headers.py,
-edgecc/codegen.py), and every header is self-contained, short, and made of short functions.
+"""runtime_c/ headers: an output holds exactly the headers its kernels use (the table entries'
+headers, edgecc/lower/<isa>/table.py; the portable kernels', edgecc/lower/portable.py; the
+include closure, edgecc/codegen.py), and every header is self-contained, short, and made of
+short functions.
 
 Each header must compile on its own (`#include` of just that file) with its ISA's compiler and flags
 at -std=c99 -Wall -Wextra -Werror, so a header's `#include "..."` lines really are all it needs
@@ -14,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from edgecc.codegen import closure
 from edgecc.compiler import compile_model
-from edgecc.lower.headers import TEMPLATE_HEADERS, closure
+from edgecc.lower.portable import TEMPLATE_HEADERS
 from edgecc.resources import data_dir
 from edgecc.targets import TARGETS, get_target
 from conftest import shared_model
@@ -108,29 +111,47 @@ def test_onnx_float_groups_ship_the_near_headers():
     assert not ORT_NEAR_HEADERS & fused, sorted(fused)
 
 
-def test_template_table_names_existing_headers():
+def _tables() -> dict:
+    import importlib
+    return importlib.import_module("edgecc.lower.choose").TABLES
+
+
+def test_entries_and_portable_templates_name_existing_headers():
     templates = data_dir("templates")
     for tpl, headers in TEMPLATE_HEADERS.items():
-        assert (templates / tpl).is_file(), tpl
+        assert (templates / "c" / tpl).is_file(), tpl
         closure(headers)  # raises on a missing file or a missing include
-    # every optimized template has an entry (a portable one needs one only beyond edgecc_rt.h)
-    for isa in ("avx2", "dsp", "mve", "neon"):
-        for p in sorted((templates / isa).glob("*.c.j2")):
-            assert f"{isa}/{p.name}" in TEMPLATE_HEADERS, p
+    for isa, table in _tables().items():
+        for c in table:
+            assert c.headers and all(h.startswith(f"{isa}/") for h in c.headers), (isa, c.name)
+            closure(c.headers)
 
 
 def _kernel_calls(text: str) -> set[str]:
     return {m for m in re.findall(r"\b(ec_[a-z0-9_]+)\s*\(", text)}
 
 
+def _defined(headers) -> str:
+    return "\n".join((RT / h).read_text() for h in closure(("edgecc_rt.h", *headers)))
+
+
 def test_each_template_calls_only_what_its_headers_define():
-    """The ec_* functions a template calls are all defined in the closure of its headers."""
+    """The ec_* functions a template calls are all defined in the closure of its headers: a
+    portable template's (edgecc/lower/portable.py), an ISA template's the union of its ISA
+    table's entries' headers."""
     templates = data_dir("templates")
     for tpl, headers in TEMPLATE_HEADERS.items():
-        text = (templates / tpl).read_text()
-        defined = "\n".join((RT / h).read_text() for h in closure(("edgecc_rt.h", *headers)))
+        text = (templates / "c" / tpl).read_text()
+        defined = _defined(headers)
         for fn in sorted(_kernel_calls(text)):
             assert re.search(rf"\b{fn}\s*\(", defined), (tpl, fn)
+    for isa, table in _tables().items():
+        defined = _defined({h for c in table for h in c.headers})
+        found = sorted((templates / isa).glob("*.c.j2"))
+        assert found, isa
+        for p in found:
+            for fn in sorted(_kernel_calls(p.read_text())):
+                assert re.search(rf"\b{fn}\s*\(", defined), (p.name, fn)
 
 
 def _configs(header: str):
@@ -207,7 +228,8 @@ def test_closure_follows_relative_includes():
 
 
 def test_kernel_headers_win_over_the_table(monkeypatch):
-    """A kernel that names its headers keeps them; one that does not gets the table's."""
+    """A portable kernel that names its headers keeps them; one that does not gets
+    edgecc/lower/portable.py's."""
     from types import SimpleNamespace
 
     from edgecc import lower
@@ -221,3 +243,21 @@ def test_kernel_headers_win_over_the_table(monkeypatch):
         monkeypatch.setattr(choose, "get_op", lambda name, op=op: op)
         lw = lower.lower_node(None, SimpleNamespace(index=0, op="SOFTMAX"), get_target("host"))
         assert lw.template_path == "c/softmax.c.j2" and lw.kernel.headers == want
+
+
+def test_a_chosen_kernel_carries_its_entrys_headers(monkeypatch):
+    """try_candidates hands the Kernel its entry's headers unless the build named its own."""
+    from types import SimpleNamespace
+
+    from edgecc.lower import table
+    from edgecc.lower.table import Candidate, try_candidates
+    from edgecc.ops import Kernel
+
+    monkeypatch.setattr(table, "refused_by_all", lambda *a: None)  # (no graph here)
+    n = SimpleNamespace(op="ADD", attrs={}, inputs=[])
+    for built, want in ((Kernel("dsp/add_lut.c.j2"), ("dsp/add.h",)),
+                        (Kernel("dsp/add_lut.c.j2", headers=("dsp/mul.h",)), ("dsp/mul.h",))):
+        c = Candidate("ADD", "dsp", "t", lambda g, n, t: None, lambda g, n, t, k=built: k,
+                      ("dsp/add.h",))
+        k = try_candidates([c], None, n, None, [])
+        assert k.headers == want

@@ -35,7 +35,7 @@ from opcheck import check_model
 # Kernel.streams must be one of them (add a template only with its own overlap test).
 VERIFIED = {"c/conv_2d.c.j2", "c/depthwise_conv_2d.c.j2", "c/average_pool_2d.c.j2",
             "c/max_pool_2d.c.j2",
-            "dsp/conv_2d_4px.c.j2",  # (0, PX, 1): tests/ops/test_dsp_conv_stream.py
+            "dsp/conv_2d_6px.c.j2",  # (0, PX, 1): tests/ops/test_dsp_conv_stream.py
             # tests/ops/test_dsp_dwfc.py: test_dsp_depthwise_streams_bit_exact
             "dsp/depthwise_conv_2d_planes.c.j2", "dsp/depthwise_conv_2d_direct.c.j2",
             "dsp/depthwise_conv_2d_one.c.j2"}

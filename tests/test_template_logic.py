@@ -12,7 +12,7 @@ import re
 
 from edgecc.resources import data_dir
 
-FOLDERS = ("c", "avx2", "dsp", "mve", "neon")
+FOLDERS = ("c", "x86", "dsp", "mve", "neon")
 
 # template -> findings left to move into Python (portable kernels of ops/<op>.py)
 LEGACY = {

@@ -1,9 +1,10 @@
 """Lowering: pick a kernel for every node that executes, for one target.
 
-Owns: asking the chooser (edgecc/lower/choose.py: the per-ISA kernel tables x86.py, neon.py,
-dsp.py, mve.py in the target's order, then the op's portable kernel) for each node's kernel,
-resolving its template along the target's ISA search path, recording which variant was chosen,
-why, and why every other candidate was refused; the `--scratch fit` fallback to the
+Owns: asking the chooser (edgecc/lower/choose.py: the per-ISA kernel tables
+edgecc/lower/<isa>/table.py in the target's order, then the op's portable kernel) for each
+node's kernel, resolving its template along the target's ISA search path (a portable kernel's
+runtime headers: edgecc/lower/portable.py), recording which variant was chosen, why, and why
+every other candidate was refused; the `--scratch fit` fallback to the
 portable kernel, and memory first (`prefer_streaming`): portable streaming kernels where
 they lower the peak. Alias ops (reshape-like) produce no kernel.
 """
@@ -14,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from edgecc.errors import EdgeccError, InternalError
 from edgecc.ir import Graph, Node
 from edgecc.lower.choose import choose
-from edgecc.lower.headers import headers_for
-from edgecc.ops import Kernel, get_op
+from edgecc.lower.portable import headers_for
+from edgecc.ops import Kernel, all_ops, get_op
 from edgecc.lower.table import ONNX_PORTABLE  # noqa: F401 (the reason inspect shows)
 from edgecc.plan.liveness import buffers_for, lower_bound, stream_savings
 from edgecc.plan.stream import STREAM_OPS
@@ -33,7 +34,7 @@ class Lowered:
 
 
 def resolve_template(target: Target, template: str) -> str:
-    """An optimized kernel names its template by path ("dsp/conv_2d_4px.c.j2": one per ISA and
+    """An optimized kernel names its template by path ("dsp/conv_2d_6px.c.j2": one per ISA and
     variant); a portable one by file name, searched along the target's ISA path."""
     root = data_dir("templates")
     if "/" in template:
@@ -96,7 +97,6 @@ def stream_saving(g: Graph, i: int, streams) -> int:
 
 
 def alias_ops() -> set[str]:
-    from edgecc.ops import all_ops
     return {name for name, op in all_ops().items() if op.alias}
 
 

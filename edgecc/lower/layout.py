@@ -1,15 +1,34 @@
-"""Weight and constant layouts shared by the SIMD kernel tables (edgecc/lower/{dsp,mve,x86,neon}.py).
+"""Weight, constant and geometry layouts shared by the SIMD kernels (edgecc/lower/<isa>/).
 
 Owns: rounding sizes up, padding and interleaving weight rows into the blocks the kernels walk,
-packing bytes into aligned int32 words, the quads of the x86 / NEON dot-product kernels, and int32 wrap-around of
-constant arrays (Helium's channel blocks are in edgecc/lower/mve.py). Nothing here decides whether a kernel applies.
+packing bytes into aligned int32 words, the quads of the x86 / NEON dot-product kernels, int32
+wrap-around of constant arrays (Helium's channel blocks are edgecc/lower/mve/blocks.py), and
+`record`, the named tuple a kernel's geometry C struct is handed as. Nothing here decides
+whether a kernel applies.
+
+Geometry records: each kernel module declares the records of its C structs beside its kernel
+(`record(c_struct, fields)`: a namedtuple whose `c_struct` names the C typedef and whose fields
+are the struct's, in order). A lowering builds its geometry as a record (a wrong field count
+fails there), the template prints it as the struct's initializer (`{{ p.geom | join(", ") }}`),
+and tests/test_geom_records.py checks every record against its struct in the C headers, so the
+order is stated once and checked.
 """
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 
 from edgecc.ops._conv_common import fits_int32  # noqa: F401  (the layouts' int32 check)
 from edgecc.numerics.fixed_point import wrap32
+
+
+def record(c_struct: str, fields: str) -> type:
+    """A namedtuple class for C struct `c_struct` with these space-separated fields."""
+    name = "".join(p.capitalize() for p in c_struct.removeprefix("ec_").split("_"))
+    cls = namedtuple(name, " ".join(fields.split()))
+    cls.c_struct = c_struct
+    return cls
 
 
 def int32_array(a) -> np.ndarray:

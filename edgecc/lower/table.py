@@ -1,14 +1,16 @@
 """Kernel table entries: the `Candidate` record and how a list of them is tried.
 
 Owns: `Candidate` (one optimized kernel of one op on one ISA family: applies -> None or why
-not, build -> Kernel), the `Refused` signal a build raises when a proof it needs fails, and
-`try_candidates`, which keeps every refusal's reason. The tables are
-edgecc/lower/{x86,neon,dsp,mve}.py, one per ISA family, as TFLite Micro keeps
-kernels/cmsis_nn/<op>.cc beside kernels/<op>.cc; edgecc/lower/choose.py tries them in the
-target's order with the portable kernel last.
+not, build -> Kernel, and the runtime_c/ headers its C calls into), the `Refused` signal a
+build raises when a proof it needs fails, and `try_candidates`, which keeps every refusal's
+reason and hands the chosen Kernel its entry's headers. The tables are
+edgecc/lower/<isa>/table.py (dsp, mve, neon, x86), one ordered list per ISA family, as TFLite
+Micro keeps kernels/cmsis_nn/<op>.cc beside kernels/<op>.cc; edgecc/lower/choose.py tries them
+in the target's order with the portable kernel last.
 
-Adding an ISA kernel: one `Candidate` in its family's table, one header under runtime_c/<isa>/,
-one template under templates/<isa>/, one test (see docs/architecture.md).
+Adding an ISA kernel: one `Candidate` line in lower/<isa>/table.py and four files in parallel
+folders: lower/<isa>/<op>.py, runtime_c/<isa>/<op>.h, templates/<isa>/<op>_<variant>.c.j2, a
+test (see docs/architecture.md).
 """
 from __future__ import annotations
 
@@ -75,13 +77,15 @@ class Refused(Exception):
 class Candidate:
     """One optimized kernel of one op. `applies` returns None when the kernel can run the node,
     else why not (one line); `build` returns the Kernel (template, constants, scratch, streaming
-    declaration) or raises Refused."""
+    declaration) or raises Refused; `headers` are the runtime_c/ headers its C calls into
+    (paths relative to runtime_c/, e.g. "dsp/conv_2d.h"), which the Kernel carries."""
 
     op: str
-    isa: str       # the ISA family: "avx2" (every x86 path), "neon", "dsp", "mve"
+    isa: str       # the ISA family: "x86" (every x86 path), "neon", "dsp", "mve"
     variant: str   # the kernel family within the op; the Kernel's own variant refines it
     applies: Applies
     build: Build
+    headers: tuple[str, ...]
     onnx: bool = False  # also runs ONNX-numerics nodes (its build asks n.numerics.qlinear)
     near: bool = False  # also runs float-group nodes, x86 numerics (edgecc/ops/_ort_near.py)
 
@@ -98,8 +102,9 @@ class Choice:
 
 def try_candidates(cands: list[Candidate], g: Graph, n: Node, target,
                    refused: list[tuple[str, str]]) -> Kernel | None:
-    """The first of `cands` (in order) that applies to n and builds; the others' reasons are
-    appended to `refused`."""
+    """The first of `cands` (in order) that applies to n and builds, carrying its entry's headers
+    unless it names its own (a layer run as another op's kernel keeps that kernel's); the
+    others' reasons are appended to `refused`."""
     for c in cands:
         if c.op != n.op:
             continue
@@ -108,7 +113,11 @@ def try_candidates(cands: list[Candidate], g: Graph, n: Node, target,
             refused.append((c.name, why))
             continue
         try:
-            return c.build(g, n, target)
+            k = c.build(g, n, target)
         except Refused as e:
             refused.append((c.name, str(e)))
+            continue
+        if not k.headers:
+            k.headers = c.headers
+        return k
     return None

@@ -36,8 +36,9 @@ class Kernel:
               output below the end of the input it consumes. Set it ONLY after deriving the
               template's access order, with a bit-exact test of the overlapped plan.
     headers:  runtime_c/ headers the template's C calls into (paths relative to runtime_c/, e.g.
-              "dsp/conv_2d.h"); empty = looked up by template in edgecc/lower/headers.py. Codegen
-              adds what those headers `#include "..."` and copies exactly that set into OUT.
+              "dsp/conv_2d.h"); empty = an ISA kernel's table entry's, a portable kernel's from
+              edgecc/lower/portable.py. Codegen adds what those headers `#include "..."` and
+              copies exactly that set into OUT.
     """
 
     template: str

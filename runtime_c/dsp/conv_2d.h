@@ -27,7 +27,7 @@ typedef struct {
     int32_t lo, hi;            /* output clamp range */
 } ec_dsp_conv_geom;
 
-/* Scratch bytes ec_dsp_conv_2d_4px_s8 needs (the compiler computes the same number). */
+/* Scratch bytes ec_dsp_conv_2d_6px_s8 needs (the compiler computes the same number). */
 #define EC_DSP_CONV_PX 6                     /* output pixels per block */
 #define EC_DSP_XS_STEP (2 * EC_DSP_CONV_PX)  /* words of the block per 4 taps */
 #define EC_DSP_CONV_SCRATCH(kp, out_c) \
@@ -328,20 +328,20 @@ EC_DSP_BODY void ec_dsp_conv_run(const ec_dsp_conv_geom *g, const int8_t *x, int
     EC_DSP_CONV_BLOCKS(EC_DSP_CONV_NO_PIXEL, EC_DSP_CONV_MM6);
 }
 
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_s8(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
+EC_DSP_SHARED void ec_dsp_conv_2d_6px_s8(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
                                          const int32_t *w, const int32_t *rec, uint8_t *scratch) {
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 0);
 }
 
 /* The same with ONNX numerics' epilogue (rec holds the float32 scales and zero points). */
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_onnx_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+EC_DSP_SHARED void ec_dsp_conv_2d_6px_onnx_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                               int8_t *y, const int32_t *w, const int32_t *rec,
                                               uint8_t *scratch) {
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 1);
 }
 
 /* The same with onnxruntime's epilogue as proven integer lines (onnx == 3, records above). */
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_fixed_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+EC_DSP_SHARED void ec_dsp_conv_2d_6px_fixed_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                                int8_t *y, const int32_t *w, const int32_t *rec,
                                                uint8_t *scratch) {
     ec_dsp_conv_run(g, x, y, w, rec, scratch, 3);

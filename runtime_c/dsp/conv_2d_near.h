@@ -74,7 +74,7 @@ static __attribute__((noinline, unused)) EC_DSP_NOSCHED void ec_dsp_mm6_near(
 /* A Conv group onnxruntime runs in float32: the exact accumulator, onnxruntime's order for the
  * outputs near a rounding boundary (nr). scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word
  * aligned. */
-EC_DSP_SHARED void ec_dsp_conv_2d_4px_near_s8(const ec_dsp_conv_geom *g, const int8_t *x,
+EC_DSP_SHARED void ec_dsp_conv_2d_6px_near_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                               int8_t *y, const int32_t *w, const int32_t *rec,
                                               uint8_t *scratch, const ec_ortn_conv *nr) {
     EC_DSP_CONV_STATE;

@@ -333,23 +333,23 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_ub_rows(
 
 /* The offset-byte entries, 4u: 4-unit blocks only; 8u: 8-unit blocks with the 8-unit step
  * (dsp/fully_connected_8u.h, ~1.8 KB of code in each entry that has it) while 8 units remain,
- * weights in edgecc/lower/layout.py interleave_fc8's order with eight true. The compiler takes
- * the 8u entries only where the model's weights are large enough to pay for that code
- * (edgecc/lower/dsp.py fc8_why_not). onnx: onnxruntime's epilogue, scale[u] float32 per unit, g->n
- * the output zero point. */
-#define EC_DSP_FC_UB_ENTRIES(units, eight) \
-    EC_DSP_SHARED void ec_dsp_fully_connected_##units##_ub_s8( \
+ * weights in edgecc/lower/layout.py interleave_fc8's order with eight true. The compiler takes the
+ * 8u entries only where the model's weights are large enough to pay for that code
+ * (edgecc/lower/dsp/fc.py fc8_why_not). onnx: onnxruntime's epilogue, scale[u] float32 per unit,
+ * g->n the output zero point. */
+#define EC_DSP_FC_UB_ENTRIES(name, name_onnx, eight) \
+    EC_DSP_SHARED void name( \
             const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \
             const int32_t *bias256, uint8_t *scratch) { \
         ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, 0, eight); \
     } \
-    EC_DSP_SHARED void ec_dsp_fully_connected_##units##_ub_onnx_s8( \
+    EC_DSP_SHARED void name_onnx( \
             const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \
             const int32_t *bias256, uint8_t *scratch, const float *scale) { \
         ec_dsp_fc_ub_rows(g, x, y, w, bias256, scratch, scale, eight); \
     }
-EC_DSP_FC_UB_ENTRIES(4u, 0)
-EC_DSP_FC_UB_ENTRIES(8u, 1)
+EC_DSP_FC_UB_ENTRIES(ec_dsp_fully_connected_4u_ub_s8, ec_dsp_fully_connected_4u_ub_onnx_s8, 0)
+EC_DSP_FC_UB_ENTRIES(ec_dsp_fully_connected_8u_ub_s8, ec_dsp_fully_connected_8u_ub_onnx_s8, 1)
 
 #endif /* __ARM_FEATURE_DSP */
 #endif /* EDGECC_DSP_FULLY_CONNECTED_H */

@@ -135,19 +135,19 @@ static inline __attribute__((always_inline)) void ec_dsp_fc_rd_rows(
 
 /* The in-place entries, 4u and 8u (the 8-unit step where depth == dp) and onnx as
  * dsp/fully_connected.h's EC_DSP_FC_UB_ENTRIES. */
-#define EC_DSP_FC_RD_ENTRIES(units, eight) \
-    EC_DSP_SHARED void ec_dsp_fully_connected_##units##_rd_s8( \
+#define EC_DSP_FC_RD_ENTRIES(name, name_onnx, eight) \
+    EC_DSP_SHARED void name( \
             const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \
             const int32_t *bias256, const int8_t *wt) { \
         ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, 0, eight); \
     } \
-    EC_DSP_SHARED void ec_dsp_fully_connected_##units##_rd_onnx_s8( \
+    EC_DSP_SHARED void name_onnx( \
             const ec_dsp_fc_geom *g, const int8_t *x, int8_t *y, const int32_t *w, \
             const int32_t *bias256, const int8_t *wt, const float *scale) { \
         ec_dsp_fc_rd_rows(g, x, y, w, bias256, wt, scale, eight); \
     }
-EC_DSP_FC_RD_ENTRIES(4u, 0)
-EC_DSP_FC_RD_ENTRIES(8u, 1)
+EC_DSP_FC_RD_ENTRIES(ec_dsp_fully_connected_4u_rd_s8, ec_dsp_fully_connected_4u_rd_onnx_s8, 0)
+EC_DSP_FC_RD_ENTRIES(ec_dsp_fully_connected_8u_rd_s8, ec_dsp_fully_connected_8u_rd_onnx_s8, 1)
 
 #endif /* __ARM_FEATURE_DSP */
 #endif /* EDGECC_DSP_FULLY_CONNECTED_RD_H */

@@ -236,13 +236,14 @@ EC_MVE_INLINE void ec_mve_rowfull(const int8_t *x, int nc, const int8_t *w, cons
 }
 #undef EC_MVE_ROWFULL_ASM
 /* the same, not inlined (callers whose own loops need the registers) */
-#define EC_MVE_ROWFULL_FN(nc) \
-    static __attribute__((noinline, unused)) EC_MVE_NOSCHED void ec_mve_rowfull##nc( \
+#define EC_MVE_ROWFULL_FN(name, nc) \
+    static __attribute__((noinline, unused)) EC_MVE_NOSCHED void name( \
         const int8_t *x, const int8_t *w, const int32_t *bias, const int32_t *rq, \
         int32_t blocks, int8_t *y) { \
         ec_mve_rowfull(x, nc, w, bias, rq, blocks, y); \
     }
-EC_MVE_ROWFULL_FN(1) EC_MVE_ROWFULL_FN(2) EC_MVE_ROWFULL_FN(3) EC_MVE_ROWFULL_FN(4)
+EC_MVE_ROWFULL_FN(ec_mve_rowfull1, 1) EC_MVE_ROWFULL_FN(ec_mve_rowfull2, 2)
+EC_MVE_ROWFULL_FN(ec_mve_rowfull3, 3) EC_MVE_ROWFULL_FN(ec_mve_rowfull4, 4)
 #undef EC_MVE_ROWFULL_FN
 
 /* epi (a constant at each call site): 0 = TFLite's requantization clamped to [lo, hi], 1 = the
@@ -344,26 +345,25 @@ EC_MVE_INLINE void ec_mve_row(const int8_t *x, int32_t kp, int nc, const int8_t 
         for (i = 0; i < n; ++i, x += xstep, y += ystep) \
             ec_mve_row(x, kp, nc, w, bias, rq, pc, out_c, f, lo, hi, y); \
     }
-/* prefix##0 .. prefix##4: 0 = the row streamed, 1-4 = that many chunks held in registers */
-#define EC_MVE_RUN_FNS(prefix, f) \
-    EC_MVE_RUN_FN(prefix##0, 0, f, 1) EC_MVE_RUN_FN(prefix##1, 1, f, 1) \
-    EC_MVE_RUN_FN(prefix##2, 2, f, 1) EC_MVE_RUN_FN(prefix##3, 3, f, 1) \
-    EC_MVE_RUN_FN(prefix##4, 4, f, 1)
-EC_MVE_RUN_FNS(ec_mve_run_, 1)
-EC_MVE_RUN_FNS(ec_mve_run_onnx, 2)
+/* <name><nc>: nc = 0, the row streamed; 1-4, that many chunks held in registers */
+EC_MVE_RUN_FN(ec_mve_run_0, 0, 1, 1) EC_MVE_RUN_FN(ec_mve_run_1, 1, 1, 1)
+EC_MVE_RUN_FN(ec_mve_run_2, 2, 1, 1) EC_MVE_RUN_FN(ec_mve_run_3, 3, 1, 1)
+EC_MVE_RUN_FN(ec_mve_run_4, 4, 1, 1)
+EC_MVE_RUN_FN(ec_mve_run_onnx0, 0, 2, 1) EC_MVE_RUN_FN(ec_mve_run_onnx1, 1, 2, 1)
+EC_MVE_RUN_FN(ec_mve_run_onnx2, 2, 2, 1) EC_MVE_RUN_FN(ec_mve_run_onnx3, 3, 2, 1)
+EC_MVE_RUN_FN(ec_mve_run_onnx4, 4, 2, 1)
 EC_MVE_RUN_FN(ec_mve_run_c, 0, 0, 1)
 EC_MVE_RUN_FN(ec_mve_run_tc, 0, 0, 0)
 EC_MVE_RUN_FN(ec_mve_run_t, 0, 1, 0)
-#undef EC_MVE_RUN_FNS
 #undef EC_MVE_RUN_FN
 
-/* call(prefix##nc): the chunk count nc held in registers for kp (0: streamed) */
-#define EC_MVE_BY_KP(call, prefix) do { \
-        if (kp == 16) call(prefix##1); \
-        else if (kp == 32) call(prefix##2); \
-        else if (kp == 48) call(prefix##3); \
-        else if (kp == 64) call(prefix##4); \
-        else call(prefix##0); \
+/* call(a<nc>): the chunk count nc held in registers for kp (0: streamed) */
+#define EC_MVE_BY_KP(call, a0, a1, a2, a3, a4) do { \
+        if (kp == 16) call(a1); \
+        else if (kp == 32) call(a2); \
+        else if (kp == 48) call(a3); \
+        else if (kp == 64) call(a4); \
+        else call(a0); \
     } while (0)
 
 /* per_channel, onnx: a record per 4 channels, ONNX numerics (constants at each call site) */
@@ -378,11 +378,13 @@ EC_MVE_INLINE void ec_mve_run(const int8_t *x, int32_t xstep, int32_t n, int32_t
         if (full) EC_MVE_CALL(ec_mve_run_t);
         else EC_MVE_CALL(ec_mve_run_tc);
     } else if (onnx) {
-        EC_MVE_BY_KP(EC_MVE_CALL, ec_mve_run_onnx);
+        EC_MVE_BY_KP(EC_MVE_CALL, ec_mve_run_onnx0, ec_mve_run_onnx1, ec_mve_run_onnx2,
+                     ec_mve_run_onnx3, ec_mve_run_onnx4);
     } else if (!full) {
         EC_MVE_CALL(ec_mve_run_c);
     } else {
-        EC_MVE_BY_KP(EC_MVE_CALL, ec_mve_run_);
+        EC_MVE_BY_KP(EC_MVE_CALL, ec_mve_run_0, ec_mve_run_1, ec_mve_run_2, ec_mve_run_3,
+                     ec_mve_run_4);
     }
 #undef EC_MVE_CALL
 }

@@ -146,9 +146,9 @@ EC_MVE_INLINE void ec_mve_conv4(const ec_mve_conv_geom *g, const int8_t *x, int8
 #define EC_MVE_INT(nc, f) ec_mve_interior(g, xb, base, n, offs, w, bias, rq, lo, hi, col, yp, nc, f)
 #define EC_MVE_INT_ONNX(nc) EC_MVE_INT(nc, 2)
 #define EC_MVE_INT_FULL(nc) EC_MVE_INT(nc, 1)
-                if (onnx) EC_MVE_BY_KP(EC_MVE_INT_ONNX, );
+                if (onnx) EC_MVE_BY_KP(EC_MVE_INT_ONNX, 0, 1, 2, 3, 4);
                 else if (!full) EC_MVE_INT(0, 0);
-                else EC_MVE_BY_KP(EC_MVE_INT_FULL, );
+                else EC_MVE_BY_KP(EC_MVE_INT_FULL, 0, 1, 2, 3, 4);
 #undef EC_MVE_INT_FULL
 #undef EC_MVE_INT_ONNX
 #undef EC_MVE_INT

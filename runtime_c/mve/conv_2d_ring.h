@@ -241,12 +241,12 @@ EC_MVE_INLINE void ec_mve_ring_store(int8_t *y, uint32x4_t yoff, int32x4_t acc, 
 
 /* scratch: 3 * pw * in_c bytes (the ring). Writes whole output rows in order; output row oy is
  * written after the last input row its windows read was copied into the ring, so each pass
- * reads all its input first (Kernel.streams = (1, 0, 1)). name: ring<q> (stride 1) or
- * ring<q>s2. */
-#define EC_MVE_RING_FN(name, q, G) \
-    EC_MVE_INLINE void ec_mve_conv_##name##_run(const ec_mve_conv_ring_geom *g, const int8_t *x, \
-                                                int8_t *y, const int8_t *w, int8_t *ring, \
-                                                int full) { \
+ * reads all its input first (Kernel.streams = (1, 0, 1)). run: the body, entry / entry_onnx the
+ * kernels with TFLite's / ONNX's epilogue: ec_mve_conv_2d_ring<q>_s8 (stride 1) or
+ * ec_mve_conv_2d_ring<q>s2_s8. */
+#define EC_MVE_RING_FN(run, entry, entry_onnx, q, G) \
+    EC_MVE_INLINE void run(const ec_mve_conv_ring_geom *g, const int8_t *x, int8_t *y, \
+                           const int8_t *w, int8_t *ring, int full) { \
         const int32_t c = g->in_c, rowb = g->pw * c, plane = g->in_h * g->in_w * c; \
         const int32_t out_w = g->out_w, out_c = g->out_c, xstep = g->s * c; \
         const int8_t *wend = w + (out_c + 1) / 2 * (9 * 32 * (q) + 32); /* (pair: weights, records) */ \
@@ -271,36 +271,40 @@ EC_MVE_INLINE void ec_mve_ring_store(int8_t *y, uint32x4_t yoff, int32x4_t acc, 
             } \
         } \
     } \
-    EC_MVE_SHARED void ec_mve_conv_2d_##name##_s8(const ec_mve_conv_ring_geom *g, \
-                                                  const int8_t *x, int8_t *y, const int8_t *w, \
-                                                  uint8_t *scratch) { \
-        ec_mve_conv_##name##_run(g, x, y, w, (int8_t *)scratch, \
-                                 g->lo == -128 && g->hi == 127 ? 1 : 0); \
+    EC_MVE_SHARED void entry(const ec_mve_conv_ring_geom *g, const int8_t *x, int8_t *y, \
+                             const int8_t *w, uint8_t *scratch) { \
+        run(g, x, y, w, (int8_t *)scratch, g->lo == -128 && g->hi == 127 ? 1 : 0); \
     } \
-    EC_MVE_RING_ONNX_FN(name)
+    EC_MVE_RING_ONNX_FN(run, entry_onnx)
 
 #if (__ARM_FEATURE_MVE & 2)
 /* ONNX numerics: per channel [bias, scale bits, zp, 0] (ec_mve_rq_ch). */
-#define EC_MVE_RING_ONNX_FN(name) \
-    EC_MVE_SHARED void ec_mve_conv_2d_##name##_onnx_s8(const ec_mve_conv_ring_geom *g, \
-                                                       const int8_t *x, int8_t *y, \
-                                                       const int8_t *w, uint8_t *scratch) { \
-        ec_mve_conv_##name##_run(g, x, y, w, (int8_t *)scratch, \
-                                 g->lo == -128 && g->hi == 127 ? 3 : 2); \
+#define EC_MVE_RING_ONNX_FN(run, entry_onnx) \
+    EC_MVE_SHARED void entry_onnx(const ec_mve_conv_ring_geom *g, const int8_t *x, int8_t *y, \
+                                  const int8_t *w, uint8_t *scratch) { \
+        run(g, x, y, w, (int8_t *)scratch, g->lo == -128 && g->hi == 127 ? 3 : 2); \
     }
 #else
-#define EC_MVE_RING_ONNX_FN(name)
+#define EC_MVE_RING_ONNX_FN(run, entry_onnx)
 #endif
 
 /* in_c = 16 * q: stride 1, q = 1..5; stride 2, q = 1..3 */
-EC_MVE_RING_FN(ring1, 1, EC_MVE_RING_G1)
-EC_MVE_RING_FN(ring2, 2, EC_MVE_RING_G1)
-EC_MVE_RING_FN(ring3, 3, EC_MVE_RING_G1)
-EC_MVE_RING_FN(ring4, 4, EC_MVE_RING_G1)
-EC_MVE_RING_FN(ring5, 5, EC_MVE_RING_G1)
-EC_MVE_RING_FN(ring1s2, 1, EC_MVE_RING_G2)
-EC_MVE_RING_FN(ring2s2, 2, EC_MVE_RING_G2)
-EC_MVE_RING_FN(ring3s2, 3, EC_MVE_RING_G2)
+EC_MVE_RING_FN(ec_mve_conv_ring1_run, ec_mve_conv_2d_ring1_s8,
+               ec_mve_conv_2d_ring1_onnx_s8, 1, EC_MVE_RING_G1)
+EC_MVE_RING_FN(ec_mve_conv_ring2_run, ec_mve_conv_2d_ring2_s8,
+               ec_mve_conv_2d_ring2_onnx_s8, 2, EC_MVE_RING_G1)
+EC_MVE_RING_FN(ec_mve_conv_ring3_run, ec_mve_conv_2d_ring3_s8,
+               ec_mve_conv_2d_ring3_onnx_s8, 3, EC_MVE_RING_G1)
+EC_MVE_RING_FN(ec_mve_conv_ring4_run, ec_mve_conv_2d_ring4_s8,
+               ec_mve_conv_2d_ring4_onnx_s8, 4, EC_MVE_RING_G1)
+EC_MVE_RING_FN(ec_mve_conv_ring5_run, ec_mve_conv_2d_ring5_s8,
+               ec_mve_conv_2d_ring5_onnx_s8, 5, EC_MVE_RING_G1)
+EC_MVE_RING_FN(ec_mve_conv_ring1s2_run, ec_mve_conv_2d_ring1s2_s8,
+               ec_mve_conv_2d_ring1s2_onnx_s8, 1, EC_MVE_RING_G2)
+EC_MVE_RING_FN(ec_mve_conv_ring2s2_run, ec_mve_conv_2d_ring2s2_s8,
+               ec_mve_conv_2d_ring2s2_onnx_s8, 2, EC_MVE_RING_G2)
+EC_MVE_RING_FN(ec_mve_conv_ring3s2_run, ec_mve_conv_2d_ring3s2_s8,
+               ec_mve_conv_2d_ring3s2_onnx_s8, 3, EC_MVE_RING_G2)
 
 #endif /* __ARM_FEATURE_MVE */
 #endif /* EDGECC_MVE_CONV_2D_RING_H */

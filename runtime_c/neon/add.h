@@ -18,8 +18,8 @@
  * operand), FMLA on 4 lanes, over `outer` rows of `inner` elements (an operand either the whole
  * tensor or one row repeated, as ec_neon_mul_rows_s8). The portable kernel computes each fused
  * multiply-add in double and rounds it to float; the compiler uses this kernel only where it
- * proved that double sum exact on every input (edgecc/lower/neon_onnx.py), so the two round the
- * same value once.
+ * proved that double sum exact on every input (edgecc/lower/neon/eltwise_onnx.py), so the two
+ * round the same value once.
  */
 #ifndef EDGECC_NEON_ADD_H
 #define EDGECC_NEON_ADD_H

@@ -8,7 +8,7 @@
 
 /* Convolution as blocks of 4 output pixels x 16 output channels (SDOT) or x 8 (SMULL), over the
  * quads; pixels read in place or gathered at the borders (ec_vec_block). `onnx`: the epilogue.
- * A block reads all its input before it writes (edgecc/lower/neon.py's streaming declaration):
+ * A block reads all its input before it writes (edgecc/lower/neon/conv.py's streaming declaration):
  * with more than one channel block, its 4 pixels' outputs are staged in buf after the gathered
  * pixels (kp + out_c <= EC_VEC_MAX_KP), then copied out. */
 EC_NEON_BODY void ec_neon_conv_2d_4px(const ec_vec_conv_geom *g, const int8_t *x, int8_t *y,

@@ -32,12 +32,12 @@ typedef struct {
     int32_t k;          /* arithmetic right shift */
     int32_t D;          /* added to the int16-saturated quotient */
     int32_t lo, hi;     /* fused activation range */
-} ec_avx2_add_lin_geom;
+} ec_x86_add_lin_geom;
 #endif
 
 /* 32 outputs from 32 bytes of each input. VPACKSSDW/VPACKSSWB work within 128-bit lanes, so the
  * packed dwords come out as groups 0,2,4,6 | 1,3,5,7 of 4 outputs: VPERMD puts them in order. */
-static inline __m256i ec_avx2_add_lin32(const ec_avx2_add_lin_geom *g, const int8_t *a,
+static inline __m256i ec_x86_add_lin32(const ec_x86_add_lin_geom *g, const int8_t *a,
                                         const int8_t *b) {
     const __m256i A = _mm256_set1_epi32(g->A), B = _mm256_set1_epi32(g->B);
     const __m256i C = _mm256_set1_epi32(g->C);
@@ -65,7 +65,7 @@ static inline __m256i ec_avx2_add_lin32(const ec_avx2_add_lin_geom *g, const int
 #if EC_X86_512
 /* 64 outputs: as above on ZMM; the packs leave dword 4i+j of lane i holding outputs
  * 16j+4i..16j+4i+3, so VPERMD transposes that 4x4. */
-static inline __m512i ec_avx2_add_lin64(const ec_avx2_add_lin_geom *g, const int8_t *a,
+static inline __m512i ec_x86_add_lin64(const ec_x86_add_lin_geom *g, const int8_t *a,
                                         const int8_t *b) {
     const __m512i A = _mm512_set1_epi32(g->A), B = _mm512_set1_epi32(g->B);
     const __m512i C = _mm512_set1_epi32(g->C);
@@ -92,21 +92,21 @@ static inline __m512i ec_avx2_add_lin64(const ec_avx2_add_lin_geom *g, const int
 }
 #endif
 
-EC_AVX2_SHARED void ec_x86_add_lin_s8(const ec_avx2_add_lin_geom *g, const int8_t *a,
+EC_X86_SHARED void ec_x86_add_lin_s8(const ec_x86_add_lin_geom *g, const int8_t *a,
                                     const int8_t *b, int8_t *y) {
     const int n = g->n;
     int i = 0;
 #if EC_X86_512
     for (; i + 64 <= n; i += 64)
-        _mm512_storeu_si512((void *)(y + i), ec_avx2_add_lin64(g, a + i, b + i));
+        _mm512_storeu_si512((void *)(y + i), ec_x86_add_lin64(g, a + i, b + i));
 #endif
     for (; i + 32 <= n; i += 32)
-        _mm256_storeu_si256((__m256i *)(void *)(y + i), ec_avx2_add_lin32(g, a + i, b + i));
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), ec_x86_add_lin32(g, a + i, b + i));
     if (i < n) {
         int8_t ta[32] = {0}, tb[32] = {0}, ty[32];
         memcpy(ta, a + i, (size_t)(n - i));
         memcpy(tb, b + i, (size_t)(n - i));
-        _mm256_storeu_si256((__m256i *)(void *)ty, ec_avx2_add_lin32(g, ta, tb));
+        _mm256_storeu_si256((__m256i *)(void *)ty, ec_x86_add_lin32(g, ta, tb));
         memcpy(y + i, ty, (size_t)(n - i));
     }
 }
@@ -121,11 +121,11 @@ typedef struct {
     int32_t off2, m2, e2;
     int32_t mo, eo, zp;     /* output multiplier, right shift, zero point */
     int32_t lo, hi;
-} ec_avx2_add_exact_geom;
+} ec_x86_add_exact_geom;
 #endif
 
 /* MultiplyByQuantizedMultiplierSmallerThanOneExp(x, m, -e) on 8 lanes, m != INT32_MIN. */
-static inline __m256i ec_avx2_elt_mbqm(__m256i x, int32_t m, int32_t e) {
+static inline __m256i ec_x86_elt_mbqm(__m256i x, int32_t m, int32_t e) {
     const __m256i mv = _mm256_set1_epi32(m);
     const __m256i nudge = _mm256_set1_epi64x((long long)1 << 30);
     const __m256i one = _mm256_set1_epi32(1);
@@ -140,26 +140,26 @@ static inline __m256i ec_avx2_elt_mbqm(__m256i x, int32_t m, int32_t e) {
     return _mm256_sub_epi32(_mm256_sra_epi32(s, ev_), _mm256_cmpgt_epi32(rem, thr));
 }
 
-static inline __m256i ec_avx2_add_exact8(const ec_avx2_add_exact_geom *g, const int8_t *a,
+static inline __m256i ec_x86_add_exact8(const ec_x86_add_exact_geom *g, const int8_t *a,
                                          const int8_t *b) {
     const __m256i x = _mm256_cvtepi8_epi32(EC_LD64(a));
     const __m256i z = _mm256_cvtepi8_epi32(EC_LD64(b));
     const __m256i va = _mm256_slli_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(g->off1)), 20);
     const __m256i vb = _mm256_slli_epi32(_mm256_add_epi32(z, _mm256_set1_epi32(g->off2)), 20);
-    const __m256i s = _mm256_add_epi32(ec_avx2_elt_mbqm(va, g->m1, g->e1),
-                                       ec_avx2_elt_mbqm(vb, g->m2, g->e2));
-    const __m256i r = _mm256_add_epi32(ec_avx2_elt_mbqm(s, g->mo, g->eo),
+    const __m256i s = _mm256_add_epi32(ec_x86_elt_mbqm(va, g->m1, g->e1),
+                                       ec_x86_elt_mbqm(vb, g->m2, g->e2));
+    const __m256i r = _mm256_add_epi32(ec_x86_elt_mbqm(s, g->mo, g->eo),
                                        _mm256_set1_epi32(g->zp));
     return _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(g->lo)),
                             _mm256_set1_epi32(g->hi));
 }
 
-EC_AVX2_SHARED void ec_x86_add_exact_s8(const ec_avx2_add_exact_geom *g, const int8_t *a,
+EC_X86_SHARED void ec_x86_add_exact_s8(const ec_x86_add_exact_geom *g, const int8_t *a,
                                       const int8_t *b, int8_t *y) {
     const int n = g->n;
     int i;
     for (i = 0; i + 8 <= n; i += 8) {
-        const __m256i r = ec_avx2_add_exact8(g, a + i, b + i);
+        const __m256i r = ec_x86_add_exact8(g, a + i, b + i);
         const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(r),
                                           _mm256_extracti128_si256(r, 1));
         _mm_storel_epi64((__m128i *)(void *)(y + i), _mm_packs_epi16(p, p));
@@ -171,7 +171,7 @@ EC_AVX2_SHARED void ec_x86_add_exact_s8(const ec_avx2_add_exact_geom *g, const i
         __m128i p;
         memcpy(ta, a + i, (size_t)m);
         memcpy(tb, b + i, (size_t)m);
-        r = ec_avx2_add_exact8(g, ta, tb);
+        r = ec_x86_add_exact8(g, ta, tb);
         p = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
         _mm_storeu_si128((__m128i *)(void *)ty, _mm_packs_epi16(p, p));
         memcpy(y + i, ty, (size_t)m);

@@ -6,7 +6,7 @@
  * in "quads" (for each block of output channels, for each group of 4 consecutive taps: the
  * block's channels' 4 weight bytes; channels padded to a multiple of 8, taps padded with zero
  * weights), the bias with the input offset folded in, and the requantization constants
- * (ec_avx2_rq). Fully connected: blocks of 8 channels (32-byte steps). Convolution
+ * (ec_x86_rq). Fully connected: blocks of 8 channels (32-byte steps). Convolution
  * (pack_quads16): blocks of 16 channels (64-byte steps: one ZMM, or two YMM halves), the last
  * block of 8 when the padded count is an odd multiple of 8; block c starts at byte c * kp.
  *
@@ -52,15 +52,15 @@
 /* VPDPBUSD on YMM registers: the VEX form (AVX-VNNI) or the EVEX one (AVX512-VNNI + VL). */
 #if EC_X86_LVL >= 2 || (EC_X86_LVL == 1 && !defined(__AVXVNNI__) && defined(__AVX512VNNI__) && \
                         defined(__AVX512VL__))
-#define EC_AVX2_VNNI 1
+#define EC_X86_VNNI 1
 #define EC_X86_EVEX 1
 #define ec_dpbusd(acc, u, s) _mm256_dpbusd_epi32((acc), (u), (s))
 #elif EC_X86_LVL == 1
-#define EC_AVX2_VNNI 1
+#define EC_X86_VNNI 1
 #define EC_X86_EVEX 0
 #define ec_dpbusd(acc, u, s) _mm256_dpbusd_avx_epi32((acc), (u), (s))
 #else
-#define EC_AVX2_VNNI 0
+#define EC_X86_VNNI 0
 #define EC_X86_EVEX 0
 #endif
 
@@ -69,21 +69,21 @@
 #define EC_X86_512 (EC_X86_LVL >= 2)
 
 /* Kernels shared by every layer of a kind: one copy of the code however many layers call it. */
-#define EC_AVX2_SHARED static __attribute__((noinline, unused))
+#define EC_X86_SHARED static __attribute__((noinline, unused))
 
 #define EC_LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 /* Keep a vector in a register: without this the compilers fold a weight load into each of the
  * 4 pixels' VPDPBUSD (a memory operand), and the loads, not the multiplies, limit the loop. */
-#define EC_AVX2_IN_REG(v) __asm__("" : "+x"(v))
+#define EC_X86_IN_REG(v) __asm__("" : "+x"(v))
 #define EC_LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 
-static inline int32_t ec_avx2_ld32(const void *p) {
+static inline int32_t ec_x86_ld32(const void *p) {
     int32_t v;
     memcpy(&v, p, 4);
     return v;
 }
 
-static inline int64_t ec_avx2_ld64(const void *p) {
+static inline int64_t ec_x86_ld64(const void *p) {
     int64_t v;
     memcpy(&v, p, 8);
     return v;
@@ -112,11 +112,11 @@ typedef struct {
     int32_t fast, L;       /* fast path on; its left shift */
     int32_t out_zp, act_min, act_max;
     const float *fscale;   /* ONNX numerics (fast == 0): float32 scale per channel, else 0 */
-} ec_avx2_rq;
+} ec_x86_rq;
 #endif
 
 /* TFLite's MultiplyByQuantizedMultiplier + out_zp for channels c..c+7, both roundings in turn. */
-static inline __m256i ec_avx2_mbqm8(__m256i acc, const ec_avx2_rq *q, int c) {
+static inline __m256i ec_x86_mbqm8(__m256i acc, const ec_x86_rq *q, int c) {
     const __m256i m = EC_LD256(q->mult + c);
     const __m256i e = EC_LD256(q->right + c);
     const __m256i one = _mm256_set1_epi32(1);
@@ -136,8 +136,8 @@ static inline __m256i ec_avx2_mbqm8(__m256i acc, const ec_avx2_rq *q, int c) {
     return _mm256_add_epi32(r, _mm256_set1_epi32(q->out_zp));
 }
 
-/* The fast path: the same result as ec_avx2_mbqm8 wherever the compiler proved it. */
-static inline __m256i ec_avx2_fast8(__m256i acc, const ec_avx2_rq *q, int c) {
+/* The fast path: the same result as ec_x86_mbqm8 wherever the compiler proved it. */
+static inline __m256i ec_x86_fast8(__m256i acc, const ec_x86_rq *q, int c) {
     const __m256i m = EC_LD256(q->mult + c);
     const __m256i a = _mm256_sll_epi32(acc, _mm_cvtsi32_si128(q->L));
     const __m256i ev = _mm256_add_epi64(_mm256_mul_epi32(a, m), EC_LD256(q->c64 + c));
@@ -152,59 +152,59 @@ static inline __m256i ec_avx2_fast8(__m256i acc, const ec_avx2_rq *q, int c) {
  * * scale[c] in float32, clamped to [-32768, 32767], rounded half to even (VCVTPS2DQ under the
  * default MXCSR, as the C twin's rounding), + out_zp. The kernels' saturating packs and the
  * activation clamp then give clamp(... + zp, act_min, act_max) as onnxruntime does. */
-static inline __m256i ec_avx2_onnx8(__m256i acc, const ec_avx2_rq *q, int c) {
+static inline __m256i ec_x86_onnx8(__m256i acc, const ec_x86_rq *q, int c) {
     __m256 r = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(q->fscale + c));
     r = _mm256_min_ps(_mm256_max_ps(r, _mm256_set1_ps(-32768.0f)), _mm256_set1_ps(32767.0f));
     return _mm256_add_epi32(_mm256_cvtps_epi32(r), _mm256_set1_epi32(q->out_zp));
 }
 
 /* The path the compiler did not prove fast: TFLite's two roundings, or ONNX's float epilogue. */
-static inline __m256i ec_avx2_exact8(__m256i acc, const ec_avx2_rq *q, int c) {
-    return q->fscale ? ec_avx2_onnx8(acc, q, c) : ec_avx2_mbqm8(acc, q, c);
+static inline __m256i ec_x86_exact8(__m256i acc, const ec_x86_rq *q, int c) {
+    return q->fscale ? ec_x86_onnx8(acc, q, c) : ec_x86_mbqm8(acc, q, c);
 }
 
 /* 8 accumulators of channels c..c+7 -> int32 outputs (out_zp added), not yet clamped. */
-static inline __m256i ec_avx2_requant8(__m256i acc, const ec_avx2_rq *q, int c) {
-    return q->fast ? ec_avx2_fast8(acc, q, c) : ec_avx2_exact8(acc, q, c);
+static inline __m256i ec_x86_requant8(__m256i acc, const ec_x86_rq *q, int c) {
+    return q->fast ? ec_x86_fast8(acc, q, c) : ec_x86_exact8(acc, q, c);
 }
 
 /* Packed int8 (the packs saturate to [-128, 127]) -> the fused activation's range. */
-static inline __m128i ec_avx2_clamp8(__m128i b, const ec_avx2_rq *q) {
+static inline __m128i ec_x86_clamp8(__m128i b, const ec_x86_rq *q) {
     return _mm_min_epi8(_mm_max_epi8(b, _mm_set1_epi8((char)q->act_min)),
                         _mm_set1_epi8((char)q->act_max));
 }
 
-static inline void ec_avx2_store_n(int8_t *y, __m128i v, int n) {
+static inline void ec_x86_store_n(int8_t *y, __m128i v, int n) {
     int8_t t[16];
     _mm_storeu_si128((__m128i *)(void *)t, v);
     memcpy(y, t, (size_t)n);
 }
 
 /* Requantize 16 channels (a: c..c+7, b: c+8..c+15) and store the first n (1..16). */
-static inline void ec_avx2_out16(int8_t *y, __m256i a, __m256i b, const ec_avx2_rq *q, int c,
+static inline void ec_x86_out16(int8_t *y, __m256i a, __m256i b, const ec_x86_rq *q, int c,
                                  int n) {
     const __m256i p = _mm256_permute4x64_epi64(
-        _mm256_packs_epi32(ec_avx2_requant8(a, q, c), ec_avx2_requant8(b, q, c + 8)), 0xD8);
-    const __m128i v = ec_avx2_clamp8(_mm_packs_epi16(_mm256_castsi256_si128(p),
+        _mm256_packs_epi32(ec_x86_requant8(a, q, c), ec_x86_requant8(b, q, c + 8)), 0xD8);
+    const __m128i v = ec_x86_clamp8(_mm_packs_epi16(_mm256_castsi256_si128(p),
                                                      _mm256_extracti128_si256(p, 1)), q);
     if (n >= 16) _mm_storeu_si128((__m128i *)(void *)y, v);
-    else ec_avx2_store_n(y, v, n);
+    else ec_x86_store_n(y, v, n);
 }
 
 /* Requantize 8 channels c..c+7 and store the first n (1..8). */
-static inline void ec_avx2_out8(int8_t *y, __m256i a, const ec_avx2_rq *q, int c, int n) {
-    const __m256i r = ec_avx2_requant8(a, q, c);
+static inline void ec_x86_out8(int8_t *y, __m256i a, const ec_x86_rq *q, int c, int n) {
+    const __m256i r = ec_x86_requant8(a, q, c);
     const __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-    const __m128i v = ec_avx2_clamp8(_mm_packs_epi16(p, p), q);
+    const __m128i v = ec_x86_clamp8(_mm_packs_epi16(p, p), q);
     if (n >= 8) _mm_storel_epi64((__m128i *)(void *)y, v);
-    else ec_avx2_store_n(y, v, n);
+    else ec_x86_store_n(y, v, n);
 }
 
-#if !EC_AVX2_VNNI
+#if !EC_X86_VNNI
 /* madd path: 8 channels x 4 taps of quads (32 bytes) against one pixel's 4 taps (int16, broadcast
  * as a 64-bit pattern) leave lanes (c0 taps 0-1, c0 taps 2-3, c1 ...) in lo (c0-c3) and hi
  * (c4-c7): add the pairs and put the channels in order. */
-static inline __m256i ec_avx2_fold8(__m256i lo, __m256i hi) {
+static inline __m256i ec_x86_fold8(__m256i lo, __m256i hi) {
     /* hadd within 128-bit lanes gives [c0 c1 c4 c5 | c2 c3 c6 c7] */
     return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
 }
@@ -214,20 +214,14 @@ static inline __m256i ec_avx2_fold8(__m256i lo, __m256i hi) {
 /* One step of 4 taps for channels c..c+7 (weights v) and one pixel's 4 input bytes at f:
  * VNNI: u8 = x ^ 0x80 against the quads; AVX2: the 4 bytes sign-extended to int16 and repeated
  * (VPBROADCASTD + VPMOVSXBW), VPMADDWD against the quads widened once per step. */
-#if EC_AVX2_VNNI
-#define EC_AVX2_U(f) _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(f)), flip)
+#if EC_X86_VNNI
+#define EC_X86_U(f) _mm256_xor_si256(_mm256_set1_epi32(ec_x86_ld32(f)), flip)
 #else
-#define EC_AVX2_X(f) _mm256_cvtepi8_epi16(_mm_set1_epi32(ec_avx2_ld32(f)))
+#define EC_X86_X(f) _mm256_cvtepi8_epi16(_mm_set1_epi32(ec_x86_ld32(f)))
 #endif
 
 /* 8 bytes at p into the low half of an XMM register */
 #define EC_LD64(p) _mm_loadl_epi64((const __m128i *)(const void *)(p))
-
-/* A kernel header included alone (not through x86/kernels.h, whose names.h defines this per
- * level): the names a header writes as EC_X86_NS(name) are themselves, one copy. */
-#ifndef EC_X86_NS
-#define EC_X86_NS(n) n
-#endif
 
 #endif /* __AVX2__ */
 #endif /* EDGECC_X86_COMMON_H */

@@ -11,9 +11,9 @@
  * (borders) are gathered, zero-point padded, into a stack buffer. A last partial block repeats
  * its last pixel (computed, not stored). bias_u is the bias for u8 = x + 128 (VNNI), bias_x the
  * one for x itself (AVX2). No arena scratch. */
-EC_AVX2_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t *x, int8_t *y,
+EC_X86_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t *x, int8_t *y,
                                  const int8_t *w, const int32_t *bias_u, const int32_t *bias_x,
-                                 const ec_avx2_rq *q) {
+                                 const ec_x86_rq *q) {
     const int kp = g->kp, qs = g->seg_p / 4;
     int8_t buf[4 * EC_VEC_MAX_KP];
     ptrdiff_t soff[EC_VEC_MAX_SEGS];  /* segment s's first byte, from the window's first byte */
@@ -27,7 +27,7 @@ EC_AVX2_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t 
         const ptrdiff_t *off[4];
         int c;
         ec_vec_block(g, x, &pos, np, buf, soff, goff, base, off);
-#if EC_AVX2_VNNI
+#if EC_X86_VNNI
         (void)bias_x;
         for (c = 0; c < g->ocp; c += 16) {
             const __m256i flip = _mm256_set1_epi8((char)0x80);
@@ -41,18 +41,18 @@ EC_AVX2_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t 
                     const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
                     for (k = 0; k < qs; ++k, wk += 64) {
                         __m256i v0 = EC_LD256(wk), v1 = EC_LD256(wk + 32);
-                        EC_AVX2_IN_REG(v0);
-                        EC_AVX2_IN_REG(v1);
-                        __m256i u = EC_AVX2_U(f0 + 4 * k);
+                        EC_X86_IN_REG(v0);
+                        EC_X86_IN_REG(v1);
+                        __m256i u = EC_X86_U(f0 + 4 * k);
                         a00 = ec_dpbusd(a00, u, v0);
                         a01 = ec_dpbusd(a01, u, v1);
-                        u = EC_AVX2_U(f1 + 4 * k);
+                        u = EC_X86_U(f1 + 4 * k);
                         a10 = ec_dpbusd(a10, u, v0);
                         a11 = ec_dpbusd(a11, u, v1);
-                        u = EC_AVX2_U(f2 + 4 * k);
+                        u = EC_X86_U(f2 + 4 * k);
                         a20 = ec_dpbusd(a20, u, v0);
                         a21 = ec_dpbusd(a21, u, v1);
-                        u = EC_AVX2_U(f3 + 4 * k);
+                        u = EC_X86_U(f3 + 4 * k);
                         a30 = ec_dpbusd(a30, u, v0);
                         a31 = ec_dpbusd(a31, u, v1);
                     }
@@ -60,10 +60,10 @@ EC_AVX2_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t 
                 {
                     const int n = g->out_c - c;
                     int8_t *yp = y + (size_t)p0 * g->out_c + c;
-                    ec_avx2_out16(yp, a00, a01, q, c, n);
-                    if (np > 1) ec_avx2_out16(yp + g->out_c, a10, a11, q, c, n);
-                    if (np > 2) ec_avx2_out16(yp + 2 * g->out_c, a20, a21, q, c, n);
-                    if (np > 3) ec_avx2_out16(yp + 3 * g->out_c, a30, a31, q, c, n);
+                    ec_x86_out16(yp, a00, a01, q, c, n);
+                    if (np > 1) ec_x86_out16(yp + g->out_c, a10, a11, q, c, n);
+                    if (np > 2) ec_x86_out16(yp + 2 * g->out_c, a20, a21, q, c, n);
+                    if (np > 3) ec_x86_out16(yp + 3 * g->out_c, a30, a31, q, c, n);
                 }
             } else {
                 __m256i a0 = EC_LD256(bias_u + c), a1 = a0, a2 = a0, a3 = a0;
@@ -72,20 +72,20 @@ EC_AVX2_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t 
                     const int8_t *f2 = base[2] + off[2][s], *f3 = base[3] + off[3][s];
                     for (k = 0; k < qs; ++k, wk += 32) {
                         __m256i v0 = EC_LD256(wk);
-                        EC_AVX2_IN_REG(v0);
-                        a0 = ec_dpbusd(a0, EC_AVX2_U(f0 + 4 * k), v0);
-                        a1 = ec_dpbusd(a1, EC_AVX2_U(f1 + 4 * k), v0);
-                        a2 = ec_dpbusd(a2, EC_AVX2_U(f2 + 4 * k), v0);
-                        a3 = ec_dpbusd(a3, EC_AVX2_U(f3 + 4 * k), v0);
+                        EC_X86_IN_REG(v0);
+                        a0 = ec_dpbusd(a0, EC_X86_U(f0 + 4 * k), v0);
+                        a1 = ec_dpbusd(a1, EC_X86_U(f1 + 4 * k), v0);
+                        a2 = ec_dpbusd(a2, EC_X86_U(f2 + 4 * k), v0);
+                        a3 = ec_dpbusd(a3, EC_X86_U(f3 + 4 * k), v0);
                     }
                 }
                 {
                     const int n = g->out_c - c;
                     int8_t *yp = y + (size_t)p0 * g->out_c + c;
-                    ec_avx2_out8(yp, a0, q, c, n);
-                    if (np > 1) ec_avx2_out8(yp + g->out_c, a1, q, c, n);
-                    if (np > 2) ec_avx2_out8(yp + 2 * g->out_c, a2, q, c, n);
-                    if (np > 3) ec_avx2_out8(yp + 3 * g->out_c, a3, q, c, n);
+                    ec_x86_out8(yp, a0, q, c, n);
+                    if (np > 1) ec_x86_out8(yp + g->out_c, a1, q, c, n);
+                    if (np > 2) ec_x86_out8(yp + 2 * g->out_c, a2, q, c, n);
+                    if (np > 3) ec_x86_out8(yp + 3 * g->out_c, a3, q, c, n);
                 }
             }
         }
@@ -104,16 +104,16 @@ EC_AVX2_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t 
                 for (k = 0; k < qs; ++k, wk += step) {
                     const __m256i vl = _mm256_cvtepi8_epi16(EC_LD128(wk));
                     const __m256i vh = _mm256_cvtepi8_epi16(EC_LD128(wk + 16));
-                    __m256i u = EC_AVX2_X(f0 + 4 * k);
+                    __m256i u = EC_X86_X(f0 + 4 * k);
                     l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, vl));
                     h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, vh));
-                    u = EC_AVX2_X(f1 + 4 * k);
+                    u = EC_X86_X(f1 + 4 * k);
                     l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(u, vl));
                     h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(u, vh));
-                    u = EC_AVX2_X(f2 + 4 * k);
+                    u = EC_X86_X(f2 + 4 * k);
                     l2 = _mm256_add_epi32(l2, _mm256_madd_epi16(u, vl));
                     h2 = _mm256_add_epi32(h2, _mm256_madd_epi16(u, vh));
-                    u = EC_AVX2_X(f3 + 4 * k);
+                    u = EC_X86_X(f3 + 4 * k);
                     l3 = _mm256_add_epi32(l3, _mm256_madd_epi16(u, vl));
                     h3 = _mm256_add_epi32(h3, _mm256_madd_epi16(u, vh));
                 }
@@ -122,10 +122,10 @@ EC_AVX2_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t 
             {
                 const int n = g->out_c - c;
                 int8_t *yp = y + (size_t)p0 * g->out_c + c;
-                ec_avx2_out8(yp, _mm256_add_epi32(b, ec_avx2_fold8(l0, h0)), q, c, n);
-                if (np > 1) ec_avx2_out8(yp + g->out_c, _mm256_add_epi32(b, ec_avx2_fold8(l1, h1)), q, c, n);
-                if (np > 2) ec_avx2_out8(yp + 2 * g->out_c, _mm256_add_epi32(b, ec_avx2_fold8(l2, h2)), q, c, n);
-                if (np > 3) ec_avx2_out8(yp + 3 * g->out_c, _mm256_add_epi32(b, ec_avx2_fold8(l3, h3)), q, c, n);
+                ec_x86_out8(yp, _mm256_add_epi32(b, ec_x86_fold8(l0, h0)), q, c, n);
+                if (np > 1) ec_x86_out8(yp + g->out_c, _mm256_add_epi32(b, ec_x86_fold8(l1, h1)), q, c, n);
+                if (np > 2) ec_x86_out8(yp + 2 * g->out_c, _mm256_add_epi32(b, ec_x86_fold8(l2, h2)), q, c, n);
+                if (np > 3) ec_x86_out8(yp + 3 * g->out_c, _mm256_add_epi32(b, ec_x86_fold8(l3, h3)), q, c, n);
             }
         }
 #endif
@@ -133,10 +133,10 @@ EC_AVX2_SHARED void ec_x86_conv_2d_avx2(const ec_vec_conv_geom *g, const int8_t 
 }
 
 /* The convolution: 512-bit where the build has it and the layer's band fits, else ec_x86_conv_2d_avx2. */
-static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x512_band *bd,
+static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x86_band_512 *bd,
                                     const int8_t *x, int8_t *y, const int8_t *w,
                                     const int32_t *bias_u, const int32_t *bias_x,
-                                    const ec_avx2_rq *q) {
+                                    const ec_x86_rq *q) {
 #if EC_X86_512
     if (bd->P > 0) {
         (void)bias_x;
@@ -149,33 +149,33 @@ static inline void ec_x86_conv_2d_4px_s8(const ec_vec_conv_geom *g, const ec_x51
     ec_x86_conv_2d_avx2(g, x, y, w, bias_u, bias_x, q);
 }
 
-/* The convolution of a layer whose 512-bit rows are of kind N (0-15: ec_x512_kind, known when
- * the C is generated) or 16 (no band: the 256-bit kernel at every level). x86/kernels.h's entry
- * ec_x86_conv_2d_kN_s8 picks the level; a model holds the tiles its layers' kinds name, and one
- * band driver. */
+/* The convolution of a layer whose 512-bit rows are of kind k (0-15: ec_x86_kind_512, known when
+ * the C is generated; N its function, ec_x86_conv_2d_k0_s8 .. k15) or 16 (no band: the 256-bit
+ * kernel at every level). x86/kernels.h's entry of the same name picks the level; a model holds
+ * the tiles its layers' kinds name, and one band driver. */
 #if EC_X86_512
-#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                 \
-    static inline void EC_X86_NS(ec_x86_conv_2d_k##N##_s8)(                                        \
-        const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,             \
-        const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q) {      \
-        static const ec_x512_rowk k = {P, STEP, MAIN, REST, ST};                                   \
-        (void)bias_x;                                                                              \
-        ec_x512_conv(g, bd, x, y, w, bias_u, q, &k);                                               \
+#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                  \
+    static inline void N(                                                                             \
+        const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,             \
+        const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {          \
+        static const ec_x86_rowk_512 k = {P, STEP, MAIN, REST, ST};                                   \
+        (void)bias_x;                                                                                 \
+        ec_x86_conv_512(g, bd, x, y, w, bias_u, q, &k);                                               \
     }
 #else
-#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                                 \
-    static inline void EC_X86_NS(ec_x86_conv_2d_k##N##_s8)(                                        \
-        const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,             \
-        const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q) {      \
+#define EC_X86_CONV_KIND(N, P, STEP, MAIN, REST, ST)                                               \
+    static inline void N(                                                                          \
+        const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,          \
+        const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {       \
         (void)bd;                                                                                  \
         ec_x86_conv_2d_avx2(g, x, y, w, bias_u, bias_x, q);                                        \
     }
 #endif
-EC_X512_KINDS(EC_X86_CONV_KIND)
+EC_X86_KINDS_512(EC_X86_CONV_KIND)
 #undef EC_X86_CONV_KIND
-static inline void EC_X86_NS(ec_x86_conv_2d_k16_s8)(
-    const ec_vec_conv_geom *g, const ec_x512_band *bd, const int8_t *x, int8_t *y,
-    const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_avx2_rq *q) {
+static inline void ec_x86_conv_2d_k16_s8(
+    const ec_vec_conv_geom *g, const ec_x86_band_512 *bd, const int8_t *x, int8_t *y,
+    const int8_t *w, const int32_t *bias_u, const int32_t *bias_x, const ec_x86_rq *q) {
     (void)bd;
     ec_x86_conv_2d_avx2(g, x, y, w, bias_u, bias_x, q);
 }

@@ -22,15 +22,15 @@
  * its own int32 lane (the patches are widened to int16 once per band too). Taps past
  * k_h * k_w * in_c meet zero weights. Biases and the
  * requantization are those of ec_x86_conv_2d_avx2 (bias_u for u8 activations, bias_x for x itself;
- * ec_avx2_rq), so every path sums the same products in int32 and agrees bit for bit with
+ * ec_x86_rq), so every path sums the same products in int32 and agrees bit for bit with
  * TFLite Micro.
  *
  * Register widths: EC_X86_512 builds run 64 channels x 4 pixels (layers with 4+ blocks of 16),
  * 16 channels x 8 pixels, and the block of 8 as 8 pixels x 8 channels x 2 quads, all in ZMM,
- * and requantize 16 lanes at a time with the ZMM form of ec_avx2_fast8 (the same operations
- * lane for lane; the exact path goes through ec_avx2_requant8), packing 64 output bytes per
+ * and requantize 16 lanes at a time with the ZMM form of ec_x86_fast8 (the same operations
+ * lane for lane; the exact path goes through ec_x86_requant8), packing 64 output bytes per
  * step. 256-bit VNNI and plain AVX2 builds run 4 pixels x 16 (or 8) channels in YMM and store
- * through ec_avx2_out16 / ec_avx2_out8.
+ * through ec_x86_out16 / ec_x86_out8.
  *
  * No arena scratch: the rows (at most EC_X86_FIRST_MAX_ROWS bytes) and a band's patches
  * (EC_X86_FIRST_MAX_COL bytes; twice that as int16 without VNNI, and a block's int16 weights,
@@ -46,13 +46,13 @@
  * once, each row's patches copied after the band's previous rows', then the band's pixels
  * (consecutive in the output) as one run of products. wq: the weight quads (every level). No
  * arena scratch. */
-EC_AVX2_SHARED void ec_x86_conv_2d_first_s8(const ec_x86_first_geom *g, const int8_t *x, int8_t *y,
+EC_X86_SHARED void ec_x86_conv_2d_first_s8(const ec_x86_first_geom *g, const int8_t *x, int8_t *y,
                                        const int8_t *wq,
                                        const int32_t *bias_u, const int32_t *bias_x,
-                                       const ec_avx2_rq *q) {
+                                       const ec_x86_rq *q) {
     int8_t rows[EC_X86_FIRST_MAX_ROWS];
     int8_t col[EC_X86_FIRST_MAX_COL + 16];
-#if !EC_AVX2_VNNI
+#if !EC_X86_VNNI
     int16_t col16[EC_X86_FIRST_MAX_COL + 16];
 #else
     int16_t *col16 = NULL;
@@ -70,7 +70,7 @@ EC_AVX2_SHARED void ec_x86_conv_2d_first_s8(const ec_x86_first_geom *g, const in
             for (r = 0; r < nr; ++r)
                 ec_x86_first_patches(g, rows + (size_t)r * g->stride_h * g->row_b,
                                  col + (size_t)r * row_px);
-#if !EC_AVX2_VNNI
+#if !EC_X86_VNNI
             {
                 const int n16 = (nr * g->out_w + 8) * g->kpp;  /* with the spare pixels */
                 int i;

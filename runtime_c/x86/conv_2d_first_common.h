@@ -55,7 +55,7 @@ static inline __m512i ec_x86_first_bc64z(const int8_t *p) {
 #define EC_X86_FIRST_BC64Z(p) ec_x86_first_bc64z(p)
 #endif
 
-#if EC_AVX2_VNNI
+#if EC_X86_VNNI
 #define EC_X86_FIRST_FLIP 0x80  /* VPDPBUSD reads u8 = x + 128 */
 #else
 #define EC_X86_FIRST_FLIP 0
@@ -108,7 +108,7 @@ static inline void ec_x86_first_patches(const ec_x86_first_geom *g, const int8_t
             const int8_t *s = rows + (size_t)ox * step;
             for (fy = 0; fy < g->k_h; ++fy)
                 for (fx = 0; fx < g->k_w; ++fx) {
-                    int32_t v = ec_avx2_ld32(s + fy * rs + fx * g->dil_w * ic);
+                    int32_t v = ec_x86_ld32(s + fy * rs + fx * g->dil_w * ic);
                     memcpy(d + (fy * g->k_w + fx) * ic, &v, 4);
                 }
         }
@@ -122,13 +122,13 @@ typedef struct {
 } ec_x86_first_rqz;
 
 /* Lanes = channels c..c+15. */
-static inline ec_x86_first_rqz ec_x86_first_rqz16(const ec_avx2_rq *q, int c) {
+static inline ec_x86_first_rqz ec_x86_first_rqz16(const ec_x86_rq *q, int c) {
     ec_x86_first_rqz r;
     r.m = _mm512_loadu_si512((const void *)(q->mult + c));
     r.mo = _mm512_srli_epi64(r.m, 32);
     r.e = _mm512_loadu_si512((const void *)(q->right + c));
     if (q->fast) {
-        /* ec_avx2_rq's c64 holds per block of 8 the 4 even channels' constants, then the odd */
+        /* ec_x86_rq's c64 holds per block of 8 the 4 even channels' constants, then the odd */
         r.ce = _mm512_inserti64x4(_mm512_castsi256_si512(EC_LD256(q->c64 + c)),
                                   EC_LD256(q->c64 + c + 8), 1);
         r.co = _mm512_inserti64x4(_mm512_castsi256_si512(EC_LD256(q->c64 + c + 4)),
@@ -140,7 +140,7 @@ static inline ec_x86_first_rqz ec_x86_first_rqz16(const ec_avx2_rq *q, int c) {
 }
 
 /* Lanes = channels c..c+7 of two pixels. */
-static inline ec_x86_first_rqz ec_x86_first_rqz8x2(const ec_avx2_rq *q, int c) {
+static inline ec_x86_first_rqz ec_x86_first_rqz8x2(const ec_x86_rq *q, int c) {
     ec_x86_first_rqz r;
     r.m = _mm512_broadcast_i64x4(EC_LD256(q->mult + c));
     r.mo = _mm512_srli_epi64(r.m, 32);
@@ -154,10 +154,10 @@ static inline ec_x86_first_rqz ec_x86_first_rqz8x2(const ec_avx2_rq *q, int c) {
     return r;
 }
 
-/* 16 accumulators -> int32 outputs (out_zp added, not clamped): ec_avx2_fast8's operations on
- * 16 lanes when the fast path was proven, else ec_avx2_requant8 on each half (channels c_lo..,
+/* 16 accumulators -> int32 outputs (out_zp added, not clamped): ec_x86_fast8's operations on
+ * 16 lanes when the fast path was proven, else ec_x86_requant8 on each half (channels c_lo..,
  * c_hi..). */
-static inline __m512i ec_x86_first_rq512(__m512i acc, const ec_avx2_rq *q, const ec_x86_first_rqz *k,
+static inline __m512i ec_x86_first_rq512(__m512i acc, const ec_x86_rq *q, const ec_x86_first_rqz *k,
                                      int c_lo, int c_hi) {
     if (q->fast) {
         const __m512i a = _mm512_sll_epi32(acc, _mm_cvtsi32_si128(q->L));
@@ -167,8 +167,8 @@ static inline __m512i ec_x86_first_rq512(__m512i acc, const ec_avx2_rq *q, const
         const __m512i t = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(ev, 32), od);
         return _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), k->e);
     } else {
-        const __m256i lo = ec_avx2_requant8(_mm512_castsi512_si256(acc), q, c_lo);
-        const __m256i hi = ec_avx2_requant8(_mm512_extracti64x4_epi64(acc, 1), q, c_hi);
+        const __m256i lo = ec_x86_requant8(_mm512_castsi512_si256(acc), q, c_lo);
+        const __m256i hi = ec_x86_requant8(_mm512_extracti64x4_epi64(acc, 1), q, c_hi);
         return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
     }
 }
@@ -176,7 +176,7 @@ static inline __m512i ec_x86_first_rq512(__m512i acc, const ec_avx2_rq *q, const
 /* Four vectors of 16 int32 outputs (each 16 consecutive output bytes: one pixel's 16 channels,
  * or two pixels' 8) -> their 64 bytes in order, saturated and clamped. */
 static inline __m512i ec_x86_first_pack4(__m512i r0, __m512i r1, __m512i r2, __m512i r3,
-                                     const ec_avx2_rq *q) {
+                                     const ec_x86_rq *q) {
     /* the packs work within 128-bit lanes: dword 4i+v of b holds lane i of r_v */
     const __m512i b = _mm512_packs_epi16(_mm512_packs_epi32(r0, r1), _mm512_packs_epi32(r2, r3));
     const __m512i v = _mm512_permutexvar_epi32(
@@ -211,7 +211,7 @@ static inline __m256i ec_x86_first_fold8(__m256i lo, __m256i hi) {
     return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
 }
 
-#if !EC_AVX2_VNNI
+#if !EC_X86_VNNI
 /* The int16 tap pairs [kpp/2][16][2] of a block of 16 channels from its quads [kpp/4][16][4]:
  * each 4 channels' quads sign-extended (VPMOVSXBW), their first pairs to one step, their second
  * to the next. */

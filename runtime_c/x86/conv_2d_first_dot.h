@@ -5,12 +5,12 @@
 #if defined(__AVX2__)
 #include "conv_2d_first_common.h"
 
-#if EC_AVX2_VNNI
+#if EC_X86_VNNI
 #if EC_X86_512
 /* VNNI, 512-bit: whole groups of 4 blocks of 16 channels; returns the first block left. */
 static inline int ec_x86_first_dot_x512_b64(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                         int8_t *yr, const int8_t *wq, const int32_t *bias_u,
-                                        const ec_avx2_rq *q) {
+                                        const ec_x86_rq *q) {
     const int kpp = g->kpp, oc = g->out_c, kq = kpp / 4;
     int cb = 0, ox, k;
     /* 64 channels (4 blocks) x 4 pixels: each broadcast feeds 4 VPDPBUSD, 16 independent chains,
@@ -91,7 +91,7 @@ static inline int ec_x86_first_dot_x512_b64(const ec_x86_first_geom *g, int ow, 
 /* VNNI, 512-bit: the block of 16 channels c.. (n real ones, weights wb). */
 static inline void ec_x86_first_dot_x512_b16(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                          int8_t *yr, const int8_t *wb, int c, int n,
-                                         const int32_t *bias_u, const ec_avx2_rq *q) {
+                                         const int32_t *bias_u, const ec_x86_rq *q) {
     const int kpp = g->kpp, oc = g->out_c, kq = kpp / 4;
     int ox, k;
     /* 8 pixels x 16 channels: 8 independent VPDPBUSD chains hide the instruction's latency */
@@ -135,7 +135,7 @@ static inline void ec_x86_first_dot_x512_b16(const ec_x86_first_geom *g, int ow,
 /* VNNI, 512-bit: the last block of 8 channels c.. (n real ones, weights wb, bias b). */
 static inline void ec_x86_first_dot_x512_tail8(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                            int8_t *yr, const int8_t *wb, int c, int n, __m256i b,
-                                           const ec_avx2_rq *q) {
+                                           const ec_x86_rq *q) {
     const int kpp = g->kpp, oc = g->out_c, kq2 = kpp / 8;
     int ox, k;
     const ec_x86_first_rqz rz = ec_x86_first_rqz8x2(q, c);
@@ -171,7 +171,7 @@ static inline void ec_x86_first_dot_x512_tail8(const ec_x86_first_geom *g, int o
 /* VNNI, 256-bit: the block of 16 channels c.. (n real ones, weights wb). */
 static inline void ec_x86_first_dot_vnni_b16(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                          int8_t *yr, const int8_t *wb, int c, int n,
-                                         const int32_t *bias_u, const ec_avx2_rq *q) {
+                                         const int32_t *bias_u, const ec_x86_rq *q) {
     const int kpp = g->kpp, oc = g->out_c, kq = kpp / 4;
     int ox, k;
     const __m256i bl = EC_LD256(bias_u + c), bh = EC_LD256(bias_u + c + 8);
@@ -185,8 +185,8 @@ static inline void ec_x86_first_dot_vnni_b16(const ec_x86_first_geom *g, int ow,
         int8_t *yp = yr + (size_t)ox * oc + c;
         for (k = 0; k < kq; ++k) {
             __m256i wl = EC_LD256(wb + 64 * k), wh = EC_LD256(wb + 64 * k + 32), u;
-            EC_AVX2_IN_REG(wl);
-            EC_AVX2_IN_REG(wh);
+            EC_X86_IN_REG(wl);
+            EC_X86_IN_REG(wh);
             u = EC_X86_FIRST_BC32((p0 + 4 * k));
             l0 = ec_dpbusd(l0, u, wl);
             h0 = ec_dpbusd(h0, u, wh);
@@ -200,10 +200,10 @@ static inline void ec_x86_first_dot_vnni_b16(const ec_x86_first_geom *g, int ow,
             l3 = ec_dpbusd(l3, u, wl);
             h3 = ec_dpbusd(h3, u, wh);
         }
-        ec_avx2_out16(yp, l0, h0, q, c, n);
-        if (np > 1) ec_avx2_out16(yp + oc, l1, h1, q, c, n);
-        if (np > 2) ec_avx2_out16(yp + 2 * oc, l2, h2, q, c, n);
-        if (np > 3) ec_avx2_out16(yp + 3 * oc, l3, h3, q, c, n);
+        ec_x86_out16(yp, l0, h0, q, c, n);
+        if (np > 1) ec_x86_out16(yp + oc, l1, h1, q, c, n);
+        if (np > 2) ec_x86_out16(yp + 2 * oc, l2, h2, q, c, n);
+        if (np > 3) ec_x86_out16(yp + 3 * oc, l3, h3, q, c, n);
     }
 
 }
@@ -211,7 +211,7 @@ static inline void ec_x86_first_dot_vnni_b16(const ec_x86_first_geom *g, int ow,
 /* VNNI, 256-bit: the last block of 8 channels c.. (n real ones, weights wb, bias b). */
 static inline void ec_x86_first_dot_vnni_tail8(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                            int8_t *yr, const int8_t *wb, int c, int n, __m256i b,
-                                           const ec_avx2_rq *q) {
+                                           const ec_x86_rq *q) {
     const int kpp = g->kpp, oc = g->out_c, kq2 = kpp / 8;
     int ox, k;
     for (ox = 0; ox < ow; ox += 4) {
@@ -225,8 +225,8 @@ static inline void ec_x86_first_dot_vnni_tail8(const ec_x86_first_geom *g, int o
         int8_t *yp = yr + (size_t)ox * oc + c;
         for (k = 0; k < kq2; ++k) {
             __m256i wl = EC_LD256(wb + 64 * k), wh = EC_LD256(wb + 64 * k + 32), u;
-            EC_AVX2_IN_REG(wl);
-            EC_AVX2_IN_REG(wh);
+            EC_X86_IN_REG(wl);
+            EC_X86_IN_REG(wh);
             u = EC_X86_FIRST_BC64((p0 + 8 * k));
             l0 = ec_dpbusd(l0, u, wl);
             h0 = ec_dpbusd(h0, u, wh);
@@ -240,10 +240,10 @@ static inline void ec_x86_first_dot_vnni_tail8(const ec_x86_first_geom *g, int o
             l3 = ec_dpbusd(l3, u, wl);
             h3 = ec_dpbusd(h3, u, wh);
         }
-        ec_avx2_out8(yp, _mm256_add_epi32(b, ec_x86_first_fold8(l0, h0)), q, c, n);
-        if (np > 1) ec_avx2_out8(yp + oc, _mm256_add_epi32(b, ec_x86_first_fold8(l1, h1)), q, c, n);
-        if (np > 2) ec_avx2_out8(yp + 2 * oc, _mm256_add_epi32(b, ec_x86_first_fold8(l2, h2)), q, c, n);
-        if (np > 3) ec_avx2_out8(yp + 3 * oc, _mm256_add_epi32(b, ec_x86_first_fold8(l3, h3)), q, c, n);
+        ec_x86_out8(yp, _mm256_add_epi32(b, ec_x86_first_fold8(l0, h0)), q, c, n);
+        if (np > 1) ec_x86_out8(yp + oc, _mm256_add_epi32(b, ec_x86_first_fold8(l1, h1)), q, c, n);
+        if (np > 2) ec_x86_out8(yp + 2 * oc, _mm256_add_epi32(b, ec_x86_first_fold8(l2, h2)), q, c, n);
+        if (np > 3) ec_x86_out8(yp + 3 * oc, _mm256_add_epi32(b, ec_x86_first_fold8(l3, h3)), q, c, n);
     }
 
 }
@@ -253,7 +253,7 @@ static inline void ec_x86_first_dot_vnni_tail8(const ec_x86_first_geom *g, int o
  * block, to yr. */
 static inline void ec_x86_first_dot_vnni(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                      int8_t *yr, const int8_t *wq, const int32_t *bias_u,
-                                     const ec_avx2_rq *q) {
+                                     const ec_x86_rq *q) {
     const int kpp = g->kpp, oc = g->out_c;
     int cb = 0;
 #if EC_X86_512
@@ -286,7 +286,7 @@ static inline void ec_x86_first_dot_vnni(const ec_x86_first_geom *g, int ow, con
  * pairs on the stack first (ec_x86_first_w16): one copy of them in flash for every level. */
 static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, const int16_t *col16,
                                      int8_t *yr, const int8_t *wq, const int32_t *bias_x,
-                                     const ec_avx2_rq *q) {
+                                     const ec_x86_rq *q) {
     const int kpp = g->kpp, oc = g->out_c;
     int cb, ox, k;
     const int kh2 = kpp / 2;
@@ -306,8 +306,8 @@ static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, con
             int8_t *yp = yr + (size_t)ox * oc + c;
             for (k = 0; k < kh2; ++k) {
                 __m256i wl = EC_LD256(wb + 32 * k), wh = EC_LD256(wb + 32 * k + 16), u;
-                EC_AVX2_IN_REG(wl);
-                EC_AVX2_IN_REG(wh);
+                EC_X86_IN_REG(wl);
+                EC_X86_IN_REG(wh);
                 u = EC_X86_FIRST_BC32((p0 + 2 * k));
                 l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(u, wl));
                 h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(u, wh));
@@ -321,10 +321,10 @@ static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, con
                 l3 = _mm256_add_epi32(l3, _mm256_madd_epi16(u, wl));
                 h3 = _mm256_add_epi32(h3, _mm256_madd_epi16(u, wh));
             }
-            ec_avx2_out16(yp, l0, h0, q, c, n);
-            if (np > 1) ec_avx2_out16(yp + oc, l1, h1, q, c, n);
-            if (np > 2) ec_avx2_out16(yp + 2 * oc, l2, h2, q, c, n);
-            if (np > 3) ec_avx2_out16(yp + 3 * oc, l3, h3, q, c, n);
+            ec_x86_out16(yp, l0, h0, q, c, n);
+            if (np > 1) ec_x86_out16(yp + oc, l1, h1, q, c, n);
+            if (np > 2) ec_x86_out16(yp + 2 * oc, l2, h2, q, c, n);
+            if (np > 3) ec_x86_out16(yp + 3 * oc, l3, h3, q, c, n);
         }
     }
     if (g->tail8) {
@@ -341,29 +341,29 @@ static inline void ec_x86_first_dot_avx2(const ec_x86_first_geom *g, int ow, con
             int8_t *yp = yr + (size_t)ox * oc + c;
             for (k = 0; k < kh2; ++k) {
                 __m256i w = EC_LD256(wb + 16 * k);
-                EC_AVX2_IN_REG(w);
+                EC_X86_IN_REG(w);
                 a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(EC_X86_FIRST_BC32((p0 + 2 * k)), w));
                 a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(EC_X86_FIRST_BC32((p1 + 2 * k)), w));
                 a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(EC_X86_FIRST_BC32((p2 + 2 * k)), w));
                 a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(EC_X86_FIRST_BC32((p3 + 2 * k)), w));
             }
-            ec_avx2_out8(yp, a0, q, c, n);
-            if (np > 1) ec_avx2_out8(yp + oc, a1, q, c, n);
-            if (np > 2) ec_avx2_out8(yp + 2 * oc, a2, q, c, n);
-            if (np > 3) ec_avx2_out8(yp + 3 * oc, a3, q, c, n);
+            ec_x86_out8(yp, a0, q, c, n);
+            if (np > 1) ec_x86_out8(yp + oc, a1, q, c, n);
+            if (np > 2) ec_x86_out8(yp + 2 * oc, a2, q, c, n);
+            if (np > 3) ec_x86_out8(yp + 3 * oc, a3, q, c, n);
         }
     }
 
 }
-#endif /* EC_AVX2_VNNI */
+#endif /* EC_X86_VNNI */
 
 /* ow consecutive output pixels (patches in col, or col16 without VNNI) of every channel block,
  * to yr: the build's path (only it reads its own operands). */
 static inline void ec_x86_first_dot(const ec_x86_first_geom *g, int ow, const int8_t *col,
                                 const int16_t *col16, int8_t *yr, const int8_t *wq,
                                 const int32_t *bias_u, const int32_t *bias_x,
-                                const ec_avx2_rq *q) {
-#if EC_AVX2_VNNI
+                                const ec_x86_rq *q) {
+#if EC_X86_VNNI
     (void)col16;
     (void)bias_x;
     ec_x86_first_dot_vnni(g, ow, col, yr, wq, bias_u, q);

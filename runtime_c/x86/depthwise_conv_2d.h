@@ -4,9 +4,9 @@
  * ec_x86_depthwise_conv_2d_taps_s8: any filter, pixel by pixel. ec_x86_depthwise_conv_2d_3x3_s8: 3x3 undilated filters, channel block by
  * channel block and row by row, the input pairs (int16) or quads (u8, AVX-512 VPDPBUSD) of each
  * input column built once for every pixel whose window holds it; 512-bit blocks where EC_X86_512.
- * The compiler (edgecc/lower/vec_dw.py) prepares the weights (int16 tap pairs; the 3x3 kernel's
+ * The compiler (edgecc/lower/vec/depthwise.py) prepares the weights (int16 tap pairs; the 3x3 kernel's
  * 64-channel blocks build their quads from them), the bias with the input offset folded in, and the requantization constants
- * (ec_avx2_rq, x86/common.h). Taps outside the input read a constant row of input_zp bytes.
+ * (ec_x86_rq, x86/common.h). Taps outside the input read a constant row of input_zp bytes.
  * No arena scratch. Only compiled where AVX2 exists. C99, no state, no allocation.
  */
 #ifndef EDGECC_X86_DEPTHWISE_CONV_2D_H
@@ -22,22 +22,22 @@ typedef struct {
     int32_t batches, in_h, in_w, chans, out_h, out_w;
     int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
     int32_t pairs;                  /* (k_h * k_w + 1) / 2 tap pairs */
-} ec_avx2_dw_geom;
+} ec_x86_dw_geom;
 #endif
 
-#define EC_AVX2_DW_MAX_TAPS 64
+#define EC_X86_DW_MAX_TAPS 64
 
 /* Depth multiplier 1, channels a multiple of 8. Weights: for each tap pair t, for each channel
  * c: (w[2t][c], w[2t+1][c]) as int16 (a missing last tap has weight 0). Each output pixel
  * collects its taps' input pointers (zrow, a constant row of input_zp bytes, for a tap outside
  * the input), then runs 16 channels (8 for the last block) over the tap pairs: bytes of two taps
  * interleaved, sign-extended, VPMADDWD against the weight pairs. No arena scratch. */
-EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_taps_s8(const ec_avx2_dw_geom *g, const int8_t *x, int8_t *y,
-                               const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+EC_X86_SHARED void ec_x86_depthwise_conv_2d_taps_s8(const ec_x86_dw_geom *g, const int8_t *x, int8_t *y,
+                               const int16_t *w, const int32_t *bias, const ec_x86_rq *q,
                                const int8_t *zrow) {
     const int C = g->chans;
-    const int8_t *tp[EC_AVX2_DW_MAX_TAPS + 1];
-    ptrdiff_t off[EC_AVX2_DW_MAX_TAPS];  /* tap offsets from the window's first pixel */
+    const int8_t *tp[EC_X86_DW_MAX_TAPS + 1];
+    ptrdiff_t off[EC_X86_DW_MAX_TAPS];  /* tap offsets from the window's first pixel */
     int b, oy, ox;
     ec_vec_dw_offsets(g->k_h, g->k_w, g->dil_h, g->dil_w, g->in_w, C, off);
     for (b = 0; b < g->batches; ++b) {
@@ -61,7 +61,7 @@ EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_taps_s8(const ec_avx2_dw_geom *g, c
                         a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(
                             _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(xa, xb2)), EC_LD256(wp + 16)));
                     }
-                    ec_avx2_out16(yp + c, a0, a1, q, c, 16);
+                    ec_x86_out16(yp + c, a0, a1, q, c, 16);
                 }
                 if (c < C) {  /* 8 channels left */
                     __m256i a0 = EC_LD256(bias + c);
@@ -73,7 +73,7 @@ EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_taps_s8(const ec_avx2_dw_geom *g, c
                         a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(
                             _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(xa, xb2)), EC_LD256(wp)));
                     }
-                    ec_avx2_out8(yp + c, a0, q, c, 8);
+                    ec_x86_out8(yp + c, a0, q, c, 8);
                 }
             }
         }

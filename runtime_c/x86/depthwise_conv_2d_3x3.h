@@ -5,20 +5,20 @@
 #if defined(__AVX2__)
 #include "depthwise_conv_2d_3x3_x512.h"
 
-/* One output row of one channel block. rp: the 3 input rows' first pixel (a row outside the
- * input: zrow, a whole row of input_zp bytes and 64 more; every row steps C bytes a pixel).
- * Weights: 5 pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5) (w6,w7) and (w8,0) when d4 == 1, else (0,w8)
- * (tap t = 3*fy + fx), for each pair [c][2]. With V(j) = pairs of rows 0 and 1 at input column j
- * and H(j) = pairs of row 2 at columns j, j+1, the pixel whose window starts at column j - 1 is
- * V(j-1).P0 + V(j).P1 + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves
- * several pixels and is built once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next
- * pixel's H(j'-1)). A column outside the input reads zrow; interior pixels (x_lo..x_hi-1: the
- * columns j-1..j+1+d4 inside the row; none above stride 2, where every pixel takes the checked
- * path: one interior loop fewer in each block kind) need no check: this does xa..x_hi-1 of them (the packed ZMM
- * rows do the first ones, ec_x86_dw3_row_p). VT: the vector type; K: the block kind (ky: 256-bit, kz:
- * 512-bit) whose _pairs, _mac and _store this uses. */
-#define EC_X86_DW3_ROW(NAME, VT, KT, K)                                                            \
-EC_X86_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],                   \
+/* One output row of one channel block. rp: the 3 input rows' first pixel (a row outside the input:
+ * zrow, a whole row of input_zp bytes and 64 more; every row steps C bytes a pixel). Weights: 5
+ * pairs P0..P4 = (w0,w3) (w1,w4) (w2,w5) (w6,w7) and (w8,0) when d4 == 1, else (0,w8) (tap t = 3*fy
+ * + fx), for each pair [c][2]. With V(j) = pairs of rows 0 and 1 at input column j and H(j) = pairs
+ * of row 2 at columns j, j+1, the pixel whose window starts at column j - 1 is V(j-1).P0 + V(j).P1
+ * + V(j+1).P2 + H(j-1).P3 + H(j+d4).P4; along a row each V and H serves several pixels and is built
+ * once (stride 1: d4 = 0; stride 2: d4 = 1, H(j+1) is the next pixel's H(j'-1)). A column outside
+ * the input reads zrow; interior pixels (x_lo..x_hi-1: the columns j-1..j+1+d4 inside the row; none
+ * above stride 2, where every pixel takes the checked path: one interior loop fewer in each block
+ * kind) need no check: this does xa..x_hi-1 of them (the packed ZMM rows do the first ones,
+ * ec_x86_dw3_row_p). VT: the vector type; KT the block kind's constants (ky: 256-bit, kz: 512-bit);
+ * PAIRS, MAC, STORE its functions. */
+#define EC_X86_DW3_ROW(NAME, VT, KT, PAIRS, MAC, STORE)                                        \
+EC_X86_DW_INLINE void NAME(const ec_x86_dw3_geom *g, const int8_t *const rp[3],                \
                        int8_t *yrow, const int8_t *zrow, const KT *k,                          \
                        int c, int NH, int FAST, int xa) {                                      \
     const int C = g->chans, sw = g->stride_w, in_w = g->in_w, d4 = g->d4;                      \
@@ -35,43 +35,43 @@ EC_X86_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
         for (i = 0; i < 3; ++i)                                                                \
             for (d = 0; d < 4; ++d) {                                                          \
                 const int col = j - 1 + d;                                                     \
-                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * C + c;       \
+                p[i][d] = (col < 0 || col >= in_w) ? zrow + c : rp[i] + col * C + c;           \
             }                                                                                  \
-        for (d = 0; d < 3; ++d) K##_pairs(p[0][d], p[1][d], V[d], NH);                         \
-        K##_pairs(p[2][0], p[2][1], H[0], NH);                                                 \
-        K##_pairs(p[2][1 + d4], p[2][2 + d4], H[1], NH);                                       \
-        K##_mac(k, V[0], V[1], V[2], H[0], H[1], acc, NH);                                     \
-        K##_store(yrow + (size_t)ox * C + c, acc, k, NH, FAST);                                \
+        for (d = 0; d < 3; ++d) PAIRS(p[0][d], p[1][d], V[d], NH);                             \
+        PAIRS(p[2][0], p[2][1], H[0], NH);                                                     \
+        PAIRS(p[2][1 + d4], p[2][2 + d4], H[1], NH);                                           \
+        MAC(k, V[0], V[1], V[2], H[0], H[1], acc, NH);                                         \
+        STORE(yrow + (size_t)ox * C + c, acc, k, NH, FAST);                                    \
     }                                                                                          \
-    if (xa < g->x_hi) { /* interior pixels xa..: pointers at each row's column j - 1 */         \
+    if (xa < g->x_hi) { /* interior pixels xa..: pointers at each row's column j - 1 */        \
         const int j0 = xa * sw - g->pad_l;                                                     \
-        const int8_t *p0 = rp[0] + j0 * C + c, *p1 = rp[1] + j0 * C + c;                         \
+        const int8_t *p0 = rp[0] + j0 * C + c, *p1 = rp[1] + j0 * C + c;                       \
         const int8_t *p2 = rp[2] + j0 * C + c;                                                 \
-        const ptrdiff_t c0 = C, c1 = C, c2 = C; /* every row (zrow too) steps C */          \
+        const ptrdiff_t c0 = C, c1 = C, c2 = C; /* every row (zrow too) steps C */             \
         int8_t *yp = yrow + (size_t)xa * C + c;                                                \
         const int n = g->x_hi - xa;                                                            \
         VT Vm[2], V0[2], Vp[2], Hm[2], Hp[2], acc[2];                                          \
         if (sw == 1) {                                                                         \
-            K##_pairs(p0, p1, Vm, NH);                                                         \
-            K##_pairs(p0 + c0, p1 + c1, V0, NH);                                               \
-            K##_pairs(p2, p2 + c2, Hm, NH);                                                    \
+            PAIRS(p0, p1, Vm, NH);                                                             \
+            PAIRS(p0 + c0, p1 + c1, V0, NH);                                                   \
+            PAIRS(p2, p2 + c2, Hm, NH);                                                        \
             for (ox = 0; ox < n; ++ox) {                                                       \
-                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
-                K##_pairs(p2 + c2, p2 + 2 * c2, Hp, NH);                                       \
-                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
-                K##_store(yp, acc, k, NH, FAST);                                               \
+                PAIRS(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                       \
+                PAIRS(p2 + c2, p2 + 2 * c2, Hp, NH);                                           \
+                MAC(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                           \
+                STORE(yp, acc, k, NH, FAST);                                                   \
                 for (h = 0; h < NH; ++h) Vm[h] = V0[h], V0[h] = Vp[h], Hm[h] = Hp[h];          \
                 p0 += c0, p1 += c1, p2 += c2, yp += C;                                         \
             }                                                                                  \
-        } else { /* stride 2 (above 2 no pixel is interior: x_lo == x_hi == out_w) */           \
-            K##_pairs(p0, p1, Vm, NH);                                                         \
-            K##_pairs(p2, p2 + c2, Hm, NH);                                                    \
+        } else { /* stride 2 (above 2 no pixel is interior: x_lo == x_hi == out_w) */          \
+            PAIRS(p0, p1, Vm, NH);                                                             \
+            PAIRS(p2, p2 + c2, Hm, NH);                                                        \
             for (ox = 0; ox < n; ++ox) {                                                       \
-                K##_pairs(p0 + c0, p1 + c1, V0, NH);                                           \
-                K##_pairs(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                   \
-                K##_pairs(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);                                   \
-                K##_mac(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                       \
-                K##_store(yp, acc, k, NH, FAST);                                               \
+                PAIRS(p0 + c0, p1 + c1, V0, NH);                                               \
+                PAIRS(p0 + 2 * c0, p1 + 2 * c1, Vp, NH);                                       \
+                PAIRS(p2 + 2 * c2, p2 + 3 * c2, Hp, NH);                                       \
+                MAC(k, Vm, V0, Vp, Hm, Hp, acc, NH);                                           \
+                STORE(yp, acc, k, NH, FAST);                                                   \
                 for (h = 0; h < NH; ++h) Vm[h] = Vp[h], Hm[h] = Hp[h];                         \
                 p0 += 2 * c0, p1 += 2 * c1, p2 += 2 * c2, yp += C;                             \
             }                                                                                  \
@@ -85,7 +85,7 @@ EC_X86_DW_INLINE void NAME(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
  * P (the return value: the first pixel left to ec_x86_dw3_row_y); each group reads the 32 bytes at
  * columns j-1, j, j+1 of rows 0 and 1 (V0..V2) and j-1, j, j+1 of row 2 (H0 = (j-1, j),
  * H1 = (j, j+1), P4 = (0, w8)), all inside the row. */
-EC_X86_DW_INLINE int ec_x86_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
+EC_X86_DW_INLINE int ec_x86_dw3_row_p(const ec_x86_dw3_geom *g, const int8_t *const rp[3],
                               int8_t *yrow, const ec_x86_dw_kz *k, int FAST,
                               int C) {
     const int P = 32 / C, j0 = g->x_lo - g->pad_l;
@@ -115,18 +115,21 @@ EC_X86_DW_INLINE int ec_x86_dw3_row_p(const ec_avx2_dw3_geom *g, const int8_t *c
 }
 #endif
 
-EC_X86_DW3_ROW(ec_x86_dw3_row_y, __m256i, ec_x86_dw_ky, ec_x86_dw_ky)
+EC_X86_DW3_ROW(ec_x86_dw3_row_y, __m256i, ec_x86_dw_ky, ec_x86_dw_ky_pairs, ec_x86_dw_ky_mac,
+               ec_x86_dw_ky_store)
 #if EC_X86_512
-EC_X86_DW3_ROW(ec_x86_dw3_row_z, __m512i, ec_x86_dw_kz, ec_x86_dw_kz)
-EC_X86_DW3_ROW(ec_x86_dw3_row_w, __m512i, ec_x86_dw_kz, ec_x86_dw_kw)
+EC_X86_DW3_ROW(ec_x86_dw3_row_z, __m512i, ec_x86_dw_kz, ec_x86_dw_kz_pairs, ec_x86_dw_kz_mac,
+               ec_x86_dw_kz_store)
+EC_X86_DW3_ROW(ec_x86_dw3_row_w, __m512i, ec_x86_dw_kz, ec_x86_dw_kw_pairs, ec_x86_dw_kw_mac,
+               ec_x86_dw_kw_store)
 #endif
 
 /* Every row of every batch for the block of channels c.. of a kind (NH 1: 8 channels, 2: 16, 3:
  * 32 on ZMM, 4 / 6: the whole layer of 8 / 16 channels, stride 1, pixels packed on ZMM, 5: 64 on
  * ZMM as VPDPBUSD quads, 7: 16 on one ZMM): the block's constants are loaded once. NH is a
  * constant in every inlined copy, and so are the loops and arrays it sizes. */
-EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
-                               const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y,
+                               const int16_t *w, const int32_t *bias, const ec_x86_rq *q,
                                const int8_t *zrow, int c, int NH,
                                int FAST) {
     const int C = g->chans;
@@ -186,90 +189,91 @@ EC_X86_DW_INLINE void ec_x86_dw3_block(const ec_avx2_dw3_geom *g, const int8_t *
 #else
 #define EC_X86_DW3_NOIPA
 #endif
-#define EC_X86_DW3_BLK(NH, FAST)                                                                   \
-    static __attribute__((noinline, unused)) EC_X86_DW3_NOIPA void ec_x86_dw3_blk_##NH##_##FAST(       \
-        const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
-        const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow,                          \
-        int c) {                                                                               \
-        const ec_avx2_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
-        ec_x86_dw3_block(&gl, x, y, w, bias, q, zrow, c, NH, FAST);                             \
+#define EC_X86_DW3_BLK(NAME, NH, FAST)                                                        \
+    static __attribute__((noinline, unused)) EC_X86_DW3_NOIPA void NAME(                      \
+        const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,               \
+        const int32_t *bias, const ec_x86_rq *q, const int8_t *zrow,                          \
+        int c) {                                                                              \
+        const ec_x86_dw3_geom gl = *g; /* not reloaded after each int8 store */               \
+        ec_x86_dw3_block(&gl, x, y, w, bias, q, zrow, c, NH, FAST);                           \
     }
-EC_X86_DW3_BLK(1, 0)
-EC_X86_DW3_BLK(1, 1)
-EC_X86_DW3_BLK(2, 0)
-EC_X86_DW3_BLK(2, 1)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_1_0, 1, 0)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_1_1, 1, 1)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_2_0, 2, 0)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_2_1, 2, 1)
 #if EC_X86_512
-EC_X86_DW3_BLK(3, 0)
-EC_X86_DW3_BLK(3, 1)
-EC_X86_DW3_BLK(4, 0)
-EC_X86_DW3_BLK(4, 1)
-EC_X86_DW3_BLK(5, 0)
-EC_X86_DW3_BLK(5, 1)
-EC_X86_DW3_BLK(6, 0)
-EC_X86_DW3_BLK(6, 1)
-EC_X86_DW3_BLK(7, 0)
-EC_X86_DW3_BLK(7, 1)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_3_0, 3, 0)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_3_1, 3, 1)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_4_0, 4, 0)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_4_1, 4, 1)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_5_0, 5, 0)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_5_1, 5, 1)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_6_0, 6, 0)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_6_1, 6, 1)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_7_0, 7, 0)
+EC_X86_DW3_BLK(ec_x86_dw3_blk_7_1, 7, 1)
 #endif
 #undef EC_X86_DW3_BLK
 
-/* Every channel block of a layer in the order of its channel plan PLAN (edgecc/lower/vec_dw.py
- * dw3_plan: 1: C % 64 == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C == 8 and 4: C == 16 at stride 1;
- * 0: any other C from 16; 6: any other C below 16; 7, 8, 9: plans 2, 5, 0 below 64 channels, no
- * block of 64 quads). PLAN is a constant in each caller, so a
- * layer's code references only the block kinds its plan runs at each level. The last channels
- * of C not a multiple of the block: a block ending at channel C - 1 (overlapping channels are
- * computed and stored twice, the same values): no read or write past a pixel. */
-EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
-                             const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+/* Every channel block of a layer in the order of its channel plan PLAN
+ * (edgecc/lower/vec/depthwise.py dw3_plan: 1: C % 64 == 0; 2: C % 32 == 0; 5: C % 16 == 0; 3: C ==
+ * 8 and 4: C == 16 at stride 1; 0: any other C from 16; 6: any other C below 16; 7, 8, 9: plans 2,
+ * 5, 0 below 64 channels, no block of 64 quads). PLAN is a constant in each caller, so a layer's
+ * code references only the block kinds its plan runs at each level. The last channels of C not a
+ * multiple of the block: a block ending at channel C - 1 (overlapping channels are computed and
+ * stored twice, the same values): no read or write past a pixel. */
+EC_X86_DW_INLINE void ec_x86_dw3_all(const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y,
+                             const int16_t *w, const int32_t *bias, const ec_x86_rq *q,
                              const int8_t *zrow, int FAST, int PLAN) {
     /* blocks of 32 on ZMM for channels a multiple of 32 or 16 (plans 2, 5, 7); the others take
      * their rests in blocks of 16 (as fast: cv_se_mbv2 184.2 vs 184.6 us), one kind fewer */
     const int C = g->chans, QUADS = PLAN < 7, Z32 = PLAN == 2 || PLAN == 5 || PLAN == 7;
     int c = 0;
-#define EC_X86_DW3_B(NH, c0)                                                                       \
+/* the block kind's two functions: f1 the fast requantization, f0 the exact one */
+#define EC_X86_DW3_B(f1, f0, c0)                                                               \
     do {                                                                                       \
-        if (FAST) ec_x86_dw3_blk_##NH##_1(g, x, y, w, bias, q, zrow, (c0));                     \
-        else ec_x86_dw3_blk_##NH##_0(g, x, y, w, bias, q, zrow, (c0));                          \
+        if (FAST) f1(g, x, y, w, bias, q, zrow, (c0));                                         \
+        else f0(g, x, y, w, bias, q, zrow, (c0));                                              \
     } while (0)
     (void)QUADS, (void)Z32;  /* 512-bit builds only */
     PLAN = PLAN == 7 ? 2 : PLAN == 8 ? 5 : PLAN == 9 ? 0 : PLAN;
 #if EC_X86_512
     if (PLAN == 3) {  /* 8 channels, stride 1: pixels packed on ZMM */
-        EC_X86_DW3_B(4, 0);
+        EC_X86_DW3_B(ec_x86_dw3_blk_4_1, ec_x86_dw3_blk_4_0, 0);
         return;
     }
     if (PLAN == 4) {  /* 16 channels, stride 1 */
-        EC_X86_DW3_B(6, 0);
+        EC_X86_DW3_B(ec_x86_dw3_blk_6_1, ec_x86_dw3_blk_6_0, 0);
         return;
     }
     if (PLAN != 6) {  /* 64 as VPDPBUSD quads, then 32 and 16 on ZMM */
         if (QUADS)
-            for (; c + 64 <= C; c += 64) EC_X86_DW3_B(5, c);
+            for (; c + 64 <= C; c += 64) EC_X86_DW3_B(ec_x86_dw3_blk_5_1, ec_x86_dw3_blk_5_0, c);
         if (PLAN == 1) return;
         if (Z32)
-            for (; c + 32 <= C; c += 32) EC_X86_DW3_B(3, c);
+            for (; c + 32 <= C; c += 32) EC_X86_DW3_B(ec_x86_dw3_blk_3_1, ec_x86_dw3_blk_3_0, c);
         if (PLAN == 2) return;
-        for (; c + 16 <= C; c += 16) EC_X86_DW3_B(7, c);
-        if (PLAN == 0 && c < C) EC_X86_DW3_B(7, C - 16);  /* C >= 16 in plan 0 */
+        for (; c + 16 <= C; c += 16) EC_X86_DW3_B(ec_x86_dw3_blk_7_1, ec_x86_dw3_blk_7_0, c);
+        if (PLAN == 0 && c < C) EC_X86_DW3_B(ec_x86_dw3_blk_7_1, ec_x86_dw3_blk_7_0, C - 16);  /* C >= 16 in plan 0 */
         return;
     }
 #else
     if (PLAN == 1 || PLAN == 2 || PLAN == 4 || PLAN == 5) {  /* channels a multiple of 16 */
-        for (; c < C; c += 16) EC_X86_DW3_B(2, c);
+        for (; c < C; c += 16) EC_X86_DW3_B(ec_x86_dw3_blk_2_1, ec_x86_dw3_blk_2_0, c);
         return;
     }
 #endif
     if (PLAN == 3 || PLAN == 6) {  /* 8 to 15 channels: one or two blocks of 8 */
-        if (C > 8) EC_X86_DW3_B(1, 0);
-        EC_X86_DW3_B(1, C - 8);
+        if (C > 8) EC_X86_DW3_B(ec_x86_dw3_blk_1_1, ec_x86_dw3_blk_1_0, 0);
+        EC_X86_DW3_B(ec_x86_dw3_blk_1_1, ec_x86_dw3_blk_1_0, C - 8);
         return;
     }
-    for (; c + 16 <= C; c += 16) EC_X86_DW3_B(2, c);
-    if (c < C) EC_X86_DW3_B(2, C - 16);  /* C >= 16 in plans 0 and 9 */
+    for (; c + 16 <= C; c += 16) EC_X86_DW3_B(ec_x86_dw3_blk_2_1, ec_x86_dw3_blk_2_0, c);
+    if (c < C) EC_X86_DW3_B(ec_x86_dw3_blk_2_1, ec_x86_dw3_blk_2_0, C - 16);  /* C >= 16 in plans 0 and 9 */
 #undef EC_X86_DW3_B
 }
 
-/* The plan of C channels at stride sw, as edgecc/lower/vec_dw.py dw3_plan. */
+/* The plan of C channels at stride sw, as edgecc/lower/vec/depthwise.py dw3_plan. */
 EC_X86_DW_INLINE int ec_x86_dw3_plan(int C, int sw) {
     if (C % 64 == 0) return 1;
     if (sw == 1 && (C == 8 || C == 16)) return C == 8 ? 3 : 4;
@@ -283,14 +287,14 @@ EC_X86_DW_INLINE int ec_x86_dw3_plan(int C, int sw) {
  * VPDPBUSD quads then 32 on ZMM, 16 or 8 on YMM), row by row: weights, bias and requantization
  * constants stay in registers; border pixels check their columns, interior ones do not. No arena
  * scratch. */
-EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y,
-                                const int16_t *w, const int32_t *bias, const ec_avx2_rq *q,
+EC_X86_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y,
+                                const int16_t *w, const int32_t *bias, const ec_x86_rq *q,
                                 const int8_t *zrow) {
     /* a local copy: the int8 output stores may alias anything, *g would be reloaded after each */
-    const ec_avx2_dw3_geom gl = *g;
+    const ec_x86_dw3_geom gl = *g;
     const int fast = q->fast != 0;
-#define EC_X86_DW3_P(P)                                                                            \
-    case P:                                                                                    \
+#define EC_X86_DW3_P(P)                                                                     \
+    case P:                                                                                 \
         if (fast) ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, 1, P);                        \
         else ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, 0, P);                             \
         break;
@@ -302,36 +306,36 @@ EC_AVX2_SHARED void ec_x86_depthwise_conv_2d_3x3_s8(const ec_avx2_dw3_geom *g, c
 }
 
 /* The same for a layer whose requantization path (FAST: q->fast) and channel plan are known when
- * the C is generated (edgecc/lower/vec_dw.py dw3_plan, the channel count C and stride; see
+ * the C is generated (edgecc/lower/vec/depthwise.py dw3_plan, the channel count C and stride; see
  * ec_x86_dw3_all). Each names the kinds its plan runs, so a model holds the block kinds its
  * layers run, not all fourteen. */
-#define EC_X86_DW3_PLAN(PLAN, FAST)                                                                \
-    EC_AVX2_SHARED void EC_X86_NS(ec_x86_depthwise_conv_2d_3x3_p##PLAN##FAST##_s8)(                \
-        const ec_avx2_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
-        const int32_t *bias, const ec_avx2_rq *q, const int8_t *zrow) {                            \
-        const ec_avx2_dw3_geom gl = *g;                                                            \
-        ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, FAST, PLAN);                                \
+#define EC_X86_DW3_PLAN(NAME, PLAN, FAST)                                                         \
+    EC_X86_SHARED void NAME(                                                                      \
+        const ec_x86_dw3_geom *g, const int8_t *x, int8_t *y, const int16_t *w,                   \
+        const int32_t *bias, const ec_x86_rq *q, const int8_t *zrow) {                            \
+        const ec_x86_dw3_geom gl = *g;                                                            \
+        ec_x86_dw3_all(&gl, x, y, w, bias, q, zrow, FAST, PLAN);                                  \
     }
-EC_X86_DW3_PLAN(0, 0)
-EC_X86_DW3_PLAN(0, 1)
-EC_X86_DW3_PLAN(1, 0)
-EC_X86_DW3_PLAN(1, 1)
-EC_X86_DW3_PLAN(2, 0)
-EC_X86_DW3_PLAN(2, 1)
-EC_X86_DW3_PLAN(3, 0)
-EC_X86_DW3_PLAN(3, 1)
-EC_X86_DW3_PLAN(4, 0)
-EC_X86_DW3_PLAN(4, 1)
-EC_X86_DW3_PLAN(5, 0)
-EC_X86_DW3_PLAN(5, 1)
-EC_X86_DW3_PLAN(6, 0)
-EC_X86_DW3_PLAN(6, 1)
-EC_X86_DW3_PLAN(7, 0)
-EC_X86_DW3_PLAN(7, 1)
-EC_X86_DW3_PLAN(8, 0)
-EC_X86_DW3_PLAN(8, 1)
-EC_X86_DW3_PLAN(9, 0)
-EC_X86_DW3_PLAN(9, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p00_s8, 0, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p01_s8, 0, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p10_s8, 1, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p11_s8, 1, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p20_s8, 2, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p21_s8, 2, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p30_s8, 3, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p31_s8, 3, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p40_s8, 4, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p41_s8, 4, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p50_s8, 5, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p51_s8, 5, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p60_s8, 6, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p61_s8, 6, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p70_s8, 7, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p71_s8, 7, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p80_s8, 8, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p81_s8, 8, 1)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p90_s8, 9, 0)
+EC_X86_DW3_PLAN(ec_x86_depthwise_conv_2d_3x3_p91_s8, 9, 1)
 #undef EC_X86_DW3_PLAN
 
 #endif /* __AVX2__ */

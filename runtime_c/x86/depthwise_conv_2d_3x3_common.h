@@ -10,9 +10,9 @@
 /* int16 dot pairs into int32 with wrap-around: VPDPWSSD where VNNI exists (acc + a0*b0 + a1*b1
  * in one instruction, non-saturating), else VPMADDWD + VPADDD. Products of int8 values: a pair
  * never overflows int32, so both give the same sums. */
-#if EC_AVX2_VNNI && EC_X86_EVEX
+#if EC_X86_VNNI && EC_X86_EVEX
 #define ec_x86_dw_dot(acc, a, b) _mm256_dpwssd_epi32((acc), (a), (b))
-#elif EC_AVX2_VNNI
+#elif EC_X86_VNNI
 #define ec_x86_dw_dot(acc, a, b) _mm256_dpwssd_avx_epi32((acc), (a), (b))
 #else
 #define ec_x86_dw_dot(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))
@@ -26,10 +26,10 @@ typedef struct {
     int32_t batches, in_h, in_w, chans, out_h, out_w, stride_h, stride_w, pad_t, pad_l;
     int32_t d4;          /* 1 for stride 2 (see ec_x86_dw3_block), else 0 */
     int32_t x_lo, x_hi;  /* interior output columns (ec_x86_dw3_block); both out_w when none */
-} ec_avx2_dw3_geom;
+} ec_x86_dw3_geom;
 #endif
 
-/* ec_avx2_fast8 with its per-channel constants loaded once per channel block (the output
+/* ec_x86_fast8 with its per-channel constants loaded once per channel block (the output
  * stores are int8, which may alias anything: constants read through q would be reloaded after
  * every store). The same instructions on the same values, but this kernel's c64 array is in
  * channel order (a block may start at any channel: see ec_x86_dw3_all). */
@@ -38,7 +38,7 @@ typedef struct {
     __m128i L;
 } ec_x86_dw_rq8;
 
-EC_X86_DW_INLINE ec_x86_dw_rq8 ec_x86_dw_rq8_load(const ec_avx2_rq *q, int c) {
+EC_X86_DW_INLINE ec_x86_dw_rq8 ec_x86_dw_rq8_load(const ec_x86_rq *q, int c) {
     ec_x86_dw_rq8 r;
     r.m = EC_LD256(q->mult + c);
     r.mo = _mm256_srli_epi64(r.m, 32);
@@ -66,12 +66,12 @@ typedef struct {
     __m256i W[5][2], B[2];
     ec_x86_dw_rq8 R[2];
     __m128i lo, hi;  /* the activation clamp */
-    const ec_avx2_rq *q;
+    const ec_x86_rq *q;
     int c;
 } ec_x86_dw_ky;
 
 EC_X86_DW_INLINE void ec_x86_dw_ky_load(ec_x86_dw_ky *k, const int16_t *w, const int32_t *bias,
-                                const ec_avx2_rq *q, int C, int c, int NH, int FAST) {
+                                const ec_x86_rq *q, int C, int c, int NH, int FAST) {
     int h, i;
     for (h = 0; h < NH; ++h) {
         for (i = 0; i < 5; ++i) k->W[i][h] = EC_LD256(w + 2 * (size_t)i * C + 2 * c + 16 * h);
@@ -121,8 +121,8 @@ EC_X86_DW_INLINE void ec_x86_dw_ky_store(int8_t *y, const __m256i *acc, const ec
         o0 = ec_x86_dw_fast8(acc[0], &k->R[0]);
         o1 = NH == 2 ? ec_x86_dw_fast8(acc[1], &k->R[1]) : o0;
     } else {
-        o0 = ec_avx2_mbqm8(acc[0], k->q, k->c);
-        o1 = NH == 2 ? ec_avx2_mbqm8(acc[1], k->q, k->c + 8) : o0;
+        o0 = ec_x86_mbqm8(acc[0], k->q, k->c);
+        o1 = NH == 2 ? ec_x86_mbqm8(acc[1], k->q, k->c + 8) : o0;
     }
     if (NH == 2) {
         const __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(o0, o1), 0xD8);

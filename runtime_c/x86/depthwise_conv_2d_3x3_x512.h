@@ -66,7 +66,7 @@ EC_X86_DW_INLINE __m512i ec_x86_dw_z64(const int64_t *p, int h, int odd, int C) 
 }
 
 EC_X86_DW_INLINE void ec_x86_dw_kz_load(ec_x86_dw_kz *k, const int16_t *w, const int32_t *bias,
-                                const ec_avx2_rq *q, int C, int c, int FAST) {
+                                const ec_x86_rq *q, int C, int c, int FAST) {
     const int B = C >= 32 ? 32 : C;  /* the channels of a block */
     int h, i;
     for (h = 0; h < 2; ++h) {
@@ -114,7 +114,7 @@ EC_X86_DW_INLINE void ec_x86_dw_kz_mac(const ec_x86_dw_kz *k, const __m512i *v0,
     }
 }
 
-/* ec_avx2_fast8 on 16 lanes. */
+/* ec_x86_fast8 on 16 lanes. */
 EC_X86_DW_INLINE __m512i ec_x86_dw_fastz(__m512i acc, const ec_x86_dw_rqz *r) {
     const __m512i a = _mm512_sll_epi32(acc, r->L);
     const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(a, r->m), r->ce);
@@ -123,7 +123,7 @@ EC_X86_DW_INLINE __m512i ec_x86_dw_fastz(__m512i acc, const ec_x86_dw_rqz *r) {
     return _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), r->e);
 }
 
-/* ec_avx2_mbqm8 (TFLite's two roundings) on 16 lanes, without out_zp. */
+/* ec_x86_mbqm8 (TFLite's two roundings) on 16 lanes, without out_zp. */
 EC_X86_DW_INLINE __m512i ec_x86_dw_mbqmz(__m512i acc, const ec_x86_dw_rqz *r) {
     const __m512i one = _mm512_set1_epi32(1);
     const __m512i nudge = _mm512_set1_epi64((long long)1 << 30);
@@ -162,7 +162,7 @@ EC_X86_DW_INLINE void ec_x86_dw_kz_store(int8_t *y, const __m512i *acc, const ec
  * ZMM): the kind for 16-channel rests and layers the packed and quad paths do not take. Only
  * W[i][0], B[0], R[0] of an ec_x86_dw_kz are used. */
 EC_X86_DW_INLINE void ec_x86_dw_kw_load(ec_x86_dw_kz *k, const int16_t *w, const int32_t *bias,
-                                const ec_avx2_rq *q, int C, int c, int FAST) {
+                                const ec_x86_rq *q, int C, int c, int FAST) {
     int i;
     for (i = 0; i < 5; ++i) k->W[i][0] = _mm512_loadu_si512(w + 2 * ((size_t)i * C + c));
     k->B[0] = _mm512_loadu_si512(bias + c);
@@ -260,7 +260,7 @@ EC_X86_DW_INLINE __m512i ec_x86_dw_quad16(const int16_t *pd, const int16_t *px, 
  * times the sum of the channel's 9 weights: VPDPBUSD of 128s against the quads), the
  * requantization constants (c64: per accumulator its 8 even lanes, then its 8 odd lanes). */
 EC_X86_DW_INLINE void ec_x86_dw_kq_load(ec_x86_dw_kq *k, const int16_t *w, const int32_t *bias,
-                                const ec_avx2_rq *q, int C, int d4, int c, int FAST) {
+                                const ec_x86_rq *q, int C, int d4, int c, int FAST) {
     const __m512i u128 = _mm512_set1_epi8((char)0x80);
     __m512i bv[4], mv[4], ev[4], lv[4], s[4];
     int g, d;
@@ -342,7 +342,7 @@ EC_X86_DW_INLINE void ec_x86_dw_kq_pixel(int8_t *y, const __m512i *v0, const __m
 
 /* One output row of a 64-channel block: each input column's quads are built once and serve
  * every pixel whose window holds the column; a column outside the row reads zrow. */
-EC_X86_DW_INLINE void ec_x86_dw3_row_q(const ec_avx2_dw3_geom *g, const int8_t *const rp[3],
+EC_X86_DW_INLINE void ec_x86_dw3_row_q(const ec_x86_dw3_geom *g, const int8_t *const rp[3],
                                int8_t *yrow, const int8_t *zrow,
                                const ec_x86_dw_kq *k, int c, int FAST) {
     const int C = g->chans, sw = g->stride_w, in_w = g->in_w;
@@ -351,12 +351,12 @@ EC_X86_DW_INLINE void ec_x86_dw3_row_q(const ec_avx2_dw3_geom *g, const int8_t *
     int8_t *yp = yrow + c;
     for (i = 0; i < 4; ++i)  /* set before use (the first pixel builds all 3); for the compiler */
         q0[i] = q1[i] = q2[i] = _mm512_setzero_si512();
-#define EC_X86_DW_Q(col, v)                                                                        \
+#define EC_X86_DW_Q(col, v)                                                                    \
     do {                                                                                       \
         const int col_ = (col), in_ = col_ >= 0 && col_ < in_w;                                \
         ec_x86_dw_kq_build(in_ ? rp[0] + col_ * C + c : zrow + c,                              \
-                       in_ ? rp[1] + col_ * C + c : zrow + c,                              \
-                       in_ ? rp[2] + col_ * C + c : zrow + c, (v));                        \
+                       in_ ? rp[1] + col_ * C + c : zrow + c,                                  \
+                       in_ ? rp[2] + col_ * C + c : zrow + c, (v));                            \
     } while (0)
     for (ox = 0; ox < g->out_w; ++ox, yp += C) {
         const int j = ox * sw - g->pad_l;  /* the window's first column */

@@ -25,10 +25,10 @@
  * walk a pass as sub-passes of at most 4 blocks (8 YMM accumulators). With weights streamed
  * from L2 once per inference (ad01_int8: 270 KB) the ZMM kernel runs at about the core's L2
  * read bandwidth. Requantization: 16 units per ZMM with the fast path proven exact by
- * edgecc/ops/_simd.py (fast_requant; the same formula as ec_avx2_fast8), or TFLite's two
- * roundings (ec_avx2_mbqm8); 256-bit paths use ec_avx2_out16. Per-tensor layers on the fast
+ * edgecc/ops/_simd.py (fast_requant; the same formula as ec_x86_fast8), or TFLite's two
+ * roundings (ec_x86_mbqm8); 256-bit paths use ec_x86_out16. Per-tensor layers on the fast
  * path keep 16 requantization entries for every block (uni), not one per unit.
- * Width by build flags as everywhere on x86: EC_X86_512 (ZMM), EC_AVX2_VNNI (YMM VPDPBUSD), else
+ * Width by build flags as everywhere on x86: EC_X86_512 (ZMM), EC_X86_VNNI (YMM VPDPBUSD), else
  * plain AVX2. C99 + intrinsics, no state, no allocation, no arena scratch.
  */
 #ifndef EDGECC_X86_FULLY_CONNECTED_STREAM_H
@@ -36,18 +36,18 @@
 #if defined(__AVX2__)
 #include "fully_connected_stream_passes.h"
 
-#if EC_AVX2_VNNI
-#define EC_FCH_U(p) _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(p)), flip)
+#if EC_X86_VNNI
+#define EC_FCH_U(p) _mm256_xor_si256(_mm256_set1_epi32(ec_x86_ld32(p)), flip)
 #endif
 
 /* The last pass when it is one half block (units c..c+7: 1..8 real units, 32 bytes a step):
  * 4 (VNNI) or 2 (AVX2) accumulator chains on YMM. row: the u8 row for VPDPBUSD (in place or
  * the stack copy), the int16 row for plain AVX2. */
 EC_X86_FC_INL void ec_x86_fc_half(const void *row, int kq, const int8_t *wk, const int32_t *bias,
-                                  const ec_avx2_rq *q, int8_t *y, int c, int units, int uni) {
+                                  const ec_x86_rq *q, int8_t *y, int c, int units, int uni) {
     const __m256i z = _mm256_setzero_si256();
     int k;
-#if EC_AVX2_VNNI
+#if EC_X86_VNNI
     const int8_t *u = (const int8_t *)row;
     const __m256i flip = _mm256_set1_epi8((char)0x80);
     __m256i a0 = EC_LD256(bias + c), a1 = z, a2 = z, a3 = z;
@@ -58,25 +58,25 @@ EC_X86_FC_INL void ec_x86_fc_half(const void *row, int kq, const int8_t *wk, con
         a3 = ec_dpbusd(a3, EC_FCH_U(u + 12), EC_LD256(wk + 96));
     }
     for (; k < kq; ++k, u += 4, wk += 32) a0 = ec_dpbusd(a0, EC_FCH_U(u), EC_LD256(wk));
-    ec_avx2_out8(y + c, _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)), q,
+    ec_x86_out8(y + c, _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)), q,
                  uni ? 0 : c, units - c);
 #else
     const int16_t *xs = (const int16_t *)row;
     __m256i p0 = z, p1 = z, r0 = z, r1 = z, v;
     for (k = 0; k + 2 <= kq; k += 2, xs += 8, wk += 64) {
-        v = _mm256_set1_epi64x(ec_avx2_ld64(xs));
+        v = _mm256_set1_epi64x(ec_x86_ld64(xs));
         p0 = _mm256_add_epi32(p0, _mm256_madd_epi16(v, _mm256_cvtepi8_epi16(EC_LD128(wk))));
         p1 = _mm256_add_epi32(p1, _mm256_madd_epi16(v, _mm256_cvtepi8_epi16(EC_LD128(wk + 16))));
-        v = _mm256_set1_epi64x(ec_avx2_ld64(xs + 4));
+        v = _mm256_set1_epi64x(ec_x86_ld64(xs + 4));
         r0 = _mm256_add_epi32(r0, _mm256_madd_epi16(v, _mm256_cvtepi8_epi16(EC_LD128(wk + 32))));
         r1 = _mm256_add_epi32(r1, _mm256_madd_epi16(v, _mm256_cvtepi8_epi16(EC_LD128(wk + 48))));
     }
     if (k < kq) {
-        v = _mm256_set1_epi64x(ec_avx2_ld64(xs));
+        v = _mm256_set1_epi64x(ec_x86_ld64(xs));
         p0 = _mm256_add_epi32(p0, _mm256_madd_epi16(v, _mm256_cvtepi8_epi16(EC_LD128(wk))));
         p1 = _mm256_add_epi32(p1, _mm256_madd_epi16(v, _mm256_cvtepi8_epi16(EC_LD128(wk + 16))));
     }
-    ec_avx2_out8(y + c,
+    ec_x86_out8(y + c,
                  _mm256_add_epi32(EC_LD256(bias + c), ec_x86_fc_fold8(_mm256_add_epi32(p0, r0),
                                                                       _mm256_add_epi32(p1, r1))),
                  q, uni ? 0 : c, units - c);
@@ -90,12 +90,12 @@ EC_X86_FC_INL void ec_x86_fc_half(const void *row, int kq, const int8_t *wk, con
  * AVX2 sign-extends the row to int16 on the stack. bias_u for the VPDPBUSD paths, bias_x for
  * plain AVX2 (see the file comment). uni: the requantization arrays hold 16 entries, the same
  * for every unit (per-tensor fast path), instead of one per unit. kp <= EC_X86_FC_MAX_KP. */
-EC_AVX2_SHARED void ec_x86_fully_connected_stream_s8(int batches, int depth, int kp, int units, int up, int uni, int half,
+EC_X86_SHARED void ec_x86_fully_connected_stream_s8(int batches, int depth, int kp, int units, int up, int uni, int half,
                               const int8_t *x, int8_t *y, const int8_t *w, const int32_t *bias_u,
-                              const int32_t *bias_x, const ec_avx2_rq *q) {
+                              const int32_t *bias_x, const ec_x86_rq *q) {
     const int kq = kp / 4;
     int bt;
-#if EC_AVX2_VNNI || EC_X86_512
+#if EC_X86_VNNI || EC_X86_512
     int8_t row[EC_X86_FC_MAX_KP + 16];
     (void)bias_x;
 #else
@@ -105,7 +105,7 @@ EC_AVX2_SHARED void ec_x86_fully_connected_stream_s8(int batches, int depth, int
     for (bt = 0; bt < batches; ++bt, x += depth, y += units) {
         const int8_t *wk = w;
         int c = 0, i;
-#if EC_AVX2_VNNI || EC_X86_512
+#if EC_X86_VNNI || EC_X86_512
         const int8_t *u = x;
         if (depth != kp) {  /* the last step's missing bytes meet zero weights */
             memcpy(row, x, (size_t)depth);
@@ -143,14 +143,14 @@ EC_AVX2_SHARED void ec_x86_fully_connected_stream_s8(int batches, int depth, int
             const int np = up - c >= 128 ? 8 : (up - c >= 64 ? 4 : (up - c >= 32 ? 2 : 1));
             int j = 0;
             if (np == 1 && half) {
-#if EC_AVX2_VNNI
+#if EC_X86_VNNI
                 ec_x86_fc_half(u, kq, wk, bias_u, q, y, c, units, uni);
 #else
                 ec_x86_fc_half(row, kq, wk, bias_x, q, y, c, units, uni);
 #endif
                 break;
             }
-#if EC_AVX2_VNNI
+#if EC_X86_VNNI
             for (; j + 4 <= np; j += 4)
                 ec_x86_fcy4(u, kq, wk + 64 * j, np, bias_u, q, y, c + 16 * j, units, uni);
             if (j + 2 <= np) {

@@ -16,7 +16,7 @@
 /* 16 accumulators of units c..c+15 -> clamped int8, the first n (1..16) stored. The clamp
  * runs on int32 lanes: [act_min, act_max] lies inside int8, so clamping before the truncating
  * VPMOVDB equals the int8 saturation then the clamp. */
-EC_X86_FC_INL void ec_x86_fc_out16(int8_t *y, __m512i acc, const ec_avx2_rq *q, int c, int n) {
+EC_X86_FC_INL void ec_x86_fc_out16(int8_t *y, __m512i acc, const ec_x86_rq *q, int c, int n) {
     __m512i r;
     if (q->fast) {
         const __m512i m = _mm512_loadu_si512((const void *)(q->mult + c));
@@ -35,8 +35,8 @@ EC_X86_FC_INL void ec_x86_fc_out16(int8_t *y, __m512i acc, const ec_avx2_rq *q, 
                               _mm512_loadu_si512((const void *)(q->right + c)));
     } else {
         r = _mm512_inserti64x4(
-            _mm512_castsi256_si512(ec_avx2_exact8(_mm512_castsi512_si256(acc), q, c)),
-            ec_avx2_exact8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
+            _mm512_castsi256_si512(ec_x86_exact8(_mm512_castsi512_si256(acc), q, c)),
+            ec_x86_exact8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
     }
     r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(q->act_min)),
                          _mm512_set1_epi32(q->act_max));
@@ -45,7 +45,7 @@ EC_X86_FC_INL void ec_x86_fc_out16(int8_t *y, __m512i acc, const ec_avx2_rq *q, 
 }
 
 #define EC_FCZ_W(s, j) _mm512_loadu_si512((const void *)(wk + ((s) * NB + (j)) * 64))
-#define EC_FCZ_U(s) _mm512_xor_si512(_mm512_set1_epi32(ec_avx2_ld32(u + 4 * (s))), flip)
+#define EC_FCZ_U(s) _mm512_xor_si512(_mm512_set1_epi32(ec_x86_ld32(u + 4 * (s))), flip)
 #define EC_FCZ_B(j) _mm512_loadu_si512((const void *)(bias + c + 16 * (j)))
 #define EC_FCZ_DP(A, s, j) A = _mm512_dpbusd_epi32(A, v, EC_FCZ_W(s, j))
 #define EC_FCZ_OUT(A, j) \
@@ -53,7 +53,7 @@ EC_X86_FC_INL void ec_x86_fc_out16(int8_t *y, __m512i acc, const ec_avx2_rq *q, 
 
 /* A pass of 8 blocks (128 units from c), the steps alternating between 2 accumulator chains. */
 EC_X86_FC_INL void ec_x86_fcz8(const int8_t *u, int kq, const int8_t *wk, const int32_t *bias,
-                               const ec_avx2_rq *q, int8_t *y, int c, int units, int uni) {
+                               const ec_x86_rq *q, int8_t *y, int c, int units, int uni) {
     enum { NB = 8 };
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     __m512i a0 = EC_FCZ_B(0), a1 = EC_FCZ_B(1), a2 = EC_FCZ_B(2), a3 = EC_FCZ_B(3);
@@ -81,9 +81,9 @@ EC_X86_FC_INL void ec_x86_fcz8(const int8_t *u, int kq, const int8_t *wk, const 
 }
 
 /* Passes of 4, 2 and 1 blocks: 4 accumulator chains (steps k, k+1, k+2, k+3). */
-#define EC_FCZ_SMALL(NAME, NBV, STEP, OUT)                                                   \
+#define EC_FCZ_SMALL(NAME, NBV, STEP, OUT)                                                  \
 EC_X86_FC_INL void NAME(const int8_t *u, int kq, const int8_t *wk, const int32_t *bias,     \
-                        const ec_avx2_rq *q, int8_t *y, int c, int units, int uni) {        \
+                        const ec_x86_rq *q, int8_t *y, int c, int units, int uni) {         \
     enum { NB = NBV };                                                                      \
     const __m512i z = _mm512_setzero_si512(), flip = _mm512_set1_epi8((char)0x80);          \
     __m512i a0 = EC_FCZ_B(0), b0 = z, g0 = z, d0 = z;                                       \
@@ -124,20 +124,20 @@ EC_FCZ_SMALL(ec_x86_fcz1, 1, EC_FCZ_S1, EC_FCZ_OUT(a0, 0); (void)a1; (void)a2; (
 #undef EC_FCZ_DP
 #undef EC_FCZ_OUT
 
-#elif EC_AVX2_VNNI
+#elif EC_X86_VNNI
 /* ---------------------------------------------------------- 256-bit VPDPBUSD (AVX-VNNI) */
 
 /* Blocks j0..j0+NBV-1 of a pass of np blocks (a step is np * 64 bytes), each as two YMM halves:
  * sub-passes of 4 blocks (8 accumulators), 2 blocks (2 chains) and 1 block (4 chains). */
 #define EC_FCY_W(s, j, h) EC_LD256(wk + ((s) * np + (j)) * 64 + 32 * (h))
-#define EC_FCY_U(s) _mm256_xor_si256(_mm256_set1_epi32(ec_avx2_ld32(u + 4 * (s))), flip)
+#define EC_FCY_U(s) _mm256_xor_si256(_mm256_set1_epi32(ec_x86_ld32(u + 4 * (s))), flip)
 #define EC_FCY_B(j, h) EC_LD256(bias + c + 16 * (j) + 8 * (h))
 #define EC_FCY_DP(A, s, j, h) A = ec_dpbusd(A, v, EC_FCY_W(s, j, h))
 #define EC_FCY_OUT(L, H, j) \
-    ec_avx2_out16(y + c + 16 * (j), L, H, q, uni ? 0 : c + 16 * (j), units - c - 16 * (j))
+    ec_x86_out16(y + c + 16 * (j), L, H, q, uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
 EC_X86_FC_INL void ec_x86_fcy4(const int8_t *u, int kq, const int8_t *wk, int np,
-                               const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
+                               const int32_t *bias, const ec_x86_rq *q, int8_t *y, int c,
                                int units, int uni) {
     const __m256i flip = _mm256_set1_epi8((char)0x80);
     __m256i l0 = EC_FCY_B(0, 0), h0 = EC_FCY_B(0, 1), l1 = EC_FCY_B(1, 0), h1 = EC_FCY_B(1, 1);
@@ -153,7 +153,7 @@ EC_X86_FC_INL void ec_x86_fcy4(const int8_t *u, int kq, const int8_t *wk, int np
 }
 
 EC_X86_FC_INL void ec_x86_fcy2(const int8_t *u, int kq, const int8_t *wk, int np,
-                               const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
+                               const int32_t *bias, const ec_x86_rq *q, int8_t *y, int c,
                                int units, int uni) {
     const __m256i z = _mm256_setzero_si256(), flip = _mm256_set1_epi8((char)0x80);
     __m256i l0 = EC_FCY_B(0, 0), h0 = EC_FCY_B(0, 1), l1 = EC_FCY_B(1, 0), h1 = EC_FCY_B(1, 1);
@@ -177,7 +177,7 @@ EC_X86_FC_INL void ec_x86_fcy2(const int8_t *u, int kq, const int8_t *wk, int np
 }
 
 EC_X86_FC_INL void ec_x86_fcy1(const int8_t *u, int kq, const int8_t *wk, int np,
-                               const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
+                               const int32_t *bias, const ec_x86_rq *q, int8_t *y, int c,
                                int units, int uni) {
     const __m256i z = _mm256_setzero_si256(), flip = _mm256_set1_epi8((char)0x80);
     __m256i l0 = EC_FCY_B(0, 0), h0 = EC_FCY_B(0, 1), l1 = z, h1 = z, l2 = z, h2 = z, l3 = z;
@@ -212,18 +212,18 @@ EC_X86_FC_INL __m256i ec_x86_fc_fold8(__m256i lo, __m256i hi) {
 
 /* The row as int16 (4 values = one 64-bit broadcast per step); the quarter r of block j's 64
  * bytes (units 4r..4r+3) sign-extended. */
-#define EC_FCX_U(s) _mm256_set1_epi64x(ec_avx2_ld64(xs + 4 * (s)))
+#define EC_FCX_U(s) _mm256_set1_epi64x(ec_x86_ld64(xs + 4 * (s)))
 #define EC_FCX_W(s, j, r) _mm256_cvtepi8_epi16(EC_LD128(wk + ((s) * np + (j)) * 64 + 16 * (r)))
 #define EC_FCX_DP(A, s, j, r) A = _mm256_add_epi32(A, _mm256_madd_epi16(v, EC_FCX_W(s, j, r)))
-#define EC_FCX_OUT(A, B, C, D, j)                                                              \
-    ec_avx2_out16(y + c + 16 * (j),                                                          \
-                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j)), ec_x86_fc_fold8(A, B)),      \
-                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j) + 8), ec_x86_fc_fold8(C, D)), q,  \
+#define EC_FCX_OUT(A, B, C, D, j)                                                                \
+    ec_x86_out16(y + c + 16 * (j),                                                               \
+                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j)), ec_x86_fc_fold8(A, B)),        \
+                  _mm256_add_epi32(EC_LD256(bias + c + 16 * (j) + 8), ec_x86_fc_fold8(C, D)), q, \
                   uni ? 0 : c + 16 * (j), units - c - 16 * (j))
 
 /* Blocks j..j+1 of a pass of np blocks: 8 accumulators. */
 EC_X86_FC_INL void ec_x86_fcx2(const int16_t *xs, int kq, const int8_t *wk, int np,
-                               const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
+                               const int32_t *bias, const ec_x86_rq *q, int8_t *y, int c,
                                int units, int uni) {
     const __m256i z = _mm256_setzero_si256();
     __m256i p0 = z, p1 = z, p2 = z, p3 = z, r0 = z, r1 = z, r2 = z, r3 = z;
@@ -241,7 +241,7 @@ EC_X86_FC_INL void ec_x86_fcx2(const int16_t *xs, int kq, const int8_t *wk, int 
 
 /* One block: 2 chains of 4 accumulators. */
 EC_X86_FC_INL void ec_x86_fcx1(const int16_t *xs, int kq, const int8_t *wk, int np,
-                               const int32_t *bias, const ec_avx2_rq *q, int8_t *y, int c,
+                               const int32_t *bias, const ec_x86_rq *q, int8_t *y, int c,
                                int units, int uni) {
     const __m256i z = _mm256_setzero_si256();
     __m256i p0 = z, p1 = z, p2 = z, p3 = z, r0 = z, r1 = z, r2 = z, r3 = z, v;

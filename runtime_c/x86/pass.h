@@ -1,4 +1,4 @@
-/* edgecc x86 kernels: one copy of every kernel at level EC_X86_LVL, names suffixed EC_X86_SFX
+/* edgecc x86 kernels: one copy of every kernel at level EC_X86_LVL, under that level's names
  * (x86/kernels.h includes this once per level). Afterwards the headers' guards and the macros
  * whose text depends on the level are undone for the next copy. No include guard. */
 #include "conv_2d.h"
@@ -28,8 +28,7 @@
 #undef EDGECC_X86_POOL_2D_H
 
 #undef EC_X86_LVL
-#undef EC_X86_SFX
-#undef EC_AVX2_VNNI
+#undef EC_X86_VNNI
 #undef EC_X86_EVEX
 #undef ec_dpbusd
 #undef ec_x86_dw_dot

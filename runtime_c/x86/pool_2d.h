@@ -18,12 +18,12 @@
 #define EC_X86_ONCE_EC_AVX2_POOL_GEOM
 typedef struct {
     int32_t batches, in_h, in_w, c, out_h, out_w, fh, fw, s_h, s_w, pad_h, pad_w, lo, hi;
-} ec_avx2_pool_geom;
+} ec_x86_pool_geom;
 #endif
 
-#define EC_AVX2_POOL_MAX_C 2048
+#define EC_X86_POOL_MAX_C 2048
 
-static inline void ec_avx2_avg16(int8_t *out, __m256i acc, __m256i M, __m256i H, __m128i lo,
+static inline void ec_x86_avg16(int8_t *out, __m256i acc, __m256i M, __m256i H, __m128i lo,
                                  __m128i hi) {
     __m256i v[2];
     __m128i p[2];
@@ -40,11 +40,11 @@ static inline void ec_avx2_avg16(int8_t *out, __m256i acc, __m256i M, __m256i H,
                      _mm_min_epi8(_mm_max_epi8(_mm_packs_epi16(p[0], p[1]), lo), hi));
 }
 
-EC_AVX2_SHARED void ec_x86_pool_2d_avg_s8(const ec_avx2_pool_geom *g, const int8_t *x, int8_t *y) {
+EC_X86_SHARED void ec_x86_pool_2d_avg_s8(const ec_x86_pool_geom *g, const int8_t *x, int8_t *y) {
     const int C = g->c;
     const ptrdiff_t row = (ptrdiff_t)g->in_w * C;
     const __m128i lo = _mm_set1_epi8((char)g->lo), hi = _mm_set1_epi8((char)g->hi);
-    int8_t out[EC_AVX2_POOL_MAX_C];
+    int8_t out[EC_X86_POOL_MAX_C];
     int b, oy, ox;
     for (b = 0; b < g->batches; ++b) {
         const int8_t *xb = x + (size_t)b * g->in_h * g->in_w * C;
@@ -70,10 +70,10 @@ EC_AVX2_SHARED void ec_x86_pool_2d_avg_s8(const ec_avx2_pool_geom *g, const int8
                             a3 = _mm256_add_epi16(a3, _mm256_cvtepi8_epi16(EC_LD128(p + 48)));
                         }
                     }
-                    ec_avx2_avg16(out + c, a0, M, H, lo, hi);
-                    ec_avx2_avg16(out + c + 16, a1, M, H, lo, hi);
-                    ec_avx2_avg16(out + c + 32, a2, M, H, lo, hi);
-                    ec_avx2_avg16(out + c + 48, a3, M, H, lo, hi);
+                    ec_x86_avg16(out + c, a0, M, H, lo, hi);
+                    ec_x86_avg16(out + c + 16, a1, M, H, lo, hi);
+                    ec_x86_avg16(out + c + 32, a2, M, H, lo, hi);
+                    ec_x86_avg16(out + c + 48, a3, M, H, lo, hi);
                 }
                 for (; c + 16 <= C; c += 16) {
                     __m256i a0 = _mm256_setzero_si256();
@@ -82,7 +82,7 @@ EC_AVX2_SHARED void ec_x86_pool_2d_avg_s8(const ec_avx2_pool_geom *g, const int8
                         for (fx = fx0; fx < fx1; ++fx, p += C)
                             a0 = _mm256_add_epi16(a0, _mm256_cvtepi8_epi16(EC_LD128(p)));
                     }
-                    ec_avx2_avg16(out + c, a0, M, H, lo, hi);
+                    ec_x86_avg16(out + c, a0, M, H, lo, hi);
                 }
                 memcpy(y, out, (size_t)C);
             }

@@ -16,25 +16,25 @@
 #define EC_X86_ONCE_EC_X512_BAND
 typedef struct {
     int32_t P, NC, chunk, row, cols;
-    int32_t slide;  /* stride 1, k_w 3, undilated, in_c % 4 == 0: ec_x512_slide1 / 2 */
-} ec_x512_band;
+    int32_t slide;  /* stride 1, k_w 3, undilated, in_c % 4 == 0: ec_x86_slide1_512 / 2 */
+} ec_x86_band_512;
 #endif
 
-#define EC_X512_MAX_BAND 16384
+#define EC_X86_MAX_BAND_512 16384
 
 #if EC_X86_512
 /* The band driver's scalar code runs once an output row: compiled for size (-Os). */
 #if defined(__clang__)
-#define EC_X512_SMALL __attribute__((minsize))
+#define EC_X86_SMALL_512 __attribute__((minsize))
 #else
-#define EC_X512_SMALL __attribute__((optimize("Os")))
+#define EC_X86_SMALL_512 __attribute__((optimize("Os")))
 #endif
 
-/* Keep a ZMM vector in a register (see EC_AVX2_IN_REG). */
-#define EC_X512_IN_REG(v) __asm__("" : "+v"(v))
+/* Keep a ZMM vector in a register (see EC_X86_IN_REG). */
+#define EC_X86_IN_REG_512(v) __asm__("" : "+v"(v))
 
 /* n bytes (any n) of src XOR 0x80 to dst / n bytes of v. */
-static __attribute__((noinline, unused)) void ec_x512_flip(int8_t *dst, const int8_t *src, int n) {
+static __attribute__((noinline, unused)) void ec_x86_flip_512(int8_t *dst, const int8_t *src, int n) {
     const __m512i f = _mm512_set1_epi8((char)0x80);
     int i = 0;
     for (; i + 64 <= n; i += 64)
@@ -45,7 +45,7 @@ static __attribute__((noinline, unused)) void ec_x512_flip(int8_t *dst, const in
     }
 }
 
-static __attribute__((noinline, unused)) void ec_x512_fill(int8_t *dst, int v, int n) {
+static __attribute__((noinline, unused)) void ec_x86_fill_512(int8_t *dst, int v, int n) {
     const __m512i f = _mm512_set1_epi8((char)v);
     int i = 0;
     for (; i + 64 <= n; i += 64) _mm512_storeu_si512((void *)(dst + i), f);
@@ -56,10 +56,10 @@ static __attribute__((noinline, unused)) void ec_x512_fill(int8_t *dst, int v, i
  * of the two 8-channel blocks put side by side as VPMULDQ's even / odd products want them). */
 typedef struct {
     __m512i m, mo, ce, co, e, lo, hi;
-} ec_x512_rqc;
+} ec_x86_rqc_512;
 
-static inline __attribute__((always_inline)) ec_x512_rqc ec_x512_rq_load(const ec_avx2_rq *q, int c) {
-    ec_x512_rqc r;
+static inline __attribute__((always_inline)) ec_x86_rqc_512 ec_x86_rq_load_512(const ec_x86_rq *q, int c) {
+    ec_x86_rqc_512 r;
     r.lo = _mm512_set1_epi8((char)q->act_min);
     r.hi = _mm512_set1_epi8((char)q->act_max);
     r.m = r.mo = r.ce = r.co = r.e = _mm512_setzero_si512();
@@ -73,19 +73,19 @@ static inline __attribute__((always_inline)) ec_x512_rqc ec_x512_rq_load(const e
     return r;
 }
 
-/* Requantize 16 accumulators of channels c..c+15 (ec_avx2_fast8 / ec_avx2_mbqm8 on 16 lanes),
+/* Requantize 16 accumulators of channels c..c+15 (ec_x86_fast8 / ec_x86_mbqm8 on 16 lanes),
  * clamp and store the first n (1..16) bytes. */
 /* The exact path (or ONNX's epilogue) out of line: 16 copies of it in every tile would only
  * cost code size. */
-static __attribute__((noinline, unused)) __m512i ec_x512_mbqm16(__m512i acc, const ec_avx2_rq *q, int c) {
-    return _mm512_inserti64x4(_mm512_castsi256_si512(ec_avx2_exact8(_mm512_castsi512_si256(acc), q, c)),
-                              ec_avx2_exact8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
+static __attribute__((noinline, unused)) __m512i ec_x86_mbqm16_512(__m512i acc, const ec_x86_rq *q, int c) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(ec_x86_exact8(_mm512_castsi512_si256(acc), q, c)),
+                              ec_x86_exact8(_mm512_extracti64x4_epi64(acc, 1), q, c + 8), 1);
 }
 
-/* 16 accumulators of channels c..c+15 -> int32 outputs (ec_avx2_fast8 / ec_avx2_mbqm8 on 16
+/* 16 accumulators of channels c..c+15 -> int32 outputs (ec_x86_fast8 / ec_x86_mbqm8 on 16
  * lanes), not yet saturated or clamped. */
-static inline __attribute__((always_inline)) __m512i ec_x512_rq16(__m512i acc, const ec_x512_rqc *r,
-                                                                  const ec_avx2_rq *q, int c,
+static inline __attribute__((always_inline)) __m512i ec_x86_rq16_512(__m512i acc, const ec_x86_rqc_512 *r,
+                                                                  const ec_x86_rq *q, int c,
                                                                   const int fast) {
     if (fast) {
         const __m512i a = q->L ? _mm512_sll_epi32(acc, _mm_cvtsi32_si128(q->L)) : acc;
@@ -95,22 +95,22 @@ static inline __attribute__((always_inline)) __m512i ec_x512_rq16(__m512i acc, c
         const __m512i t = _mm512_mask_shuffle_epi32(od, 0x5555, ev, _MM_PERM_CDAB);
         return _mm512_srav_epi32(_mm512_add_epi32(t, _mm512_srai_epi32(a, 31)), r->e);
     }
-    return ec_x512_mbqm16(acc, q, c);
+    return ec_x86_mbqm16_512(acc, q, c);
 }
 
 /* 4 pixels' accumulators of channels c..c+15 (pixel k's at y + k * ys): requantized, packed
  * with saturation to int8 (two packs, then the pixels' dwords put back in order), clamped to
  * the activation range (int8 lanes, 64 at once) and stored, n channels (1..16) of the first np
  * pixels (0..4); 16 channels of 4 consecutive pixels in one 64-byte store. */
-static inline __attribute__((always_inline)) void ec_x512_out4x16(
+static inline __attribute__((always_inline)) void ec_x86_out4x16_512(
     int8_t *y, ptrdiff_t ys, __m512i a0, __m512i a1, __m512i a2, __m512i a3,
-    const ec_x512_rqc *r, const ec_avx2_rq *q, int c, int n, int np, const int fast) {
+    const ec_x86_rqc_512 *r, const ec_x86_rq *q, int c, int n, int np, const int fast) {
     const __m512i idx = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     __m512i v;
     const __mmask16 m = (__mmask16)(((uint32_t)1 << n) - 1);
     if (np <= 0) return;
-    v = _mm512_packs_epi16(_mm512_packs_epi32(ec_x512_rq16(a0, r, q, c, fast), ec_x512_rq16(a1, r, q, c, fast)),
-                           _mm512_packs_epi32(ec_x512_rq16(a2, r, q, c, fast), ec_x512_rq16(a3, r, q, c, fast)));
+    v = _mm512_packs_epi16(_mm512_packs_epi32(ec_x86_rq16_512(a0, r, q, c, fast), ec_x86_rq16_512(a1, r, q, c, fast)),
+                           _mm512_packs_epi32(ec_x86_rq16_512(a2, r, q, c, fast), ec_x86_rq16_512(a3, r, q, c, fast)));
     v = _mm512_permutexvar_epi32(idx, v);
     if (q->act_min > -128) v = _mm512_max_epi8(v, r->lo);
     if (q->act_max < 127) v = _mm512_min_epi8(v, r->hi);
@@ -128,33 +128,33 @@ static inline __attribute__((always_inline)) void ec_x512_out4x16(
  * of 16 channels from c, ng groups of 4 accumulators each, group k acc[4k..4k+3] the pixels
  * 4k .. 4k + 3 of block 0, then block 1's groups, ...: requantized (each block's constants
  * loaded once), clamped and stored, the first np pixels. */
-static inline __attribute__((always_inline)) void ec_x512_store_as(
-    const ec_vec_conv_geom *g, const ec_avx2_rq *q, int c, int8_t *y, int np, const __m512i *acc,
+static inline __attribute__((always_inline)) void ec_x86_store_as_512(
+    const ec_vec_conv_geom *g, const ec_x86_rq *q, int c, int8_t *y, int np, const __m512i *acc,
     int NC, int ng, const int fast) {
     int j, k;
     for (j = 0; j < NC; ++j, acc += 4 * ng) {
         const int cj = c + 16 * j, n = g->out_c - cj < 16 ? g->out_c - cj : 16;
-        const ec_x512_rqc r = ec_x512_rq_load(q, cj);
+        const ec_x86_rqc_512 r = ec_x86_rq_load_512(q, cj);
         for (k = 0; k < ng && 4 * k < np; ++k)
-            ec_x512_out4x16(y + (size_t)(4 * k) * g->out_c + cj, g->out_c, acc[4 * k], acc[4 * k + 1],
+            ec_x86_out4x16_512(y + (size_t)(4 * k) * g->out_c + cj, g->out_c, acc[4 * k], acc[4 * k + 1],
                             acc[4 * k + 2], acc[4 * k + 3], &r, q, cj, n, np - 4 * k, fast);
     }
 }
 
 /* The output stage a layer's tiles call (its kind names it): the fast requantization alone (no
  * branch on it per accumulator, no code of the other), or the exact one (TFLite's two roundings
- * or ONNX's epilogue, x512.h: ec_x512_mbqm16). */
-typedef void (*ec_x512_storefn)(const ec_vec_conv_geom *g, const ec_avx2_rq *q, int c, int8_t *y,
+ * or ONNX's epilogue, x512.h: ec_x86_mbqm16_512). */
+typedef void (*ec_x86_storefn_512)(const ec_vec_conv_geom *g, const ec_x86_rq *q, int c, int8_t *y,
                                 int np, const __m512i *acc, int NC, int ng);
-#define EC_X512_STORE_FN(NAME, FAST)                                                               \
-    static __attribute__((noinline, unused)) void EC_X86_NS(NAME)(                                \
-        const ec_vec_conv_geom *g, const ec_avx2_rq *q, int c, int8_t *y, int np,                 \
-        const __m512i *acc, int NC, int ng) {                                                     \
-        ec_x512_store_as(g, q, c, y, np, acc, NC, ng, FAST);                                      \
+#define EC_X86_STORE_FN_512(NAME, FAST)                                                               \
+    static __attribute__((noinline, unused)) void NAME(                                               \
+        const ec_vec_conv_geom *g, const ec_x86_rq *q, int c, int8_t *y, int np,                      \
+        const __m512i *acc, int NC, int ng) {                                                         \
+        ec_x86_store_as_512(g, q, c, y, np, acc, NC, ng, FAST);                                       \
     }
-EC_X512_STORE_FN(ec_x512_stf, 1)
-EC_X512_STORE_FN(ec_x512_stx, 0)
-#undef EC_X512_STORE_FN
+EC_X86_STORE_FN_512(ec_x86_stf_512, 1)
+EC_X86_STORE_FN_512(ec_x86_stx_512, 0)
+#undef EC_X86_STORE_FN_512
 
 #endif /* EC_X86_512 */
 

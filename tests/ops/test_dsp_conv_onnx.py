@@ -1,5 +1,5 @@
-"""The Cortex-M DSP convolution with ONNX numerics' epilogue (ec_dsp_conv_2d_4px_onnx_s8, and
-ec_dsp_conv_2d_4px_fixed_s8 with the proven integer lines), under
+"""The Cortex-M DSP convolution with ONNX numerics' epilogue (ec_dsp_conv_2d_6px_onnx_s8, and
+ec_dsp_conv_2d_6px_fixed_s8 with the proven integer lines), under
 QEMU, bit-exact with onnxruntime: QLinearConv layers whose scales make many products exact ties
 (x_scale * w_scale / y_scale a power of two: round half to even is exercised) and general ones,
 with and without a fused clamp; and the same body with TFLite's epilogue keeps its speed."""
@@ -64,7 +64,7 @@ def test_dsp_conv_onnx_epilogue_bit_exact(tmp_path, monkeypatch, case, lines):
     c = compile_model(p, get_target("cortex-m4"), "m")
     convs = [lw for lw in c.lowered if lw.node.op == "CONV_2D"]
     want = "fixed" if lines and not CASES[case][5] else "onnx"
-    assert [lw.kernel.params["fn"] for lw in convs] == [f"ec_dsp_conv_2d_4px_{want}_s8"], \
+    assert [lw.kernel.params["fn"] for lw in convs] == [f"ec_dsp_conv_2d_6px_{want}_s8"], \
         [lw.kernel.reason for lw in c.lowered]
     for seed in (0, 1):
         r = verify_model(p, get_target("cortex-m4"), seed=seed)

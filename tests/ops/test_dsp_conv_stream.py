@@ -1,6 +1,6 @@
 """The Cortex-M DSP convolution's streaming declaration and what it buys in RAM.
 
-ec_dsp_conv_2d_4px_s8 (runtime_c/dsp/conv_2d.h) sign-extends the fields of PX (EC_DSP_CONV_PX)
+ec_dsp_conv_2d_6px_s8 (runtime_c/dsp/conv_2d.h) sign-extends the fields of PX (EC_DSP_CONV_PX)
 consecutive output pixels into its scratch before it writes any of their outputs, so it declares
 `streams = (0, PX, 1)` (plan/stream.py): its output may sit over the input it consumes up to the bound. Run under
 QEMU with the output placed exactly at the bound (bit-exact) and a block beyond it (wrong, so the
@@ -18,7 +18,7 @@ from cnnchain import chain_model, overlapped, run_compiled, tflm_outputs
 from conftest import shared_model
 from edgecc.compiler import _lower_and_plan, compile_model, load_model
 from edgecc.lower import alias_ops
-from edgecc.lower.dsp_conv import PX
+from edgecc.lower.dsp.conv import PX
 from edgecc.passes import optimize
 from edgecc.plan import model_lower_bound
 from edgecc.plan.check import PlanError, check_graph_plan
@@ -42,7 +42,7 @@ def _compiled(case: int):
     path = Path(tempfile.mkdtemp(prefix="edgecc-dspstream-")) / "m.tflite"
     path.write_bytes(data)
     comp = compile_model(path, get_target("cortex-m4"), "model")
-    assert [lw.kernel.variant for lw in comp.lowered] == ["dsp-conv-4px"]
+    assert [lw.kernel.variant for lw in comp.lowered] == ["dsp-conv-6px"]
     assert comp.lowered[0].kernel.streams == (0, PX, 1)
     return path, comp
 
@@ -90,7 +90,7 @@ def test_dsp_conv_scratch_stays_under_the_lower_bound(model, scratch):
     g, lowered, _ = _lower_and_plan(g, get_target("cortex-m4"), scratch, imported)
     pos = {id(n): i for i, n in enumerate(g.nodes)}
     convs = [lw for lw in lowered if lw.node.op == "CONV_2D"]
-    assert convs and all(lw.kernel.variant == "dsp-conv-4px" for lw in convs), \
+    assert convs and all(lw.kernel.variant == "dsp-conv-6px" for lw in convs), \
         [lw.kernel.variant for lw in convs]
     sizes = {pos[id(lw.node)]: lw.kernel.scratch for lw in convs}
     streams = {pos[id(lw.node)]: lw.kernel.streams for lw in convs}

@@ -1,4 +1,4 @@
-"""The Cortex-M DSP kernels that need no arena scratch (edgecc/lower/dsp_dwfc.py) and the
+"""The Cortex-M DSP kernels that need no arena scratch (edgecc/lower/dsp/depthwise.py, dsp/fc.py) and the
 streaming of the DSP depthwise kernels, on Cortex-M4 under QEMU, bit-exact with TFLite Micro:
 the in-place depthwise (one-column filters, filters over 8 rows, padding on every side) and the
 planes kernel with its output over its input."""
@@ -113,10 +113,10 @@ FC8_CASES = [
 @pytest.mark.parametrize("case", range(len(FC8_CASES)))
 def test_dsp_fc_8_unit_step_entries_on_cortex_m4(case, form, monkeypatch):
     from test_simd_fc import fc_model
-    from edgecc.lower import dsp, dsp_dwfc
+    from edgecc.lower.dsp import common as dsp_common, fc as dsp_fc
     if form == "ub":
-        monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: 1 << 20)
-    monkeypatch.setattr(dsp, "FC8_MIN_WEIGHT_BYTES", 0)
+        monkeypatch.setattr(dsp_common, "dead_bytes", lambda g, n, t: 1 << 20)
+    monkeypatch.setattr(dsp_fc, "FC8_MIN_WEIGHT_BYTES", 0)
     model = fc_model(np.random.default_rng(6600 + case), **FC8_CASES[case])
     assert _fc_entries(model) == [f"ec_dsp_fully_connected_8u_{form}_s8"]
     check_on_target(model, "cortex-m4", f"dsp-fc-4u-{form}")
@@ -128,9 +128,9 @@ def test_dsp_fc_without_the_8_unit_step_on_cortex_m4(form, monkeypatch):
     the 4u entries, weights laid out in 4-unit blocks only: 20 units (two would-be 8-unit
     blocks), both forms, bit-exact."""
     from test_simd_fc import fc_model
-    from edgecc.lower import dsp_dwfc
+    from edgecc.lower.dsp import common as dsp_common
     if form == "ub":
-        monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: 1 << 20)
+        monkeypatch.setattr(dsp_common, "dead_bytes", lambda g, n, t: 1 << 20)
     model = fc_model(np.random.default_rng(6650), depth=56, units=20, act=3)
     assert _fc_entries(model) == [f"ec_dsp_fully_connected_4u_{form}_s8"]
     check_on_target(model, "cortex-m4", f"dsp-fc-4u-{form}")
@@ -199,8 +199,8 @@ ONNX_FC_CASES = [dict(batches=1, depth=21, units=6, per_channel=False),
 
 @pytest.mark.parametrize("case", range(len(ONNX_FC_CASES)))
 def test_dsp_fc_onnx_epilogue_on_cortex_m4(case, tmp_path, monkeypatch):
-    from edgecc.lower import dsp_dwfc
-    monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: 0)  # as at a peak step
+    from edgecc.lower.dsp import common as dsp_common
+    monkeypatch.setattr(dsp_common, "dead_bytes", lambda g, n, t: 0)  # as at a peak step
     p = tmp_path / "m.onnx"
     p.write_bytes(_qdq_gemm(np.random.default_rng(6600 + case),
                             **ONNX_FC_CASES[case]).SerializeToString())
@@ -220,7 +220,7 @@ def test_dsp_fc_onnx_ad01_on_cortex_m4():
     assert p.is_file(), f"shared model missing: {p}"
     c = compile_model(p, get_target("cortex-m4"), "m")
     # the first and the last are QDQ groups onnxruntime runs in float32: the near-tie kernel
-    # (edgecc/lower/dsp_near.py); the scratch form elsewhere
+    # (edgecc/lower/dsp/near.py); the scratch form elsewhere
     assert {lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"} == \
         {"dsp-fc-near", "dsp-fc-4u-ub-onnx"}
     assert c.plan.arena <= model_lower_bound(c.imported)
@@ -241,12 +241,12 @@ ONNX_FC8_CASES = [("rd", dict(depth=32, per_channel=False, relu=True)),
 
 @pytest.mark.parametrize("case", range(len(ONNX_FC8_CASES)))
 def test_dsp_fc_onnx_8_unit_epilogue_on_cortex_m4(case, tmp_path, monkeypatch):
-    from edgecc.lower import dsp_dwfc
+    from edgecc.lower.dsp import common as dsp_common
     form, kw = ONNX_FC8_CASES[case]
-    from edgecc.lower import dsp
+    from edgecc.lower.dsp import fc as dsp_fc
     dead = 0 if form == "rd" else 1 << 20  # as at a peak step / scratch always dead
-    monkeypatch.setattr(dsp_dwfc, "dead_bytes", lambda g, n, t: dead)
-    monkeypatch.setattr(dsp, "FC8_MIN_WEIGHT_BYTES", 0)  # the 8u entries (a small model)
+    monkeypatch.setattr(dsp_common, "dead_bytes", lambda g, n, t: dead)
+    monkeypatch.setattr(dsp_fc, "FC8_MIN_WEIGHT_BYTES", 0)  # the 8u entries (a small model)
     p = tmp_path / "m.onnx"
     p.write_bytes(_qdq_gemm(np.random.default_rng(6700 + case), batches=2, units=20,
                             **kw).SerializeToString())
@@ -312,8 +312,8 @@ def test_dsp_add_onnx_all_pairs_on_cortex_m4(tmp_path, seed, variant, monkeypatc
     that form switched off (dsp-add-onnx-lut), and the table + fused multiply-add kernel with
     both switched off (dsp-add-onnx)."""
     import edgecc.verify as v
-    import edgecc.lower.dsp_add as dsp_add
-    import edgecc.lower.dsp_near as dsp_near
+    import edgecc.lower.dsp.eltwise_onnx as dsp_add
+    import edgecc.lower.dsp.near as dsp_near
     from test_onnx_numerics import ALL_PAIRS, _binary_model
     if variant != "dsp-add-onnx-lin":
         monkeypatch.setattr(dsp_near, "ADD_LINEAR", False)
@@ -333,7 +333,7 @@ def test_dsp_add_onnx_lut_proof_is_exhaustive():
     """The integer form of QLinearAdd (dsp_add._onnx_add_lut) is either None or equal to the
     portable kernel's numpy reference on all 65536 pairs for random scales and zero points,
     emulating ec_dsp_add_lut_s8's arithmetic; and most scale sets are proven."""
-    from edgecc.lower.dsp_add import _onnx_add_lut
+    from edgecc.lower.dsp.eltwise_onnx import _onnx_add_lut
     rng = np.random.default_rng(7100)
     xs = np.arange(-128, 128, dtype=np.float64)
     proven = 0
@@ -425,7 +425,7 @@ def test_dsp_add_onnx_constant_row_on_cortex_m4(tmp_path, seed, variant, monkeyp
     switched off the 256-entry table (dsp-add-onnx-row); every int8 value in every channel
     under QEMU, bit-exact with onnxruntime."""
     import edgecc.verify as v
-    import edgecc.lower.dsp_add as dsp_add
+    import edgecc.lower.dsp.eltwise_onnx as dsp_add
     from onnx import numpy_helper
     from test_onnx_numerics import _binary_model
     monkeypatch.setattr(dsp_add, "ROW_LINEAR", variant.endswith("-lin"))

@@ -1,8 +1,8 @@
 """Per-channel FULLY_CONNECTED (one weight scale per unit) on the SIMD kernels: the per-channel
-table entries (edgecc/lower/dsp.py and mve.py fc-4u-pc, vec.py fc-pc, x86.py fc16-pc) are the
+table entries (edgecc/lower/dsp/ and mve/ fc-4u-pc, neon/ and x86/ fc-pc, x86/ fc16-pc) are the
 ones chosen, and their per-unit epilogue is bit-exact with TFLite Micro on random shapes:
 Cortex-M4 (DSP) and Cortex-M55 (Helium) under qemu-system-arm, AArch64 (NEON) under qemu-aarch64,
-x86 on the host (every x86 path this CPU has: test_avx2.check_avx2).
+x86 on the host (every x86 path this CPU has: test_x86.check_x86).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
 from simdcheck import check_on_target, variants
-from test_avx2 import check_avx2
+from test_x86 import check_x86
 from test_fc_per_channel import fc_pc_model
 from test_fully_connected import fc_model
 
@@ -22,7 +22,7 @@ from test_fully_connected import fc_model
 SHAPES = [(1, 1, 2, 0), (2, 37, 21, 1), (3, 90, 5, 2), (1, 700, 35, 3), (2, 16, 40, 0)]
 
 KERNELS = {"cortex-m4": "dsp-fc-4u-pc", "cortex-m55": "mve-fc-4u-pc", "aarch64": "neon-fc-pc",
-           "x86-avx2": "avx2-fc16-pc"}
+           "x86-avx2": "x86-fc16-pc"}
 
 
 def _model(i: int, bias: bool = True) -> bytes:
@@ -51,13 +51,13 @@ def test_per_channel_fc_exact_on_arm(target, i):
 
 @pytest.mark.parametrize("i", range(len(SHAPES)))
 def test_per_channel_fc_exact_on_x86(i):
-    check_avx2(_model(i, bias=i != 2), expect="avx2-fc16-pc")
+    check_x86(_model(i, bias=i != 2), expect="x86-fc16-pc")
 
 
 def test_per_channel_fc_deep_row_on_x86():
     """Rows deeper than ec_x86_fc's stack row: vec.py's per-channel kernel (fc-pc)."""
     data = fc_pc_model(np.random.default_rng(7399), 1, 8200, 3, 0)
-    check_avx2(data, expect="avx2-fc-pc")
+    check_x86(data, expect="x86-fc-pc")
 
 
 

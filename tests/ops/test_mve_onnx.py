@@ -1,4 +1,4 @@
-"""Helium kernels with ONNX numerics (onnxruntime's float32 epilogue, edgecc/lower/mve_onnx.py):
+"""Helium kernels with ONNX numerics (onnxruntime's float32 epilogue, edgecc/lower/mve/onnx.py):
 each conv / depthwise / fully connected variant runs ONNX-numerics nodes on cortex-m55 under
 QEMU, bit-exact with onnxruntime (as the portable ONNX kernels are), and the kernels it replaces
 really are the Helium ones."""
@@ -38,7 +38,7 @@ def test_mve_onnx_conv_and_depthwise_exact(tmp_path, group, relu):
     else:
         c = compile_model(p, M55, "m", X86)
         assert [(lw.kernel.variant, lw.node.numerics.float_group) for lw in c.lowered
-                if lw.node.op == "CONV_2D"] == [("dsp-conv-4px", True)]
+                if lw.node.op == "CONV_2D"] == [("dsp-conv-6px", True)]
         assert _onnx_variants(p) == {"mve-conv-4ch-m0-onnx"}  # fused: the Helium kernel
     for seed in (0, 1):
         for options in (X86, None):

@@ -1,5 +1,5 @@
 """The Helium 3x3 convolution at stride 1 or 2 over a ring of padded input rows (runtime_c/mve/
-conv_2d_ring.h, edgecc/lower/mve_ring.py) on cortex-m55 under QEMU, bit-exact with TFLite Micro:
+conv_2d_ring.h, edgecc/lower/mve/conv.py) on cortex-m55 under QEMU, bit-exact with TFLite Micro:
 each chunk count (in_c 16..80 at stride 1, 16..48 at stride 2), partial blocks of 4 pixels, odd
 channel counts, batches, SAME and VALID padding, clamped activations (the C epilogue) and the
 whole int8 range (the assembly one); its streaming declaration at the bound; and which layers
@@ -14,7 +14,7 @@ from cnnchain import chain_model, run_compiled, tflm_outputs
 from cnnchain import overlapped
 from edgecc.compiler import compile_model
 from edgecc.lower import alias_ops
-from edgecc.lower.mve_ring import STREAMS, ring_stream
+from edgecc.lower.mve.conv import STREAMS, ring_stream
 from edgecc.plan.check import check_graph_plan
 from edgecc.plan.stream import geometry, stream_pair
 from edgecc.targets import get_target

@@ -1,4 +1,4 @@
-"""AArch64 NEON kernels (runtime_c/neon/, edgecc/lower/vec.py): CONV_2D, DEPTHWISE_CONV_2D
+"""AArch64 NEON kernels (runtime_c/neon/, edgecc/lower/vec/): CONV_2D, DEPTHWISE_CONV_2D
 and FULLY_CONNECTED on random shapes and on the shared models, run under qemu-aarch64, bit-exact
 with TFLite Micro.
 
@@ -19,7 +19,7 @@ from edgecc.boards import default_board
 from edgecc.compiler import compile_model
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from test_avx2 import CONV_CASES, DW_AS_CONV_CASES, DW_CASES, KEY, SHARED, _fc_model
+from test_x86 import CONV_CASES, DW_AS_CONV_CASES, DW_CASES, KEY, SHARED, _fc_model
 from test_conv_2d import conv_model
 from test_depthwise_conv_2d import dw_model
 

@@ -1,4 +1,4 @@
-"""int8 ADD on AArch64 NEON (runtime_c/neon/add.h, edgecc/lower/neon.py): random shapes and
+"""int8 ADD on AArch64 NEON (runtime_c/neon/add.h, edgecc/lower/neon/eltwise.py): random shapes and
 quantization parameters (the x86 ADD tests' scales, every fused activation) bit-exact with
 TFLite Micro under qemu-aarch64, on the dot-product and the plain Armv8-A builds; broadcast,
 constant and int16 ADDs keep the portable kernel and say why."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from test_avx2_add import SCALES, SHAPES, _add_model
+from test_x86_add import SCALES, SHAPES, _add_model
 from test_neon import TARGET, check_neon
 
 pytestmark = pytest.mark.qemu

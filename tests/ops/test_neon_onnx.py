@@ -1,5 +1,5 @@
 """AArch64 NEON kernels with onnxruntime's epilogue (ONNX numerics, runtime_c/neon/,
-edgecc/lower/neon.py, neon_onnx.py): QLinearConv (plain, depthwise, one channel with a depth
+edgecc/lower/neon/, neon/eltwise_onnx.py): QLinearConv (plain, depthwise, one channel with a depth
 multiplier), QGemm, QLinearAdd and QLinearMul on random shapes with int8 and uint8 activations, bit-exact with
 onnxruntime under qemu-aarch64 on the dot-product and the plain Armv8-A builds; and the shared
 ONNX models, every layer's output byte for byte the portable kernels' (host) on the same inputs.
@@ -14,7 +14,7 @@ import pytest
 
 import qop_models as qm
 from edgecc.compiler import compile_model
-from edgecc.lower.neon_onnx import fma_matches_double
+from edgecc.lower.neon.eltwise_onnx import fma_matches_double
 from edgecc.targets import get_target
 from edgecc.verify import _build_and_run
 from edgecc.verify.harness import parse_frames

@@ -66,7 +66,7 @@ def test_mve_fully_connected_on_cortex_m55(case):
 def test_dsp_fc_scratch_is_bounded_for_deep_rows():
     """micro_speech's FC is 4000 deep: its input goes in chunks, so the scratch is ~1 KiB plus
     the partial sums, not 3 bytes per input; the offset-byte form reads its input in place."""
-    from edgecc.lower.dsp import FC_CHUNK
+    from edgecc.lower.dsp.fc import FC_CHUNK
     from simdcheck import scratches
     rng = np.random.default_rng(6398)
     for w_max, variant, scratch in ((127, "dsp-fc-4u", 2 * FC_CHUNK + 8 + 4 * 4),

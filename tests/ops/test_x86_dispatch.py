@@ -1,11 +1,12 @@
-"""x86 run-time ISA dispatch (runtime_c/x86/kernels.h, levels.h, names.h, pass.h).
+"""x86 run-time ISA dispatch (runtime_c/x86/kernels.h, levels.h, names_l*.h, names_off.h, pass.h).
 
 The x86-avx2 target's C compiles its kernels once per instruction-set level (AVX2, AVX-VNNI,
 AVX-512 VNNI) and picks one at run time: the level each build reports on this CPU (gcc and
 clang, capped by -DEDGECC_X86_MAX), the instructions each build holds, the AVX2-only fallback of a
 dispatching binary under qemu-x86_64 -cpu max (AVX2, no AVX-512, no AVX-VNNI in QEMU 7.2's TCG),
-bit-exact there on a shared model, and names.h listing exactly what the kernel headers define.
-Bit-exactness of every level on random layers and the shared models: test_avx2*.py (their
+bit-exact there on a shared model, and the names files listing exactly what the kernel headers
+define, no C function name pasted together with ##.
+Bit-exactness of every level on random layers and the shared models: test_x86*.py (their
 _paths() force each level).
 """
 from __future__ import annotations
@@ -25,39 +26,44 @@ from edgecc.verify.host import cpu_flags
 RT = data_dir("runtime_c")
 X86 = RT / "x86"
 # the records the layers' calls name: defined once, never renamed per level
-PUBLIC = {"ec_avx2_rq", "ec_x512_band", "ec_avx2_add_lin_geom", "ec_avx2_add_exact_geom",
-          "ec_x86_first_geom", "ec_avx2_dw_geom", "ec_avx2_dw3_geom",
-          "ec_avx2_pool_geom"}
-MACHINERY = {"levels.h", "names.h", "kernels.h", "pass.h"}
+PUBLIC = {"ec_x86_rq", "ec_x86_band_512", "ec_x86_add_lin_geom", "ec_x86_add_exact_geom",
+          "ec_x86_first_geom", "ec_x86_dw_geom", "ec_x86_dw3_geom",
+          "ec_x86_pool_geom"}
+NAMES = ("names_l0.h", "names_l1.h", "names_l2.h", "names_off.h")
+MACHINERY = {"levels.h", "kernels.h", "pass.h", *NAMES}
 
 
 def expected_names() -> list[str]:
     """Every ec_* identifier the kernel headers define: all those they mention, less the ones
-    defined elsewhere (vec/common.h, edgecc_rt.h), their lower-case macros, the public records,
-    ec_x86_level, the block-kind prefix ec_x86_dw_kw (only ever pasted) and the names written
-    through EC_X86_NS(...) itself (the convolution's row kinds); plus the functions EC_X86_DW3_BLK
-    pastes together."""
-    ids, macros, pasted, direct = set(), set(), set(), set()
+    defined elsewhere (vec/common.h, edgecc_rt.h), their lower-case macros, the public records
+    and ec_x86_level."""
+    ids, macros = set(), set()
     for f in sorted(X86.glob("*.h")):
         if f.name in MACHINERY:
             continue
         s = f.read_text()
         ids |= set(re.findall(r"\bec_[a-z0-9_]+", s))
         macros |= set(re.findall(r"#define (ec_[a-z0-9_]+)", s))
-        direct |= set(re.findall(r"EC_X86_NS\((ec_[a-z0-9_]+)", s))
-        pasted |= {f"ec_x86_dw3_blk_{a}_{b}"
-                   for a, b in re.findall(r"^EC_X86_DW3_BLK\((\d+), (\d+)\)", s, re.M)}
     ext = set()
     for f in (RT / "vec" / "common.h", RT / "edgecc_rt.h"):
         ext |= set(re.findall(r"\bec_[a-z0-9_]+", f.read_text()))
-    skip = ext | macros | PUBLIC | direct | {"ec_x86_level", "ec_x86_dw3_blk_", "ec_x86_dw_kw"}
-    return sorted((ids - skip) | pasted)
+    skip = ext | macros | PUBLIC | {"ec_x86_level"}
+    return sorted(ids - skip)
 
 
-def test_names_header_lists_every_kernel_name():
-    listed = re.findall(r"^#define (ec_[a-z0-9_]+) EC_X86_NS\(\1\)$", (X86 / "names.h").read_text(),
-                        re.M)
-    assert listed == expected_names()
+def test_names_files_list_every_kernel_name():
+    """Each level's names file renames every name the kernel headers define to NAME_l<level>,
+    names_off.h undoes each; and no C function name is pasted together (##) anywhere in
+    runtime_c/: each is greppable by its full name where it is defined and called."""
+    want = expected_names()
+    for level in (0, 1, 2):
+        text = (X86 / f"names_l{level}.h").read_text()
+        assert re.findall(rf"^#define (ec_[a-z0-9_]+) \1_l{level}$", text, re.M) == want, level
+    assert re.findall(r"^#undef (ec_[a-z0-9_]+)$", (X86 / "names_off.h").read_text(), re.M) == want
+    for h in sorted(RT.rglob("*.h")):
+        for line in h.read_text().splitlines():
+            # (pasting is left to local variables and macro names: ec_ / EC_ never touch ##)
+            assert not re.search(r"(\bec_\w*##|##\w*_s8\b|\w##_l\d|##_base)", line), (h, line)
 
 
 def _best() -> int:
@@ -173,16 +179,18 @@ def _calls(model: str) -> list[str]:
 
 
 def test_row_kinds_match_the_c_table():
-    """edgecc/lower/vec.py x512_kind names the row of runtime_c/x86/conv_2d_x512.h's EC_X512_KINDS
+    """edgecc/lower/vec/conv.py x512_kind names the row of runtime_c/x86/conv_2d_x512.h's EC_X86_KINDS_512
     whose tiles fit the band: its pixels, the sliding tile where the band slides, a last-block
     tile exactly when the padded channels are not whole main tiles, the fast output stage exactly
     for a fast requantization; vww_96_int8's calls name kinds of that table."""
-    from edgecc.lower.vec import x512_kind
+    from edgecc.lower.vec.conv import x512_kind
     text = (X86 / "conv_2d_x512.h").read_text()
-    tilings = re.findall(r"X\((K\d), (\d+), (\d+), (\S+?\)|0), (\S+?\)|0), ST\)", text)
+    tilings = re.findall(r"X\((K\d), (\d+), (\d+), (\w+), (\w+), ST\)", text)
     rows = {}
-    for st, ks in re.findall(r"EC_X512_TILINGS\(X, (EC_X86_NS\(\w+\)), ([\d, ]+)\)", text):
-        kinds = [int(k) for k in ks.split(",")]
+    for st, ks in re.findall(r"EC_X86_TILINGS_512\(X, (\w+), ([\w,\s\\]+)\)", text):
+        kinds = [int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8", ks)]
+        if not kinds:  # (the macro's own definition)
+            continue
         for k, p, step, main, rest in tilings:
             rows[kinds[int(k[1])]] = (int(p), int(step), main, rest, st)
     assert sorted(rows) == list(range(16))
@@ -193,9 +201,9 @@ def test_row_kinds_match_the_c_table():
                 kp, step, main, rest, st = rows[n]
                 why = (p, slide, ocp, fast, n)
                 assert kp == p, why
-                assert ("ec_x512_s" in main + rest) == bool(slide), why
+                assert bool(re.search(r"ec_x86_s[12]_512", main + rest)) == bool(slide), why
                 assert (rest != "0") == (step == 0 or ocp % step != 0), why
-                assert ("ec_x512_stf" if fast else "ec_x512_stx") in st, why
+                assert ("ec_x86_stf_512" if fast else "ec_x86_stx_512") in st, why
     assert x512_kind([0, 0, 0, 0, 0, 0], 16) == 16
     kinds = {int(k) for k in re.findall(r"ec_x86_conv_2d_k(\d+)_s8\(", " ".join(
         f"{c}(" for c in _calls("vww_96_int8")))}
@@ -216,7 +224,7 @@ def test_small_model_convolutions_run_the_build_level():
 
 def test_convolutions_of_few_weights_run_the_build_level():
     """cv_autoenc (6.1M MACs on 3.5 KB of constants) calls its convolutions' _base entries: their
-    level-2 code would outweigh its weights (edgecc/lower/x86.py DISPATCH_MODEL_BYTES); cv_dscnn
+    level-2 code would outweigh its weights (edgecc/lower/x86/dispatch.py DISPATCH_MODEL_BYTES); cv_dscnn
     (6.6 KB) dispatches."""
     conv = [c for c in _calls("converter/cv_autoenc") if "conv" in c]
     assert conv and all(c.endswith("_base") for c in conv), conv
@@ -226,7 +234,7 @@ def test_convolutions_of_few_weights_run_the_build_level():
 
 def test_large_adds_dispatch():
     """pretrainedResnet_quant's ADDs of 16K and 8K elements call the dispatching entry
-    (edgecc/lower/x86.py DISPATCH_ADD), its 4K one the build flags' level."""
+    (edgecc/lower/x86/dispatch.py DISPATCH_ADD), its 4K one the build flags' level."""
     adds = [c for c in _calls("pretrainedResnet_quant") if c.startswith("ec_x86_add_")]
     assert len(adds) == 3 and [c.endswith("_base") for c in adds] == [False, False, True], adds
 
@@ -252,7 +260,7 @@ def test_each_layer_carries_its_weights_once():
 def test_narrow_depthwise_kernel_follows_the_model_weights():
     """Narrow 3x3 depthwise layers (kws_ref_model's 5 columns) run the 3x3 row kernel, whose
     dispatching plan has AVX-512 blocks, in a model of 16 KB of constants or more (kws: 24 KB),
-    and the taps kernel alone below that (cv_dscnn: 6.5 KB; edgecc/lower/vec_dw.py
+    and the taps kernel alone below that (cv_dscnn: 6.5 KB; edgecc/lower/vec/depthwise.py
     NARROW_DW3_MODEL_BYTES)."""
     kws = [c for c in _calls("kws_ref_model") if "depthwise" in c]
     assert kws and all("3x3" in c for c in kws), kws

@@ -1,4 +1,4 @@
-"""The x86 kernels' ONNX epilogue (runtime_c/x86/common.h: ec_avx2_onnx8; edgecc/lower/x86_onnx.py).
+"""The x86 kernels' ONNX epilogue (runtime_c/x86/common.h: ec_x86_onnx8; edgecc/lower/x86/onnx.py).
 
 The epilogue alone against edgecc/numerics/qlinear.py's onnx_requantize on accumulators chosen to hit
 its corners (ties of the rounding, the float clamp, int32 extremes, out_zp and activation
@@ -21,7 +21,7 @@ from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
 from edgecc.verify.host import cpu_flags
-from test_avx2 import _paths
+from test_x86 import _paths
 
 RT = data_dir("runtime_c")
 ONNX_MODELS = SHARED / "models" / "onnx_models"
@@ -32,11 +32,11 @@ static const int32_t acc[%(n)d] = { %(acc)s };
 static const float scale[8] = { %(scale)s };
 int main(void) {
     static const int32_t z[8] = { 0 };
-    const ec_avx2_rq q = { z, z, z, 0, 0, 0, %(zp)d, %(lo)d, %(hi)d, scale };
+    const ec_x86_rq q = { z, z, z, 0, 0, 0, %(zp)d, %(lo)d, %(hi)d, scale };
     int i;
     for (i = 0; i < %(n)d; i += 8) {
         int8_t y[8];
-        ec_avx2_out8(y, _mm256_loadu_si256((const __m256i *)(const void *)(acc + i)), &q, 0, 8);
+        ec_x86_out8(y, _mm256_loadu_si256((const __m256i *)(const void *)(acc + i)), &q, 0, 8);
         fwrite(y, 1, 8, stdout);
     }
     return 0;
@@ -102,10 +102,10 @@ def test_onnx_models_on_x86_kernels(model):
     # portable near-tie kernel, edgecc/ops/_ort_near.py; every other MAC layer an AVX2 kernel)
     assert mac and all(lw.kernel.variant == "portable-ort-near"
                        if lw.node.numerics.float_group else
-                       lw.kernel.variant.startswith("avx2-") and "ONNX numerics" in
+                       lw.kernel.variant.startswith("x86-") and "ONNX numerics" in
                        lw.kernel.reason for lw in mac), \
         [(lw.node.op, lw.kernel.variant, lw.kernel.reason) for lw in mac]
-    assert any(lw.kernel.variant.startswith("avx2-") for lw in mac)
+    assert any(lw.kernel.variant.startswith("x86-") for lw in mac)
     for name, target in _paths():
         if name in ("avx512-vnni", "x86-avx512"):
             continue  # the same epilogue code as the levels above; run time keeps this short
