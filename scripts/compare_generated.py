@@ -17,6 +17,8 @@ across any refactoring of the Python API. Modes:
            named numerics, and it changed from x86 to fused)
   fit      --scratch fit          (cortex-m4, cortex-m55 only)
   tile     --tiling auto          (cortex-m4, cortex-m55, aarch64, x86-avx2 only)
+           (fit and tile: ONNX models under the x86 numerics, the default before it became
+           fused, so that they compare across that change too)
   x86      ONNX only: onnxruntime's x86 default numerics (`--onnx-float integer` before the
            numerics option was renamed, `--onnx-numerics x86` after)
   fused    ONNX only: the fused integer numerics (`--onnx-float fused` / `--onnx-numerics fused`)
@@ -83,13 +85,14 @@ def jobs_for(ms: list[Path], targets: list[str], modes: list[str]) -> list[tuple
     return out
 
 
-def _flags(tree: Path, mode: str) -> list[str]:
-    if mode == "fit":
-        return ["--scratch", "fit"]
-    if mode == "tile":
-        return ["--tiling", "auto"]
+def _flags(tree: Path, mode: str, model: str = "") -> list[str]:
+    renamed = "--onnx-numerics" in _cli_text(tree)
+    if mode in ("fit", "tile"):
+        # an ONNX model under the numerics every tree can give: the old default, x86 (the
+        # default became fused with the rename's tree; before the rename x86 is the default)
+        x86 = ["--onnx-numerics", "x86"] if renamed and model.endswith(".onnx") else []
+        return (["--scratch", "fit"] if mode == "fit" else ["--tiling", "auto"]) + x86
     if mode in ONNX_MODES:
-        renamed = "--onnx-numerics" in _cli_text(tree)
         old, new = ONNX_MODES[mode]
         return ["--onnx-numerics", new] if renamed else ["--onnx-float", old]
     return []
@@ -129,7 +132,7 @@ def _worker(args: tuple[str, str, list[tuple[str, str, str]]]) -> list[str]:
     for model, target, mode in jobs:
         dest = Path(out) / _label(Path(model)) / f"{target}-{mode}"
         argv = ["compile", model, "--target", target, "--name", "m", "-o", str(dest)]
-        feed.append(repr_json([argv + _flags(Path(tree), mode), str(dest)]))
+        feed.append(repr_json([argv + _flags(Path(tree), mode, model), str(dest)]))
     r = subprocess.run([sys.executable, "-c", code, tree], input="\n".join(feed) + "\n",
                        capture_output=True, text=True, env=env, cwd=tree)
     if r.returncode:
