@@ -2,9 +2,9 @@
 
 Owns: DType, QParams, TensorType, the arithmetic dialect values (Numerics), Value, Node, Graph
 and `verify`. A graph is a list of nodes in topological order over named values; constants carry
-their numpy data. All mutation of a graph goes
-through `Graph` methods (`add_node`, `replace_nodes`, `set_outputs`) so that passes stay small and
-`verify` can check the invariants after each one.
+their numpy data. All mutation of a graph goes through `Graph` methods (`add_node`,
+`replace_nodes`, `set_outputs`) so that passes stay small and `verify` can check the invariants
+after each one.
 """
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
 import numpy as np
-
 
 
 class DType(enum.Enum):
