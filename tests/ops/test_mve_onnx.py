@@ -39,7 +39,7 @@ def test_mve_onnx_conv_and_depthwise_exact(tmp_path, group, relu):
         c = compile_model(p, M55, "m", X86)
         assert [(lw.kernel.variant, lw.node.numerics.float_group) for lw in c.lowered
                 if lw.node.op == "CONV_2D"] == [("dsp-conv-6px", True)]
-        assert _onnx_variants(p) == {"mve-conv-4ch-m0-onnx"}  # fused: the Helium kernel
+        assert _onnx_variants(p) == {"mve-conv-4ch-m1-onnx"}  # fused: the Helium kernel
     for seed in (0, 1):
         for options in (X86, None):
             r = verify_model(p, M55, seed=seed, options=options)
