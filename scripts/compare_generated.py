@@ -24,9 +24,10 @@ across any refactoring of the Python API. Modes:
   fused    ONNX only: the fused integer numerics (`--onnx-float fused` / `--onnx-numerics fused`)
 
 A refusal is recorded as ERROR.txt, so a changed refusal shows too. Normalization: C names
-`ec_*`/`EC_*` -> one token, `#include "..."` lines dropped, runtime header paths, template
-paths and Python module paths in comments -> one token. Runtime headers themselves are not
-compared (their split is expected); each differing file prints the first lines of its diff. Exits 1 when anything differs.
+`ec_*`/`EC_*` -> one token, `#include "..."` lines dropped, runtime header paths, template paths and
+Python module paths in comments -> one token. Runtime headers themselves are not compared (their
+split is expected); each differing file prints the first lines of its diff. Exits 1 when anything
+differs.
 """
 from __future__ import annotations
 

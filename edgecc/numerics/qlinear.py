@@ -2,9 +2,9 @@
 
 Owns: the float32 output scales of a QLinear node and the epilogue applied to its int32
 accumulators, and that epilogue's proven integer lines (`fixed_epilogue`). A node follows it when
-the ONNX frontend gave it `QLINEAR` (edgecc/numerics/__init__.py); its accumulator is the same exact integer as TFLite's, only the epilogue
-differs. onnxruntime's QLinearConv / QGemm / QLinearMatMul (CPU provider; MLAS
-MlasRequantizeOutput) compute, per output channel c,
+the ONNX frontend gave it `QLINEAR` (edgecc/ir.py, exported by edgecc.numerics); its accumulator is
+the same exact integer as TFLite's, only the epilogue differs. onnxruntime's QLinearConv / QGemm /
+QLinearMatMul (CPU provider; MLAS MlasRequantizeOutput) compute, per output channel c,
 
     scale[c] = float32(float32(x_scale * w_scale[c]) / y_scale)
     y = clamp(round_half_even(float32(float32(acc) * scale[c])) + y_zp, act_min, act_max)

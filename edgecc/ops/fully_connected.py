@@ -97,7 +97,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     # Fold the input zero point into the bias: sum((x - zp) * w) = sum(x*w) - zp*sum(w).
     bias = bias_or_zeros(g, n, units) - in_zp * w.sum(axis=1)
     lo, hi = act_range(g, n)
-    if n.numerics.qlinear:  # onnxruntime's float32 requantization per unit (edgecc/numerics/qlinear.py)
+    if n.numerics.qlinear:  # onnxruntime's float32 requantization per unit (numerics/qlinear.py)
         return Kernel("fully_connected_onnx.c.j2",
                       params=dict(batches=batches, units=units, depth=depth,
                                   out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),

@@ -20,8 +20,8 @@ from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
-from edgecc.numerics.fixed_point import (INT32_MAX, INT32_MIN, _wrap32, mbqm, quantize_multiplier_smaller_than_one_exp,
-                          rdbpot, srdhm)
+from edgecc.numerics.fixed_point import (INT32_MAX, INT32_MIN, _wrap32, mbqm,
+                                         quantize_multiplier_smaller_than_one_exp, rdbpot, srdhm)
 
 IN_BITS, ACC_BITS, OUT_BITS = 5, 12, 4
 

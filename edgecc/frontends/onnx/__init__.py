@@ -104,7 +104,8 @@ def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: 
     int8 = numerics == "fused"  # int8 groups fused as onnxruntime does on Arm
     # the dialect of the groups onnxruntime computes in float32 (x86 numerics): on the integer
     # kernels with the near-tie check (x86) or in its float order throughout (x86-float), in
-    # the conv order of `threads`; their lowering picks the kernels (ops/_ort_float.py, _ort_near.py)
+    # the conv order of `threads`; their lowering picks the kernels (ops/_ort_float.py,
+    # _ort_near.py)
     b.float_group = OrtFloatGroup(NEAR if numerics == "x86" else FLOAT,
                                   threads or default_threads())
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes, int8)
