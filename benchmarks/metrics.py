@@ -32,8 +32,8 @@ def tflm_arena(model: Path, inputs: list[np.ndarray] = (), hi: int = 16 << 20) -
     """Smallest arena_size (bytes) with which TFLite Micro (64-bit host build of the `tflite-micro`
     package) allocates and runs the model: a bisection, since allocation either fits or fails
     (input values do not change it). None when the model does not run even with `hi` bytes."""
-    from edgecc.verify.reference import _StderrToNull
-    with _StderrToNull():  # failed allocations print to C stderr
+    from edgecc.verify.reference import StderrToNull
+    with StderrToNull():  # failed allocations print to C stderr
         if not _runs(model, hi, inputs):
             return None
         lo = 0  # invariant: lo fails (or is 0), hi runs

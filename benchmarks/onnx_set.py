@@ -30,7 +30,7 @@ def row_base(model: Path) -> dict:
 
 def row_suffix(numerics: str) -> str:
     """An ONNX row's name after the model's: '' for the x86 numerics (the rows measured so far),
-    '@NUMERICS' for another (`fused`: DESIGN.md's integer semantics, measured against its own
+    '@NUMERICS' for another (`fused`: docs/design.md's integer semantics, measured against its own
     oracle, onnxruntime with int8 QDQ fusion allowed)."""
     return "" if numerics == "x86" else f"@{numerics}"
 

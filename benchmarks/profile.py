@@ -3,7 +3,7 @@ layer, against the instruction floor of the core's MAC instruction.
 
 Owns: the floors (Cortex-M4 / M7 / M33: 0.5 instructions per MAC, one SMLAD does two MACs;
 Cortex-M55: 1/16, one VMLADAVA does sixteen), the rule for a layer "far from the floor", turning
-the per-layer counts of `edgecc verify`'s profile build (edgecc/verify/qemu.py profile_layers:
+the per-layer counts of `edgecc verify`'s profile build (edgecc/build/qemu.py profile_layers:
 op, kernel, MACs, instructions of the first frame) into the rows results.json keeps, and the
 results.md section that shows them. Which cells are profiled: the six anchor models of issue 16
 by default (`--profile anchors`), every model (`all`) or none.

@@ -4,8 +4,8 @@ Owns: the command line, the model sets (../shared/models/tflite and ../shared/mo
 the `onnx` set, ../shared/models/onnx_models, is benchmarks/onnx_set.py's),
 the loop over models x targets, collecting each cell's figures (from `edgecc.verify.verify_model`
 over N consecutive frames for the QEMU targets; from host builds, qemu-x86_64 counts and the
-timing harness for host / x86-avx2), and writing results.md / results.json (and the README block
-with --readme), and, on the Cortex-M targets, the per-layer profile of benchmarks/profile.py.
+timing harness for host / x86-avx2), and writing results.md / results.json (and, with --readme,
+the summary blocks of README.md and docs/benchmarks.md), and, on the Cortex-M targets, the per-layer profile of benchmarks/profile.py.
 A cell that fails (unsupported model, build error) becomes a footnoted error row;
 the run goes on. --merge keeps the rows of an earlier run's JSON that this run did not measure.
 
@@ -25,7 +25,6 @@ import platform
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 from edgecc.errors import EdgeccError
@@ -34,7 +33,8 @@ from edgecc.options import LEGACY_ONNX_FLOAT, ONNX_NUMERICS, CompileOptions
 from benchmarks.anchors import load_anchors
 from benchmarks.onnx_set import COMPARE_TARGET, compare_with_tflite, is_onnx, row_base, row_suffix
 from benchmarks.profile import PROFILE_CHOICES
-from benchmarks.table import HOST_TARGETS, render_results, render_summary, update_readme
+from benchmarks.table import (HOST_TARGETS, docs_block, readme_block, render_results,
+                              update_readme)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("EDGECC_SHARED", REPO.parent / "shared"))  # as tests/conftest.py
@@ -146,7 +146,7 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
     from edgecc.codegen import write_files
     from edgecc.compiler import compile_model
     from edgecc.verify import verify_model
-    from edgecc.verify.harness import harness_c
+    from edgecc.build.harness import harness_c
     from edgecc.verify.reference import seeded_inputs
 
     from benchmarks.metrics import host_flash
@@ -258,7 +258,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="consecutive frames verified per cell, after one name_reset (default 5)")
     p.add_argument("-o", "--output", type=Path, default=REPO / "benchmarks" / "results.md")
     p.add_argument("--json", type=Path, help="also write the raw figures as JSON")
-    p.add_argument("--readme", type=Path, help="replace README's benchmarks block with a summary")
+    p.add_argument("--readme", type=Path,
+                   help="replace README's benchmarks block with the short summary, and that of "
+                        "docs/benchmarks.md beside it (when there) with every model's ratios")
     p.add_argument("--no-latency", action="store_true", help="skip the x86 latency timings")
     p.add_argument("--budget", type=float, default=0.5,
                    help="seconds of timed runs per latency figure (default 0.5)")
@@ -335,26 +337,17 @@ def _write(args, meta: dict, results: dict[str, list[dict]]) -> None:
     args.output.write_text(render_results(meta, results))
     if args.json:
         args.json.write_text(json.dumps(dict(meta=meta, results=results), indent=1))
-    if args.readme:
-        rel = args.output.resolve()
-        try:
-            rel = rel.relative_to(args.readme.resolve().parent)
-        except ValueError:
-            pass
-        block = (f"Measured {meta['date']} on {meta['cpu']} by `{meta['command']}`; all columns "
-                 f"(instructions, instructions/MAC, arena, lower bound, flash, TFLite Micro's "
-                 f"arena and flash, latencies) in [{rel}]({rel}). Ratios below 1 mean edgecc "
-                 f"is smaller / faster: Cortex-M instruction counts against TFLite Micro + "
-                 f"CMSIS-NN on the same QEMU machine (../shared/bench/anchors.md), arena against "
-                 f"TFLite Micro's smallest working arena, x86 median latency against LiteRT "
-                 f"(XNNPACK, one thread).")
-        if any(r.get("measured") not in (None, meta["date"]) for rows in results.values()
-               for r in rows):
-            block += (" Rows that run did not measure are kept from earlier runs (`--merge`; "
-                      "their dates are in results.md).")
-        block = textwrap.fill(block, 100) + "\n\n" + render_summary(meta, results)
-        update_readme(args.readme, block)
+    if args.readme:  # README's short summary, and docs/benchmarks.md's table beside it
+        docs = args.readme.resolve().parent / "docs" / "benchmarks.md"
+        update_readme(args.readme, readme_block(meta, results, _link(docs, args.readme)))
+        if docs.is_file():
+            update_readme(docs, docs_block(meta, results, _link(args.output, docs)))
     print(f"wrote {args.output}", file=sys.stderr)
+
+
+def _link(path: Path, page: Path) -> str:
+    """`path` as a markdown link from `page` (relative where they share a folder tree)."""
+    return os.path.relpath(path.resolve(), page.resolve().parent)
 
 
 if __name__ == "__main__":

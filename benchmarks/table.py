@@ -1,13 +1,17 @@
-"""The benchmark report: markdown tables of one run, and the README's summary block.
+"""The benchmark report: markdown tables of one run, and the summaries the docs carry.
 
 Owns: formatting (thousands separators, ratios, missing values as a dash, errors as footnotes),
-the header (date, machine, toolchain, commit), one table per target, and replacing the text
-between README's `BEGIN/END GENERATED: benchmarks` markers.
+the header (date, machine, toolchain, commit), one table per target, the two summary blocks
+(README.md's short one: the anchor models' headline ratios; docs/benchmarks.md's: every model's
+ratios), and replacing the text between a file's `BEGIN/END GENERATED: benchmarks` markers.
 """
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
+
+from benchmarks.profile import ANCHOR_MODELS
 
 HOST_TARGETS = ("host", "x86-avx2", "x86-avx512")
 README_BEGIN = "<!-- BEGIN GENERATED: benchmarks -->"
@@ -186,9 +190,14 @@ def render_results(meta: dict, results: dict[str, list[dict]]) -> str:
     return "\n".join(lines)
 
 
-def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
-    """The README block: per model, edgecc/TFLM instruction ratios per Cortex-M target and the
-    x86 latency ratio against LiteRT."""
+SHORT_ARM = ("cortex-m4", "cortex-m55")  # the README's Cortex-M columns
+SHORT_X86 = ("x86-avx2",)                # ... and its x86 column (-march=native)
+
+
+def render_summary(meta: dict, results: dict[str, list[dict]], short: bool = False) -> str:
+    """Per model, edgecc/TFLM instruction ratios per Cortex-M target, arena ratios and the x86
+    latency ratio against LiteRT. `short` (the README's): the anchor models only, instructions on
+    SHORT_ARM, the first of them's arena against TFLite Micro's, latency on SHORT_X86."""
     arm = [t for t in results if t not in HOST_TARGETS and any(
         (r.get("anchor") or {}).get("instructions") for r in results[t])]
     x86 = [t for t in results if t in HOST_TARGETS]
@@ -201,6 +210,11 @@ def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
     plain = {"x86-avx2": "-O2 `-mavx2 -mfma`, run-time dispatch",
              "x86-avx512": "-O2, its AVX-512 flags"}
     bound = [t for t in arm if t in ("cortex-m4", "cortex-m55")]  # issue 16's RAM targets
+    if short:
+        models = [m for m in models if m in ANCHOR_MODELS]
+        arm = [t for t in arm if t in SHORT_ARM]
+        native = [t for t in native if t in SHORT_X86]
+        bound, x86 = [], []
     head = ["model"] + [f"{t} instr / TFLM" for t in arm] + \
         [f"{t} arena / LB" for t in bound] + \
         [f"{t} arena / TFLM arena" for t in arm[:1]] + \
@@ -232,9 +246,49 @@ def render_summary(meta: dict, results: dict[str, list[dict]]) -> str:
     return "\n".join(lines)
 
 
+def _kept_note(meta: dict, results: dict[str, list[dict]]) -> str:
+    if any(r.get("measured") not in (None, meta["date"]) for rows in results.values()
+           for r in rows):
+        return (" Rows that run did not measure are kept from earlier runs (`--merge`; their "
+                "dates are in results.md).")
+    return ""
+
+
+def docs_block(meta: dict, results: dict[str, list[dict]], results_md: str) -> str:
+    """docs/benchmarks.md's block: every model's ratios; `results_md` is the full results' link
+    relative to that file."""
+    text = (f"Measured {meta['date']} on {meta['cpu']} by `{meta['command']}`; all columns "
+            f"(instructions, instructions/MAC, arena, lower bound, flash, TFLite Micro's arena "
+            f"and flash, latencies) in [{results_md}]({results_md}). Ratios below 1 mean edgecc "
+            f"is smaller / faster: Cortex-M instruction counts against TFLite Micro + CMSIS-NN on "
+            f"the same QEMU machine (../shared/bench/anchors.md), arena against TFLite Micro's "
+            f"smallest working arena, x86 median latency against LiteRT (XNNPACK, one thread)."
+            + _kept_note(meta, results))
+    return textwrap.fill(text, 100) + "\n\n" + render_summary(meta, results)
+
+
+def readme_block(meta: dict, results: dict[str, list[dict]], full: str) -> str:
+    """README.md's block: the anchor models' headline ratios; `full` is the link to
+    docs/benchmarks.md relative to the README."""
+    text = (f"Measured {meta['date']} (the machines, the command and every model: "
+            f"[{full}]({full})). Ratios below 1 mean edgecc is smaller / faster: instructions per "
+            f"inference against TFLite Micro + CMSIS-NN on the same QEMU machine, arena against "
+            f"TFLite Micro's smallest working arena, x86 latency (`-march=native`, one thread) "
+            f"against LiteRT with XNNPACK.")
+    return textwrap.fill(text, 100) + "\n\n" + render_summary(meta, results, short=True)
+
+
 def update_readme(readme: Path, block: str) -> None:
+    """Replace the text between `readme`'s benchmark markers (README.md or docs/benchmarks.md)."""
     text = readme.read_text()
     pat = re.compile(re.escape(README_BEGIN) + r".*?" + re.escape(README_END), re.S)
     if not pat.search(text):
         raise ValueError(f"{readme}: no '{README_BEGIN}' ... '{README_END}' block")
     readme.write_text(pat.sub(lambda _: f"{README_BEGIN}\n{block.strip()}\n{README_END}", text))
+
+
+def generated_block(path: Path) -> str | None:
+    """The text between `path`'s benchmark markers, or None without them."""
+    m = re.search(re.escape(README_BEGIN) + r"\n(.*?)\n" + re.escape(README_END),
+                  path.read_text(), re.S)
+    return m.group(1) if m else None

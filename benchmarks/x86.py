@@ -1,7 +1,7 @@
 """x86-64 host measurements: exact instruction counts, latency of the generated C, LiteRT latency.
 
 Owns: (1) the instruction count per inference of a host build, taken like the Arm counts
-(edgecc/verify/qemu.py): the verify harness built static with EDGECC_RUNS=1 and =2, both run under
+(edgecc/build/qemu.py): the verify harness built static with EDGECC_RUNS=1 and =2, both run under
 qemu-x86_64 (-cpu max, which implements AVX2) with edgecc's counting TCG plugin, difference of the
 two totals; (2) a timing harness for the generated C: one thread, the model run `warmup` times,
 then `runs` times each timed alone with CLOCK_MONOTONIC, the median printed; (3) LiteRT's
@@ -38,7 +38,7 @@ def _cc(cmd: list[str], what: str) -> None:
 def count_instructions(gen_dir: Path, harness: Path, work: Path, cflags: list[str],
                        cc: str = "gcc", timeout: float = 300.0) -> int:
     """Exact x86-64 instructions per inference of the generated C (see the module docstring)."""
-    from edgecc.verify.qemu import count_plugin
+    from edgecc.build.qemu import count_plugin
     totals = []
     for runs in (1, 2):
         exe = work / f"count{runs}"

@@ -4,7 +4,7 @@ Owns: compiling a model with the command line's options from Python (and writing
 folder: C, build files, manifest, exactly as `edgecc compile`), and running a compiled model on
 numpy inputs on the host or an emulated board, returning numpy outputs. Compiles are memoized per
 model contents and options in this process; the built programs are cached on disk per generated
-C (edgecc.runner), so a test suite builds each model once.
+C (edgecc.build.runner), so a test suite builds each model once.
 """
 from __future__ import annotations
 
@@ -13,16 +13,21 @@ from pathlib import Path
 
 import numpy as np
 
+from edgecc.build.boards import board_options, load_board
+from edgecc.build.firmware import board_for, emit_files
+from edgecc.build.manifest import manifest_file
+from edgecc.build.runner import build_runner, run_frames
+from edgecc.codegen import write_files
+from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
 from edgecc.options import CompileOptions
+from edgecc.targets import get_target
 
 _COMPILED: dict[tuple, object] = {}
 
 
 def _resolve(target: str | None, board: str | None):
-    from edgecc.targets import get_target
     if board is not None:
-        from edgecc.boards import load_board
         b = load_board(board) if isinstance(board, (str, Path)) else board
         if target is not None and target != b.target:
             raise EdgeccError(f"target {target} conflicts with board {b.name} (target {b.target})")
@@ -37,8 +42,6 @@ def compile(model: str | Path, target: str | None = None, board: str | None = No
     `fields` such as io="external" or onnx_numerics="x86" change single fields of it); with
     `output`, write the folder (the C, the build files of `emit`, the manifest). Returns the
     edgecc.compiler.Compiled record (.files: the C, .plan.arena, .lowered, ...)."""
-    from edgecc.budget import board_options
-    from edgecc.compiler import compile_model
     t, b = _resolve(target, board)
     opts = board_options((options or CompileOptions()).but(**fields), b)
     data = Path(model).read_bytes() if Path(model).is_file() else b""
@@ -49,7 +52,6 @@ def compile(model: str | Path, target: str | None = None, board: str | None = No
         c = compile_model(model, t, name, opts)
         _COMPILED[key] = c
     if output is not None:
-        from edgecc.codegen import write_files
         write_files(output_files(c, model, t, b, emit), Path(output))
     return c
 
@@ -66,10 +68,8 @@ def manifest_options(c, model, emit) -> dict:
 
 def output_files(c, model, target, board, emit) -> dict[str, str]:
     """Every file of the output folder: the C, the build files of `emit`, the manifest."""
-    from edgecc.manifest import manifest_file
     files = dict(c.files)
     if emit:
-        from edgecc.firmware import board_for, emit_files
         files.update(emit_files(c.files, c.name, c.graph.name, list(emit),
                                 board_for(target.name, board), c.plan.arena,
                                 c.weights_section))
@@ -106,7 +106,6 @@ def run(model: str | Path, target: str | None = None, board: str | None = None,
     outputs as arrays of the model's output shapes. frames=N: every input has a leading axis of
     N frames, run in order on one arena (a stateful model carries its state); every output then
     has that leading axis too."""
-    from edgecc.runner import build_runner, run_frames
     c = compile(model, target=target, board=board, name=name, options=options, **fields)
     t, b = _resolve(target, board)
     g = c.graph

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import jinja2
 import numpy as np
+from jinja2 import meta
 
 from edgecc.ir import Graph
 from edgecc.lower import Lowered
@@ -62,7 +63,9 @@ def model_headers(kernel_headers) -> list[str]:
     return [*BASE, *extra]
 
 
-def _env() -> jinja2.Environment:
+def template_env() -> jinja2.Environment:
+    """The one Jinja2 environment over templates/ (the generated C, the build files of
+    edgecc/build/: linker scripts, startup, firmware files)."""
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
                               undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                               trim_blocks=True, lstrip_blocks=True, autoescape=False)
@@ -144,7 +147,6 @@ def _state_resets(g: Graph, plan: Plan, ident: str, consts: list[ConstArray]) ->
 def _unclaimed_const_inputs(env: jinja2.Environment, lw: Lowered, g: Graph) -> dict:
     """Constant inputs the template reads as `in{i}` that the kernel did not emit (e.g. a data
     input that is a constant): emitted as they are, so the template always has its pointer."""
-    from jinja2 import meta
     src = env.loader.get_source(env, lw.template_path)[0]
     used = meta.find_undeclared_variables(env.parse(src))
     return {f"in{i}": g.value(v).data for i, v in enumerate(lw.node.inputs)
@@ -167,7 +169,7 @@ def value_address(plan: Plan, v: str) -> str:
 
 def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
            weights_section: str | None = None) -> dict[str, str]:
-    env = _env()
+    env = template_env()
     external = bool(plan.external)
     ident = c_ident(name)
     consts: list[ConstArray] = []
@@ -186,7 +188,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
             if same == sym:
                 consts.append(const)
             csyms[key] = same
-        ctx = {"p": k.params, "c": csyms}
+        ctx = {"p": {**k.params, **k.derived}, "c": csyms}
         for i, v in enumerate(n.inputs):
             if v is not None and g.value(v).variable:  # state region: read and updated in place
                 ctx[f"in{i}"] = f"(({g.type(v).dtype.c} *)(arena + {plan.offsets[v]}))"

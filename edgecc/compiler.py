@@ -13,12 +13,15 @@ import numpy as np
 
 from edgecc.codegen import render
 from edgecc.errors import EdgeccError, UnsupportedModel
+from edgecc.frontends.tflite import check_ops, read_tflite
 from edgecc.ir import Graph
-from edgecc.lower import Lowered, alias_ops, lower_graph
+from edgecc.lower import Lowered, alias_ops, lower_graph, prefer_streaming
 from edgecc.options import CompileOptions
 from edgecc.passes import PassResult, optimize
 from edgecc.plan import Plan, model_lower_bound, plan_model
+from edgecc.plan.liveness import buffers_for
 from edgecc.plan.state import add_state_region
+from edgecc.plan.tiling import apply_tiling, choose
 from edgecc.targets import Target
 from edgecc.validate import validate_graph
 from edgecc.validate.limits import MAX_ARENA_BYTES, check_model_file
@@ -53,11 +56,11 @@ def load_model(path: str | Path, options: CompileOptions | None = None) -> Graph
     path = Path(path)
     check_model_file(path)  # a regular file under the size limit, before anything reads it
     if path.suffix.lower() == ".onnx":
+        # the onnx package takes ~2 s to import: loaded only for an ONNX model
         from edgecc.frontends.onnx import load_onnx
         g = load_onnx(path, options.onnx_numerics, options.ort_threads)
         validate_graph(g)  # the same checks on what the ONNX frontend built
         return g
-    from edgecc.frontends.tflite import check_ops, read_tflite
     g = read_tflite(path)
     validate_graph(g)  # edgecc/validate: before any op's code looks at the graph
     return check_ops(g, path)
@@ -66,7 +69,6 @@ def load_model(path: str | Path, options: CompileOptions | None = None) -> Graph
 def scratch_budget(g: Graph) -> dict[int, int]:
     """Bytes at each step that the activations' own peak leaves dead (kernel scratch can go there
     without growing the arena)."""
-    from edgecc.plan.liveness import buffers_for
     bufs = buffers_for(g, {}, alias_ops())
     live = [sum(b.size for b in bufs if b.first <= i <= b.last) for i in range(len(g.nodes))]
     peak = max(live, default=0)
@@ -106,7 +108,6 @@ def _lower_and_plan(g: Graph, target: Target, scratch: str, imported: Graph,
     lowered = lower_graph(g, target, scratch_budget(g) if scratch == "fit" else None)
     best = _plan(g, lowered, imported, external_io)
     if memory_first:
-        from edgecc.lower import prefer_streaming
         swapped = prefer_streaming(g, lowered, target, alias_ops())
         if any(a is not b for a, b in zip(swapped, lowered)):
             alt = _plan(g, swapped, imported, external_io)
@@ -121,7 +122,6 @@ def _tile(g: Graph, lowered: list[Lowered], plan: Plan, target: Target, scratch:
           imported: Graph, budget: int | None, external_io: bool = False):
     """The tiled (graph, kernels, plan, TilePlan) that beats `plan` (and fits `budget` when one
     is given, if any does), or None: the best candidates of plan/tiling.py, planned for real."""
-    from edgecc.plan.tiling import apply_tiling, choose
     pos = {id(n): i for i, n in enumerate(g.nodes)}
     traits = {pos[id(lw.node)]: (lw.kernel.streams, lw.kernel.scratch) for lw in lowered}
     best = None

@@ -12,6 +12,7 @@ import sys
 import traceback
 
 from edgecc.errors import InternalError
+from edgecc.ir import Node
 
 MAX_LINE = 600  # characters of one error line, prefix included (a 10 kB tensor name stays short)
 EXIT_BAD_INPUT = 2
@@ -28,7 +29,6 @@ def clean_line(message: str, limit: int = MAX_LINE) -> str:
 
 def _op_of(exc: BaseException) -> tuple[int, str] | None:
     """(index, op name) of the innermost IR node any frame of exc's traceback held as `n`/`node`."""
-    from edgecc.ir import Node
     found = None
     for frame, _ in traceback.walk_tb(exc.__traceback__):
         for key in ("n", "node"):

@@ -79,6 +79,16 @@ class TensorType:
         return f"{s} ({self.q})" if self.q else s
 
 
+def same_quant(a: TensorType, b: TensorType) -> bool:
+    """Identical dtype and quantization (scales compared exactly, as stored in the model)."""
+    if a.dtype != b.dtype:
+        return False
+    if a.q is None or b.q is None:
+        return a.q is None and b.q is None
+    return (tuple(np.float32(a.q.scale)) == tuple(np.float32(b.q.scale))
+            and tuple(a.q.zero_point) == tuple(b.q.zero_point))
+
+
 @dataclass
 class Value:
     """A named tensor: an activation (data is None) or a constant (data holds its numpy array)."""

@@ -9,7 +9,6 @@ current.
 from __future__ import annotations
 
 import json
-import textwrap
 from dataclasses import asdict, dataclass
 
 from edgecc.ops import all_ops
@@ -119,14 +118,3 @@ def as_markdown() -> str:
     out.append("")
     return "\n".join(out)
 
-
-def readme_block() -> str:
-    """The short summary scripts/gen_supported_ops.py puts between the README's markers."""
-    rows = op_rows()
-    names = ", ".join(f"`{r.op}`" for r in rows)
-    return textwrap.fill(f"{_counts(rows)}, each bit-exact with TFLite Micro (or LiteRT's reference "
-            f"kernels where TFLite Micro lacks the op, onnx.reference for the ONNX-only ones; float32 exp/log/tanh within 1e-5 relative): "
-            f"{names}. Element types, constraints and "
-            "oracles per op: [SUPPORTED_OPS.md](SUPPORTED_OPS.md) (also `edgecc ops`). "
-            "`edgecc compile` on a model with anything else reports each unsupported op (name, "
-            "version, op index) and exits 2.", width=100, break_on_hyphens=False)

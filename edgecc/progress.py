@@ -11,6 +11,8 @@ import os
 import sys
 from typing import Iterable, TypeVar
 
+from tqdm import tqdm
+
 T = TypeVar("T")
 
 
@@ -28,15 +30,12 @@ def progress(items: Iterable[T], total: int | None = None, desc: str = "",
     stream = stream if stream is not None else sys.stderr
     if not wanted(json_mode, stream):
         return items
-    from tqdm import tqdm
     return tqdm(items, total=total, desc=desc, file=stream, leave=False, unit=unit,
                 dynamic_ncols=True)
 
 
 def say(text: str, file=None) -> None:
-    """Print a line without breaking a running bar (tqdm.write when tqdm is loaded)."""
+    """Print a line without breaking a running bar (tqdm.write clears and redraws the bars)."""
     file = file if file is not None else sys.stderr
-    if "tqdm" in sys.modules:
-        sys.modules["tqdm"].tqdm.write(text, file=file)
-    else:
-        print(text, file=file, flush=True)
+    tqdm.write(text, file=file)
+    file.flush()

@@ -20,6 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from edgecc.api import run
+from edgecc.compiler import load_model
+from edgecc.verify.reference import run_reference, seeded_inputs
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("edgecc")
@@ -39,12 +43,9 @@ class EdgeccRunner:
         return kw
 
     def __call__(self, model: str | Path, inputs=None, **kw) -> list[np.ndarray]:
-        import edgecc
-        return edgecc.run(model, inputs=inputs, **self._where(kw))
+        return run(model, inputs=inputs, **self._where(kw))
 
     def reference(self, model: str | Path, inputs) -> list[np.ndarray]:
-        from edgecc.compiler import load_model
-        from edgecc.verify.reference import run_reference
         xs = [inputs] if isinstance(inputs, np.ndarray) else list(inputs)
         return run_reference(model, xs, len(load_model(model).outputs))[0]
 
@@ -52,8 +53,6 @@ class EdgeccRunner:
                      **kw) -> list[np.ndarray]:
         """Run on the board and in the reference; every output byte must match."""
         if inputs is None:
-            from edgecc.compiler import load_model
-            from edgecc.verify.reference import seeded_inputs
             inputs = seeded_inputs(load_model(model), seed)
         got = self(model, inputs, **kw)
         ref = self.reference(model, inputs)

@@ -1,7 +1,7 @@
 """`edgecc report MODEL -o report.html`: one self-contained HTML page for a firmware engineer.
 
 Owns: gathering what the other verbs know about one model on one target (compiler.compile_model
-for the graph, kernels and plan; inspect for the op counts; plan.show for the buffer table and
+for the graph, kernels and plan; inspect for the op counts; plan_view for the buffer table and
 the SVG; budget.budget_model for flash/RAM against a board when --board is given and the board's
 compiler is installed) and rendering it as ONE HTML file: inline CSS, the SVG inline, no scripts,
 no external assets, so it can be mailed or attached to a CI run as is.
@@ -20,15 +20,16 @@ import shutil
 from html import escape
 from pathlib import Path
 
-from edgecc.version import __version__
-from edgecc.boards import Board
+from edgecc.build.boards import Board
+from edgecc.budget import budget_model
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
 from edgecc.inspect import executes, kernel_rows, op_counts
 from edgecc.ir import TensorType
 from edgecc.metrics import node_macs
-from edgecc.plan.show import plan_report, plan_svg
+from edgecc.plan_view import plan_report, plan_svg
 from edgecc.targets import Target, get_target
+from edgecc.version import __version__
 
 LABEL_CHARS = 40  # long TFLite labels (';'-joined op names) are cut in cells, full text in title
 
@@ -217,7 +218,6 @@ def budget_figures(model: str | Path, board: Board,
                    options=None) -> tuple[dict | None, str]:
     """(BudgetReport.as_json(), "") or (None, why not): the budget links for the board, so it needs
     the board's cross compiler; without it the report still holds everything else."""
-    from edgecc.budget import budget_model
     cc = get_target(board.target).cc
     if shutil.which(cc) is None:
         return None, f"{cc} is not installed: no flash/RAM measurement for {board.name}"

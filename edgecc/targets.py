@@ -1,7 +1,7 @@
 """Targets: what a generated C file may assume about the core it runs on.
 
 Owns: the table of targets, each with its template search path (most specialised ISA first, then
-the portable `c` templates), and the core flags a build needs (toolchains.md). Boards (boards/)
+the portable `c` templates), and the core flags a build needs (docs/toolchains.md). Boards (boards/)
 name a target; the target never names a board.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Target:
 
 
 # Every build of generated C: no fused multiply-add, so float kernels round each product and sum
-# as TFLite Micro's build does (DESIGN.md, numerics). gcc in ISO C mode already does this.
+# as TFLite Micro's build does (docs/design.md, numerics). gcc in ISO C mode already does this.
 FP_FLAGS = ("-ffp-contract=off",)
 
 TARGETS: dict[str, Target] = {

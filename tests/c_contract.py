@@ -1,4 +1,4 @@
-"""Checking generated C against DESIGN.md's C API contract on the parsed code (pycparser).
+"""Checking generated C against docs/design.md's C API contract on the parsed code (pycparser).
 
 Used by tests: `check_c_api_contract(out_dir, name, tmp)` asserts that NAME.h defines the size and
 count macros as plain integer literals, that NAME.h and NAME.c declare/define name_input,
@@ -53,7 +53,7 @@ void *memmove(void *dst, const void *src, size_t n);
 """
 _FAKE_HEADERS = ("stdint.h", "stddef.h", "string.h", "stdbool.h", "limits.h", "inttypes.h")
 
-# DESIGN.md: void *name_input(uint8_t *arena, int index);
+# docs/design.md: void *name_input(uint8_t *arena, int index);
 #            const void *name_output(const uint8_t *arena, int index);
 #            void name_reset(uint8_t *arena);
 #            int name_run(uint8_t *arena);

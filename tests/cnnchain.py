@@ -17,7 +17,7 @@ from edgecc.ops import conv_out_size
 from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
 from edgecc.verify import _build_and_run
-from edgecc.verify.harness import parse_output
+from edgecc.build.harness import parse_output
 from edgecc.verify.reference import run_tflm, seeded_inputs
 
 

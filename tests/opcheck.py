@@ -60,8 +60,8 @@ def check_model_litert(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"),
     """check_model for ops TFLite Micro lacks: numpy reference and generated C vs LiteRT ref."""
     from edgecc.codegen import write_files
     from edgecc.compiler import compile_model
-    from edgecc.verify.harness import harness_c, parse_output
-    from edgecc.verify.host import build_host, run_host
+    from edgecc.build.harness import harness_c, parse_output
+    from edgecc.build.host import build_host, run_host
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         path = tmp / "m.tflite"

@@ -15,7 +15,8 @@ sys.path.insert(0, str(REPO))  # `benchmarks` is a top-level folder of the check
 
 from benchmarks.anchors import load_anchors, parse_anchors  # noqa: E402
 from benchmarks.metrics import count_macs  # noqa: E402
-from benchmarks.table import update_readme  # noqa: E402
+from benchmarks.table import (docs_block, generated_block, readme_block,  # noqa: E402
+                              update_readme)
 
 
 def _anchors():
@@ -145,6 +146,22 @@ def test_readme_block_is_replaced_and_nothing_else(tmp_path):
                              "<!-- END GENERATED: benchmarks -->\nz\n")
 
 
+def test_readme_and_docs_summaries_are_current():
+    """README.md's short summary and docs/benchmarks.md's table are what the saved run renders to
+    (both written by `python3 -m benchmarks.run --render benchmarks/results.json --readme
+    README.md`)."""
+    saved = json.loads((REPO / "benchmarks" / "results.json").read_text())
+    meta, results = saved["meta"], saved["results"]
+    readme, docs = REPO / "README.md", REPO / "docs" / "benchmarks.md"
+    fix = "stale: run python3 -m benchmarks.run --render benchmarks/results.json --readme README.md"
+    assert generated_block(readme) == readme_block(meta, results, "docs/benchmarks.md"), \
+        f"README.md's benchmark summary is {fix}"
+    assert generated_block(docs) == docs_block(meta, results, "../benchmarks/results.md"), \
+        f"docs/benchmarks.md's table is {fix}"
+    short = generated_block(readme)
+    assert "| kws_ref_model |" in short and "| cv_dscnn |" not in short  # anchor models only
+
+
 def _run(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "benchmarks.run", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=900)
@@ -202,7 +219,7 @@ def test_suite_x86_avx512_row(tmp_path):
     """x86-avx512: timed and verified where the CPU has AVX-512 VNNI (an error row naming the
     missing flags elsewhere); no QEMU count, since TCG does not implement AVX-512."""
     from edgecc.targets import get_target
-    from edgecc.verify.host import cpu_flags
+    from edgecc.build.host import cpu_flags
     shared_model("hello_world_int8")
     js, md = tmp_path / "r.json", tmp_path / "r.md"
     r = _run(["--models", "hello_world_int8", "--targets", "x86-avx2", "x86-avx512", "--budget",

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from edgecc.boards import MACHINES, board_names, default_board, load_board
+from edgecc.build.boards import MACHINES, board_names, default_board, load_board
 from edgecc.errors import EdgeccError
 from edgecc.targets import TARGETS
-from edgecc.verify.cross import arena_placement, linker_script
+from edgecc.build.cross import arena_placement, linker_script
 
 KiB, MiB = 1 << 10, 1 << 20
 REPO = Path(__file__).resolve().parent.parent

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_model
-from edgecc.boards import load_board
-from edgecc.budget import budget_model, map_contributions, stack_bound
-from edgecc.verify.qemu import painted_stack
+from edgecc.build.boards import load_board
+from edgecc.budget import budget_model
+from edgecc.build.measure import ASM_PUSH_BYTES, map_contributions, stack_bound
+from edgecc.build.qemu import painted_stack
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
 from edgecc.targets import get_target
@@ -126,7 +127,6 @@ def test_stack_bound_follows_the_call_graph(tmp_path):
                   'edge: { sourcename: "m.c:layer" targetname: "memcpy" }\n'
                   'node: { title: "m_run" label: "m_run\\nm.c:9:1\\n16 bytes (static)" }\n'
                   'edge: { sourcename: "m_run" targetname: "m.c:layer" }\n}\n')
-    from edgecc.budget import ASM_PUSH_BYTES
     # external callee: 64-byte allowance; an asm statement's own pushes: ASM_PUSH_BYTES
     assert stack_bound([ci], "m_run") == 16 + 40 + 64 + ASM_PUSH_BYTES
     ci.write_text(ci.read_text().replace("16 bytes (static)", "16 bytes (dynamic)"))
@@ -145,14 +145,13 @@ def test_stack_bound_covers_the_painted_stack(model, board):
 
 
 def test_asm_pushes_fit_the_stack_allowance():
-    """No inline asm of runtime_c/ pushes more than budget.ASM_PUSH_BYTES (gcc's frame sizes
+    """No inline asm of runtime_c/ pushes more than measure.ASM_PUSH_BYTES (gcc's frame sizes
     do not count a push inside an asm statement)."""
     import re
-    from edgecc import budget
     root = Path(__file__).resolve().parent.parent / "runtime_c"
     pushes = [len(m.group(1).split(",")) * 4 for h in root.rglob("*.h")
               for m in re.finditer(r"push\s*\{([^}]*)\}", h.read_text())]
-    assert pushes and max(pushes) <= budget.ASM_PUSH_BYTES, pushes
+    assert pushes and max(pushes) <= ASM_PUSH_BYTES, pushes
 
 
 @pytest.mark.slow

@@ -3,7 +3,7 @@
 Bad input (malformed files, unsupported ops, bad arguments) gives one line on stderr and exit 2,
 never a traceback; model strings cannot reach generated C except as sanitized text; `compile` is
 deterministic; the generated C builds warning-free with gcc and clang and keeps the C API contract
-of DESIGN.md (checked on the parsed C with pycparser).
+of docs/design.md (checked on the parsed C with pycparser).
 """
 from __future__ import annotations
 

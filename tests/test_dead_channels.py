@@ -123,7 +123,7 @@ def test_layer_trace_lines_pruned_tensors_up_with_tflm(tmp_path):
     """verify's first-mismatch search compares a pruned tensor with TFLM's kept channels: no
     false alarm on a correct run, and a corrupted byte of a pruned tensor is found there."""
     from edgecc.verify import _build_and_run, first_mismatch
-    from edgecc.verify.harness import parse_output
+    from edgecc.build.harness import parse_output
     from edgecc.verify.reference import run_tflm, seeded_inputs
     p, _ = _load(chain_model(np.random.default_rng(4)), tmp_path)
     c = compile_model(p, get_target("host"), "m")

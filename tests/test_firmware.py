@@ -1,4 +1,4 @@
-"""Firmware integration (DESIGN.md "Firmware integration (contract)"): `edgecc compile --emit
+"""Firmware integration (docs/design.md "Firmware integration (contract)"): `edgecc compile --emit
 cmake|make|zephyr`, consumed by a project that knows only the contract, built with the real cmake
 and make, run, and compared byte for byte with TFLite Micro."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from conftest import shared_model
 from edgecc.options import CompileOptions
 from edgecc.cli import main
 from edgecc.compiler import load_model
-from edgecc.verify.harness import harness_c, parse_output
+from edgecc.build.harness import harness_c, parse_output
 from edgecc.verify.reference import run_reference, seeded_inputs
 
 
@@ -192,9 +192,9 @@ int main(void) {{
 def test_two_models_one_firmware_shared_arena(tmp_path):
     """kws_ref_model and ad01_int8 in one CMake firmware for mps2-an386: no clashing symbols,
     one arena of the larger size, both outputs bit-exact with TFLite Micro under QEMU."""
-    from edgecc.boards import load_board
+    from edgecc.build.boards import load_board
     from edgecc.codegen import c_literal_list
-    from edgecc.verify.qemu import run_program
+    from edgecc.build.qemu import run_program
     fw = tmp_path / "fw"
     fw.mkdir()
     decls, refs, arenas = [], [], []
@@ -235,7 +235,7 @@ def _compile_json(model: Path, out: Path, *extra: str) -> dict:
 def test_run_io_matches_run_in_arena_mode(tmp_path):
     """Default --io arena: NAME_run_io (copies in and out) gives NAME_run's bytes, TFLM's."""
     from edgecc.targets import get_target
-    from edgecc.verify.host import build_host, run_host
+    from edgecc.build.host import build_host, run_host
     model = shared_model("kws_ref_model")
     _compile_json(model, tmp_path / "gen", "--name", "kws")
     g = load_model(model)

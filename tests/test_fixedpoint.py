@@ -7,7 +7,7 @@ import pytest
 
 from edgecc.numerics import gemmlowp as fp
 from edgecc.resources import data_dir
-from edgecc.verify.host import STRICT
+from edgecc.build.host import STRICT
 
 RNG = np.random.default_rng(1234)
 N = 3000

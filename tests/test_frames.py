@@ -18,7 +18,7 @@ from conftest import shared_model
 from edgecc.cli import main
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.harness import harness_frames_c, parse_frames
+from edgecc.build.harness import harness_frames_c, parse_frames
 from edgecc.verify.reference import run_tflm_frames, seeded_frames
 
 STATEFUL = ["trained_lstm_int8", "micro_speech_lstm", "keyword_scrambled_8bit"]

@@ -1,4 +1,4 @@
-"""Host-run targets check the CPU before running their code (edgecc/verify/host.py): a target whose
+"""Host-run targets check the CPU before running their code (edgecc/build/host.py): a target whose
 instructions this machine lacks fails with one line naming the missing flags, not with SIGILL."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from conftest import shared_model
 from edgecc.errors import EdgeccError
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.host import check_host_can_run, cpu_flags
+from edgecc.build.host import check_host_can_run, cpu_flags
 
 
 def test_cpu_flags_read():

@@ -78,7 +78,7 @@ def test_inspect_human_verbose_and_dump(tmp_path, capsys):
 def test_inspect_errors_are_one_line_exit_2(argv, capsys):
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
-    # --json: the error also as one JSON object on stdout (DESIGN.md), else stdout stays empty
+    # --json: the error also as one JSON object on stdout (docs/design.md), else stdout stays empty
     assert (json.loads(out) == {"error": err[len("edgecc: error: "):].strip()}) if "--json" in argv \
         else out == ""
 

@@ -16,14 +16,14 @@ import pytest
 
 from cnnchain import chain_model, tflm_outputs
 from conftest import SHARED, shared_model
-from edgecc.boards import default_board
+from edgecc.build.boards import default_board
 from edgecc.compiler import compile_model
 from edgecc.lower import alias_ops
 from edgecc.plan.check import PlanError, check_graph_plan
 from edgecc.plan.stream import geometry, stream_pair
 from edgecc.targets import get_target
 from edgecc.verify import _build_and_run
-from edgecc.verify.harness import parse_output
+from edgecc.build.harness import parse_output
 from edgecc.verify.reference import seeded_inputs
 from test_streaming import _overlapped
 

@@ -22,7 +22,7 @@ from edgecc.errors import EdgeccError
 from edgecc.frontends.onnx import load_onnx
 from edgecc.targets import get_target
 from edgecc.verify import _build_and_run
-from edgecc.verify.harness import parse_frames
+from edgecc.build.harness import parse_frames
 from test_cli import assert_one_line_error, edgecc
 
 CASES = SHARED / "models" / "onnx"

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED, shared_model
-from edgecc.boards import load_board
+from edgecc.build.boards import load_board
 from edgecc.targets import get_target
-from edgecc.verify import cross, verify_model
+from edgecc.build import cross
+from edgecc.verify import verify_model
 
 REPO = Path(__file__).resolve().parent.parent
 M4 = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
@@ -118,7 +119,7 @@ def test_cortex_m55_twins_bit_exact_under_qemu(monkeypatch, tmp_path, model, opt
     -O0, EC_MVE_MAC2X3's intrinsics at both) runs under QEMU bit-exact with TFLite Micro over
     two frames. (An unoptimized build keeps every inlined copy's locals apart: the 1x1
     convolution's frame alone is about 25 KB at -O0, so the board gets a 64 KiB stack.)"""
-    from edgecc.verify import qemu
+    from edgecc.build import qemu
     text = (REPO / "boards" / "mps3-an547.toml").read_text()
     assert "stack_size = 16384" in text
     board_file = tmp_path / "mps3-an547-bigstack.toml"

@@ -163,8 +163,8 @@ def test_resnet_exact_over_frames():
 def test_cortex_m4_near_kernel_builds_at_every_opt_level(tmp_path, cc):
     """tfl_pretrainedResnet_quant_qdq on cortex-m4: the DSP conv's near-tie epilogue
     (ec_dsp_conv_2d_6px_near_s8: VCVTR asm, calls to ec_ortn_conv_recompute) at every -O level."""
-    from edgecc.boards import load_board
-    from edgecc.verify import cross
+    from edgecc.build.boards import load_board
+    from edgecc.build import cross
     from test_opt_levels import M4, _builds_at_every_opt_level
     _builds_at_every_opt_level(tmp_path, onnx_model(RESNET), "cortex-m4", M4,
                                cc=cross.compile_command(load_board("mps2-an386"), cc))
@@ -173,9 +173,10 @@ def test_cortex_m4_near_kernel_builds_at_every_opt_level(tmp_path, cc):
 @pytest.mark.qemu
 def test_cortex_m4_near_kernel_unoptimized_is_exact(monkeypatch):
     """-O0 (the DSP conv's C twins) on the resnet's float-group convs: exact under QEMU."""
-    from edgecc.boards import load_board
+    from edgecc.build.boards import load_board
     from edgecc.targets import get_target
-    from edgecc.verify import cross, verify_model
+    from edgecc.build import cross
+    from edgecc.verify import verify_model
     real = cross.compile_sources
     monkeypatch.setattr(cross, "compile_sources", lambda *a, **kw: real(*a, **{**kw, "opt": "-O0"}))
     b = load_board("mps2-an386")

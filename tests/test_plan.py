@@ -434,7 +434,7 @@ def test_plan_command_json_and_svg(capsys, tmp_path):
 
 
 def test_plan_report_names_scratch_over_the_bound():
-    from edgecc.plan.show import format_table, plan_report, plan_svg
+    from edgecc.plan_view import format_table, plan_report, plan_svg
     g = _graph({"x": 64}, [("OP", ["x"], {"a": 256}), ("CONV", ["a"], {"y": 32})], ["y"])
     p = plan_arena(g, {1: 100}, ALIAS)
     rep = plan_report(g, p, "m")

@@ -2,7 +2,7 @@
 instruction counts, faults and hangs reported as such, boards whose memory is too small.
 
 Every test here really runs arm-none-eabi-gcc / clang / aarch64-linux-gnu-gcc and
-qemu-system-arm / qemu-aarch64 (toolchains.md); nothing is mocked."""
+qemu-system-arm / qemu-aarch64 (docs/toolchains.md); nothing is mocked."""
 from __future__ import annotations
 
 import json
@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_model
-from edgecc.boards import load_board
+from edgecc.build.boards import load_board
 from edgecc.errors import EdgeccError
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.cross import build_program
-from edgecc.verify.qemu import ProgramFault, ProgramTimeout, run_program, symbol_address
+from edgecc.build.cross import build_program
+from edgecc.build.qemu import ProgramFault, ProgramTimeout, run_program, symbol_address
 
 pytestmark = pytest.mark.qemu
 REPO = Path(__file__).resolve().parent.parent

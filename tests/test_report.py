@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.metrics import count_macs
 from conftest import shared_model
-from edgecc.boards import load_board
+from edgecc.build.boards import load_board
 from edgecc.budget import budget_model
 from edgecc.cli import main
 from edgecc.compiler import load_model

@@ -62,7 +62,7 @@ def test_state_region_in_plan_and_reset_in_c():
     assert "memset" not in run and "kw_reset" not in run  # name_run never resets
     assert "void kw_reset(uint8_t *arena);" in c.files["kw.h"]
     assert c.plan.state_bytes == end and c.plan.arena <= c.plan.model_lower_bound
-    from edgecc.plan.show import plan_report, plan_svg
+    from edgecc.plan_view import plan_report, plan_svg
     kinds = {r["kind"] for r in plan_report(g, c.plan)["buffers"]}
     assert "state" in kinds and "<svg" in plan_svg(g, c.plan, "kw")
 

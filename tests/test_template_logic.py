@@ -1,10 +1,12 @@
 """Kernel templates hold no logic: Python chooses every variant and computes every number.
 
-Scans templates/c/ and the ISA folders (templates/<isa>/) for `{% if %}` / `{% elif %}` /
-`{% set %}` tags and for arithmetic (+ - * / // %) inside `{{ }}` or `{% %}`; loops over lists
-Python prepared (`{% for %}`), filters (`| join`), macros and imports are allowed. Templates that
-still hold logic are listed in LEGACY with their count at the time this test was written: a
-count may only go down (delete the entry at zero), and every other template must have none.
+Scans the kernel templates (templates/c/ and every ISA folder) for `{% if %}` / `{% elif %}` /
+`{% set %}` tags, for arithmetic (+ - * / // %) inside `{{ }}` or `{% %}` and for inline
+conditionals (`a if c else b`, a loop's `if` filter); every template folder, the model and build
+files' too, for inline conditionals. Allowed: loops over lists Python prepared (`{% for %}`),
+filters (`| join`), macros and imports, and a macro or template picked by a name Python computed
+(`{{ K[p.kind](p) }}`). A template's variants are its macros (templates/c/_<op>.j2); what it
+prints beyond the op's params is Kernel.derived (edgecc/ops/__init__.py).
 """
 from __future__ import annotations
 
@@ -12,37 +14,35 @@ import re
 
 from edgecc.resources import data_dir
 
-FOLDERS = ("c", "x86", "dsp", "mve", "neon")
-
-# template -> findings left to move into Python (portable kernels of ops/<op>.py)
-LEGACY = {
-    "c/_copy.j2": 4, "c/_loops.j2": 9, "c/_reduce.j2": 10, "c/_rq16.j2": 1, "c/abs.c.j2": 1,
-    "c/batch_matmul.c.j2": 1, "c/comparison.c.j2": 1, "c/conv_2d.c.j2": 16,
-    "c/conv_2d_s16.c.j2": 6, "c/depthwise_conv_2d.c.j2": 9, "c/depthwise_conv_2d_s16.c.j2": 11,
-    "c/edgecc_patch_write.c.j2": 1, "c/gather.c.j2": 2, "c/leaky_relu.c.j2": 1,
-    "c/log_softmax.c.j2": 2, "c/maximum.c.j2": 2, "c/minimum.c.j2": 2, "c/mul.c.j2": 4,
-    "c/neg.c.j2": 2, "c/prelu.c.j2": 1, "c/squared_difference.c.j2": 2, "c/sub.c.j2": 3,
-    "c/unidirectional_sequence_lstm.c.j2": 3,
-    # portable templates main gained while the ratchet was written (ops12, onnx14, state12):
-    # their logic is still to move into Python
-    "c/add_n.c.j2": 2, "c/add_onnx.c.j2": 1, "c/binary_expr.c.j2": 1, "c/cumsum.c.j2": 8,
-    "c/pool_2d_float.c.j2": 4, "c/softmax_float.c.j2": 1, "c/svdf.c.j2": 1,
-}
+# Folders of the model and build files (NAME.c/.h, CMake, linker scripts, the bare-metal app):
+# they follow the compile options with `{% if %}`; only inline conditionals are banned there.
+NON_KERNEL = ("model", "firmware", "baremetal")
 
 _TAG = re.compile(r"\{%-?\s*(if|elif|set)\b")
 _EXPR = re.compile(r"\{\{-?(.*?)-?\}\}|\{%-?(.*?)-?%\}", re.S)
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
 _ARITH = re.compile(r"[\w)\]]\s*(\+|-|\*|//|/|%)\s*[\w(\[]")
+_IF_TAG = re.compile(r"\s*(if|elif)\b")
+_IF = re.compile(r"\bif\b")
+
+
+def _expressions(text: str):
+    """Each `{{ }}` / `{% %}` of a template: (its source, its code with string literals blanked)."""
+    for m in _EXPR.finditer(text):
+        yield m.group(0), _STRING.sub("''", m.group(1) or m.group(2) or "")
+
+
+def inline_conditionals(text: str) -> list[str]:
+    """Each expression holding `if` that is not an `{% if %}`/`{% elif %}` tag."""
+    return [src for src, code in _expressions(text)
+            if _IF.search(code) and not (src.startswith("{%") and _IF_TAG.match(code))]
 
 
 def findings(text: str) -> list[str]:
-    """Each logic tag and each arithmetic expression in a template's text."""
+    """Each logic tag, arithmetic expression and inline conditional in a template's text."""
     out = [m.group(0) for m in _TAG.finditer(text)]
-    for m in _EXPR.finditer(text):
-        expr = _STRING.sub("''", m.group(1) or m.group(2) or "")
-        if _ARITH.search(expr):
-            out.append(m.group(0))
-    return out
+    out += [src for src, code in _expressions(text) if _ARITH.search(code)]
+    return out + [src for src in inline_conditionals(text) if src not in out]
 
 
 def test_findings_detects_logic():
@@ -51,17 +51,35 @@ def test_findings_detects_logic():
     assert findings("{{ p.n - 1 }}") == ["{{ p.n - 1 }}"]
     assert findings('{% for v in p.taps %}{{ v | join(", ") }} {{ "a-b" }}{% endfor %}') == []
     assert findings("{%- for v in p.w -%}{{- v -}}{%- endfor %}") == []
+    assert findings('{{ K[p.kind](p, c) | trim("\\n") }}{{ "if" }}') == []
 
 
-def test_templates_hold_no_new_logic():
+def test_inline_conditionals_detected():
+    assert inline_conditionals("{{ c.a if p.a else in0 }}") == ["{{ c.a if p.a else in0 }}"]
+    assert inline_conditionals('{{ ", " if not loop.last }}') == ['{{ ", " if not loop.last }}']
+    assert inline_conditionals("{% for x in xs if x %}{% endfor %}") == ["{% for x in xs if x %}"]
+    assert inline_conditionals("{% if a %}{% elif b %}{% endif %}{{ 'a if b' }}") == []
+    assert findings("{% set s = a if b else c %}") == ["{% set", "{% set s = a if b else c %}"]
+
+
+def _folders():
     root = data_dir("templates")
-    counts = {}
-    for folder in FOLDERS:
-        for p in sorted((root / folder).glob("*.j2")):
-            n = len(findings(p.read_text()))
-            if n:
-                counts[f"{folder}/{p.name}"] = n
-    grown = {k: (n, LEGACY.get(k, 0)) for k, n in counts.items() if n > LEGACY.get(k, 0)}
-    assert not grown, f"logic in templates (found, allowed): {grown}"
-    stale = {k: (counts.get(k, 0), n) for k, n in LEGACY.items() if counts.get(k, 0) < n}
-    assert not stale, f"LEGACY counts to lower (found, listed): {stale}"
+    return root, sorted(p.name for p in root.iterdir() if p.is_dir())
+
+
+def test_kernel_templates_hold_no_logic():
+    root, folders = _folders()
+    assert "c" in folders and len(folders) > len(NON_KERNEL) + 1  # the scan sees the kernels
+    found = {f"{folder}/{p.name}": findings(p.read_text())
+             for folder in folders if folder not in NON_KERNEL
+             for p in sorted((root / folder).glob("*.j2"))}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, f"logic in kernel templates (move it into Python): {found}"
+
+
+def test_no_template_has_inline_conditionals():
+    root, folders = _folders()
+    found = {f"{folder}/{p.name}": inline_conditionals(p.read_text())
+             for folder in folders for p in sorted((root / folder).glob("*.j2"))}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, f"inline conditionals in templates (Python chooses): {found}"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_model
-from edgecc.boards import load_board
+from edgecc.build.boards import load_board
 from edgecc.cli import main
 
 pytestmark = pytest.mark.qemu

@@ -24,8 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from edgecc.ir import DType, Graph, TensorType
-from edgecc.ops import get_op
-from edgecc.ops._static import SHAPE_ONLY_OPS
+from edgecc.ops import SHAPE_ONLY_OPS, get_op
 from edgecc.passes.fold import STATEFUL_OPS, evaluate
 
 SHAPE_DTYPES = (DType.INT32, DType.INT64)

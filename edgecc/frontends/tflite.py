@@ -17,10 +17,13 @@ import numpy as np
 import tflite
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.frontends.shapes import settle_shapes
 from edgecc.frontends.tflite_resources import RESOURCE, resolve_resources
 from edgecc.ir import DType, Graph, IRError, Node, QParams, TensorType, Value, verify
 from edgecc.numerics import FIXED_POINT
 from edgecc.ops import failed_constraints, is_supported
+from edgecc.passes.fold import folded_view
+from edgecc.validate import validate_graph
 from edgecc.validate.limits import check_alloc
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
@@ -107,7 +110,6 @@ def _variable_reset_value(shape: tuple[int, ...], dtype: DType, q: QParams | Non
 def load_tflite(path: str | Path) -> Graph:
     """read_tflite, the validation stage (edgecc/validate) and the op checks: the import that
     compiler.load_model runs, for callers that want a TFLite graph alone."""
-    from edgecc.validate import validate_graph
     return check_ops(validate_graph(read_tflite(path)), Path(path))
 
 
@@ -140,7 +142,6 @@ def settled_graph(path: str | Path) -> Graph | None:
     """The file as IR with every shape settled from the ops (frontends/shapes.py; its notes say
     where the file's shapes are wrong), the ops' constraints unchecked; None for a file that cannot
     be read. For choosing an oracle: TFLite Micro computes with the file's declared shapes."""
-    from edgecc.frontends.shapes import settle_shapes
     try:
         g, _ = _build(Path(path).read_bytes(), Path(path))
     except Exception:  # noqa: BLE001 - unreadable: load_tflite says why, TFLM decides alone
@@ -263,7 +264,6 @@ def check_ops(g: Graph, path: Path) -> Graph:
     """Shapes settled from the ops (frontends/shapes.py), then each op's constraints on the
     validated graph and its declared shapes against inference. Runs after edgecc/validate, so an
     exception here is a bug in edgecc (exit 3), not the file's."""
-    from edgecc.frontends.shapes import settle_shapes
     g = settle_shapes(g)
     for n in g.nodes:  # a shape computed from the ops may be empty where the file's was not
         for v in n.outputs:
@@ -274,7 +274,6 @@ def check_ops(g: Graph, path: Path) -> Graph:
     problems = []
     # Constraints describe what the kernels will see: the graph after constant folding (weights
     # computed from constants are constants by then; folded nodes need no kernel).
-    from edgecc.passes.fold import folded_view
     view = folded_view(g)
     for n in view.nodes:
         for msg in failed_constraints(view, n):

@@ -25,6 +25,9 @@ class Kernel:
 
     template: file name under templates/<isa>/ (searched along the target's path).
     params:   numbers and lists the template prints (Python computed all of them).
+    derived:  what the template prints that Python derived from params for it alone (products,
+              offsets, index expressions, the C text or macro name of a variant): the template
+              sees them in `p` beside params; the layer's comment in NAME.c lists params only.
     consts:   arrays emitted as `const` data in NAME_weights.c; the template sees their C symbols.
     scratch:  bytes of arena scratch the kernel needs while it runs.
     streams:  the pass order of a window kernel (edgecc/plan/stream.py), or None: (rows, cols)
@@ -49,6 +52,13 @@ class Kernel:
     reason: str = ""
     streams: tuple[int, ...] | None = None
     headers: tuple[str, ...] = ()
+    derived: dict[str, Any] = field(default_factory=dict)
+
+
+def operand(is_const: bool) -> str:
+    """The templates/c/_operand.j2 macro that prints an input the kernel may have emitted as a
+    constant array: that array's symbol, or the tensor's pointer."""
+    return "const_array" if is_const else "tensor"
 
 
 @dataclass
@@ -72,6 +82,9 @@ class OpDef:
 
 
 REGISTRY: dict[str, OpDef] = {}
+# ops whose output depends only on their input's static shape, never on its values: known at
+# compile time even when the input is an activation (folding, shape inference, `known_at_...`)
+SHAPE_ONLY_OPS = frozenset({"SHAPE"})
 _loaded = False
 
 

@@ -16,6 +16,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._broadcast import (broadcast_loops, broadcast_shape, rank_at_most_5,  # noqa: F401
                                    shapes_broadcast)
+from edgecc.ops._loops import loop_text
 
 
 def c_float(x: float) -> str:
@@ -126,7 +127,7 @@ def arith_kernel(template: str, g: Graph, n: Node, quantized: tuple[DType, ...],
         params.update(quant_params(g, n))
     else:
         params.update(unquantized_act_params(dt, int(n.attrs.get("fused_activation_function", 0))))
-    return Kernel(template, params=params, consts=const_inputs(g, n))
+    return Kernel(template, params=params, consts=const_inputs(g, n), derived=loop_text(params))
 
 
 def const_inputs(g: Graph, n: Node) -> dict[str, np.ndarray]:

@@ -24,6 +24,7 @@ from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import (Window, act_range, channel_multipliers,
                                      fc_unit_multipliers, window)
+from edgecc.ops._conv_parts import PARTS, oc_runs
 from edgecc.numerics.fixed_point import INT32_MAX, mbqm64, mbqm64_prepare
 
 MAX_SHIFT = 14  # mbqm64 shifts by 15 - shift: it needs shift <= 14 (TFLite assumes <= 7)
@@ -149,6 +150,11 @@ def _requant(g: Graph, n: Node, w_rows: np.ndarray, bias: np.ndarray, mult: np.n
 REASON = "int16 activations (16x8): portable kernel"
 
 
+def _rq_form(params: dict) -> str:
+    """The macro of templates/c/_rq16.j2 that requantizes: fast (ec_mbqm64_pre) or exact."""
+    return "fast" if params["fast"] else "exact"
+
+
 OC_BLOCK = 4  # output channels computed together: each input load feeds 4 MACs
 
 
@@ -184,8 +190,11 @@ def lower_conv_2d(g: Graph, n: Node, target) -> Kernel:
         # holding all the input channels
         merged=win.dil_w == 1 and groups == 1)
     consts = dict(w=pack_blocks(w.reshape(oc, -1), groups).astype(np.int8), **rq_consts)
+    derived = dict(rq=_rq_form(params), in_image=win.in_h * win.in_w * ic,
+                   runs=oc_runs(per_group, params["group_main"], OC_BLOCK, fic),
+                   row_form="merged" if params["merged"] else "columns")
     return Kernel("conv_2d_s16.c.j2", params=params, consts=consts, variant="s16",
-                  reason=REASON)
+                  reason=REASON, derived=derived)
 
 
 def lower_depthwise_conv_2d(g: Graph, n: Node, target) -> Kernel:
@@ -214,8 +223,14 @@ def lower_depthwise_conv_2d(g: Graph, n: Node, target) -> Kernel:
         taps=taps if len(taps) <= MAX_UNROLLED_TAPS else [],
         tap_row_stride=win.dil_h * win.in_w * ic, tap_col_stride=win.dil_w * ic)
     consts = dict(w=w_cm.astype(np.int8).ravel(), **rq_consts)
+    few = bool(params["taps"])
+    derived = dict(rq=_rq_form(params), in_image=win.in_h * win.in_w * ic, k_size=kh * kw,
+                   col_step=win.dil_w * ic, n_taps=len(params["taps"]),
+                   parts=PARTS[params["paths"]],
+                   interior_taps="interior_unrolled" if few else "interior_looped",
+                   border_taps="border_listed" if few else "border_looped")
     return Kernel("depthwise_conv_2d_s16.c.j2", params=params, consts=consts, variant="s16",
-                  reason=REASON)
+                  reason=REASON, derived=derived)
 
 
 def lower_fully_connected(g: Graph, n: Node, target) -> Kernel:
@@ -226,4 +241,4 @@ def lower_fully_connected(g: Graph, n: Node, target) -> Kernel:
     params = dict(rq_params, batches=batches, units=units, depth=depth)
     return Kernel("fully_connected_s16.c.j2", params=params,
                   consts=dict(w=w.astype(np.int8).ravel(), **rq_consts), variant="s16",
-                  reason=REASON)
+                  reason=REASON, derived=dict(rq=_rq_form(params)))

@@ -13,7 +13,8 @@ from typing import Iterator
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.ops import const, conv_out_size, conv_pad, dtype_limits, in_type, out_type
+from edgecc.ops import (const, conv_out_size, conv_pad, dtype_limits, get_op, in_type,
+                        out_type)
 from edgecc.numerics.fixed_point import (INT32_MIN, activation_range, fits_int32, mbqm,
                                          quantize_multiplier)
 from edgecc.numerics.qlinear import onnx_requantize, onnx_scales
@@ -201,7 +202,6 @@ def bias_or_zeros(g: Graph, n: Node, channels: int) -> np.ndarray:
 
 def output_shape_matches(g: Graph, n: Node) -> bool:
     """output shape must be [batch, out_h, out_w, out_ch] as the padding and strides give it"""
-    from edgecc.ops import get_op
     if not valid_window_options(g, n):
         return True  # reported by valid_window_options; no shape to compare with
     t = get_op(n.op).infer(g, n)[0]

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from edgecc.ops import Kernel
+from edgecc.ops._loops import index, nest
+
 
 def row_major_strides(shape) -> list[int]:
     out, run = [0] * len(shape), 1
@@ -60,7 +63,13 @@ class Segment:
                     dims=outer, ss=s.src_strides[:len(outer)], ds=s.dst_strides[:len(outer)],
                     src_offset=s.src_offset, dst_offset=s.dst_offset,
                     bytes=(s.dims[-1] * elem_size if run else 0), empty=s.count == 0,
-                    note=s.note)
+                    note=s.note,
+                    # what templates/c/_copy.j2 prints (edgecc/ops/_loops.py)
+                    nest=nest(outer), indent="    " * len(outer),
+                    src_at=index(s.src_strides[:len(outer)], s.src_offset),
+                    dst_at=index(s.dst_strides[:len(outer)], s.dst_offset),
+                    notes=[s.note] if s.note else [], move="memcpy" if run else "assign",
+                    source="input" if s.src[0] == "in" else "output")
 
 
 @dataclass
@@ -83,10 +92,9 @@ def box(shape, src_strides, dst_strides, src_offset=0, dst_offset=0, src=("in", 
 
 # ---- helpers shared by the data-movement op modules ------------------------------------------
 
-def copy_kernel(template: str, plan: CopyPlan, elem_size: int, consts=None, **extra) -> "Kernel":
-    from edgecc.ops import Kernel
+def copy_kernel(template: str, plan: CopyPlan, elem_size: int, consts=None, **extra) -> Kernel:
     return Kernel(template, params=dict(plan.params(elem_size), **extra), consts=consts or {},
-                  variant="copy")
+                  variant="copy", derived=dict(fills=[] if plan.fill is None else [plan.fill]))
 
 
 def positive_axis(axis: int, rank: int) -> int:

@@ -6,8 +6,6 @@ RuntimeShape::ExtendedShape does, so that templates loop over a fixed number of 
 """
 from __future__ import annotations
 
-import numpy as np
-
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import in_type, out_type
 
@@ -33,13 +31,3 @@ def strides_of(shape) -> list[int]:
         out.append(acc)
         acc *= s
     return list(reversed(out))
-
-
-def same_quant(a: TensorType, b: TensorType) -> bool:
-    """Identical dtype and quantization (scales compared exactly, as stored in the model)."""
-    if a.dtype != b.dtype:
-        return False
-    if a.q is None or b.q is None:
-        return a.q is None and b.q is None
-    return (tuple(np.float32(a.q.scale)) == tuple(np.float32(b.q.scale))
-            and tuple(a.q.zero_point) == tuple(b.q.zero_point))

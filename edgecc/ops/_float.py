@@ -23,6 +23,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, OpDef, in_type, out_type
 from edgecc.ops._arith import c_float, clamp_float, float_act_range
+from edgecc.ops._elementwise import same_as_input
 from edgecc.ops._lut import libm
 
 F32 = np.float32
@@ -162,7 +163,6 @@ def same_shape(g: Graph, n: Node) -> bool:
 def unary_float_op(name: str, fn: Callable[[np.ndarray], np.ndarray], expr: str) -> OpDef:
     """The OpDef of a float32 elementwise op: y = fn(x) in numpy (as TFLite rounds it),
     `expr` of `v` in C (templates/c/float_unary.c.j2)."""
-    from edgecc.ops._elementwise import same_as_input
 
     def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         with np.errstate(all="ignore"):

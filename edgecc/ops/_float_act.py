@@ -24,6 +24,7 @@ from edgecc.ops import _arith as ew
 from edgecc.ops._arith import c_float
 from edgecc.ops._float import (F32, LOWEST, FloatPath, act_params, activate, all_float32,
                                float_activation, libm_f, rows, seq_sum, unary_kernel)
+from edgecc.ops._loops import loop_text
 
 LOGISTIC_UPPER = F32(16.619047164916992188)
 LOGISTIC_LOWER = F32(-9.0)
@@ -54,7 +55,8 @@ def _softmax_kernel(g: Graph, n: Node, log: bool) -> Kernel:
     r, d = rows(g, n)
     return Kernel("softmax_float.c.j2", params=dict(rows=r, depth=d, log=log, lowest=c_float(LOWEST),
                                                     beta=c_float(n.attrs.get("beta", 1.0))),
-                  variant="float32")
+                  variant="float32", derived=dict(op="LOG_SOFTMAX" if log else "SOFTMAX",
+                                                  body="softmax_log" if log else "softmax_exp"))
 
 
 SOFTMAX = FloatPath(lambda g, n, ins: _softmax(g, n, ins, False),
@@ -125,10 +127,12 @@ def binary(fn, expr: str, clamp: bool = True) -> FloatPath:
         return [activate(y, n) if clamp else y]
 
     def lower(g: Graph, n: Node, target) -> Kernel:
-        return Kernel("binary_expr.c.j2", params=dict(ew.loop_params(g, n), expr=expr,
-                                                       ctype="float", out_ctype="float",
-                                                       **(act_params(n) if clamp else {})),
-                      consts=ew.const_inputs(g, n), variant="float32")
+        params = dict(ew.loop_params(g, n), expr=expr, ctype="float", out_ctype="float",
+                      **(act_params(n) if clamp else {}))
+        # the store clamps to the fused activation's range (templates/c/binary_expr.c.j2)
+        return Kernel("binary_expr.c.j2", params=params, consts=ew.const_inputs(g, n),
+                      variant="float32",
+                      derived=dict(loop_text(params), store="store_clamped" if clamp else "store"))
     return FloatPath(reference, lower, [all_float32, ew.shapes_broadcast, ew.rank_at_most_5,
                                         float_activation])
 

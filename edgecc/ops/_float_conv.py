@@ -58,13 +58,19 @@ def _window_params(g: Graph, n: Node) -> dict:
                 pad_t=win.pad_t, pad_l=win.pad_l, **act_params(n))
 
 
+def _bias_term(has_bias: bool) -> dict:
+    """The templates' bias term (templates/c/_float.j2): the bias array, or 0.0f."""
+    return dict(bias_term="bias_array" if has_bias else "bias_none")
+
+
 def _conv_kernel(template: str, g: Graph, n: Node, channels: int, **params) -> Kernel:
     consts = dict(w=np.ascontiguousarray(const(g, n, 1), F32))
     has_bias = const(g, n, 2) is not None
     if has_bias:
         consts["bias"] = _bias(g, n, channels)
     return Kernel(template, params=dict(_window_params(g, n), out_c=channels, bias=has_bias,
-                                        **params), consts=consts, variant="float32")
+                                        **params), consts=consts, variant="float32",
+                  derived=_bias_term(has_bias))
 
 
 # ---- CONV_2D ---------------------------------------------------------------------------------
@@ -134,7 +140,7 @@ def fc_lower(g: Graph, n: Node, target) -> Kernel:
     return Kernel("fully_connected_float.c.j2",
                   params=dict(batches=in_type(g, n).numel // depth, units=units, depth=depth,
                               bias=const(g, n, 2) is not None, **act_params(n)),
-                  consts=consts, variant="float32")
+                  consts=consts, variant="float32", derived=_bias_term(const(g, n, 2) is not None))
 
 
 def rank2_weights(g: Graph, n: Node) -> bool:
@@ -176,10 +182,22 @@ def pool_reference(g: Graph, n: Node, ins: list, kind: str) -> list[np.ndarray]:
     return [activate(out, n)]
 
 
+# the mean (avg, l2) divides by the taps inside the input; l2 then takes the square root
+_POOL_MEAN = "v / (float)((fy1 - fy0) * (fx1 - fx0))"
+_POOL_FINISH = {"avg": [f"v = {_POOL_MEAN};"], "l2": [f"v = ec_sqrtf({_POOL_MEAN});"], "max": []}
+
+
+def _pool_steps(kind: str) -> dict:
+    """pool_2d_float.c.j2's variant: the start value, the tap macro (templates/c/_float.j2) and
+    the lines that finish a window."""
+    return dict(start=c_float(LOWEST) if kind == "max" else "0.0f", tap=f"pool_{kind}_tap",
+                finish=_POOL_FINISH[kind])
+
+
 def pool_lower(g: Graph, n: Node, target, kind: str) -> Kernel:
     return Kernel("pool_2d_float.c.j2",
                   params=dict(pool_geometry(g, n), kind=kind, lowest=c_float(LOWEST),
-                              **act_params(n)), variant="float32")
+                              **act_params(n)), variant="float32", derived=_pool_steps(kind))
 
 
 def pool_path(kind: str) -> FloatPath:

@@ -13,6 +13,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type
 from edgecc.ops import _arith as ew
+from edgecc.ops._loops import loop_text
 
 
 def bool_tensors(g: Graph, n: Node) -> bool:
@@ -25,10 +26,10 @@ def binary(name: str, fn: Callable, c_op: str) -> OpDef:
         return [fn(np.asarray(ins[0], bool), np.asarray(ins[1], bool))]
 
     def lower(g: Graph, n: Node, target) -> Kernel:
-        return Kernel("binary_expr.c.j2",
-                      params=dict(ew.loop_params(g, n), ctype="uint8_t", out_ctype="uint8_t",
-                                  expr=f"(uint8_t)(va {c_op} vb)"),
-                      consts=ew.const_inputs(g, n))
+        params = dict(ew.loop_params(g, n), ctype="uint8_t", out_ctype="uint8_t",
+                      expr=f"(uint8_t)(va {c_op} vb)")
+        return Kernel("binary_expr.c.j2", params=params, consts=ew.const_inputs(g, n),
+                      derived=dict(loop_text(params), store="store"))
     return OpDef(name, ew.infer_broadcast, reference, lower,
                  [bool_tensors, ew.shapes_broadcast, ew.rank_at_most_5], dtypes="bool",
                  inplace=((0, 0), (0, 1)))

@@ -7,6 +7,8 @@ which the tests compare with TFLite Micro (or LiteRT's reference kernels).
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 from typing import Callable
 
 import numpy as np
@@ -48,8 +50,6 @@ def libm():
     so the compile-time table is computed with the very same functions."""
     global _LIBM
     if _LIBM is None:
-        import ctypes
-        import ctypes.util
         lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
         for name in ("expf", "tanhf", "erff"):
             getattr(lib, name).restype = ctypes.c_float

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops import Kernel, OpDef, in_type, out_type, register
+from edgecc.ops import Kernel, OpDef, in_type, operand, out_type, register
 from edgecc.ops._elementwise import INT_DTYPES, extend_shape, strides_of
 
 RANK = 5
@@ -57,7 +57,8 @@ def make(name: str, fn) -> OpDef:
         return Kernel("maximum.c.j2" if name == "MAXIMUM" else "minimum.c.j2", params=dict(
             ctype=out_type(g, n).dtype.c, dims=out_shape, a_const="a" in consts,
             b_const="b" in consts, sa=_operand_strides(in_type(g, n, 0).shape, out_shape),
-            sb=_operand_strides(in_type(g, n, 1).shape, out_shape)), consts=consts)
+            sb=_operand_strides(in_type(g, n, 1).shape, out_shape)), consts=consts,
+            derived=dict(a_operand=operand("a" in consts), b_operand=operand("b" in consts)))
 
     return register(OpDef(name, infer, reference, lower, [same_integer_type, broadcastable],
                           dtypes="int8, int16, int32, float32 (raw values, broadcasting)"))

@@ -83,6 +83,11 @@ def lower_add(g: Graph, n: Node, target) -> Kernel:
     k = ew.arith_kernel("add_onnx.c.j2", g, n, (out_type(g, n).dtype,),
                         lambda g_, n_: _c_params(add_params(g_, n_)))
     k.reason = k.reason or "onnxruntime's QLinearAdd arithmetic (float32, fused multiply-adds)"
+    # the operand whose product goes into k first (add_params: a_first), then the other
+    a = dict(x="a", at=k.derived["at"]["s0"], r=k.params["ra"])
+    b = dict(x="b", at=k.derived["at"]["s1"], r=k.params["rb"])
+    first, second = (a, b) if k.params["a_first"] else (b, a)
+    k.derived.update(first=first, second=second)
     return k
 
 

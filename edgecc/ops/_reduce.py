@@ -13,6 +13,7 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.ops import in_type
 from edgecc.ops._copy import row_major_strides
+from edgecc.ops._loops import index, nest
 
 
 def resolve_axes(g: Graph, n: Node) -> list[int] | None:
@@ -55,6 +56,30 @@ def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
             out_d.append(d)
             out_s.append(s)
     return out_d, out_s
+
+
+# kind -> the macros of templates/c/_reduce_kind.j2: the accumulator's start, one element, the store
+_PARTS = {"qsum": ("start_qsum", "step_sum", "store_qsum"),
+          "fsum": ("start_fsum", "step_sum", "store_fsum"),
+          "max": ("start_extreme", "step_max", "store_acc"),
+          "min": ("start_extreme", "step_min", "store_acc"),
+          "argmax": ("start_arg", "step_arg", "store_arg"),
+          "argmin": ("start_arg", "step_arg", "store_arg")}
+
+
+def reduce_text(params: dict) -> dict:
+    """Kernel.derived of a reduction (templates/c/_reduce.j2) from its params (loop_plan's and
+    the kind's): the two nests, the offsets in them, the kind's macros, argmax/argmin's
+    comparison, the quantized sum's requantization (ONNX numerics names its own in `rq`) and
+    whether a float sum divides by the count (MEAN)."""
+    kind = params["kind"]
+    start, step, store = _PARTS[kind]
+    if kind == "fsum" and params["divide"]:
+        store = "store_fmean"
+    return dict(o_nest=nest(params["odims"], "o"), o_at=index(params["ostr"], 0, "o"),
+                r_nest=nest(params["rdims"], "r"), r_at=index(params["rstr"], 0, "r"),
+                start=start, step=step, store=store, better="<" if kind == "argmin" else ">",
+                rq_fn=params.get("rq", "ec_mbqm"))
 
 
 def loop_plan(shape, axes: list[int], merge_reduced: bool = True) -> dict:

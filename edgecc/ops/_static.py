@@ -8,8 +8,7 @@ its data, so it is known even when its input is an activation.
 from __future__ import annotations
 
 from edgecc.ir import Graph
-
-SHAPE_ONLY_OPS = frozenset({"SHAPE"})  # output depends on the input's shape, not its values
+from edgecc.ops import SHAPE_ONLY_OPS
 
 
 def known_at_compile_time(g: Graph, name: str | None) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
-from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
+from edgecc.ops import Kernel, OpDef, const, in_type, operand, out_type, register
 from edgecc.ops._conv_common import act_range, supported_activation
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
@@ -152,7 +152,9 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         params[f"{key}_const"] = data is not None
         if data is not None:  # e.g. a constant bias added to an activation
             consts[key] = np.ascontiguousarray(data).astype(out_type(g, n).dtype.np)
-    return Kernel("add.c.j2", params=params, consts=consts)
+    return Kernel("add.c.j2", params=params, consts=consts,
+                  derived=dict(a_operand=operand(params["a_const"]),
+                               b_operand=operand(params["b_const"])))
 
 
 OP = register(OpDef(

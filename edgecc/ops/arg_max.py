@@ -9,7 +9,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
-from edgecc.ops._reduce import loop_plan, reduce_np, reduced_shape, resolve_axes
+from edgecc.ops._reduce import loop_plan, reduce_np, reduce_text, reduced_shape, resolve_axes
 
 
 def supported_types(g: Graph, n: Node) -> bool:
@@ -50,7 +50,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     x = in_type(g, n)
     params = dict(loop_plan(x.shape, resolve_axes(g, n), merge_reduced=False), ctype=x.dtype.c,
                   octype=out_type(g, n).dtype.c, kind=n.op.replace("_", "").lower())
-    return Kernel("arg_max.c.j2", params=params)
+    return Kernel("arg_max.c.j2", params=params, derived=reduce_text(params))
 
 
 for _name in ("ARG_MAX", "ARG_MIN"):

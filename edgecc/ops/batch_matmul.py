@@ -19,6 +19,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._broadcast import broadcast_loops, broadcast_shape
+from edgecc.ops._loops import loop_text
 from edgecc.numerics.qlinear import onnx_requantize
 from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
@@ -108,7 +109,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         params.update(quant_params(g, n), act_min=-128, act_max=127)
         if "scale" in params:  # ONNX numerics: the float32 scale as a constant
             consts["scale"] = np.array([params.pop("scale")], np.float32)
-    return Kernel("batch_matmul.c.j2", params=params, consts=consts)
+    return Kernel("batch_matmul.c.j2", params=params, consts=consts,
+                  derived=loop_text(params, v="b"))
 
 
 OP = register(OpDef("BATCH_MATMUL", infer, reference, lower,

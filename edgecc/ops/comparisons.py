@@ -14,8 +14,8 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
-from edgecc.numerics.fixed_point import (mbqm_smaller_than_one,
-                                         quantize_multiplier_smaller_than_one_exp)
+from edgecc.ops._loops import loop_text
+from edgecc.numerics.fixed_point import mbqm_smaller_than_one, quantize_multiplier_smaller_than_one_exp
 
 OPS = {"EQUAL": ("==", operator.eq), "NOT_EQUAL": ("!=", operator.ne),
        "LESS": ("<", operator.lt), "LESS_EQUAL": ("<=", operator.le),
@@ -64,7 +64,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
             m, s = quantize_multiplier_smaller_than_one_exp(float(ew.scale32(in_type(g, n, i))))
             params.update({f"off{i}": -ew.in_zp(g, n, i), f"m{i}": m, f"sh{i}": s})
         params["left"] = 1 << LEFT_SHIFT
-    return Kernel("comparison.c.j2", params=params, consts=ew.const_inputs(g, n))
+    return Kernel("comparison.c.j2", params=params, consts=ew.const_inputs(g, n),
+                  derived=dict(loop_text(params), compare="scaled" if params["scaled"] else "raw"))
 
 
 for _name in OPS:

@@ -22,6 +22,7 @@ from edgecc.ops._conv_common import (OC_BLOCK, act_range, bias_or_zeros, channel
                                      supported_activation, valid_window_options)
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
+from edgecc.ops._conv_parts import PARTS, oc_runs
 from edgecc.ops._float import twin
 
 
@@ -149,7 +150,11 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         mbqm=mbqm_function(m))
     # conv_2d.c.j2 finishes output pixel p (raster order) before pixel p+1 and reads only p's
     # window meanwhile: the planner may stream the output over the input (plan/stream.py).
-    return Kernel("conv_2d.c.j2", params=params, consts=consts, streams=(1, 1))
+    derived = dict(in_image=win.in_h * win.in_w * ic, parts=PARTS[params["paths"]],
+                   runs=oc_runs(per_group, params["group_main"], OC_BLOCK, fic, params["unroll"]),
+                   cols_open="col_loop" if cols > 1 else "one_col",
+                   border_row="merged_run" if merged else "tap_runs")
+    return Kernel("conv_2d.c.j2", params=params, consts=consts, streams=(1, 1), derived=derived)
 
 
 OP = register(OpDef(

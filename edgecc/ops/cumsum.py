@@ -72,7 +72,20 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     q = _sum8.params(in_type(g, n), out_type(g, n)) if dt == DType.INT8 else {}
     return Kernel("cumsum.c.j2", params=dict(
         q, outer=outer, size=size, inner=inner, ctype=dt.c, kind=dt.name.lower(),
-        reverse=bool(n.attrs.get("reverse")), exclusive=bool(n.attrs.get("exclusive"))))
+        reverse=bool(n.attrs.get("reverse")), exclusive=bool(n.attrs.get("exclusive"))),
+        derived=_variant(dt.name.lower(), size, bool(n.attrs.get("reverse")),
+                         bool(n.attrs.get("exclusive"))))
+
+
+def _variant(kind: str, size: int, reverse: bool, exclusive: bool) -> dict:
+    """cumsum.c.j2's variant (macros of templates/c/_cumsum.j2): the dtype's start, term, add and
+    store; the element k reads (from the end when reverse); an exclusive sum stores before it
+    adds."""
+    add = "add_int8" if kind == "int8" else "add"
+    store = "store_int8" if kind == "int8" else "store"
+    return dict(start=f"start_{kind}", term=f"term_{kind}",
+                k_at=f"{size - 1} - k" if reverse else "k",
+                steps=[store, add] if exclusive else [add, store])
 
 
 OP = register(OpDef("CUMSUM", infer, reference, lower, [float_or_int32, constant_axis],

@@ -22,6 +22,7 @@ from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multiplie
 from edgecc.ops import _conv16
 from edgecc.ops.conv_2d import int8_activations, nhwc_rank4, quantized_activations
 from edgecc.ops import _float_conv
+from edgecc.ops._conv_parts import PARTS
 from edgecc.ops._float import twin
 
 
@@ -120,7 +121,11 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         mbqm=mbqm_function(m))
     # depthwise_conv_2d.c.j2 finishes output pixel p (raster order) before pixel p+1 and reads
     # only p's window meanwhile: the planner may stream the output over the input.
-    return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts, streams=(1, 1))
+    derived = dict(in_image=win.in_h * win.in_w * ic, in_row=win.in_w * ic, k_size=kh * kw,
+                   parts=PARTS[params["paths"]],
+                   taps_form="unrolled" if params["taps"] else "looped")
+    return Kernel("depthwise_conv_2d.c.j2", params=params, consts=consts, streams=(1, 1),
+                  derived=derived)
 
 
 OP = register(OpDef(

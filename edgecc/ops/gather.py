@@ -76,7 +76,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     return Kernel("gather.c.j2", params=dict(batch=b, outer=o, axis_size=a, inner=i, coords=k,
                                              ctype=dt.c, itype=in_type(g, n, 1).dtype.c,
                                              bytes=i * dt.size),
-                  consts=const_inputs(g, n), variant="copy")
+                  consts=const_inputs(g, n), variant="copy", derived=dict(last=a - 1))
 
 
 OP = register(OpDef("GATHER", infer, reference, lower,

@@ -13,7 +13,8 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, dtype_limits, in_type, out_type, register
 from edgecc.ops import _arith as ew
-from edgecc.ops._reduce import constant_axes, loop_plan, reduce_np, reduced_shape, resolve_axes
+from edgecc.ops._reduce import (constant_axes, loop_plan, reduce_np, reduce_text,
+                                reduced_shape, resolve_axes)
 from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
 
@@ -76,7 +77,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         if n.numerics.qlinear:
             params.update(rq="ec_onnx_rq", shift=0,
                           mult=ew.c_float(float(_onnx_scale(g, n, plan["count"]))))
-    return Kernel(f"{n.op.lower()}.c.j2", params=params)
+    return Kernel(f"{n.op.lower()}.c.j2", params=params, derived=reduce_text(params))
 
 
 def _onnx_scale(g: Graph, n: Node, count: int) -> np.float32:

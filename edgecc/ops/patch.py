@@ -78,7 +78,9 @@ def lower_write(g: Graph, n: Node, target) -> Kernel:
     o = out_type(g, n)
     p = _box_params(o.shape, _region(n), o.dtype.size)
     p.update(has_prev=n.inputs[0] is not None, nbytes=o.nbytes)
-    return Kernel("edgecc_patch_write.c.j2", params=p, variant="copy")
+    # the template's copy of the previous tensor: once when there is one (a list of 0 or 1)
+    return Kernel("edgecc_patch_write.c.j2", params=p, variant="copy",
+                  derived=dict(copy_prev=[1] if p["has_prev"] else []))
 
 
 READ = register(OpDef("EDGECC_PATCH_READ", infer_read, reference_read, lower_read,

@@ -12,6 +12,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
+from edgecc.ops._loops import loop_text
 from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
 
@@ -56,7 +57,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     params = dict(ew.loop_params(g, n), ctype=dt.c, kind=dt.name.lower())
     if dt == DType.INT8:
         params.update(quant_params(g, n))
-    return Kernel("prelu.c.j2", params=params, consts=ew.const_inputs(g, n))
+    return Kernel("prelu.c.j2", params=params, consts=ew.const_inputs(g, n),
+                  derived=loop_text(params))
 
 
 OP = register(OpDef("PRELU", infer, reference, lower,

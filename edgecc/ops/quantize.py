@@ -24,7 +24,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, dtype_limits, in_type, out_type, register
 from edgecc.ops._per_channel import broadcast_q, c_channels, per_channel_on_axis, xor_edge
-from edgecc.numerics.fixed_point import _wrap32, mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier, wrap32
 
 FLOAT_CLAMP = float(1 << 24)
 ONNX_CLAMP = float(1 << 22)  # ec_onnx_round's exact range  # beyond this |x / scale| every int8/int16 result is saturated
@@ -105,7 +105,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     else:
         m, s = quantize_multiplier(_ratio(g, n))
         in_zp = int(in_type(g, n).q.zero_point[0])
-        y = _wrap32(mbqm(x.astype(np.int64) - in_zp, m, s) + zp)
+        y = wrap32(mbqm(x.astype(np.int64) - in_zp, m, s) + zp)
     return [np.clip(y, lo, hi).astype(out_type(g, n).dtype.np)]
 
 

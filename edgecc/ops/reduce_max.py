@@ -12,7 +12,8 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
-from edgecc.ops._reduce import constant_axes, loop_plan, reduce_np, reduced_shape, resolve_axes
+from edgecc.ops._reduce import (constant_axes, loop_plan, reduce_np, reduce_text,
+                                reduced_shape, resolve_axes)
 
 
 def supported_type(g: Graph, n: Node) -> bool:
@@ -69,7 +70,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         init_c = str(int(init))
     params = dict(loop_plan(x.shape, resolve_axes(g, n)), ctype=x.dtype.c, octype=x.dtype.c,
                   kind="max" if is_max else "min", init=init_c)
-    return Kernel("reduce_max.c.j2", params=params)
+    return Kernel("reduce_max.c.j2", params=params, derived=reduce_text(params))
 
 
 for _name in ("REDUCE_MAX", "REDUCE_MIN"):

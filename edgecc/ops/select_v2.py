@@ -10,6 +10,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
+from edgecc.ops._loops import loop_text
 
 
 def supported_types(g: Graph, n: Node) -> bool:
@@ -27,8 +28,9 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    return Kernel("select_v2.c.j2", params=dict(ew.loop_params(g, n), ctype=out_type(g, n).dtype.c),
-                  consts=ew.const_inputs(g, n))
+    params = dict(ew.loop_params(g, n), ctype=out_type(g, n).dtype.c)
+    return Kernel("select_v2.c.j2", params=params, consts=ew.const_inputs(g, n),
+                  derived=loop_text(params))
 
 
 OP = register(OpDef("SELECT_V2", infer, reference, lower,

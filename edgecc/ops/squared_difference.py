@@ -13,6 +13,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
+from edgecc.ops._loops import loop_text
 from edgecc.numerics.fixed_point import (mbqm, mbqm_smaller_than_one, quantize_multiplier,
                           quantize_multiplier_smaller_than_one_exp)
 
@@ -60,7 +61,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     params = dict(ew.loop_params(g, n), kind=dt.name.lower(), ctype=dt.c)
     if dt == DType.INT8:
         params.update(quant_params(g, n))
-    return Kernel("squared_difference.c.j2", params=params, consts=ew.const_inputs(g, n))
+    return Kernel("squared_difference.c.j2", params=params, consts=ew.const_inputs(g, n),
+                  derived=loop_text(params))
 
 
 OP = register(OpDef(

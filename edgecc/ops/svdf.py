@@ -142,16 +142,19 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     wt = const(g, n, W_TIME).astype(np.int64)
     st_zp = st.q.zero_point[0]
     in_zp = in_type(g, n).q.zero_point[0]
+    shift = batch * filters * memory - 1  # elements memmove moves down by one
     return Kernel("svdf.c.j2",
                   params=dict(batch=batch, depth=inp, units=units, rank=rank, memory=memory,
                               m1=m1, s1=s1, m2=m2, s2=s2, state_zp=st_zp, state_min=lo,
                               state_max=hi, state_ctype=st.dtype.c, filters=filters,
-                              newest=memory - 1, shift=batch * filters * memory - 1,
+                              newest=memory - 1, shift=shift,
                               out_zp=out_type(g, n).q.zero_point[0]),
                   consts=dict(wf=wf.astype(np.int8),
                               wf_bias=(-in_zp * wf.sum(axis=1)).astype(np.int32),
                               wt=wt.astype(st.dtype.np),
-                              unit_bias=_bias(g, n, units).astype(np.int32)))
+                              unit_bias=_bias(g, n, units).astype(np.int32)),
+                  # the template's shift of the state: none when it is one element
+                  derived=dict(shifts=[shift] if shift else []))
 
 
 OP = register(OpDef(

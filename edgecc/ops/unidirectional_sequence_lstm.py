@@ -242,7 +242,10 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     params["gates"] = [dict(name=gt, index=j, x_mult=k.x_mult[gt][0], x_shift=k.x_mult[gt][1],
                             h_mult=k.h_mult[gt][0], h_shift=k.h_mult[gt][1])
                        for j, gt in enumerate(GATES)]
-    return Kernel("unidirectional_sequence_lstm.c.j2", params=params, consts=consts)
+    # one unit's interleaved weights (4 gates x depth or units); the cell clip, when there is one
+    derived = dict(wx_unit=4 * inp, wh_unit=4 * units,
+                   clips=[params["clip"]] if params["clip_on"] else [])
+    return Kernel("unidirectional_sequence_lstm.c.j2", params=params, consts=consts, derived=derived)
 
 
 OP = register(OpDef(

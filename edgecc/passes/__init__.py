@@ -28,7 +28,10 @@ from typing import Callable
 from edgecc.errors import UnsupportedModel
 from edgecc.ir import Graph, verify
 from edgecc.ops import get_op
+from edgecc.passes import eliminate, fold, fuse
+from edgecc.passes.channels import prune_dead_channels
 from edgecc.passes.dce import dead_code as _dead_code
+from edgecc.passes.outputs import materialize_outputs
 from edgecc.passes.rewrite import Rule, run_rules
 
 
@@ -60,25 +63,21 @@ def dead_code(g: Graph) -> Graph:
 
 def fold_constants(g: Graph) -> Graph:
     """Evaluate every node whose inputs are known at compile time (see fold.py)."""
-    from edgecc.passes import fold
     return run_rules(g, [fold.FOLD])[0]
 
 
 def eliminate_noops(g: Graph) -> Graph:
     """Remove no-op reshapes/transposes/Q-DQ pairs and unused split outputs (see eliminate.py)."""
-    from edgecc.passes import eliminate, fold
     return run_rules(g, eliminate.RULES + [fold.FOLD])[0]
 
 
 def fuse_neighbours(g: Graph) -> Graph:
     """Fuse activations and padding into their neighbours (see fuse.py)."""
-    from edgecc.passes import fuse
     return run_rules(g, fuse.RULES)[0]
 
 
 def drop_dead_channels(g: Graph) -> Graph:
     """Drop activation channels that only ever meet zero weights (see channels.py)."""
-    from edgecc.passes.channels import prune_dead_channels
     return prune_dead_channels(g)[0]
 
 
@@ -88,13 +87,11 @@ def _dce_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
 
 
 def _channels_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
-    from edgecc.passes.channels import prune_dead_channels
     out, notes = prune_dead_channels(g)
     return out, notes, []
 
 
 def _outputs_pass(g: Graph, debug: bool) -> tuple[Graph, Notes, Notes]:
-    from edgecc.passes.outputs import materialize_outputs
     out, notes = materialize_outputs(g)
     return out, notes, []
 
@@ -107,7 +104,6 @@ def _rules_pass(rules: list[Rule]) -> PassFn:
 
 
 def _pipeline() -> list[tuple[str, PassFn]]:
-    from edgecc.passes import eliminate, fold, fuse
     return [
         ("dead_code", _dce_pass),
         ("fold", _rules_pass([fold.FOLD])),

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import DType, Node, TensorType, Value
-from edgecc.ops import const, get_op, is_supported
-from edgecc.ops._elementwise import same_quant
+from edgecc.ir import DType, Node, TensorType, Value, same_quant
+from edgecc.ops import const, failed_constraints, get_op, is_supported
 from edgecc.ops.transpose import is_identity, perm_of
 from edgecc.passes.exhaustive import all_values, eval_elementwise
 from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule
@@ -337,7 +336,6 @@ def _slice_nodes(ctx: Ctx, m: Match) -> tuple[list[Node], dict[str, Value]]:
 
 
 def _split_check(ctx: Ctx, m: Match) -> str | None:
-    from edgecc.ops import failed_constraints
     nodes, values = _slice_nodes(ctx, m)
     view = ctx.g.copy()
     view.values.update(values)

@@ -16,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Value
-from edgecc.ops import get_op, is_supported
-from edgecc.ops._static import SHAPE_ONLY_OPS
+from edgecc.ops import SHAPE_ONLY_OPS, get_op, is_supported
 from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule, run_rules
 
 MAX_FOLDED_BYTES = 16 << 20  # a folded constant lands in flash; refuse absurd growth

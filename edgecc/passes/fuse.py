@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.ir import Graph, Node
+from edgecc.ir import Graph, Node, same_quant
 from edgecc.ops import dtype_limits, failed_constraints, get_op
-from edgecc.ops._elementwise import same_quant
+from edgecc.ops.pad import pad_value, paddings
 from edgecc.passes.exhaustive import all_values, eval_elementwise
 from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule, fused_name, single_use_internal
 from edgecc.numerics.fixed_point import ACTIVATION_NAMES, activation_range
@@ -155,12 +155,10 @@ def _pad_pattern(ctx: Ctx, n: Node) -> Match | None:
 
 
 def _pad_amounts(ctx: Ctx, pad: Node) -> list[tuple[int, int]]:
-    from edgecc.ops.pad import paddings
     return paddings(ctx.g, pad)
 
 
 def _pad_value(ctx: Ctx, pad: Node) -> int:
-    from edgecc.ops.pad import pad_value
     return pad_value(ctx.g, pad)
 
 

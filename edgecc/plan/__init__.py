@@ -15,8 +15,10 @@ the graph, and plans that. The parts:
 - place.py: offsets: several strategies, the best kept, exact search for small buffer sets;
 - order.py: the topological order with the smallest peak (DP over down-sets, beam beyond);
 - check.py: the checkers that prove no two live buffers overlap (run on every plan);
-- show.py: the table, JSON and SVG of `edgecc plan`;
 - state.py: the state region (variable tensors, kept across runs), after everything planned.
+
+What `edgecc plan` and `edgecc report` show of a plan (table, JSON, SVG) is app code:
+edgecc/plan_view.py.
 
 Two lower bounds are reported. `model_lower_bound` is the issue's LB: the model's own order (as
 imported, before passes), every non-constant tensor its own bytes, no scratch; `graph_lower_bound`

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from edgecc.ir import Graph, Node
+from edgecc.ops import get_op
 from edgecc.plan.stream import aligned, saving, stream_pair
 
 
@@ -47,7 +48,6 @@ class Buffer:
 
 def op_traits(op: str, alias_ops: set[str]) -> tuple[bool, tuple[tuple[int, int], ...]]:
     """(is alias op, in-place pairs) of an op; unknown ops (not registered yet) have neither."""
-    from edgecc.ops import get_op
     try:
         pairs = tuple(getattr(get_op(op), "inplace", ()) or ())
     except KeyError:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from edgecc.ir import Graph, Node
+from edgecc.ops._conv_common import pool_geometry, window
 
 STREAM_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
 
@@ -78,7 +79,6 @@ def geometry(g: Graph, n: Node) -> Geometry | None:
     if len(x.shape) != 4 or len(y.shape) != 4:
         return None
     if n.op in ("CONV_2D", "DEPTHWISE_CONV_2D"):
-        from edgecc.ops._conv_common import window
         if len(n.inputs) < 2 or n.inputs[1] is None:
             return None
         w = g.type(n.inputs[1]).shape
@@ -89,7 +89,6 @@ def geometry(g: Graph, n: Node) -> Geometry | None:
                        y.shape[3], win.k_h, win.k_w, win.stride_h, win.stride_w, win.dil_h,
                        win.dil_w, win.pad_t, win.pad_l, x.dtype.size, y.dtype.size)
     else:
-        from edgecc.ops.pool_2d import pool_geometry
         d = pool_geometry(g, n)
         geo = Geometry(d["batches"], d["in_h"], d["in_w"], d["depth"], d["out_h"], d["out_w"],
                        d["depth"], d["fh"], d["fw"], d["stride_h"], d["stride_w"], 1, 1,

@@ -4,7 +4,7 @@ Owns: the verify flow (compile -> harness -> build -> run -> compare) and, on a 
 trace build that names the first layer whose output differs from TFLite Micro's tensor. With
 `frames` > 1 the harness runs N consecutive seeded frames on one arena after one name_reset (one
 build, one run), the reference keeps its state over the same frames, every frame is compared, and
-the first frame that differs is traced; `profile` (per-layer instructions, edgecc.verify.qemu)
+the first frame that differs is traced; `profile` (per-layer instructions, edgecc.build.qemu)
 counts the first frame's layers. The oracle
 is TFLite Micro, or LiteRT BUILTIN_REF when TFLM cannot run the model (edgecc.verify.reference).
 """
@@ -16,13 +16,18 @@ from pathlib import Path
 
 import numpy as np
 
-from edgecc.budget import board_options
+from edgecc.build.boards import board_options
+from edgecc.build.harness import TRACE_DEFINE, harness_frames_c, parse_frames
+from edgecc.build.host import build_host, run_host
+from edgecc.build.qemu import run_on_qemu
 from edgecc.codegen import write_files
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
 from edgecc.options import CompileOptions
 from edgecc.targets import Target
-from edgecc.verify.harness import TRACE_DEFINE, harness_frames_c, parse_frames
+from edgecc.verify.onnx_float import output_steps, within_one_step
+from edgecc.verify.onnx_ref import (ORT, lsb_diffs, onnx_first_mismatch, run_onnxruntime,
+                                    session_config)
 from edgecc.verify.reference import TFLM, run_reference_frames, run_tflm_frames, seeded_frames
 from edgecc.verify.tolerance import count_mismatches
 
@@ -46,7 +51,7 @@ class VerifyResult:
     @property
     def passed(self) -> bool:
         """Bit-exact, or (an ONNX model) every differing value one step from onnxruntime's and
-        downstream of an op onnxruntime computes in float (DESIGN.md)."""
+        downstream of an op onnxruntime computes in float (docs/design.md)."""
         return self.bit_exact or bool(self.extra.get("within_one_step"))
 
     def as_json(self) -> dict:
@@ -63,7 +68,6 @@ def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | No
                    trace: bool, board=None, info: dict | None = None, profile: bool = False,
                    frames: list | None = None, reset_each: bool = False) -> str:
     """Build the harness (one frame `inputs`, or every frame of `frames`) and run it."""
-    from edgecc.verify.host import build_host, run_host
     src = work / "gen"
     write_files(c.files, src)
     h = work / "harness.c"
@@ -73,7 +77,7 @@ def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | No
         exe = build_host(src, h, work / ("prog_trace" if trace else "prog"), target, cc,
                          [TRACE_DEFINE] if trace else [])
         return run_host(exe)
-    from edgecc.verify.qemu import run_on_qemu  # cross build + QEMU run (+ counts into info)
+    # cross build + QEMU run (+ counts into info)
     return run_on_qemu(c, src, h, work, board, target.name, cc, trace, info, profile)
 
 
@@ -105,7 +109,6 @@ def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | Non
         if len(got[i]) != len(rb):
             raise EdgeccError(f"output {i}: {len(got[i])} bytes, reference has {len(rb)}")
         if onnx_info is not None and not (steps and steps[i] is None and r.dtype == np.float32):
-            from edgecc.verify.onnx_ref import lsb_diffs
             nb, nv, one = lsb_diffs(got[i], r, steps[i] if steps else 1.0)
             bad += nb
             if nb:
@@ -138,8 +141,6 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     onnx_model = Path(model).suffix.lower() == ".onnx"
     steps = None
     if onnx_model:  # onnxruntime, CPU provider, default session options (stateless per frame)
-        from edgecc.verify.onnx_float import output_steps
-        from edgecc.verify.onnx_ref import ORT, run_onnxruntime, session_config
         numerics = c.options.onnx_numerics
         ref_outs, oracle = [run_onnxruntime(model, f, (), numerics)[0] for f in ins], ORT
         steps = output_steps(c.graph)
@@ -166,9 +167,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
                 first_frame = k
         first = None
         if bad and onnx_model:
-            from edgecc.verify.onnx_float import within_one_step
             within_one_step(model, info, c.options.onnx_numerics)
-            from edgecc.verify.onnx_ref import onnx_first_mismatch
             upto = ins[:first_frame + 1]
             ttext = _build_and_run(c, work, None, target, cc, trace=True, board=board,
                                    frames=upto)

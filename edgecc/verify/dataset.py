@@ -16,9 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
+from edgecc.build.boards import board_options, default_board
+from edgecc.build.harness import parse_frames
+from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
-from edgecc.options import CompileOptions
 from edgecc.ir import Graph
+from edgecc.options import CompileOptions
+from edgecc.progress import progress as bar
+from edgecc.verify import VerifyResult, _build_and_run
+from edgecc.verify.reference import run_reference
 
 CHUNK_BYTES = 8 << 20  # embedded sample bytes per build at most (host; boards: half their flash)
 
@@ -136,18 +142,12 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
                   name: str = "model", keep: Path | None = None, board=None,
                   progress: bool = False, options: CompileOptions | None = None):
     """verify on the samples of `inputs`: a VerifyResult whose extra holds the metrics."""
-    from edgecc.budget import board_options
-    from edgecc.compiler import compile_model
-    from edgecc.verify import VerifyResult, _build_and_run
-    from edgecc.verify.harness import parse_frames
-    from edgecc.verify.reference import run_reference
     t0 = time.perf_counter()
     c = compile_model(model, target, name, board_options(options, board))
     samples = load_samples(inputs, c.graph)
     if not samples:
         raise EdgeccError(f"{inputs}: no samples")
     n_out = len(c.graph.outputs)
-    from edgecc.progress import progress as bar
     ref, oracle = [], ""
     for s in bar(samples, desc="reference", unit="sample", json_mode=not progress):
         r, oracle = run_reference(model, s, n_out)
@@ -178,5 +178,4 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
 def _default_board(target):
     if target.runner == "host":
         return None
-    from edgecc.boards import default_board
     return default_board(target.name)

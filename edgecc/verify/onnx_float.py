@@ -1,5 +1,5 @@
 """Which outputs of an ONNX model onnxruntime computes through float arithmetic (so edgecc's
-integer kernels may differ from it by one quantization step there, as DESIGN.md allows).
+integer kernels may differ from it by one quantization step there, as docs/design.md allows).
 
 Owns: asking onnxruntime itself. Its graph optimizer (CPU provider, default session options)
 writes the graph it runs; every node of that graph that is not data movement, a
@@ -30,8 +30,8 @@ def float_nodes(model: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS
                 ) -> tuple[dict[str, int], set[int]]:
     """(op type -> count of the float-computing nodes onnxruntime runs, indices of the graph
     outputs downstream of one)."""
-    import onnx
-    import onnxruntime as ort
+    import onnx  # ~2 s to import: loaded only when an ONNX model is verified
+    import onnxruntime as ort  # optional: the ONNX oracle, not a dependency of compiling
     with tempfile.TemporaryDirectory(prefix="edgecc-ort-") as tmp:
         o = ort.SessionOptions()
         o.log_severity_level = 3

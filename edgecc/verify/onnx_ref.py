@@ -30,8 +30,9 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray], extra: list[str
                     ) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
     """The model's outputs and (for `extra` tensor names) those intermediate tensors, with the
     session options of `numerics`."""
-    try:
-        import onnx
+    # onnx takes ~2 s to import: loaded only when an ONNX model is verified
+    import onnx
+    try:  # optional: onnxruntime is the ONNX oracle, not a dependency of compiling
         import onnxruntime as ort
     except ImportError:
         raise EdgeccError("the ONNX reference needs the 'onnxruntime' package "

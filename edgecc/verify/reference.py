@@ -17,9 +17,12 @@ import struct
 from pathlib import Path
 
 import numpy as np
+import tflite
 
 from edgecc.errors import EdgeccError
+from edgecc.frontends.tflite import settled_graph
 from edgecc.ir import DType, Graph
+from edgecc.ops import const
 
 
 def seeded_frames(g: Graph, seed: int, frames: int) -> list[list[np.ndarray]]:
@@ -56,7 +59,7 @@ class TFLMCannotRun(EdgeccError):
     """TFLite Micro refused the model (typically an op it has no kernel for)."""
 
 
-class _StderrToNull:
+class StderrToNull:
     """print_allocations and the interpreter write to C stderr; keep CLI output clean."""
 
     def __enter__(self):
@@ -77,8 +80,6 @@ def tflm_unsound(model: str | Path) -> str | None:
     (shape_signature -1, e.g. batch 1 after a dilated Conv1D's SPACE_TO_BATCH_ND, really the block
     size) it computes something else (cv_conv1d). And it fills SPACE_TO_BATCH_ND's padding with
     SpaceToBatchParams.output_offset, which it never initializes (TFLite: the zero point)."""
-    from edgecc.frontends.tflite import settled_graph
-    from edgecc.ops import const
     g = settled_graph(model)
     if g is None:
         return None
@@ -103,7 +104,7 @@ def run_tflm_frames(model: str | Path, frames: list[list[np.ndarray]], n_outputs
                     preserve: bool = False, n_tensors: int = 0
                     ) -> list[tuple[list[np.ndarray], dict[int, np.ndarray]]]:
     """Per frame, on one interpreter (state kept): outputs and (preserve) every tensor."""
-    try:
+    try:  # optional: the `verify` / `test` extra
         from tflite_micro.python.tflite_micro import runtime
     except ImportError:
         raise EdgeccError("the reference needs the 'tflite-micro' package "
@@ -114,7 +115,7 @@ def run_tflm_frames(model: str | Path, frames: list[list[np.ndarray]], n_outputs
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if preserve else \
         runtime.InterpreterConfig.kAllocationRecording
     results = []
-    with _StderrToNull():
+    with StderrToNull():
         try:
             it = runtime.Interpreter.from_file(str(model), arena_size=16 << 20,
                                                intrepreter_config=cfg)
@@ -151,7 +152,6 @@ def _older_version(content: bytes, error: str) -> bytes | None:
     m = _NO_VERSION.search(error)
     if m is None or int(m.group(2)) <= 1:
         return None
-    import tflite
     raw = bytearray(content)
     model = tflite.Model.GetRootAsModel(raw, 0)
     for i in range(model.OperatorCodesLength()):
@@ -187,13 +187,13 @@ def run_litert_ref(model: str | Path, inputs: list[np.ndarray],
 def run_litert_ref_frames(model: str | Path, frames: list[list[np.ndarray]],
                           n_outputs: int) -> list[list[np.ndarray]]:
     """run_litert_ref per frame on one interpreter (variable tensors kept between invokes)."""
-    try:
+    try:  # optional: the `test` extra (the oracle for ops TFLite Micro lacks)
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
     except ImportError:
         raise EdgeccError("the LiteRT reference needs the 'ai-edge-litert' package "
                           "(pip install ai-edge-litert)") from None
     try:
-        with _StderrToNull():  # LiteRT logs "INFO: Created TensorFlow Lite ..." on C stderr
+        with StderrToNull():  # LiteRT logs "INFO: Created TensorFlow Lite ..." on C stderr
             it = _ref_interpreter(model, Interpreter, OpResolverType.BUILTIN_REF)
             it.allocate_tensors()
             results = []
@@ -210,7 +210,7 @@ def run_litert_ref_frames(model: str | Path, frames: list[list[np.ndarray]],
 
 
 def litert_available() -> bool:
-    try:
+    try:  # optional: the `test` extra
         import ai_edge_litert.interpreter  # noqa: F401
     except ImportError:
         return False

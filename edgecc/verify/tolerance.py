@@ -2,7 +2,7 @@
 
 Owns the comparison rule of `edgecc verify` and the op tests: integer outputs must equal the
 reference byte for byte; float32 outputs must lie within FLOAT_RTOL relative of the reference
-(DESIGN.md, numerics), because the generated C computes exp/log/tanh with its own functions
+(docs/design.md, numerics), because the generated C computes exp/log/tanh with its own functions
 (runtime_c/edgecc_math.h) where TFLite Micro calls the host libm. Bit-identical values (including
 NaNs of either sign and infinities) always match.
 """

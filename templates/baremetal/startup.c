@@ -4,7 +4,7 @@
  * which shares the CP10/CP11 enable) through CPACR, copies .data from flash, zeroes .bss and the
  * arena section, opens the semihosting stdio handles (newlib rdimon), runs the C++-style
  * constructors and calls exit(main()). The linker script (generated from the board's memory regions
- * by edgecc/verify/qemu.py) provides every __symbol used here.
+ * by edgecc/build/qemu.py) provides every __symbol used here.
  *
  * Any fault (HardFault, MemManage, BusFault, UsageFault, SecureFault) prints one line
  *   "F fault exc=<n> cfsr=0x.. hfsr=0x.. bfar=0x.. mmfar=0x.. pc=0x.. lr=0x.."

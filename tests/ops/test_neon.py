@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_model
-from edgecc.boards import default_board
+from edgecc.build.boards import default_board
 from edgecc.compiler import compile_model
 from edgecc.targets import get_target
 from edgecc.verify import verify_model

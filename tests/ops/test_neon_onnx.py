@@ -17,7 +17,7 @@ from edgecc.compiler import compile_model
 from edgecc.lower.neon.eltwise_onnx import fma_matches_double
 from edgecc.targets import get_target
 from edgecc.verify import _build_and_run
-from edgecc.verify.harness import parse_frames
+from edgecc.build.harness import parse_frames
 from edgecc.verify.reference import seeded_frames
 from test_neon import TARGET, _boards
 from test_onnx_frontend import onnx_model, qdq_conv_model

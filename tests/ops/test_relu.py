@@ -9,8 +9,8 @@ from edgecc.compiler import compile_model
 from edgecc.codegen import write_files
 from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder
-from edgecc.verify.harness import harness_c, parse_output
-from edgecc.verify.host import build_host, run_host
+from edgecc.build.harness import harness_c, parse_output
+from edgecc.build.host import build_host, run_host
 from opcheck import check_model
 
 

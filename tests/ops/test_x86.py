@@ -22,7 +22,7 @@ from conftest import MODELS, shared_model
 from edgecc.compiler import compile_model
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.host import cpu_flags
+from edgecc.build.host import cpu_flags
 from test_conv_2d import conv_model
 from test_depthwise_conv_2d import dw_model
 

@@ -21,7 +21,7 @@ from conftest import shared_model
 from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.host import cpu_flags
+from edgecc.build.host import cpu_flags
 
 RT = data_dir("runtime_c")
 X86 = RT / "x86"
@@ -154,7 +154,7 @@ def test_dispatching_binary_on_an_avx2_only_cpu(tmp_path, monkeypatch):
     exe = _build(tmp_path, "gcc", get_target("x86-avx2").cflags, "probe")
     if _level([QEMU, "-cpu", "max", str(exe)]) != 0:
         pytest.skip("this QEMU emulates AVX-VNNI or AVX-512: no AVX2-only CPU model")
-    from edgecc.verify import host
+    import edgecc.verify as verify_pkg  # verify_model runs the host build through its run_host
 
     def under_qemu(exe, timeout: float = 600.0) -> str:
         r = subprocess.run([QEMU, "-cpu", "max", str(exe)], capture_output=True, text=True,
@@ -162,7 +162,7 @@ def test_dispatching_binary_on_an_avx2_only_cpu(tmp_path, monkeypatch):
         assert r.returncode == 0, r.stderr[-500:]
         return r.stdout
 
-    monkeypatch.setattr(host, "run_host", under_qemu)
+    monkeypatch.setattr(verify_pkg, "run_host", under_qemu)
     r = verify_model(shared_model("kws_ref_model"), get_target("x86-avx2"), cc="gcc")
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 

@@ -20,7 +20,7 @@ from edgecc.options import CompileOptions
 from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
-from edgecc.verify.host import cpu_flags
+from edgecc.build.host import cpu_flags
 from test_x86 import _paths
 
 RT = data_dir("runtime_c")

@@ -24,7 +24,9 @@ from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
 from edgecc.numerics import FLOAT, NEAR, OrtFloatGroup
 from edgecc.numerics.ort_order import default_threads
+from edgecc.ops import failed_constraints
 from edgecc.options import DEFAULT_ONNX_NUMERICS
+from edgecc.passes.fold import folded_view
 
 HANDLERS = {
     "QuantizeLinear": nd.quantize, "DequantizeLinear": nd.dequantize,
@@ -79,8 +81,6 @@ def _output(b: Builder, name: str, want: DType | None) -> str:
 
 
 def _check_constraints(g: Graph, path: Path) -> None:
-    from edgecc.ops import failed_constraints
-    from edgecc.passes.fold import folded_view
     view = folded_view(g)
     problems = [f"{n.op} from node {n.index}: {msg}" for n in view.nodes
                 for msg in failed_constraints(view, n)]

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from edgecc.errors import UnsupportedModel
-from edgecc.ir import DType, Node, QParams, TensorType, Value
+from edgecc.ir import DType, Graph, Node, QParams, TensorType, Value
 from edgecc.numerics import FIXED_POINT, Numerics, OrtFloatGroup
+from edgecc.ops import get_op
 
 NHWC = (0, 2, 3, 1)  # IR axes of an NCHW ONNX tensor
 
@@ -162,8 +163,6 @@ class Builder:
     def add_inferred(self, op: str, inputs: list[str | None], dtype: DType, q: QParams | None,
                      attrs: dict | None = None, label: str = "") -> str:
         """Add a node whose output shape the op's own inference gives."""
-        from edgecc.ir import Graph
-        from edgecc.ops import get_op
         y = self.add(op, inputs, TensorType((), dtype, q), attrs, label)
         n = self.nodes[-1]
         view = Graph(self.values, [], [], [])

@@ -4,7 +4,7 @@ Owns: recognising a float32 activation and the handlers of the compute ops on on
 (plain, grouped, depthwise), Gemm / MatMul, Add / Mul with an activation or a float constant,
 Relu and Clip(0, 6), AveragePool / GlobalAveragePool and Softmax. They reuse emit.py's layout
 work (NHWC, folded Transposes) with no quantization (yq None); MaxPool, Reshape, Squeeze and the
-other data movement take float activations as they are. Results are within DESIGN.md's float32
+other data movement take float activations as they are. Results are within docs/design.md's float32
 tolerance of onnxruntime (1e-5 relative), not bit-exact: the summation orders differ.
 """
 from __future__ import annotations
@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.frontends.onnx import emit
-from edgecc.frontends.onnx.builder import Builder, Rec
+from edgecc.frontends.onnx.builder import NHWC, Builder, Rec
 from edgecc.ir import DType, TensorType
 from edgecc.numerics import QLINEAR
+from edgecc.ops import conv_pad
 
 
 def is_float(b: Builder, r: Rec) -> bool:
@@ -105,8 +106,6 @@ def _dequantized(b: Builder, name: str, what: str) -> np.ndarray | None:
 def conv_transpose(b: Builder, n, a) -> list[Rec]:
     """ConvTranspose in float32 (onnxruntime has no integer kernel for it): TRANSPOSE_CONV with
     TFLite's SAME or VALID padding where that is the node's padding."""
-    from edgecc.frontends.onnx.builder import NHWC
-    from edgecc.ops import conv_pad
     x = b.with_perm(as_float(b, b.rec(n.input[0])), NHWC)
     w = _dequantized(b, n.input[1], "weights")  # [C_in, C_out, kh, kw]
     bias = _dequantized(b, n.input[2] if len(n.input) > 2 else "", "bias")
@@ -141,7 +140,6 @@ def resize(b: Builder, n, a) -> list[Rec]:
     """Resize (linear, 2-D, half_pixel / align_corners / asymmetric) in float32 as
     RESIZE_BILINEAR with onnxruntime's arithmetic (edgecc/ops/_onnx_resize.py); onnxruntime
     computes it in float between DequantizeLinear and QuantizeLinear."""
-    from edgecc.frontends.onnx.builder import NHWC
     mode = a.get("mode", b"nearest")
     ctm = a.get("coordinate_transformation_mode", b"half_pixel")
     mode, ctm = (v.decode() if isinstance(v, bytes) else v for v in (mode, ctm))

@@ -171,6 +171,7 @@ def lower_mul_onnx(g: Graph, n: Node, target) -> Kernel:
                   params=dict(n=y.numel, c=c, za=int(p["za"]), zb=int(p["zb"]), zc=int(p["zc"]),
                               lo=int(p["act_min"]), hi=int(p["act_max"])),
                   consts=dict(r=np.array([p["r"]], np.float32)), variant="dsp-mul-onnx",
+                  derived=dict(b_shape=f"one row of {c} channels" if c else "of a's shape"),
                   reason="Cortex-M DSP: onnxruntime's QLinearMul, the integer product times "
                          "one float32 scale, VCVTR" + (f", b one row of {c}" if c else ""))
 

@@ -78,6 +78,9 @@ def gated(c: Candidate) -> Candidate:
             n.op == "ADD" and int(np.prod(g.type(n.outputs[0]).shape)) >= DISPATCH_ADD)
         k.params["lvl"] = "" if big else "_base"
         k.params["dispatch"] = [1] if big else []  # a template's run-time level check: 0 or 1
+        # the form of the requantization initializer (templates/x86/_rq.j2)
+        k.derived["rq"] = ("onnx" if k.params.get("onnx") else
+                           "fast" if k.params.get("fast") else "exact")
         if "kind" in k.params:  # the band, and the epilogue (ONNX's is not the fast one), final
             if big:
                 _few_tiles(g, n, k)

@@ -3,7 +3,8 @@
 Owns: turning a (graph, plan) pair into a report dict, a short human table, and a self-contained
 SVG (time = node steps on the x axis, arena address on the y axis, one rectangle per buffer, the
 lower bounds as lines) that `edgecc report` can embed as is. Model strings (tensor labels) reach
-the SVG only through XML escaping.
+the SVG only through XML escaping. App code (docs/design.md "Layers"): the planner (plan/) shows
+nothing; the verb itself is edgecc/cli/plan.py.
 """
 from __future__ import annotations
 
@@ -136,24 +137,3 @@ def plan_svg(g: Graph, plan: Plan, title: str = "", width: int = 900, height: in
                f'text-anchor="middle">arena address (bytes)</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
-
-
-def plan_cli(args, target, options) -> int:
-    """`edgecc plan MODEL [--json] [--svg FILE]`: the plan `edgecc compile` would emit."""
-    import json
-    from pathlib import Path
-
-    from edgecc.compiler import compile_model
-    from edgecc.errors import EdgeccError
-    c = compile_model(args.model, target, "model", options)
-    rep = plan_report(c.graph, c.plan, Path(args.model).name)
-    rep["target"] = target.name
-    rep["tiling"] = c.stats.get("tiling")
-    if args.svg:
-        try:
-            Path(args.svg).write_text(plan_svg(c.graph, c.plan, Path(args.model).name))
-        except OSError as e:
-            raise EdgeccError(f"{args.svg}: cannot write: {e.strerror}") from None
-        rep["svg"] = str(args.svg)
-    print(json.dumps(rep) if args.json else format_table(rep))
-    return 0

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from edgecc.boards import Board
+from elftools.elf.elffile import ELFFile
+
+from edgecc.build.boards import Board
 
 
 def _spans(board: Board, unbounded: bool) -> list[tuple[int, int, str]]:
-    if unbounded:  # edgecc.verify.cross.linker_script(unbounded=True)
+    if unbounded:  # edgecc.build.cross.linker_script(unbounded=True)
         return [(i << 30, 1 << 30, r.name) for i, r in enumerate(board.regions)]
     return [(r.qemu_origin, r.size, r.name) for r in board.regions]
 
 
 def region_use(elf: Path, board: Board, unbounded: bool = False) -> list[dict]:
     """[{name, kind, size, used}] per board region, in the board file's order."""
-    from elftools.elf.elffile import ELFFile
     spans = _spans(board, unbounded)
 
     def where(addr: int) -> str | None:

@@ -4,10 +4,10 @@ plugin).
 Owns: the runner's C main (reads edgecc_in.bin from its working directory: on the host and under
 qemu-user with stdio, on bare-metal boards through semihosting, so one build serves every input),
 building it once per generated C, board and compiler into the cache folder
-(edgecc.verify.qemu.cache_dir()/runners/<sha256>), and running it in a fresh folder per call.
+(edgecc.build.qemu.cache_dir()/runners/<sha256>), and running it in a fresh folder per call.
 The file holds the frames back to back, each the model's inputs in order; the program runs the
 model once per frame on the same arena (state carries over, as in a firmware) and prints each
-frame's outputs as verify's harness does (edgecc.verify.harness.parse_output reads them).
+frame's outputs as verify's harness does (edgecc.build.harness.parse_output reads them).
 """
 from __future__ import annotations
 
@@ -15,11 +15,18 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from edgecc.build.boards import default_board
+from edgecc.build.cross import build_program
+from edgecc.build.harness import parse_output
+from edgecc.build.host import build_host
+from edgecc.build.qemu import cache_dir, run_program
+from edgecc.codegen import write_files
 from edgecc.errors import EdgeccError
 from edgecc.names import c_ident
 
@@ -97,8 +104,6 @@ def _key(files: dict[str, str], runner: str, target: str, board, cc: str | None)
 
 def build_runner(c, target, board, cc: str | None = None) -> Path:
     """The runner program of Compiled `c` (built on first use, then taken from the cache)."""
-    from edgecc.codegen import write_files
-    from edgecc.verify.qemu import cache_dir
     runner = runner_c(c.name, len(c.graph.inputs), len(c.graph.outputs), bool(c.plan.external))
     final = cache_dir() / "runners" / _key(c.files, runner, target.name, board, cc)
     prog = final / "prog"
@@ -111,11 +116,8 @@ def build_runner(c, target, board, cc: str | None = None) -> Path:
         src = tmp / "runner.c"
         src.write_text(runner)
         if target.runner == "host":
-            from edgecc.verify.host import build_host
             build_host(tmp / "gen", src, tmp / "prog", target, cc)
         else:
-            from edgecc.boards import default_board
-            from edgecc.verify.cross import build_program
             b = board or default_board(target.name)
             built = build_program(tmp / "gen", [src], tmp / "prog.elf", b, cc, c.plan.arena,
                                   callgraph=False, weights_section=c.weights_section)
@@ -142,7 +144,6 @@ def run_frames(c, prog: Path, target, board, frames: list[list[np.ndarray]],
                 for x in fr:
                     f.write(np.ascontiguousarray(x).tobytes())
         if target.runner == "host":
-            import subprocess
             try:
                 r = subprocess.run([str(prog)], cwd=work, capture_output=True, text=True,
                                    timeout=timeout)
@@ -152,11 +153,8 @@ def run_frames(c, prog: Path, target, board, frames: list[list[np.ndarray]],
                 raise EdgeccError(f"{prog}: exit status {r.returncode}: {r.stdout[-200:]}")
             text = r.stdout
         else:
-            from edgecc.boards import default_board
-            from edgecc.verify.qemu import run_program
             text = run_program(prog, board or default_board(target.name), timeout,
                                cwd=work).stdout
-    from edgecc.verify.harness import parse_output
     outs, _, done = parse_output(text)
     if not done or len(outs) != len(frames) * n_out:
         raise EdgeccError(f"the runner did not finish normally: {text.strip()[-200:]}")

@@ -13,9 +13,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
-
-from edgecc.boards import Board, Region
+from edgecc.build.boards import Board, Region
+from edgecc.codegen import template_env
 from edgecc.errors import EdgeccError
 from edgecc.resources import data_dir
 from edgecc.targets import FP_FLAGS
@@ -36,11 +35,6 @@ class Program:
     arena_region: Region | None = None
 
 
-
-def _bare(board: Board) -> bool:
-    return board.bare_metal
-
-
 def compile_command(board: Board, cc: str | None) -> list[str]:
     """Compiler driver + core flags for one translation unit of this board."""
     cc = cc or "gcc"
@@ -50,7 +44,7 @@ def compile_command(board: Board, cc: str | None) -> list[str]:
 
 
 def _driver(board: Board, cc: str) -> list[str]:
-    if _bare(board):
+    if board.bare_metal:
         if cc == "clang":
             # newlib is built with short enums; clang's arm-none-eabi default is int-sized.
             return ["clang", "--target=arm-none-eabi", *board.cflags, "-fshort-enums",
@@ -69,7 +63,7 @@ def _first_error(text: str) -> str:
     return lines[0] if lines else "(no output)"
 
 
-def _run_tool(cmd: list[str], what: str) -> None:
+def run_tool(cmd: list[str], what: str) -> None:
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except FileNotFoundError:
@@ -124,12 +118,6 @@ def compile_sources(sources: list[Path], objdir: Path, board: Board, cc: str | N
     return [objdir / (s.stem + ".o") for s in sources]
 
 
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                              trim_blocks=True, lstrip_blocks=True, autoescape=False)
-
-
 def arena_placement(board: Board, arena_bytes: int) -> Region:
     """The region for the arena: the first candidate it fits in; if none, the largest candidate
     (the link then fails naming the overflowing region, as it would on the device)."""
@@ -151,7 +139,7 @@ def linker_script(board: Board, arena_bytes: int, unbounded: bool = False,
         regions.append(dict(name=r.name, attrs=r.attrs, origin_hex=f"0x{origin:08x}", size=size))
     where = "separate 1 GiB ranges (measurement only)" if unbounded else \
         f"QEMU {board.qemu_machine}"
-    return _env().get_template("baremetal/link.ld.j2").render(
+    return template_env().get_template("baremetal/link.ld.j2").render(
         board=board.name, core=board.target, where=where, regions=regions,
         code=board.code_region, data=board.data_region, arena=arena.name,
         stack_size=board.stack_size, heap_size=board.heap_size, weights_section=weights_section,
@@ -166,7 +154,7 @@ def link(objects: list[Path], elf: Path, board: Board, arena_bytes: int,
     """Link for the board; returns the map file. A program that does not fit the board's
     memory fails here with one line naming the region and the overshoot."""
     mapf = elf.with_suffix(".map")
-    if _bare(board):
+    if board.bare_metal:
         ld = elf.with_suffix(".ld")
         ld.write_text(linker_script(board, arena_bytes, unbounded, weights_section))
         cmd = ["arm-none-eabi-gcc", *board.cflags, "-nostartfiles", "--specs=nano.specs",
@@ -193,9 +181,16 @@ def link(objects: list[Path], elf: Path, board: Board, arena_bytes: int,
 
 def runtime_sources(work: Path, board: Board) -> list[Path]:
     """Startup code a bare-metal program needs (none for Linux user mode)."""
-    if not _bare(board):
+    if not board.bare_metal:
         return []
     return [data_dir("templates") / "baremetal" / "startup.c"]
+
+
+def app_main_c(ident: str) -> str:
+    """The minimal bare-metal application around generated C (the arena and one call of
+    NAME_run): what `edgecc budget` measures and `painted_stack` runs. ident: c_ident(name)."""
+    return template_env().get_template("baremetal/app_main.c.j2").render(
+        name=ident.lower(), NAME=ident.upper())
 
 
 def build_program(gen_dir: Path, extra: list[Path], out: Path, board: Board, cc: str | None,
@@ -222,5 +217,5 @@ def build_program(gen_dir: Path, extra: list[Path], out: Path, board: Board, cc:
     objs = gen_objs + objs
     mapf = link(objs, out, board, arena_bytes, unbounded, weights_section)
     cgs = [p for p in (o.with_suffix(".ci") for o in gen_objs) if p.is_file()]
-    region = arena_placement(board, arena_bytes) if _bare(board) else None
+    region = arena_placement(board, arena_bytes) if board.bare_metal else None
     return Program(out, mapf, board, objs, gen_objs, cgs, region)

@@ -3,7 +3,9 @@
 Owns: reading a board file (TOML; `--board NAME` looks in boards/, `--board path/to/file.toml`
 reads that file), checking it, and answering the questions the build and the budget ask: which
 target and compiler flags, which memory regions (device sizes, and where each region sits on the
-QEMU machine that emulates the board's core), and which region holds code, data and the arena.
+QEMU machine that emulates the board's core), which region holds code, data and the arena, and
+how many bytes the arena may have (`arena_room`; `board_options` puts it into a CompileOptions as
+the RAM budget the compiler plans against).
 
 A board file (see boards/README.md):
 
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from edgecc.errors import EdgeccError
+from edgecc.options import CompileOptions
 from edgecc.resources import data_dir
 from edgecc.targets import TARGETS
 
@@ -47,7 +50,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 @dataclass(frozen=True)
 class QemuMachine:
-    """What edgecc relies on about one QEMU machine (measured, ../shared/docs/toolchains.md)."""
+    """What edgecc relies on about one QEMU machine (measured, docs/toolchains.md)."""
     name: str
     target: str
     boot: int                                  # vector table address the core boots from
@@ -129,6 +132,29 @@ class Board:
             if arena_bytes <= room:
                 return r
         return None
+
+
+def arena_room(board: Board, ram_limit: int | None = None) -> int | None:
+    """Bytes the board (or --ram-limit) has for the arena: the largest arena region, less the
+    stack and heap reserved where they share it (None: no limit known, e.g. a Linux target)."""
+    room = None
+    if board.bare_metal:
+        room = max(board.region(n).size - (board.stack_size + board.heap_size
+                                           if n == board.data_region else 0)
+                   for n in board.arena_regions)
+    if ram_limit is not None:
+        room = ram_limit if room is None else min(room, ram_limit)
+    return room
+
+
+def board_options(options: CompileOptions | None, board: Board | None,
+                  ram_limit: int | None = None) -> CompileOptions:
+    """options with the RAM budget of `board` (and --ram-limit) unless they state one: with a
+    board, compile tiles only when the arena would not fit otherwise."""
+    options = options or CompileOptions()
+    if board is None or options.ram_budget is not None:
+        return options
+    return options.but(ram_budget=arena_room(board, ram_limit))
 
 
 def _size(v, where: str) -> int:

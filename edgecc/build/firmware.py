@@ -1,8 +1,8 @@
 """Build-system files for a firmware that embeds the generated C (`edgecc compile --emit`).
 
-Owns: DESIGN.md's "Firmware integration (contract)": `--emit cmake` (OUT/CMakeLists.txt, a static
-library target `name` with alias `edgecc::name`, OUT as its PUBLIC include directory, no flags of
-its own), `--emit make` (OUT/name.mk with NAME_SRCS and NAME_INCLUDES), `--emit zephyr`
+Owns: docs/design.md's "Firmware integration (contract)": `--emit cmake` (OUT/CMakeLists.txt, a
+static library target `name` with alias `edgecc::name`, OUT as its PUBLIC include directory, no
+flags of its own), `--emit make` (OUT/name.mk with NAME_SRCS and NAME_INCLUDES), `--emit zephyr`
 (OUT/zephyr/module.yml and a zephyr_library). For a bare-metal board, `cmake` also writes the
 board's support: a toolchain file for arm-none-eabi (OUT/toolchain-arm-none-eabi.cmake) and the
 startup code and linker script (OUT/board/), which the library adds to the firmware when it is
@@ -11,8 +11,9 @@ from templates/firmware/ and are deterministic like the C.
 """
 from __future__ import annotations
 
-from edgecc.boards import Board, default_board
-from edgecc.codegen import _env
+from edgecc.build.boards import Board, default_board
+from edgecc.build.cross import linker_script
+from edgecc.codegen import template_env
 from edgecc.errors import EdgeccError
 from edgecc.names import c_comment, c_ident
 from edgecc.resources import data_dir
@@ -34,8 +35,7 @@ def board_for(target_name: str, board: Board | None) -> Board | None:
 def board_files(board: Board, arena_bytes: int,
                 weights_section: str | None = None) -> dict[str, str]:
     """Toolchain file, startup code and linker script of a bare-metal board."""
-    from edgecc.verify.cross import linker_script
-    tool = _env().get_template("firmware/toolchain.cmake.j2").render(
+    tool = template_env().get_template("firmware/toolchain.cmake.j2").render(
         board=board.name, core=board.target, cflags=" ".join(board.cflags),
         qemu_machine=board.qemu_machine)
     startup = (data_dir("templates") / "baremetal" / "startup.c").read_text()
@@ -56,7 +56,7 @@ def emit_files(files: dict[str, str], name: str, model: str, kinds: list[str],
                sources=sorted(f for f in files if f.endswith(".c") and "/" not in f),
                board=board.name if board else "", board_ident=c_ident(board.name).lower()
                if board else "")
-    env = _env()
+    env = template_env()
     out: dict[str, str] = {}
     if "cmake" in kinds:
         out["CMakeLists.txt"] = env.get_template("firmware/CMakeLists.txt.j2").render(**ctx)

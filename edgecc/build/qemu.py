@@ -17,16 +17,26 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import signal
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from edgecc.boards import Board, default_board
+from elftools.elf.elffile import ELFFile
+
+from edgecc.build.boards import Board, default_board
+from edgecc.build.cross import Program, app_main_c, build_program, run_tool
+from edgecc.build.harness import TRACE_DEFINE
+from edgecc.build.measure import measure
+from edgecc.codegen import write_files
+from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.metrics import node_macs
+from edgecc.names import c_ident
 from edgecc.resources import data_dir
-from edgecc.verify.cross import Program, _bare, _run_tool, build_program
+from edgecc.targets import get_target
 
 FAULT_EXIT = 250          # templates/baremetal/startup.c: EDGECC_FAULT_EXIT
 DEFAULT_TIMEOUT = 120.0
@@ -74,7 +84,7 @@ def count_plugin() -> Path:
     with tempfile.NamedTemporaryFile(dir=so.parent, suffix=".so", delete=False) as tmp:
         tmp_path = Path(tmp.name)
     try:
-        _run_tool(["gcc", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-o", str(tmp_path),
+        run_tool(["gcc", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-o", str(tmp_path),
                    str(src)], "build the QEMU instruction-counting plugin")
         os.replace(tmp_path, so)  # atomic: parallel test runs may build it at the same time
     finally:
@@ -87,7 +97,7 @@ def qemu_command(board: Board, elf: Path, plugin: list[str] | None = None) -> li
     if plugin is not None:
         # QEMU option values double a literal comma.
         pl = ["-plugin", ",".join(a.replace(",", ",,") for a in plugin)]
-    if _bare(board):
+    if board.bare_metal:
         return ["qemu-system-arm", "-M", board.qemu_machine, "-nographic", "-monitor", "none",
                 "-serial", "none", "-semihosting-config", "enable=on,target=native", *pl,
                 "-kernel", str(elf)]
@@ -105,7 +115,6 @@ _FAULT_LINE = re.compile(r"F fault exc=0x([0-9a-f]+) cfsr=0x([0-9a-f]+) hfsr=0x(
 
 def symbol_at(elf: Path, addr: int) -> str | None:
     """The function containing addr, from the ELF symbol table."""
-    from elftools.elf.elffile import ELFFile
     with open(elf, "rb") as f:
         st = ELFFile(f).get_section_by_name(".symtab")
         if st is None:
@@ -161,10 +170,9 @@ def run_program(prog: Program | Path, board: Board, timeout: float = DEFAULT_TIM
         secs = time.perf_counter() - t0
         text = r.stdout.decode("utf-8", "replace")
         err = r.stderr.decode("utf-8", "replace")
-        if _bare(board) and r.returncode == FAULT_EXIT and _FAULT_LINE.search(text + err):
+        if board.bare_metal and r.returncode == FAULT_EXIT and _FAULT_LINE.search(text + err):
             raise ProgramFault(describe_fault(text + err, elf, machine))
         if r.returncode < 0:
-            import signal
             try:
                 sig = signal.Signals(-r.returncode).name
             except ValueError:
@@ -189,7 +197,6 @@ def run_program(prog: Program | Path, board: Board, timeout: float = DEFAULT_TIM
 
 
 def symbol_address(elf: Path, name: str) -> int:
-    from elftools.elf.elffile import ELFFile
     with open(elf, "rb") as f:
         st = ELFFile(f).get_section_by_name(".symtab")
         for s in st.get_symbol_by_name(name) or []:
@@ -206,9 +213,6 @@ def run_on_qemu(c, gen_dir: Path, harness: Path, work: Path, board: Board | None
     """edgecc verify on a board: build the harness around the generated C, run it under QEMU and
     return its output. Outside trace builds, fill `info` with the board, the exact instruction
     count per inference, the model's flash and RAM, and (profile) instructions per layer."""
-    from edgecc.budget import measure
-    from edgecc.names import c_ident
-    from edgecc.verify.harness import TRACE_DEFINE
     board = board or default_board(target_name)
     arena = c.plan.arena
     if trace:
@@ -244,8 +248,6 @@ def profile_layers(c, gen_dir: Path, harness: Path, work: Path, board: Board, cc
     A harness of several frames calls NAME_run once per frame: the rows are the first frame's.
     Each row names the layer's kernel (its variant: a table entry's name, or "portable") and
     its MACs (edgecc.metrics; None for layers without)."""
-    from edgecc.metrics import node_macs
-    from edgecc.names import c_ident
     hook = data_dir("templates") / "baremetal" / "profile_hook.c"
     prog = build_program(gen_dir, [harness, hook], work / "profile.elf", board, cc,
                          c.plan.arena, gen_flags=["-DEDGECC_TRACE=edgecc_profile_hook"],
@@ -279,19 +281,13 @@ def painted_stack(model: str | Path, board: Board, name: str = "model",
     """The stack NAME_run really uses under QEMU (bytes): the application paints the free stack,
     runs the model once and reports the lowest address written. A measurement for one input, not
     a bound; generated code has no data-dependent calls, so it is the same for every input."""
-    from edgecc.codegen import write_files
-    from edgecc.compiler import compile_model
-    from edgecc.names import c_ident
-    from edgecc.targets import get_target
-    from edgecc.verify.cross import _env
     c = compile_model(model, get_target(board.target), name, options)
     ident = c_ident(name)
     with tempfile.TemporaryDirectory(prefix="edgecc-stack-") as tmp:
         work = Path(tmp)
         write_files(c.files, work / "gen")
         app = work / "app_main.c"
-        app.write_text(_env().get_template("baremetal/app_main.c.j2").render(
-            name=ident.lower(), NAME=ident.upper()))
+        app.write_text(app_main_c(ident))
         prog = build_program(work / "gen", [app], work / "paint.elf", board, cc, c.plan.arena,
                              extra_flags=["-DEDGECC_PAINT_STACK"], callgraph=False)
         out = run_program(prog, board).stdout

@@ -12,9 +12,14 @@ import json
 import tempfile
 from pathlib import Path
 
-from edgecc.version import __version__
+from elftools.elf.elffile import ELFFile
+
+from edgecc.build.cross import STRICT, compile_sources
+from edgecc.codegen import write_files
+from edgecc.errors import EdgeccError
 from edgecc.metrics import node_macs
 from edgecc.names import c_ident
+from edgecc.version import __version__
 
 
 def flash_of_objects(c, board) -> dict | None:
@@ -23,10 +28,6 @@ def flash_of_objects(c, board) -> dict | None:
     so a little above what --gc-sections keeps). None without a board or its compiler."""
     if board is None or not board.bare_metal:
         return None
-    from elftools.elf.elffile import ELFFile
-    from edgecc.codegen import write_files
-    from edgecc.errors import EdgeccError
-    from edgecc.verify.cross import STRICT, compile_sources
     with tempfile.TemporaryDirectory(prefix="edgecc-manifest-") as tmp:
         gen = Path(tmp) / "gen"
         # the C and its headers (runtime headers keep their sub-folders: dsp/conv_2d.h), not the

@@ -1,0 +1,53 @@
+"""The `edgecc` command line: one module per verb, each with `add_parser(sub)` and `run(args)`.
+
+Owns: the verbs in their help order (VERBS), `build_parser`, and `main`: every EdgeccError (and
+an unusable path) becomes one line on stderr with exit status 2, any other exception (a bug) exit
+3, never a traceback. What the verbs share (flag helpers, the one CompileOptions of a command
+line) is common.py; what each verb prints is its own module.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+import numpy as np
+
+from edgecc import diagnostics
+from edgecc.cli import budget, common, compile, inspect, ops, plan, report, verify
+from edgecc.cli.common import Parser, error_line
+from edgecc.diagnostics import EXIT_BAD_INPUT, EXIT_INTERNAL, internal_message
+from edgecc.errors import EdgeccError
+
+VERBS = (compile, verify, budget, inspect, report, ops, plan)  # the order `edgecc --help` lists
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="edgecc", description="Compile quantized neural networks to plain C.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
+    for verb in VERBS:
+        verb.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    common.JSON_ERRORS = "--json" in argv  # argument errors as JSON too
+    args = build_parser().parse_args(argv)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # stderr carries the one result line, nothing else
+            return args.fn(args)
+    except EdgeccError as e:
+        error_line(str(e), args)
+        return EXIT_BAD_INPUT
+    except OSError as e:  # the user's paths: unwritable -o folder, unreadable board file, ...
+        where = f"{e.filename}: " if e.filename else ""
+        error_line(f"{where}{e.strerror or e}", args)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except (Exception, RecursionError) as e:  # anything else is a bug in edgecc: exit 3
+        diagnostics.report("internal error", internal_message(e),
+                           bool(getattr(args, "json", False)))
+        return EXIT_INTERNAL

@@ -1,0 +1,49 @@
+"""`edgecc compile MODEL --target T | --board B --name NAME -o OUT`: the C, the build files of
+--emit and the manifest written to OUT; one line (or --json object) saying what was written."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from edgecc.api import output_files
+from edgecc.build.boards import board_options
+from edgecc.cli.common import (add_io, add_target, add_weights_section, model_name, nonempty,
+                               options_from_args, resolve_target)
+from edgecc.codegen import write_files
+from edgecc.compiler import compile_model
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("compile", help="write C for a model")
+    p.add_argument("model")
+    add_target(p)
+    p.add_argument("--name", default="model", type=model_name,
+                   help="C prefix of the generated API (not edgecc*, a C keyword or a C header)")
+    p.add_argument("-o", "--output", required=True, type=nonempty("-o"), help="output folder")
+    p.add_argument("--json", action="store_true")
+    add_io(p)
+    add_weights_section(p)
+    p.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
+                   help="also write build files: a CMake library (+ toolchain file, startup code "
+                        "and linker script for a bare-metal board), a Make fragment, a Zephyr "
+                        "module (repeatable)")
+    p.set_defaults(fn=run)
+
+
+def run(args) -> int:
+    target, board = resolve_target(args)
+    c = compile_model(args.model, target, args.name,
+                      board_options(options_from_args(args), board))
+    files = output_files(c, args.model, target, board, args.emit or [])
+    paths = write_files(files, Path(args.output))
+    info = dict(model=str(args.model), target=target.name, name=args.name,
+                files=[str(p) for p in paths], arena_bytes=c.plan.arena,
+                lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
+                compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"))
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print(f"wrote {len(paths)} files to {args.output}: arena {c.plan.arena} B "
+              f"(lower bound {c.plan.lower_bound} B), weights {c.weights_bytes} B, "
+              f"{c.seconds:.2f} s")
+    return 0
