@@ -231,7 +231,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
                   section_attr=(f'__attribute__((section("{weights_section}"))) '
                                 if weights_section else ""), **ios,
                   # onnxruntime's float requantization must not be contracted into FMAs
-                  fp_contract_off=any(lw.node.attrs.get("numerics") == "onnx" for lw in lowered))
+                  fp_contract_off=any(lw.node.numerics.exact_float_steps for lw in lowered))
     files = {
         f"{ident.lower()}.h": env.get_template("model/model.h.j2").render(**common),
         f"{ident.lower()}.c": env.get_template("model/model.c.j2").render(**common),

@@ -35,7 +35,7 @@ from edgecc.errors import EdgeccError
 from edgecc.ir import Graph, Node
 from edgecc.ops import get_op
 from edgecc.passes import PassResult, optimize
-from edgecc.quant import ACTIVATION_NAMES
+from edgecc.numerics.fixed_point import ACTIVATION_NAMES
 from edgecc.targets import Target, get_target
 
 

@@ -1,15 +1,16 @@
 """The edgecc intermediate representation.
 
-Owns: DType, QParams, TensorType, Value, Node, Graph and `verify`. A graph is a list of nodes in
-topological order over named values; constants carry their numpy data. All mutation of a graph goes
-through `Graph` methods (`add_node`, `replace_nodes`, `set_outputs`) so that passes stay small and
-`verify` can check the invariants after each one.
+Owns: DType, QParams, TensorType, the arithmetic dialect values (Numerics), Value, Node, Graph
+and `verify`. A graph is a list of nodes in topological order over named values; constants carry
+their numpy data. All mutation of a graph goes through `Graph` methods (`add_node`,
+`replace_nodes`, `set_outputs`) so that passes stay small and `verify` can check the invariants
+after each one.
 """
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -110,6 +111,79 @@ class Value:
         return self.data is not None
 
 
+# A node's arithmetic dialect (edgecc/numerics/ holds each one's arithmetic): a small frozen value
+# the frontend sets once on every node and passes carry when they copy one; ops and kernel tables
+# ask its properties, never a string.
+@dataclass(frozen=True)
+class Numerics:
+    """How a node turns its exact integer (or float) intermediate into its output values."""
+
+    label: ClassVar[str] = ""
+    # onnxruntime's QLinear arithmetic: float32 scales, round half to even
+    # (edgecc/numerics/qlinear.py)
+    qlinear: ClassVar[bool] = False
+    # a group onnxruntime's x86 CPU provider computes in float32 (edgecc/ops/_ort_float.py)
+    float_group: ClassVar[bool] = False
+    # onnxruntime's arithmetic, either of the two above: outputs requantized through float32
+    onnxruntime: ClassVar[bool] = False
+    # float32 steps that must round one by one: the C must not contract them into fused
+    # multiply-adds (the generated code says so, codegen)
+    exact_float_steps: ClassVar[bool] = False
+
+    def __str__(self) -> str:
+        return self.label
+
+
+@dataclass(frozen=True)
+class FixedPoint(Numerics):
+    """TFLite's two-step fixed-point requantization (and TFLite Micro's integer kernels)."""
+
+    label: ClassVar[str] = "tflite fixed point"
+
+
+@dataclass(frozen=True)
+class QLinear(Numerics):
+    """onnxruntime's integer QLinear epilogue: round_half_even(float32(acc) x scale) + zp,
+    saturated; its float32 steps must not be contracted into fused multiply-adds."""
+
+    label: ClassVar[str] = "onnx qlinear"
+    qlinear: ClassVar[bool] = True
+    onnxruntime: ClassVar[bool] = True
+    exact_float_steps: ClassVar[bool] = True
+
+
+NEAR = "near"    # the exact integer accumulator, onnxruntime's float order near a rounding tie
+FLOAT = "float"  # onnxruntime's float order throughout (portable float kernels)
+
+
+@dataclass(frozen=True)
+class OrtFloatGroup(Numerics):
+    """A QDQ group onnxruntime's x86 CPU provider runs in float32. `order`: NEAR (integer
+    kernels with the near-tie check, edgecc/numerics/ort_near.py) or FLOAT (its float32 order
+    throughout); `threads`: the intra-op thread count whose conv summation order
+    (edgecc/numerics/ort_order.py conv_segments) the result must match."""
+
+    order: str = NEAR
+    threads: int = 1
+    label: ClassVar[str] = "onnxruntime x86 float group"
+    float_group: ClassVar[bool] = True
+    onnxruntime: ClassVar[bool] = True
+    exact_float_steps: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        if self.order not in (NEAR, FLOAT) or self.threads < 1:
+            raise ValueError(f"OrtFloatGroup({self.order!r}, {self.threads})")
+
+    @property
+    def near_checked(self) -> bool:
+        """Whether integer kernels with the near-tie check may compute it."""
+        return self.order == NEAR
+
+
+FIXED_POINT = FixedPoint()
+QLINEAR = QLinear()
+
+
 @dataclass
 class Node:
     """One operation. `inputs` may contain None for an omitted optional input (e.g. no bias)."""
@@ -120,6 +194,9 @@ class Node:
     attrs: dict[str, Any] = field(default_factory=dict)
     name: str = ""
     index: int = -1  # the op's index in the source model, for error messages
+    # the arithmetic dialect, set once by the frontend and carried by every pass that copies the
+    # node; ops ask it, never an attribute string
+    numerics: Numerics = FIXED_POINT
 
 
 class IRError(Exception):
@@ -159,7 +236,8 @@ class Graph:
 
     def copy(self) -> "Graph":
         return Graph(dict(self.values),
-                     [Node(n.op, list(n.inputs), list(n.outputs), dict(n.attrs), n.name, n.index)
+                     [Node(n.op, list(n.inputs), list(n.outputs), dict(n.attrs), n.name, n.index,
+                           n.numerics)
                       for n in self.nodes],
                      list(self.inputs), list(self.outputs), self.name, list(self.notes))
 

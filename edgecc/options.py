@@ -16,13 +16,13 @@ SCRATCH_POLICIES = ("fit", "any")
 TILING_POLICIES = ("off", "auto")
 IO_MODES = ("arena", "external")  # where the graph's inputs and outputs live
 # How ONNX DequantizeLinear -> op -> QuantizeLinear groups compute (docs/design.md, Numerics):
-#   fused     every group as the integer kernel onnxruntime fuses it into where int8 is
-#             allowed: onnxruntime on Arm, and on x86 with session.qdqisint8allowed=1
+#   fused     (default) every group as the integer kernel onnxruntime fuses it into where int8
+#             is allowed: onnxruntime on Arm, and on x86 with session.qdqisint8allowed=1
 #   x86       onnxruntime's x86 default: int8 Conv/MatMul groups it leaves in float32 reproduced
 #             exactly, on integer kernels with the near-tie check
 #   x86-float the same semantics as x86, computed in onnxruntime's float32 order throughout
 ONNX_NUMERICS = ("fused", "x86", "x86-float")
-DEFAULT_ONNX_NUMERICS = "x86"  # becomes "fused" with issue 24's numerics change
+DEFAULT_ONNX_NUMERICS = "fused"
 LEGACY_ONNX_FLOAT = {"fused": "fused", "integer": "x86", "ort": "x86-float"}  # --onnx-float
 SECTION_NAME = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]{0,63}")
 

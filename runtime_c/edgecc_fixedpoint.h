@@ -1,6 +1,6 @@
 /* edgecc runtime: gemmlowp's fixed-point math functions as static inline C99.
  *
- * C twins of edgecc/fixedpoint.py (exp on negative values, 1/(1+x), reciprocal), bit-identical
+ * C twins of edgecc/numerics/gemmlowp.py (exp on negative values, 1/(1+x), reciprocal), bit-identical
  * with it and with TensorFlow Lite Micro's quantized SOFTMAX. A FixedPoint<int32, I> value is a
  * raw int32 r meaning r / 2^(31-I). Additions that gemmlowp leaves to wrap are done in uint32 so
  * they wrap without undefined behaviour. No state, no libc beyond <stdint.h>.
@@ -86,7 +86,7 @@ static inline int ec_clz32(uint32_t x) {
 /* ec_rdbpot for any exponent e >= 0. SOFTMAX divides by 2^(bits over unit + 31 - output bits),
  * which passes 31 once the sum of exps reaches 2^(output bits) (a C shift out of range, in TFLite
  * too); the rounded quotient of an int32 by 2^32 or more is 0, or -1 for INT32_MIN / 2^32 (-0.5,
- * rounded away from zero), as edgecc/quant.py computes it. */
+ * rounded away from zero), as edgecc/numerics/fixed_point.py computes it. */
 static inline int32_t ec_rdbpot_any(int32_t x, int e) {
     if (e < 32) return ec_rdbpot(x, e);
     return (e == 32 && x == INT32_MIN) ? -1 : 0;

@@ -1,8 +1,8 @@
 /* edgecc: the near-tie path of the Conv QDQ groups onnxruntime runs in float32 (default
- * --onnx-float integer mode; edgecc/ops/_ort_near.py derives the bound). A kernel computes each
+ * --onnx-numerics x86; edgecc/numerics/ort_near.py derives the bound). A kernel computes each
  * output's exact int32 accumulator and its float32 estimate e in output steps; when e lies
  * within delta of a rounding boundary, the output is recomputed here in onnxruntime's order
- * (edgecc/ops/_onnx_float.py: the im2col column in (channel, ky, kx) order, fused multiply-add
+ * (edgecc/numerics/ort_order.py: the im2col column in (channel, ky, kx) order, fused multiply-add
  * chains over slices of seg_sk taps, each slice added to the sum; + bias, / y_scale, rounded
  * half to even). Build with -ffp-contract=off. */
 #ifndef EDGECC_ORT_NEAR_H

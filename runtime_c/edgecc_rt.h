@@ -1,6 +1,6 @@
 /* edgecc runtime helpers: TFLite's fixed-point arithmetic as static inline C99.
  *
- * These are the C twins of edgecc/quant.py and must stay bit-identical with it and with
+ * These are the C twins of edgecc/numerics/fixed_point.py and must stay bit-identical with it and with
  * TensorFlow Lite Micro (two-step rounding: SaturatingRoundingDoublingHighMul, then
  * RoundingDivideByPOT). No state, no libc beyond <stdint.h>.
  */
@@ -90,7 +90,7 @@ static inline int32_t ec_onnx_rq(int32_t acc, float scale, int unused) {
 }
 
 /* float32 fma(a, b, c) rounded once, as onnxruntime's SGEMM kernels (FMA3 / AVX-512) compute it
- * (edgecc/ops/_onnx_float.py): the instruction where the target has one (gcc; clang on Arm),
+ * (edgecc/numerics/ort_order.py): the instruction where the target has one (gcc; clang on Arm),
  * else (clang on x86 / AArch64, cores without FMA) in double without libm: a * b is exact
  * there, and the double sum's rounding only errs when that sum lies exactly halfway between two
  * floats (its low 29 mantissa bits 1 then zeros) while the exact sum does not; the sum's error

@@ -17,14 +17,17 @@ across any refactoring of the Python API. Modes:
            named numerics, and it changed from x86 to fused)
   fit      --scratch fit          (cortex-m4, cortex-m55 only)
   tile     --tiling auto          (cortex-m4, cortex-m55, aarch64, x86-avx2 only)
+           (fit and tile: ONNX models under the x86 numerics, the default before it became
+           fused, so that they compare across that change too)
   x86      ONNX only: onnxruntime's x86 default numerics (`--onnx-float integer` before the
            numerics option was renamed, `--onnx-numerics x86` after)
   fused    ONNX only: the fused integer numerics (`--onnx-float fused` / `--onnx-numerics fused`)
 
 A refusal is recorded as ERROR.txt, so a changed refusal shows too. Normalization: C names
-`ec_*`/`EC_*` -> one token, `#include "..."` lines dropped, runtime header paths and template
-paths in comments -> one token. Runtime headers themselves are not compared (their split is
-expected); each differing file prints the first lines of its diff. Exits 1 when anything differs.
+`ec_*`/`EC_*` -> one token, `#include "..."` lines dropped, runtime header paths, template paths and
+Python module paths in comments -> one token. Runtime headers themselves are not compared (their
+split is expected); each differing file prints the first lines of its diff. Exits 1 when anything
+differs.
 """
 from __future__ import annotations
 
@@ -83,13 +86,14 @@ def jobs_for(ms: list[Path], targets: list[str], modes: list[str]) -> list[tuple
     return out
 
 
-def _flags(tree: Path, mode: str) -> list[str]:
-    if mode == "fit":
-        return ["--scratch", "fit"]
-    if mode == "tile":
-        return ["--tiling", "auto"]
+def _flags(tree: Path, mode: str, model: str = "") -> list[str]:
+    renamed = "--onnx-numerics" in _cli_text(tree)
+    if mode in ("fit", "tile"):
+        # an ONNX model under the numerics every tree can give: the old default, x86 (the
+        # default became fused with the rename's tree; before the rename x86 is the default)
+        x86 = ["--onnx-numerics", "x86"] if renamed and model.endswith(".onnx") else []
+        return (["--scratch", "fit"] if mode == "fit" else ["--tiling", "auto"]) + x86
     if mode in ONNX_MODES:
-        renamed = "--onnx-numerics" in _cli_text(tree)
         old, new = ONNX_MODES[mode]
         return ["--onnx-numerics", new] if renamed else ["--onnx-float", old]
     return []
@@ -129,7 +133,7 @@ def _worker(args: tuple[str, str, list[tuple[str, str, str]]]) -> list[str]:
     for model, target, mode in jobs:
         dest = Path(out) / _label(Path(model)) / f"{target}-{mode}"
         argv = ["compile", model, "--target", target, "--name", "m", "-o", str(dest)]
-        feed.append(repr_json([argv + _flags(Path(tree), mode), str(dest)]))
+        feed.append(repr_json([argv + _flags(Path(tree), mode, model), str(dest)]))
     r = subprocess.run([sys.executable, "-c", code, tree], input="\n".join(feed) + "\n",
                        capture_output=True, text=True, env=env, cwd=tree)
     if r.returncode:
@@ -159,6 +163,7 @@ _KERNEL = re.compile(r"\b(ec|EC)_[A-Za-z0-9_]+")
 _TEMPLATE = re.compile(r"(kernel )\S+\.c\.j2")
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"[^"]*".*$')
 _HEADER = re.compile(r"\b(runtime_c/)?[\w/*]*(edgecc_\w+|/[\w*]+)\.h\b")
+_MODULE = re.compile(r"\b(edgecc/)?[\w/]+\.py\b")  # Python modules cited in comments (moved)
 
 
 def normalize(text: str) -> list[str]:
@@ -166,7 +171,7 @@ def normalize(text: str) -> list[str]:
     for line in text.splitlines():
         if _INCLUDE.match(line):
             continue
-        line = _HEADER.sub("H.h", _TEMPLATE.sub(r"\1T", line))
+        line = _MODULE.sub("M.py", _HEADER.sub("H.h", _TEMPLATE.sub(r"\1T", line)))
         lines.append(_KERNEL.sub("ec_K", line))
     return lines
 

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from edgecc.quant import ScaleRangeError, quantize_multiplier
+from edgecc.numerics.fixed_point import ScaleRangeError, quantize_multiplier
 from fuzz import hostile
 from fuzz.harness import SANITIZE, STRICT, compile_case, run_c
 from conftest import REPO

@@ -1,11 +1,11 @@
-"""edgecc/fixedpoint.py vs its C twin runtime_c/edgecc_fixedpoint.h (bit for bit), and both vs
+"""edgecc/numerics/gemmlowp.py vs its C twin runtime_c/edgecc_fixedpoint.h (bit for bit), and both vs
 the real functions they approximate."""
 import subprocess
 
 import numpy as np
 import pytest
 
-from edgecc import fixedpoint as fp
+from edgecc.numerics import gemmlowp as fp
 from edgecc.resources import data_dir
 from edgecc.build.host import STRICT
 

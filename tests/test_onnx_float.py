@@ -1,4 +1,4 @@
-"""edgecc/ops/_onnx_float.py (onnxruntime's float32 order for the QDQ groups it leaves unfused)
+"""edgecc/numerics/ort_order.py (onnxruntime's float32 order for the QDQ groups it leaves unfused)
 against onnxruntime's own intermediate tensors of tfl_pretrainedResnet_quant_qdq, value for
 value, and frontends/onnx/ortfuse.py's `float_groups` against onnxruntime's optimized graph."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from onnx import helper, numpy_helper
 
 from edgecc.frontends.onnx.ortfuse import float_groups
 from edgecc.frontends.onnx.read import read_model
-from edgecc.ops import _onnx_float as of
+from edgecc.numerics import ort_order as of
 from edgecc.options import CompileOptions
 from test_onnx_frontend import onnx_model
 
@@ -33,7 +33,7 @@ def test_onnx_numerics_x86_and_bad():
     c = compile_model(onnx_model(RESNET), get_target("host"), "model",
                       CompileOptions(onnx_numerics="x86"))
     kinds = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
-             if lw.node.attrs.get("numerics") == "ort_float"}
+             if lw.node.numerics.float_group}
     assert kinds == {("CONV_2D", "portable-ort-near"), ("FULLY_CONNECTED", "portable-ort-near"),
                      ("ADD", "portable-ort-float"), ("AVERAGE_POOL_2D", "portable-ort-float")}
     with pytest.raises(EdgeccError, match="--onnx-numerics"):
@@ -267,8 +267,8 @@ def test_float_group_kernels_exact(tmp_path, monkeypatch, kind, shape):
         kind = "fc"
     path = _float_group_model(tmp_path, kind, shape)
     c = compile_model(path, get_target("host"), "model", X86_FLOAT)
-    assert [lw.node.attrs.get("numerics") for lw in c.lowered
-            if lw.node.op in ("CONV_2D", "FULLY_CONNECTED")] == ["ort_float"]
+    assert [lw.node.numerics.float_group for lw in c.lowered
+            if lw.node.op in ("CONV_2D", "FULLY_CONNECTED")] == [True]
     r = verify_model(path, get_target("host"), frames=4, seed=3, options=X86_FLOAT)
     assert r.bit_exact, r.as_json()
 

@@ -157,10 +157,11 @@ def test_bad_onnx_is_one_line_exit_2(tmp_path, kind, text):
 
 def test_quantize_onnx_rounds_half_to_even(tmp_path):
     from edgecc.ir import DType, Graph, Node, QParams, TensorType, Value
+    from edgecc.numerics import QLINEAR
     from edgecc.ops import get_op
     x = Value("x", TensorType((4,), DType.FLOAT32))
     y = Value("y", TensorType((4,), DType.INT8, QParams((0.5,), (0,))))
-    n = Node("QUANTIZE", ["x"], ["y"], dict(numerics="onnx"))
+    n = Node("QUANTIZE", ["x"], ["y"], numerics=QLINEAR)
     g = Graph(dict(x=x, y=y), [n], ["x"], ["y"])
     out = get_op("QUANTIZE").reference(g, n, [np.array([0.25, 0.75, -0.25, 1.25], np.float32)])[0]
     assert out.tolist() == [0, 2, 0, 2]

@@ -1,6 +1,6 @@
-"""onnxruntime's requantization as integer lines (edgecc/ops/_onnx_rq.py fixed_epilogue) and the
-`--onnx-float fused` mode (every QDQ group as the integer kernel onnxruntime fuses it into where
-int8 is allowed): the lines equal onnxruntime's float32 product on every accumulator, brute force
+"""onnxruntime's requantization as integer lines (edgecc/numerics/qlinear.py fixed_epilogue) and the
+fused ONNX numerics, the default (every QDQ group as the integer kernel onnxruntime fuses it into
+where int8 is allowed): the lines equal onnxruntime's float32 product on every accumulator, brute force
 over whole ranges, random and real; the channels refused really have no line; the Cortex-M DSP
 kernels take them; fused mode matches its oracle and beats issue 14's 5% budget."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgecc.ops._onnx_rq import fixed_epilogue, onnx_requantize
+from edgecc.numerics.qlinear import fixed_epilogue, onnx_requantize
 from edgecc.options import CompileOptions
 from test_onnx_frontend import onnx_model
 
@@ -52,14 +52,14 @@ def _layers(name: str):
     """(node, scale, acc lo, acc hi, out zp, act lo, act hi) of a model's ONNX-numerics
     CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED nodes (fused mode: all of them)."""
     from edgecc.compiler import load_model
-    from edgecc.lower.fastrq import acc_range
+    from edgecc.numerics.fastrq import acc_range
     from edgecc.ops import const, in_type, out_type
     from edgecc.ops._conv_common import act_range, bias_or_zeros
-    from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+    from edgecc.numerics.qlinear import onnx_scales
     from edgecc.passes import optimize
     g, _ = optimize(load_model(onnx_model(name), FUSED))
     for n in g.nodes:
-        if not is_onnx(n) or n.op not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
+        if not n.numerics.qlinear or n.op not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
             continue
         w = const(g, n, 1).astype(np.int64)
         rows = w.reshape(-1, w.shape[-1]).T if n.op == "DEPTHWISE_CONV_2D" else \
@@ -138,8 +138,9 @@ def test_fused_within_five_percent_of_tflite_on_cortex_m4(name, goal):
 
 
 def test_cli_fused_mode_names_its_oracle():
-    """`verify --onnx-float fused` says which onnxruntime it compares with (the session option
-    that allows int8 fusion), in the text line and in --json; the default mode sets none."""
+    """`verify` in the default (fused) numerics says which onnxruntime it compares with (the
+    session option that allows int8 fusion), in the text line and in --json; the x86 numerics
+    (old spelling --onnx-float integer) set none."""
     import json
     import os
     import subprocess
@@ -155,9 +156,9 @@ def test_cli_fused_mode_names_its_oracle():
         return subprocess.run([sys.executable, "-m", "edgecc", "verify", str(model), *more],
                               capture_output=True, text=True, timeout=600, env=env,
                               stdin=subprocess.DEVNULL)
-    r = run("--onnx-float", "fused")
+    r = run()
     assert r.returncode == 0 and "vs onnxruntime (session.qdqisint8allowed=1)" in r.stdout, r
-    d = json.loads(run("--onnx-float", "fused", "--json").stdout)
+    d = json.loads(run("--onnx-numerics", "fused", "--json").stdout)
     assert d["bit_exact"] and d["onnxruntime_session_config"] == {"session.qdqisint8allowed": "1"}
-    d = json.loads(run("--onnx-numerics", "x86", "--json").stdout)
+    d = json.loads(run("--onnx-float", "integer", "--json").stdout)
     assert d["bit_exact"] and d["onnxruntime_session_config"] == {}

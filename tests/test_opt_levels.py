@@ -30,12 +30,13 @@ M55 = ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"]
 OPTS = ["-O0", "-Og", "-O1", "-Os", "-O2", "-O3", "-O2 -fno-omit-frame-pointer"]
 
 
-def _builds_at_every_opt_level(tmp_path, model, target, cflags, opts=OPTS, cc=None):
-    """cflags: the core flags for arm-none-eabi-gcc, or with cc the board's own command."""
+def _builds_at_every_opt_level(tmp_path, model, target, cflags, opts=OPTS, cc=None, flags=()):
+    """cflags: the core flags for arm-none-eabi-gcc, or with cc the board's own command; flags:
+    more `edgecc compile` flags."""
     out = tmp_path / "gen"
     path = model if isinstance(model, Path) else shared_model(model)
     r = subprocess.run([sys.executable, "-m", "edgecc", "compile", str(path),
-                        "--target", target, "--name", "m", "-o", str(out)],
+                        "--target", target, "--name", "m", "-o", str(out), *flags],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
 
@@ -64,17 +65,21 @@ def test_cortex_m4_c_builds_at_every_opt_level(tmp_path, model, cc):
                                cc=cross.compile_command(load_board("mps2-an386"), cc))
 
 
-@pytest.mark.parametrize("model", ["tfl_ad01_int8_qdq", "ox_conv1d_qdq_s8"])
+@pytest.mark.parametrize("model,numerics", [("tfl_ad01_int8_qdq", "fused"),
+                                            ("tfl_ad01_int8_qdq", "x86"),
+                                            ("ox_conv1d_qdq_s8", "fused")])
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
-def test_cortex_m4_onnx_numerics_c_builds_at_every_opt_level(tmp_path, cc, model):
+def test_cortex_m4_onnx_numerics_c_builds_at_every_opt_level(tmp_path, cc, model, numerics):
     """tfl_ad01_int8_qdq: the FC kernels' onnxruntime epilogue (ec_dsp_onnx_val's VCVTR asm)
-    beside the 8-unit step's pinned registers; ox_conv1d_qdq_s8: the FC entry without the
-    8-unit step (a small model) and the linear constant-row ADD."""
+    beside the 8-unit step's pinned registers (x86 numerics: the near-tie FC, dsp/fc_near.h);
+    ox_conv1d_qdq_s8: the FC entry without the 8-unit step (a small model) and the linear
+    constant-row ADD."""
     path = SHARED / "models" / "onnx_models" / f"{model}.onnx"
     if not path.is_file():
         pytest.fail(f"shared model missing: {path}")
     _builds_at_every_opt_level(tmp_path, path, "cortex-m4", M4,
-                               cc=cross.compile_command(load_board("mps2-an386"), cc))
+                               cc=cross.compile_command(load_board("mps2-an386"), cc),
+                               flags=("--onnx-numerics", numerics))
 
 
 @pytest.mark.qemu

@@ -1,5 +1,5 @@
 """edgecc/ops/_ort_near.py: the default kernels of the Conv / Gemm groups onnxruntime runs in
-float32. The error bound holds (onnxruntime's float32 order, edgecc/ops/_onnx_float.py, against
+float32. The error bound holds (onnxruntime's float32 order, edgecc/numerics/ort_order.py, against
 the exact value, on random layers with cancellation and on tfl_pretrainedResnet_quant_qdq's real
 ones), the kernels are exact end to end, and without the near-tie check a real case fails."""
 from __future__ import annotations
@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgecc.ops import _onnx_float as of
+from edgecc.numerics import ort_near as bound
+from edgecc.numerics import ort_order as of
 from edgecc.ops import _ort_near as on
 from edgecc.options import CompileOptions
 from test_onnx_frontend import onnx_model
@@ -38,16 +39,16 @@ def _check(xi, wk, sx, sw, ys, bf, op: str, tcheap=None) -> tuple[int, int, int]
     sc = F64(sx) * sw.astype(F64)[:, None]
     exact = (wk.astype(np.int64) @ xi.astype(np.int64) * sc + bf.astype(F64)[:, None]) / ys
     t = np.abs(wk).astype(np.int64) @ np.abs(xi).astype(np.int64)
-    c = on.coefficient(on.roundings(op, k, slices))
-    delta = c * (t * sc + np.abs(bf.astype(F64))[:, None]) / ys + on.ABS_SLACK
+    c = bound.coefficient(bound.roundings(op, k, slices))
+    delta = c * (t * sc + np.abs(bf.astype(F64))[:, None]) / ys + bound.ABS_SLACK
     assert (np.abs(v.astype(F64) - exact) <= delta).all()
     differ = np.rint(np.clip(v, -32768, 32767)) != np.rint(np.clip(exact, -32768, 32767))
     consts = dict(sc=(sc[:, 0] / ys).astype(F32), bb=(bf.astype(F64) / ys).astype(F32),
                   kt=(c * sc[:, 0] / ys).astype(F32), kb=(c * np.abs(bf) / ys +
-                                                         on.ABS_SLACK).astype(F32))
+                                                         bound.ABS_SLACK).astype(F32))
     acc = (wk.astype(np.int64) @ xi.astype(np.int64)).T
-    assert not (differ.T & ~on.near(acc, t.T, consts)).any()
-    cheap = on.near(acc, (t if tcheap is None else tcheap).T, consts)
+    assert not (differ.T & ~bound.near(acc, t.T, consts)).any()
+    cheap = bound.near(acc, (t if tcheap is None else tcheap).T, consts)
     assert not (differ.T & ~cheap).any()
     return differ.size, int(cheap.sum()), int(differ.sum())
 
@@ -87,7 +88,7 @@ def _resnet_layers(frames: int = 3):
     for ins in seeded_frames(g, 0, frames):
         env = run_graph(g, ins)
         for nd in g.nodes:
-            if not orf.is_ort_float(nd) or nd.op not in ("CONV_2D", "FULLY_CONNECTED"):
+            if not nd.numerics.float_group or nd.op not in ("CONV_2D", "FULLY_CONNECTED"):
                 continue
             x = np.asarray(env[nd.inputs[0]]).astype(np.int64)
             sx = F32(in_type(g, nd).q.scale[0])
@@ -197,7 +198,7 @@ def test_cortex_m4_float_group_kernels(mode, want):
     c = compile_model(onnx_model(RESNET), get_target("cortex-m4"), "model",
                       CompileOptions(onnx_numerics=mode))
     got = {(lw.node.op, lw.kernel.variant) for lw in c.lowered
-           if lw.node.attrs.get("numerics") == "ort_float" and lw.node.op in ("CONV_2D", "ADD")}
+           if lw.node.numerics.float_group and lw.node.op in ("CONV_2D", "ADD")}
     assert got == want, got
 
 
@@ -211,22 +212,23 @@ def test_dsp_derived_factors_bound(name):
     record's max|w| * kt above max|w| times the real kt."""
     from edgecc.compiler import load_model
     from edgecc.ops import const, in_type, out_type
+    from edgecc.lower.dsp.conv import dsp_records
     from edgecc.ops import _ort_float as orf
     from edgecc.passes import optimize
     g, _ = optimize(load_model(onnx_model(name), X86))
     seen = 0
     for nd in g.nodes:
-        if not orf.is_ort_float(nd) or nd.op != "CONV_2D":
+        if not nd.numerics.float_group or nd.op != "CONV_2D":
             continue
         w = const(g, nd, 1)
         rows = w.reshape(w.shape[0], -1)
-        rec, _, factors = on.dsp_records(g, nd, rows)
+        rec, _, factors = dsp_records(g, nd, rows)
         ckt, ckb, cslack = (F32(float.fromhex(f.rstrip("f"))) for f in factors[:3])
         h, bb, wk = (rec[:, i].astype(np.int32).view(F32) for i in (1, 2, 3))
         kt = (h * ckt).astype(F32)
         kb = ((np.abs(bb) * ckb).astype(F32) + cslack).astype(F32)
         _, m = on.conv_segments_sk(g, nd)
-        c = on.coefficient(m)
+        c = bound.coefficient(m)
         sx = F64(F32(in_type(g, nd).q.scale[0]))
         ys = F64(F32(out_type(g, nd).q.scale[0]))
         sw = np.broadcast_to(np.asarray(in_type(g, nd, 1).q.scale, F32), (len(rows),)).astype(F64)
@@ -234,7 +236,7 @@ def test_dsp_derived_factors_bound(name):
         assert (kt.astype(F64) >= real_kt).all()
         assert (wk.astype(F64) >= np.abs(rows).max(axis=1) * real_kt).all()
         bf = orf._bias(g, nd, len(rows)).astype(F64)
-        assert (kb.astype(F64) >= c * np.abs(bf) / ys + on.ABS_SLACK).all()
+        assert (kb.astype(F64) >= c * np.abs(bf) / ys + bound.ABS_SLACK).all()
         seen += 1
     assert seen
 
@@ -251,7 +253,7 @@ def test_fc_norm_bound():
     rng = np.random.default_rng(5)
     seen = 0
     for nd in g.nodes:
-        if not orf.is_ort_float(nd) or nd.op != "FULLY_CONNECTED":
+        if not nd.numerics.float_group or nd.op != "FULLY_CONNECTED":
             continue
         w = const(g, nd, 1).astype(np.int64)
         k = on.fc_constants(g, nd)
@@ -279,5 +281,5 @@ def test_cortex_m4_small_float_groups_stay_portable(name, op, want):
     from edgecc.targets import get_target
     c = compile_model(onnx_model(name), get_target("cortex-m4"), "model", X86)
     got = {lw.kernel.variant for lw in c.lowered
-           if lw.node.attrs.get("numerics") == "ort_float" and lw.node.op == op}
+           if lw.node.numerics.float_group and lw.node.op == op}
     assert got == {want}, got

@@ -20,7 +20,7 @@ from edgecc.codegen import closure
 from edgecc.compiler import compile_model
 from edgecc.lower.portable import TEMPLATE_HEADERS
 from edgecc.resources import data_dir
-from edgecc.targets import get_target
+from edgecc.targets import TARGETS, get_target
 from conftest import shared_model
 
 RT = data_dir("runtime_c")
@@ -79,6 +79,36 @@ def test_cortex_m4_output_has_only_the_dsp_headers_it_uses():
     named = [h for h in _included(files["m.c"]) if h != "m.h"]
     assert set(closure(named)) == headers
     assert named[0] == "edgecc_rt.h"
+
+
+# The headers of onnxruntime's x86 float groups (edgecc/ops/_ort_near.py): only the kernels of
+# such groups include them
+ORT_NEAR_HEADERS = {"edgecc_ort_near.h", "dsp/near.h", "dsp/conv_2d_near.h", "dsp/fc_near.h"}
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_tflite_output_has_no_onnx_numerics_header(target):
+    """A TFLite model's convolutions, depthwise and fully connected layers and ADDs ship none of
+    the near-tie headers (nor edgecc_math.h, which they pulled in) on any target."""
+    for model in ("kws_ref_model", "pretrainedResnet_quant"):
+        files = _files(model, target)
+        assert not (ORT_NEAR_HEADERS | {"edgecc_math.h"}) & set(files), (model, sorted(files))
+
+
+def test_onnx_float_groups_ship_the_near_headers():
+    """The other side: the same layers from an ONNX model in x86 numerics (float groups on the
+    near-tie kernels) do ship them, so the set above names real headers; the default (fused)
+    numerics ship none of them."""
+    from conftest import MODELS
+    from edgecc.options import CompileOptions
+    shipped, fused = set(), set()
+    for name in ("tfl_pretrainedResnet_quant_qdq", "tfl_ad01_int8_qdq"):  # convs; large FCs
+        path = MODELS.parent / "onnx_models" / f"{name}.onnx"
+        shipped |= set(compile_model(path, get_target("cortex-m4"), "m",
+                                     CompileOptions(onnx_numerics="x86")).files)
+        fused |= set(compile_model(path, get_target("cortex-m4"), "m").files)
+    assert ORT_NEAR_HEADERS <= shipped, sorted(shipped)
+    assert not ORT_NEAR_HEADERS & fused, sorted(fused)
 
 
 def _tables() -> dict:

@@ -20,6 +20,7 @@ from edgecc.errors import ModelFormatError, UnsupportedModel
 from edgecc.frontends.shapes import settle_shapes
 from edgecc.frontends.tflite_resources import RESOURCE, resolve_resources
 from edgecc.ir import DType, Graph, IRError, Node, QParams, TensorType, Value, verify
+from edgecc.numerics import FIXED_POINT
 from edgecc.ops import failed_constraints, is_supported
 from edgecc.passes.fold import folded_view
 from edgecc.validate import validate_graph
@@ -241,7 +242,9 @@ def _read_ops(model, sg, source: dict | None) -> list[Node]:
             source["op_options"][i] = op.BuiltinOptionsType()
         attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else {}
         attrs["version"] = code.Version()
-        nodes.append(Node(name, ins, outs, attrs, name=f"{i}_{name.lower()}", index=i))
+        # every TFLite op follows TFLite's fixed-point arithmetic (edgecc/numerics)
+        nodes.append(Node(name, ins, outs, attrs, name=f"{i}_{name.lower()}", index=i,
+                          numerics=FIXED_POINT))
     return nodes
 
 

@@ -134,7 +134,7 @@ def resolve_resources(values: dict[str, Value], nodes: list[Node], init_graphs: 
                                 {"version": 1, "source_op": n.op}, name=n.name, index=n.index))
             else:
                 out.append(Node(n.op, [v], list(n.outputs), dict(n.attrs), name=n.name,
-                                index=n.index))
+                                index=n.index, numerics=n.numerics))
                 reads.setdefault(v, []).append(n.outputs[0])
         elif n.op == "ASSIGN_VARIABLE":
             if len(n.inputs) != 2 or n.inputs[1] is None:
@@ -145,7 +145,7 @@ def resolve_resources(values: dict[str, Value], nodes: list[Node], init_graphs: 
                 raise UnsupportedModel(f"{path}: op {n.index} assigns variable "
                                        f"'{values[v].label}' a second time in one run")
             out.append(Node(n.op, [v, n.inputs[1], *reads.pop(v, [])], [], dict(n.attrs),
-                            name=n.name, index=n.index))
+                            name=n.name, index=n.index, numerics=n.numerics))
             assigned[v] = n.inputs[1]
         else:
             if any(x in handles for x in n.inputs):

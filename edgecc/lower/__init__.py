@@ -20,7 +20,7 @@ from edgecc.ops import Kernel, all_ops, get_op
 from edgecc.lower.table import ONNX_PORTABLE  # noqa: F401 (the reason inspect shows)
 from edgecc.plan.liveness import buffers_for, lower_bound, stream_savings
 from edgecc.plan.stream import STREAM_OPS
-from edgecc.quant import ScaleRangeError
+from edgecc.numerics.fixed_point import ScaleRangeError
 from edgecc.resources import data_dir
 from edgecc.targets import Target
 

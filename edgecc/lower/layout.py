@@ -20,7 +20,7 @@ from collections import namedtuple
 import numpy as np
 
 from edgecc.ops._conv_common import fits_int32  # noqa: F401  (the layouts' int32 check)
-from edgecc.quant import wrap32
+from edgecc.numerics.fixed_point import wrap32
 
 
 def record(c_struct: str, fields: str) -> type:

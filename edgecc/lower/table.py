@@ -35,16 +35,16 @@ WEIGHT_ZP_PORTABLE = ("weights with a non-zero zero point (ONNX): portable kerne
 
 
 def refused_by_all(g: Graph, n: Node, onnx: bool = False, near: bool = False) -> str | None:
-    """Why no table entry can run n whatever its op, or None: ONNX numerics (attr numerics ==
-    "onnx": onnxruntime's epilogue, edgecc/ops/_onnx_rq.py) unless the entry says it implements
+    """Why no table entry can run n whatever its op, or None: QLinear numerics (onnxruntime's
+    epilogue, edgecc/numerics/qlinear.py) unless the entry says it implements
     that epilogue (`onnx`), float32 nodes (edgecc/ops/_float.py), and constant weights with a
     non-zero zero point, which take the portable kernels; the entries were written for TFLite's
     integer arithmetic."""
-    if n.attrs.get("numerics") == "ort_float":  # edgecc/ops/_ort_float.py
-        from edgecc.ops._onnx_float import near_checked
-        # `near`: the entry implements edgecc/ops/_ort_near.py's check (numerics x86 only)
-        return None if near and near_checked(n) else ORT_FLOAT_PORTABLE
-    if n.attrs.get("numerics") == "onnx" and not onnx:
+    if n.numerics.float_group:  # edgecc/ops/_ort_float.py
+        # `near`: the entry implements edgecc/ops/_ort_near.py's check, which the group's
+        # order must allow
+        return None if near and n.numerics.near_checked else ORT_FLOAT_PORTABLE
+    if n.numerics.qlinear and not onnx:
         return ONNX_PORTABLE
     if is_float(g, n):  # the twin's test (edgecc/ops/_float.py): the node takes its float path
         return FLOAT_PORTABLE
@@ -86,8 +86,8 @@ class Candidate:
     applies: Applies
     build: Build
     headers: tuple[str, ...]
-    onnx: bool = False  # also runs ONNX-numerics nodes (its build reads ops._onnx_rq.is_onnx)
-    near: bool = False  # also runs float-group nodes, default mode (edgecc/ops/_ort_near.py)
+    onnx: bool = False  # also runs ONNX-numerics nodes (its build asks n.numerics.qlinear)
+    near: bool = False  # also runs float-group nodes, x86 numerics (edgecc/ops/_ort_near.py)
 
     @property
     def name(self) -> str:

@@ -25,7 +25,7 @@ from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import (Window, act_range, channel_multipliers,
                                      fc_unit_multipliers, window)
 from edgecc.ops._conv_parts import PARTS, oc_runs
-from edgecc.quant import INT32_MAX, mbqm64, mbqm64_prepare
+from edgecc.numerics.fixed_point import INT32_MAX, mbqm64, mbqm64_prepare
 
 MAX_SHIFT = 14  # mbqm64 shifts by 15 - shift: it needs shift <= 14 (TFLite assumes <= 7)
 MAX_UNROLLED_TAPS = 100  # depthwise filters up to this many taps are unrolled in the C

@@ -15,14 +15,15 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.ops import (const, conv_out_size, conv_pad, dtype_limits, get_op, in_type,
                         out_type)
-from edgecc.ops._onnx_rq import is_onnx, onnx_requantize, onnx_scales
-from edgecc.quant import INT32_MAX, INT32_MIN, activation_range, mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import (INT32_MIN, activation_range, fits_int32, mbqm,
+                                         quantize_multiplier)
+from edgecc.numerics.qlinear import onnx_requantize, onnx_scales
 
 
 def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, np.ndarray]:
     """PopulateConvolutionQuantizationParams: effective scale in double per output channel.
-    ONNX numerics: float32 scales and zero shifts (edgecc/ops/_onnx_rq.py)."""
-    if is_onnx(n):
+    ONNX numerics: float32 scales and zero shifts (edgecc/numerics/qlinear.py)."""
+    if n.numerics.qlinear:
         return onnx_scales(g, n, channels), np.zeros(channels, np.int64)
     in_s = np.float32(in_type(g, n, 0).q.scale[0])
     out_s = np.float32(out_type(g, n).q.scale[0])
@@ -35,6 +36,13 @@ def channel_multipliers(g: Graph, n: Node, channels: int) -> tuple[np.ndarray, n
         mults.append(m)
         shifts.append(s)
     return np.array(mults, dtype=np.int64), np.array(shifts, dtype=np.int64)
+
+
+def rq_array(m: np.ndarray) -> np.ndarray:
+    """The per-channel multiplier constant as the C kernel reads it: float32 scales for QLinear
+    numerics (channel_multipliers), int32 multipliers otherwise."""
+    m = np.asarray(m)
+    return m.astype(np.float32) if m.dtype.kind == "f" else m.astype(np.int32)
 
 
 def mbqm_function(mults: np.ndarray) -> str:
@@ -61,7 +69,7 @@ def fc_unit_multipliers(g: Graph, n: Node, units: int) -> tuple[np.ndarray, np.n
     double from the float32 scales (channel_multipliers); per-tensor weights fc_multiplier's
     float32 product, the same for every unit. ONNX numerics: onnxruntime's float32 scales
     (channel_multipliers)."""
-    if in_type(g, n, 1).q.per_channel or is_onnx(n):
+    if in_type(g, n, 1).q.per_channel or n.numerics.qlinear:
         return channel_multipliers(g, n, units)
     m, s = fc_multiplier(g, n)
     return np.full(units, m, np.int64), np.full(units, s, np.int64)
@@ -168,11 +176,6 @@ def valid_window_options(g: Graph, n: Node) -> bool:
                                            "dilation_w_factor")):
         return False
     return int(a.get("padding", 0)) in (0, 1)
-
-
-def fits_int32(a: np.ndarray) -> bool:
-    a = np.asarray(a, dtype=np.int64)
-    return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
 
 
 def conv_groups(g: Graph, n: Node) -> int:

@@ -47,7 +47,7 @@ def _tables(g: Graph, n: Node):
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if n.attrs.get("numerics") == "onnx":  # onnxruntime's Resize: edgecc/ops/_onnx_resize.py
+    if n.numerics.qlinear:  # onnxruntime's Resize: edgecc/ops/_onnx_resize.py
         from edgecc.ops._onnx_resize import reference as onnx_reference
         return onnx_reference(g, n, ins)
     (y0, y1, dy, cy), (x0, x1, dx, cx) = _tables(g, n)
@@ -64,7 +64,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    if n.attrs.get("numerics") == "onnx":
+    if n.numerics.qlinear:
         from edgecc.ops._onnx_resize import lower as onnx_lower
         return onnx_lower(g, n, target)
     nb, h, w, c = in_type(g, n).shape

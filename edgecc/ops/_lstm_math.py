@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.quant import mbqm, quantize_multiplier, tflite_round
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier, tflite_round
 
 # sigmoid(i / 24) in Q0.16 for i = 0..255 (65535 at the end): TFLite's sigmoid_table_uint16.
 # The published table is not plain rounding of the real function at every entry, so it is kept

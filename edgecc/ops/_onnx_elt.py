@@ -1,5 +1,5 @@
 """onnxruntime's QLinearAdd and QLinearMul (CPU provider, MLAS) for ADD / MUL nodes with
-attrs["numerics"] == "onnx", in numpy and as portable C.
+QLinear numerics, in numpy and as portable C.
 
 Owns: their constants and element formulas, which edgecc checked against onnxruntime 1.32 on
 every int8 input pair (65536) for 20 random scale/zero-point sets, with no difference:

@@ -1,5 +1,5 @@
 """onnxruntime's QLinearAveragePool (CPU provider, com.microsoft) for AVERAGE_POOL_2D nodes with
-attrs["numerics"] == "onnx", in numpy and as portable C (templates/c/average_pool_2d_onnx.c.j2).
+QLinear numerics, in numpy and as portable C (templates/c/average_pool_2d_onnx.c.j2).
 
 Owns: its arithmetic. Each input value is dequantized in float32, x_scale * float(x - x_zp); a
 window's taps inside the input are summed in float32 row by row; the sum is divided by their

@@ -1,5 +1,5 @@
 """onnxruntime's float32 Resize (mode linear, 2-D; CPU provider, NCHW float UpsampleBilinear) for
-RESIZE_BILINEAR nodes with attrs["numerics"] == "onnx", in numpy and as portable C.
+RESIZE_BILINEAR nodes with QLinear numerics, in numpy and as portable C.
 
 Owns: the per-axis tables and the output formula. Per axis (float32): the original coordinate
 (half_pixel: (x + 0.5f) / scale - 0.5f; asymmetric: x / scale; align_corners: x * (in - 1) /

@@ -1,5 +1,5 @@
 """onnxruntime's QLinearSoftmax (CPU provider, com.microsoft) for SOFTMAX nodes with
-attrs["numerics"] == "onnx", in numpy and as portable C.
+QLinear numerics, in numpy and as portable C.
 
 Owns: the 256-entry float32 exp table and the row formula. onnxruntime also runs a QDQ
 DequantizeLinear -> Softmax -> QuantizeLinear group through this kernel (its QDQ transformer fuses

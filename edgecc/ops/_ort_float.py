@@ -1,6 +1,6 @@
-"""CONV_2D, FULLY_CONNECTED, ADD and AVERAGE_POOL_2D nodes with attrs["numerics"] == "ort_float":
+"""CONV_2D, FULLY_CONNECTED, ADD and AVERAGE_POOL_2D nodes of an `OrtFloatGroup` (edgecc/numerics):
 QDQ groups onnxruntime runs in float32 between DequantizeLinear and QuantizeLinear
-(frontends/onnx/ortfuse.py `float_groups`), computed in its order (edgecc/ops/_onnx_float.py).
+(frontends/onnx/ortfuse.py `float_groups`), computed in its order (edgecc/numerics/ort_order.py).
 
 Owns: their numpy reference and their portable kernels (templates/c/*_ortf.c.j2). The int8
 tensors and quantization are the IR's usual ones; the bias (int32) carries its own scale as its
@@ -15,19 +15,14 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops import _onnx_float as of
+from edgecc.numerics import ort_order as of
 from edgecc.ops._conv_common import act_range, conv_window, pack_weights, pool_geometry
 from edgecc.ops.quantize import c_float_literal
 
-ORT_FLOAT = "ort_float"
 F32 = np.float32
 BLOCK = 8  # output channels the conv kernel computes together (independent fma chains)
 FC_BLOCK = 4  # units the one-row Gemm kernel computes together
 FLOAT_WEIGHT_BYTES = 64 * 1024  # larger FC layers keep int8 weights, dequantized on the fly
-
-
-def is_ort_float(n: Node) -> bool:
-    return n.attrs.get("numerics") == ORT_FLOAT
 
 
 def _deq(t) -> np.ndarray:
@@ -79,7 +74,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         w = _weights(g, n).transpose(0, 3, 1, 2)  # [oc, kh, kw, ic] -> (c, ky, kx) order
         win = conv_window(g, n)
         out = of.gemm_columns(w.reshape(w.shape[0], -1), _conv_columns(g, n, x),
-                              _bias(g, n, w.shape[0]), of.ort_threads(n))
+                              _bias(g, n, w.shape[0]), n.numerics.threads)
         v = out.T.reshape(1, win.out_h, win.out_w, w.shape[0])
     elif n.op == "FULLY_CONNECTED":
         w = _weights(g, n)
@@ -141,7 +136,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         w = _weights(g, n).transpose(0, 3, 1, 2)
         oc, ic = w.shape[0], w.shape[1]
         ksize = w[0].size
-        segs = of.conv_segments(win.out_h * win.out_w, ksize, oc, of.ort_threads(n))
+        segs = of.conv_segments(win.out_h * win.out_w, ksize, oc, n.numerics.threads)
         p.update(in_h=win.in_h, in_w=win.in_w, in_c=ic, out_h=win.out_h, out_w=win.out_w,
                  out_c=oc, k_h=win.k_h, k_w=win.k_w, stride_h=win.stride_h,
                  stride_w=win.stride_w, dil_h=win.dil_h, dil_w=win.dil_w, pad_t=win.pad_t,

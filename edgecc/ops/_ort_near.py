@@ -1,37 +1,18 @@
-"""The default ('integer') kernels of the Conv and Gemm QDQ groups onnxruntime runs in float32:
-the exact int32 accumulator, and onnxruntime's float32 order (edgecc/ops/_onnx_float.py) only for
-the rare output whose value lies so near a rounding boundary that the float32 order could cross it.
+"""The x86 numerics' kernels of the Conv and Gemm QDQ groups onnxruntime's x86 defaults run in
+float32: the exact int32 accumulator, and onnxruntime's float32 order (numerics/ort_order.py) only
+for the rare output whose value lies so near a rounding boundary that the float32 order could
+cross it.
 
-Owns: the rigorous bound that decides "near", its constants per output channel, and the portable
-kernels templates/c/conv_2d_ortf_near.c.j2 / fully_connected_ortf_near.c.j2. Their numpy reference
-is onnxruntime's order itself (edgecc/ops/_ort_float.py `reference`): the kernel must equal it
-bit for bit, which it does whenever the bound holds (tests/test_onnx_float.py checks the bound on
-random and real layers, and that a kernel without the check misses a real case).
+Owns: the constants per output channel of the rigorous bound that decides "near"
+(edgecc/numerics/ort_near.py), and the portable kernels templates/c/conv_2d_ortf_near.c.j2 /
+fully_connected_ortf_near.c.j2. Their numpy reference is onnxruntime's order itself
+(edgecc/ops/_ort_float.py `reference`): the kernel must equal it bit for bit, which it does whenever
+the bound holds (tests/test_onnx_float.py checks the bound on random and real layers, and that a
+kernel without the check misses a real case).
 
-The bound. Let u = 2^-24 (float32's unit roundoff), x_k = (q_k - zx) and w_k the int8 values of
-one output, sx, sw, ys the input, weight and output scales, b the bias (scale sb). The exact value
-in output steps is V = (sx * sw * acc + sb * b) / ys with acc = sum x_k w_k. onnxruntime computes
-r = fl(fl(S + fl(sb * b)) / ys), S its float32 sum of the products fl(x_k sx) * fl(w_k sw), then
-rounds r half to even. Every product term carries 2 input roundings; in any summation order where
-each term passes through at most m roundings (a chain of fused multiply-adds: one per tap of its
-K slice; then one per later slice addition; MLAS's one-row Gemm: one product rounding, at most 3
-additions in its group of 4, one per later group), |S - sum x_k w_k sx sw| <= gamma_{m+2} T with
-T = sx * sw * sum |x_k w_k| and gamma_n = n u / (1 - n u). The bias rounding, the bias addition and
-the division add u (|sb b| + T) / ys each, to first order. The kernel's own estimate
-e = fl(fl(float(acc) * fl(sx sw / ys)) + fl(sb b / ys)) errs by at most 4 u (T + |sb b|) / ys, and
-its distance to the nearest boundary, 0.5 - |e - round(e)|, is computed exactly (Sterbenz) up to
-one rounding of 0.5 - delta (<= 2^-25). So with
-
-    delta = (m + 12) * u * 1.02 * (T' + |sb b|) / ys + 2^-21,   T' >= T,
-
-an output whose estimate lies farther than delta from n + 0.5 rounds to the same integer in
-onnxruntime's order as its exact value (the 2% covers gamma's 1 / (1 - n u) for n u < 1%, the
-second-order terms and the float32 evaluation of delta itself), so the integer result is
-onnxruntime's; one within delta is recomputed in onnxruntime's order. T' is cheap and rigorous:
-max_k |w_k| (per output channel) times the sum of |q - zx| over the pixel's receptive field (the
-one-row Gemm: over the whole input row), computed once per pixel. Measured on
-tfl_pretrainedResnet_quant_qdq over 3 frames: 1.2% of the float-group conv outputs are recomputed,
-and the real float32 error stays under 12% of the bound.
+The bound and its proof: edgecc/numerics/ort_near.py. Measured on tfl_pretrainedResnet_quant_qdq
+over 3 frames: 1.2% of the float-group conv outputs are recomputed, and the real float32 error
+stays under 12% of the bound.
 """
 from __future__ import annotations
 
@@ -39,25 +20,12 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops import _onnx_float as of
+from edgecc.numerics import ort_order as of
+from edgecc.numerics.ort_near import ABS_SLACK, coefficient, roundings
 from edgecc.ops._conv_common import act_range, conv_window
 from edgecc.ops.quantize import c_float_literal
 
 F32, F64 = np.float32, np.float64
-U = 2.0 ** -24
-MARGIN = 1.02
-ABS_SLACK = 2.0 ** -21
-
-
-def roundings(op: str, k: int, slices: int) -> int:
-    """m: the most float32 roundings a product passes through in onnxruntime's sum of k products
-    (CONV_2D: `slices` fma chains; FULLY_CONNECTED: MLAS's one-row groups of 4)."""
-    return k + slices if op == "CONV_2D" else 1 + 3 + -(-k // 4)
-
-
-def coefficient(m: int) -> float:
-    """delta per unit of (T' + |sb b|) / ys: (m + 12) u, with the margin."""
-    return (m + 12) * U * MARGIN
 
 
 def channel_constants(g: Graph, n: Node, m: int) -> dict[str, np.ndarray]:
@@ -77,16 +45,6 @@ def channel_constants(g: Graph, n: Node, m: int) -> dict[str, np.ndarray]:
                 kt=(c * sx * sw / ys).astype(F32) * F32(1 + 2 ** -20),
                 kb=(c * np.abs(bf.astype(F64)) / ys + ABS_SLACK).astype(F32) * F32(1 + 2 ** -20),
                 sw=sw.astype(F32), bias=bf.astype(F32))
-
-
-def near(acc: np.ndarray, tbound: np.ndarray, k: dict) -> np.ndarray:
-    """The kernel's test in numpy (float32 as the C evaluates it): which outputs it recomputes.
-    acc, tbound: [..., channels] int; k: channel_constants."""
-    e = (np.asarray(acc).astype(F32) * k["sc"]).astype(F32)
-    e = np.clip((e + k["bb"]).astype(F32), F32(-32768), F32(32767))
-    f = (e - np.rint(e).astype(F32)).astype(F32)
-    delta = ((np.asarray(tbound).astype(F32) * k["kt"]).astype(F32) + k["kb"]).astype(F32)
-    return np.abs(f) >= (F32(0.5) - delta).astype(F32)
 
 
 def _common(g: Graph, n: Node) -> dict:
@@ -137,7 +95,7 @@ def conv_segments_sk(g: Graph, n: Node) -> tuple[list, int]:
     """onnxruntime's thread segments of the conv's output pixels and m (roundings)."""
     win, w = conv_window(g, n), const(g, n, 1)
     ksize = int(w[0].size)
-    segs = of.conv_segments(win.out_h * win.out_w, ksize, w.shape[0], of.ort_threads(n))
+    segs = of.conv_segments(win.out_h * win.out_w, ksize, w.shape[0], n.numerics.threads)
     return segs, roundings("CONV_2D", ksize, max(-(-ksize // sk) for _, _, sk in segs))
 
 
@@ -154,35 +112,6 @@ def derive_factors(g: Graph, n: Node, m: int) -> list[str]:
         [str(int(out_type(g, n).q.zero_point[0]))]
 
 
-def dsp_records(g: Graph, n: Node, rows: np.ndarray) -> tuple[np.ndarray, dict, list[str]]:
-    """runtime_c/dsp/conv_2d.h's records [oc, 4] of a float-group conv over its filter rows
-    [oc, taps] (the doubled folded zero point, the bits of sc / 2, of bb and of max|w| * kt),
-    the ec_ortn_conv constants and the factors (derive_factors) the kernel derives kt and kb
-    with; ValueError when the kernel's float32 estimate could leave its range."""
-    segs, m = conv_segments_sk(g, n)
-    k = channel_constants(g, n, m)
-    rows = np.asarray(rows, np.int64)
-    zx = int(in_type(g, n).q.zero_point[0])
-    if not exact_sum_fits(g, n) or rows.shape[1] * 510 * 128 >= 2 ** 31:
-        raise ValueError("the exact bound's sum may leave int32")  # ec_dsp_xs_dot: 2 |x - zx| |w|
-    big = np.abs(rows).sum(axis=1) * max(zx + 128, 127 - zx)  # max |acc|
-    if 2 * int(big.max()) >= 2 ** 31 or \
-            float((big * k["sc"].astype(F64) + np.abs(k["bb"])).max()) >= 2.0 ** 30:
-        raise ValueError("the estimate may leave int32")
-    half = (k["sc"] / F32(2)).astype(F32)
-    if not (np.all(half >= np.finfo(F32).tiny) and np.all(half * 2 == k["sc"])):
-        raise ValueError("an estimate scale too small to halve exactly")
-    wk = (k["wmax"].astype(F64) * k["kt"].astype(F64)).astype(F32) * F32(1 + 2 ** -20)
-    rec = np.stack([-2 * zx * rows.sum(axis=1), half.view(np.int32), k["bb"].view(np.int32),
-                    wk.astype(F32).view(np.int32)], axis=1)
-    consts = {name: k[name] for name in ("sw", "bias")}
-    consts.update(seg_end=np.array([s + c for s, c, _ in segs], np.int32),
-                  seg_sk=np.array([sk for _, _, sk in segs], np.int32))
-    return rec.astype(np.int64), consts, derive_factors(g, n, m)
-
-
-DSP_WHY = ("onnxruntime runs this QDQ group in float32: the exact accumulator, its float32 "
-           "order for the outputs near a rounding boundary")
 WHY = ("onnxruntime runs this QDQ group in float32: the exact integer accumulator, and its "
        "float32 order (MLAS) for the outputs a rigorous error bound finds near a rounding "
        "boundary; portable kernel")
@@ -197,10 +126,10 @@ def exact_sum_fits(g: Graph, n: Node) -> bool:
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel of a float-group CONV_2D / FULLY_CONNECTED: this module's in the
-    default mode, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
+    x86 numerics, onnxruntime's float order throughout (edgecc/ops/_ort_float.py) with
     --onnx-numerics x86-float or a filter too large for the exact bound's uint32."""
     from edgecc.ops import _ort_float
-    if not of.near_checked(n) or not exact_sum_fits(g, n):
+    if not n.numerics.near_checked or not exact_sum_fits(g, n):
         return _ort_float.lower(g, n, target)
     w = const(g, n, 1)
     oc = w.shape[0]

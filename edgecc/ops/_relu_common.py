@@ -12,7 +12,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node
 from edgecc.ops import Kernel, dtype_limits, in_type, out_type
-from edgecc.quant import activation_range, mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import activation_range, mbqm, quantize_multiplier
 
 
 def int8_or_int16_same_type(g: Graph, n: Node) -> bool:

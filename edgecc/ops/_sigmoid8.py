@@ -12,13 +12,13 @@ from typing import Callable
 
 import numpy as np
 
-from edgecc.fixedpoint import calculate_input_radius
+from edgecc.numerics.gemmlowp import calculate_input_radius
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, in_type
 from edgecc.ops import _act16
 from edgecc.ops import _arith as ew
 from edgecc.ops._lut import INT8_VALUES, lut_kernel
-from edgecc.quant import MAX_LEFT_SHIFT, ScaleRangeError, mbqm, rdbpot, tflite_round
+from edgecc.numerics.fixed_point import MAX_LEFT_SHIFT, ScaleRangeError, mbqm, rdbpot, tflite_round
 
 INPUT_INT_BITS = 4
 

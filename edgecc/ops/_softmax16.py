@@ -20,11 +20,11 @@ from typing import Callable
 
 import numpy as np
 
-from edgecc.fixedpoint import count_leading_zeros32
+from edgecc.numerics.gemmlowp import count_leading_zeros32
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, in_type
 from edgecc.ops._lut import libm, roundf
-from edgecc.quant import _wrap32, mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier, wrap32
 
 LUT_STEPS = 512  # int16-input tables: 512 intervals + 1 value for the last slope
 MAX_DEPTH = 65536  # the int32 sum of up to this many exps (each <= 32767) keeps h >= 1
@@ -117,7 +117,7 @@ def softmax_rows(x: np.ndarray, mult: int, shift: int, exp_tab: np.ndarray,
     shifted = ((total << (h - 1)) + (1 << 13)) >> 14
     recip = lut_lookup(np.clip(shifted - ((1 << 15) + (1 << 16)), -32768, 32767), recip_tab)
     right = 31 - h
-    out = _wrap32((exps * recip + (np.int64(1) << (right - 1))) >> right)
+    out = wrap32((exps * recip + (np.int64(1) << (right - 1))) >> right)
     return np.clip(out, 0, 32767).astype(np.int16)
 
 

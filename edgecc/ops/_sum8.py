@@ -13,7 +13,8 @@ import numpy as np
 
 from edgecc.ir import TensorType
 from edgecc.ops._arith import scale32, zp
-from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier_smaller_than_one_exp
+from edgecc.numerics.fixed_point import (mbqm_smaller_than_one,
+                                         quantize_multiplier_smaller_than_one_exp)
 
 LEFT_SHIFT = 20
 

@@ -12,7 +12,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._lut import lut_kernel
-from edgecc.quant import mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
 
 def supported_type(g: Graph, n: Node) -> bool:

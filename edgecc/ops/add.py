@@ -21,7 +21,7 @@ from edgecc.ops import Kernel, OpDef, const, in_type, operand, out_type, registe
 from edgecc.ops._conv_common import act_range, supported_activation
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
-from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm_smaller_than_one, quantize_multiplier
 
 LEFT_SHIFT = 20  # int8 inputs
 LEFT_SHIFT_INT16 = 15  # int16 inputs: (2**16 - 1) * 2**15 still fits int32
@@ -89,10 +89,10 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
         from edgecc.ops._ort_float import reference as ort_reference
         return ort_reference(g, n, ins)
-    if n.attrs.get("numerics") == "onnx":  # onnxruntime's QLinearAdd: edgecc/ops/_onnx_elt.py
+    if n.numerics.qlinear:  # onnxruntime's QLinearAdd: edgecc/ops/_onnx_elt.py
         from edgecc.ops._onnx_elt import reference_add
         return reference_add(g, n, ins)
     q = add_quant(g, n)
@@ -135,11 +135,11 @@ def _loops(g: Graph, n: Node) -> tuple[list[int], list[int], list[int]]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
         from edgecc.ops._ort_float import lower as ort_lower
         return ort_lower(g, n, target)
     """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
-    if n.attrs.get("numerics") == "onnx":
+    if n.numerics.qlinear:
         from edgecc.ops._onnx_elt import lower_add
         return lower_add(g, n, target)
     ext, st_a, st_b = _loops(g, n)

@@ -6,8 +6,8 @@ out = clamp(MBQM(sum_k (l - zp_l) * (r - zp_r), m) + zp_out, -128, 127) (no fuse
 float32 accumulates over k in order from 0, as TFLite's reference loop.
 ONNX (QLinearMatMul, MatMulInteger; edgecc/frontends/onnx/): either operand may have a non-zero zero
 point, the same exact (l - zp_l) * (r - zp_r) sums; the output is the int32 sum itself (int32
-output, MatMulInteger) or int8 through onnxruntime's float32 epilogue (numerics="onnx":
-y = sat(rne(float32(acc) * float32(float32(s_lhs * s_rhs) / s_out)) + zp_out), _onnx_rq.py).
+output, MatMulInteger) or int8 through onnxruntime's float32 epilogue (QLinear numerics:
+y = sat(rne(float32(acc) * float32(float32(s_lhs * s_rhs) / s_out)) + zp_out), edgecc/numerics/qlinear.py).
 The C walks the broadcast batch dims with the shared broadcast loops, then i, j, k with strides
 that absorb adj_x / adj_y, so no transposed copy is made.
 """
@@ -20,8 +20,8 @@ from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._broadcast import broadcast_loops, broadcast_shape
 from edgecc.ops._loops import loop_text
-from edgecc.ops._onnx_rq import is_onnx, onnx_requantize
-from edgecc.quant import mbqm, quantize_multiplier
+from edgecc.numerics.qlinear import onnx_requantize
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
 
 def _dims(g: Graph, n: Node):
@@ -36,7 +36,7 @@ def supported_types(g: Graph, n: Node) -> bool:
     """lhs, rhs and output must all be int8 or all float32 (ONNX: int8 x int8 -> int32 too)"""
     if (in_type(g, n).dtype, in_type(g, n, 1).dtype, out_type(g, n).dtype) == \
             (DType.INT8, DType.INT8, DType.INT32):
-        return not is_onnx(n)
+        return not n.numerics.qlinear
     t = {in_type(g, n).dtype, in_type(g, n, 1).dtype, out_type(g, n).dtype}
     return len(t) == 1 and t <= {DType.INT8, DType.FLOAT32}
 
@@ -58,7 +58,7 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 def quant_params(g: Graph, n: Node) -> dict:
     out = dict(offl=-ew.in_zp(g, n, 0), offr=-ew.in_zp(g, n, 1), out_zp=ew.zp(out_type(g, n)),
                store="int32" if out_type(g, n).dtype == DType.INT32 else
-               ("onnx" if is_onnx(n) else "tflite"))
+               ("onnx" if n.numerics.qlinear else "tflite"))
     if out["store"] == "int32":
         return out
     prod = np.float32(ew.scale32(in_type(g, n)) * ew.scale32(in_type(g, n, 1)))

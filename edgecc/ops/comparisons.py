@@ -15,7 +15,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._loops import loop_text
-from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier_smaller_than_one_exp
+from edgecc.numerics.fixed_point import mbqm_smaller_than_one, quantize_multiplier_smaller_than_one_exp
 
 OPS = {"EQUAL": ("==", operator.eq), "NOT_EQUAL": ("!=", operator.ne),
        "LESS": ("<", operator.lt), "LESS_EQUAL": ("<=", operator.le),

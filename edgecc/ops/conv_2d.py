@@ -18,13 +18,12 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops._conv_common import (OC_BLOCK, act_range, bias_or_zeros, channel_multipliers,
                                      conv_groups, conv_window, folded_bias, mbqm_function,
-                                     output_shape_matches, pack_weights, requantize,
+                                     output_shape_matches, pack_weights, requantize, rq_array,
                                      supported_activation, valid_window_options)
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
 from edgecc.ops._conv_parts import PARTS, oc_runs
 from edgecc.ops._float import twin
-from edgecc.ops._onnx_rq import rq_array
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -80,7 +79,7 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
         from edgecc.ops._ort_float import reference as ort_reference
         return ort_reference(g, n, ins)
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
@@ -105,8 +104,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
-    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
-        from edgecc.ops._ort_near import lower as ort_lower  # (--onnx-float ort: _ort_float)
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
+        from edgecc.ops._ort_near import lower as ort_lower  # (x86-float: _ort_float)
         return ort_lower(g, n, target)
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
         return _conv16.lower_conv_2d(g, n, target)

@@ -6,7 +6,7 @@ acc = sum over the taps inside the input of (x - x_zp) * (w - w_zp[c]) (+ bias[c
 read x_zp, i.e. contribute 0. Both differences are exact in int32 (8-bit values, 8-bit zero
 points), as onnxruntime subtracts the weight zero point before its integer GEMM. The output is
 either that int32 accumulator (ConvInteger: no quantization on the output) or int8 through
-onnxruntime's float32 epilogue (numerics="onnx", edgecc/ops/_onnx_rq.py).
+onnxruntime's float32 epilogue (the QLinear dialect, edgecc/numerics/qlinear.py).
 
 The existing CONV_2D kernels (portable and SIMD) assume weights with zero point 0; this op is
 the portable kernel for the rest, one plain loop nest (no SIMD variant: the kernel tables have
@@ -20,7 +20,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops._conv_common import (act_range, bias_or_zeros, conv_groups, conv_window,
                                      requantize, valid_window_options)
-from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.numerics.qlinear import onnx_scales
 
 
 def int8_input(g: Graph, n: Node) -> bool:
@@ -33,8 +33,8 @@ def int32_or_onnx_int8_output(g: Graph, n: Node) -> bool:
     """output must be int32 (no requantization) or int8 with ONNX numerics, per tensor"""
     y = out_type(g, n)
     if y.dtype == DType.INT32:
-        return not is_onnx(n)
-    return y.dtype == DType.INT8 and is_onnx(n) and y.q is not None and not y.q.per_channel
+        return not n.numerics.qlinear
+    return y.dtype == DType.INT8 and n.numerics.qlinear and y.q is not None and not y.q.per_channel
 
 
 def int8_filter_with_zero_points(g: Graph, n: Node) -> bool:

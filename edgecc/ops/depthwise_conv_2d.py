@@ -17,9 +17,9 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops._conv_common import (act_range, bias_or_zeros, channel_multipliers, conv_window,
                                      folded_bias, mbqm_function, output_shape_matches,
-                                     requantize, supported_activation, valid_window_options)
+                                     requantize, rq_array, supported_activation,
+                                     valid_window_options)
 from edgecc.ops import _conv16
-from edgecc.ops._onnx_rq import rq_array
 from edgecc.ops.conv_2d import int8_activations, nhwc_rank4, quantized_activations
 from edgecc.ops import _float_conv
 from edgecc.ops._conv_parts import PARTS

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.fixedpoint import count_leading_zeros32, get_reciprocal
+from edgecc.numerics.gemmlowp import count_leading_zeros32, get_reciprocal
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops import _float_act
 from edgecc.ops._conv_common import act_range
 from edgecc.ops._float import twin
-from edgecc.quant import mbqm_greater_than_one, quantize_multiplier, rdbpot, srdhm
+from edgecc.numerics.fixed_point import mbqm_greater_than_one, quantize_multiplier, rdbpot, srdhm
 
 
 def supported_type(g: Graph, n: Node) -> bool:

@@ -18,7 +18,7 @@ from edgecc.ops._conv_common import (act_range, bias_or_zeros, fc_multiplier,
 from edgecc.ops import _conv16
 from edgecc.ops import _float_conv
 from edgecc.ops._float import twin
-from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.numerics.qlinear import onnx_scales
 
 
 def int8_activations(g: Graph, n: Node) -> bool:
@@ -36,7 +36,7 @@ def int8_constant_weights(g: Graph, n: Node) -> bool:
 def per_tensor_or_unit_weights(g: Graph, n: Node) -> bool:
     """weights must be quantized per tensor or per output unit (one scale per row, axis 0)"""
     q = in_type(g, n, 1).q
-    return (is_onnx(n) or not q.per_channel
+    return (n.numerics.qlinear or not q.per_channel
             or (q.axis == 0 and len(q.scale) == in_type(g, n, 1).shape[0]))
 
 
@@ -65,7 +65,7 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
         from edgecc.ops._ort_float import reference as ort_reference
         return ort_reference(g, n, ins)
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py
@@ -74,7 +74,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     x = ins[0].reshape(batches, depth).astype(np.int64) - in_type(g, n).q.zero_point[0]
     w = const(g, n, 1).astype(np.int64)
     acc = x @ w.T + bias_or_zeros(g, n, units)
-    if is_onnx(n):
+    if n.numerics.qlinear:
         m, s = onnx_scales(g, n, units), 0
     else:
         m, s = fc_unit_multipliers(g, n, units)
@@ -86,8 +86,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 def lower(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel (the optimized ones are edgecc/lower/'s tables)."""
-    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
-        from edgecc.ops._ort_near import lower as ort_lower  # (--onnx-float ort: _ort_float)
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
+        from edgecc.ops._ort_near import lower as ort_lower  # (x86-float: _ort_float)
         return ort_lower(g, n, target)
     if _conv16.is_int16(g, n):  # 16x8: edgecc/ops/_conv16.py (no SIMD variant yet)
         return _conv16.lower_fully_connected(g, n, target)
@@ -97,7 +97,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     # Fold the input zero point into the bias: sum((x - zp) * w) = sum(x*w) - zp*sum(w).
     bias = bias_or_zeros(g, n, units) - in_zp * w.sum(axis=1)
     lo, hi = act_range(g, n)
-    if is_onnx(n):  # onnxruntime's float32 requantization per unit (edgecc/ops/_onnx_rq.py)
+    if n.numerics.qlinear:  # onnxruntime's float32 requantization per unit (numerics/qlinear.py)
         return Kernel("fully_connected_onnx.c.j2",
                       params=dict(batches=batches, units=units, depth=depth,
                                   out_zp=out_type(g, n).q.zero_point[0], act_min=lo, act_max=hi),

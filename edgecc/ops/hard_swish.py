@@ -17,7 +17,7 @@ from edgecc.ops import _arith as ew
 from edgecc.ops._lut import INT8_VALUES, int8_in_out, lut_kernel
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
-from edgecc.quant import quantize_multiplier
+from edgecc.numerics.fixed_point import quantize_multiplier
 
 I16_MIN, I16_MAX = -(1 << 15), (1 << 15) - 1
 

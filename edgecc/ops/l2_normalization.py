@@ -20,7 +20,7 @@ from edgecc.ops._elementwise import same_as_input
 from edgecc.ops._float import F32, rows, same_shape, seq_sum
 from edgecc.ops._float_act import nonempty_rows
 from edgecc.ops.rsqrt import inv_sqrt_multiplier_exp
-from edgecc.quant import mbqm
+from edgecc.numerics.fixed_point import mbqm
 
 EPSILON = F32(1e-6)
 OUTPUT_SHIFT = 7  # int8 output in 1/128 steps

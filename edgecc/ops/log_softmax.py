@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.fixedpoint import (calculate_input_radius, count_leading_zeros32,
+from edgecc.numerics.gemmlowp import (calculate_input_radius, count_leading_zeros32,
                                exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1,
                                preprocess_softmax_scaling, rescale, rounding_half_sum, sat_shl)
 from edgecc.ir import DType, Graph, Node, TensorType
@@ -20,8 +20,9 @@ from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
-from edgecc.quant import (INT32_MAX, INT32_MIN, _wrap32, mbqm, quantize_multiplier_smaller_than_one_exp,
-                          rdbpot, srdhm)
+from edgecc.numerics.fixed_point import (INT32_MAX, INT32_MIN, mbqm,
+                                         quantize_multiplier_smaller_than_one_exp, rdbpot, srdhm,
+                                         wrap32)
 
 IN_BITS, ACC_BITS, OUT_BITS = 5, 12, 4
 
@@ -46,13 +47,13 @@ def log_x_ge_1(x, in_bits: int, out_bits: int) -> np.ndarray:
     r = np.minimum(r_a, r_b)
     z_adj = np.maximum(za, zb)
     p = rounding_half_sum(r, 1805811301)
-    q = _wrap32(r - 1805811301)
-    q = _wrap32(q + q)
+    q = wrap32(r - 1805811301)
+    q = wrap32(q + q)
     sq = srdhm(q, q)
-    num = _wrap32(srdhm(q, r) + srdhm(srdhm(q, sq), 117049297))
-    den = _wrap32(srdhm(p, _wrap32(_wrap32(1057819769 + q) + srdhm(127690142, sq)))
+    num = wrap32(srdhm(q, r) + srdhm(srdhm(q, sq), 117049297))
+    den = wrap32(srdhm(p, wrap32(wrap32(1057819769 + q) + srdhm(127690142, sq)))
                   + srdhm(638450708, q))
-    total = _wrap32(srdhm(z_adj, 1488522236)
+    total = wrap32(srdhm(z_adj, 1488522236)
                     + srdhm(rdbpot(num, acc), one_over_one_plus_x_for_x_in_0_1(den)))
     return rescale(total, acc, out_bits)
 
@@ -92,11 +93,11 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     out = np.empty(x.shape, np.int8)
     for r, row in enumerate(x):
         d = row - row.max()
-        total = int(_wrap32(table[d + 255].sum()))
+        total = int(wrap32(table[d + 255].sum()))
         log_sum = int(log_x_ge_1(total, ACC_BITS, IN_BITS))
         adj = max(p["diff_min"] - 1,
-                  int(mbqm(int(_wrap32(log_sum + INT32_MIN)), p["rev_div"], p["rev_shift"])))
-        v = rdbpot(_wrap32(mbqm(d, p["mult"], p["left"]) - log_sum), 31 - IN_BITS - OUT_BITS) + 127
+                  int(mbqm(int(wrap32(log_sum + INT32_MIN)), p["rev_div"], p["rev_shift"])))
+        v = rdbpot(wrap32(mbqm(d, p["mult"], p["left"]) - log_sum), 31 - IN_BITS - OUT_BITS) + 127
         out[r] = np.where(d > adj, np.clip(v, -128, 127), -128)
     return [out.reshape(in_type(g, n).shape)]
 

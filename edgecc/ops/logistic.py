@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.fixedpoint import exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1
+from edgecc.numerics.gemmlowp import exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, OpDef, out_type, register
 from edgecc.ops import _act16
@@ -22,7 +22,7 @@ from edgecc.ops._elementwise import same_as_input as infer
 from edgecc.ops._sigmoid8 import INPUT_INT_BITS
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
-from edgecc.quant import INT32_MAX
+from edgecc.numerics.fixed_point import INT32_MAX
 
 
 def gemmlowp_logistic(x: np.ndarray) -> np.ndarray:
@@ -42,8 +42,8 @@ def output_zero_point_min(g: Graph, n: Node) -> bool:
 
 def _onnx(n: Node) -> bool:
     """ONNX numerics: onnxruntime's float sigmoid between DequantizeLinear and QuantizeLinear,
-    tabulated (edgecc/ops/_onnx_rq.py); within one step of onnxruntime's MLAS approximation."""
-    return n.attrs.get("numerics") == "onnx"
+    tabulated (edgecc/numerics/qlinear.py); within one step of onnxruntime's MLAS approximation."""
+    return n.numerics.qlinear
 
 
 def int8(g: Graph, n: Node, q: np.ndarray) -> np.ndarray:
@@ -52,7 +52,7 @@ def int8(g: Graph, n: Node, q: np.ndarray) -> np.ndarray:
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     if _onnx(n):
-        from edgecc.ops._onnx_rq import dequant_fn_quant_table, sigmoid
+        from edgecc.numerics.qlinear import dequant_fn_quant_table, sigmoid
         return [dequant_fn_quant_table(g, n, sigmoid)[ins[0].astype(np.int64) + 128]]
     return _sigmoid8.reference(g, n, ins, int8)
 
@@ -60,7 +60,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 def lower(g: Graph, n: Node, target) -> Kernel:
     if _onnx(n):
         from edgecc.ops._lut import table_kernel
-        from edgecc.ops._onnx_rq import dequant_fn_quant_table, sigmoid
+        from edgecc.numerics.qlinear import dequant_fn_quant_table, sigmoid
         return table_kernel("table_onnx.c.j2", g, n, dequant_fn_quant_table(g, n, sigmoid))
     return _sigmoid8.lower(g, n, target, "logistic.c.j2", int8)
 

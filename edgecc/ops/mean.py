@@ -15,7 +15,7 @@ from edgecc.ops import Kernel, OpDef, dtype_limits, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._reduce import (constant_axes, loop_plan, reduce_np, reduce_text,
                                 reduced_shape, resolve_axes)
-from edgecc.quant import mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
 
 def supported_type(g: Graph, n: Node) -> bool:
@@ -56,8 +56,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         return [s.reshape(out_type(g, n).shape)]
     p = quant_params(g, n, count)
     total = reduce_np(ins[0].astype(np.int64), axes, lambda f: f.sum(axis=-1))
-    if n.attrs.get("numerics") == "onnx":  # QLinearGlobalAveragePool: edgecc/ops/_onnx_rq.py
-        from edgecc.ops._onnx_rq import onnx_requantize
+    if n.numerics.qlinear:  # QLinearGlobalAveragePool: edgecc/numerics/qlinear.py
+        from edgecc.numerics.qlinear import onnx_requantize
         out = onnx_requantize(total - p["zp_times_n"], _onnx_scale(g, n, count), p["out_zp"],
                               p["lo"], p["hi"], out_type(g, n).dtype.np)
         return [out.reshape(out_type(g, n).shape)]
@@ -74,7 +74,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
         params.update(kind="fsum", divide=n.op == "MEAN", fcount=ew.c_float(plan["count"]))
     else:
         params.update(kind="qsum", **quant_params(g, n, plan["count"]))
-        if n.attrs.get("numerics") == "onnx":
+        if n.numerics.qlinear:
             params.update(rq="ec_onnx_rq", shift=0,
                           mult=ew.c_float(float(_onnx_scale(g, n, plan["count"]))))
     return Kernel(f"{n.op.lower()}.c.j2", params=params, derived=reduce_text(params))

@@ -15,7 +15,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._conv_common import act_range
-from edgecc.quant import mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
 
 def supported_type(g: Graph, n: Node) -> bool:
@@ -48,7 +48,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     act = int(n.attrs.get("fused_activation_function", 0))
     if dt in (DType.FLOAT32, DType.INT32):
         return [ew.unquantized_reference(dt, act, ins, np.multiply)]
-    if n.attrs.get("numerics") == "onnx":  # onnxruntime's QLinearMul: edgecc/ops/_onnx_elt.py
+    if n.numerics.qlinear:  # onnxruntime's QLinearMul: edgecc/ops/_onnx_elt.py
         from edgecc.ops._onnx_elt import reference_mul
         return reference_mul(g, n, ins)
     p = quant_params(g, n)
@@ -58,7 +58,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 
 
 def lower(g: Graph, n: Node, target) -> Kernel:
-    if n.attrs.get("numerics") == "onnx":
+    if n.numerics.qlinear:
         from edgecc.ops._onnx_elt import lower_mul
         return lower_mul(g, n, target)
     return ew.arith_kernel("mul.c.j2", g, n, (DType.INT8, DType.INT16), quant_params)

@@ -35,7 +35,7 @@ def same_quantization(g: Graph, n: Node) -> bool:
     a, b = in_type(g, n).q, out_type(g, n).q
     if a is None or b is None:
         return False
-    if n.attrs.get("numerics") in ("onnx", "ort_float"):  # onnxruntime requantizes
+    if n.numerics.onnxruntime:  # onnxruntime requantizes
         return in_type(g, n).dtype == DType.INT8
     return abs(float(a.scale[0]) - float(b.scale[0])) <= 1e-6 and a.zero_point[0] == b.zero_point[0]
 
@@ -93,10 +93,10 @@ def _pool(g: Graph, n: Node, x: np.ndarray, average: bool) -> np.ndarray:
 
 
 def reference_avg(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
         from edgecc.ops._ort_float import reference as ort_reference
         return ort_reference(g, n, ins)
-    if n.attrs.get("numerics") == "onnx":
+    if n.numerics.qlinear:
         from edgecc.ops._onnx_pool import reference
         return reference(g, n, ins)
     return [_pool(g, n, ins[0], average=True)]
@@ -120,10 +120,10 @@ def lower_avg(g: Graph, n: Node, target) -> Kernel:
     """The portable kernel (the optimized ones are edgecc/lower/'s tables). The per-channel int32
     sums live in scratch so that the innermost loop runs over contiguous channels (NHWC)
     instead of striding across pixels."""
-    if n.attrs.get("numerics") == "ort_float":  # onnxruntime's float32 group: ops/_ort_float.py
+    if n.numerics.float_group:  # onnxruntime's float32 group: edgecc/ops/_ort_float.py
         from edgecc.ops._ort_float import lower as ort_lower
         return ort_lower(g, n, target)
-    onnx = n.attrs.get("numerics") == "onnx"
+    onnx = n.numerics.qlinear
     # ONNX: a channel's float32 sum in a register, one pixel's int8 results in scratch
     k = _kernel(g, n, "average_pool_2d_onnx.c.j2" if onnx else "average_pool_2d.c.j2",
                 1 if onnx else 4)

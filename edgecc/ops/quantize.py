@@ -7,7 +7,7 @@ TFLite Micro (quantize_common.cc):
   away from zero). The generated C rounds without libm: it truncates, takes the exact remainder and
   steps away from zero when |remainder| >= 0.5. |x / scale| is first clamped to 2**24 (the result
   saturates anyway); TFLM's own cast is undefined beyond 2**31, where we saturate instead.
-- ONNX numerics (attrs["numerics"] == "onnx", onnxruntime's QuantizeLinear): the same float32
+- ONNX numerics (`n.numerics.qlinear`, onnxruntime's QuantizeLinear): the same float32
   division, rounded half to even (ec_onnx_round; |x / scale| first clamped to 2**22).
 - per channel (ONNX QuantizeLinear with `axis` on an activation; ONNX numerics only): the same
   per element with its channel's scale and zero point (edgecc/ops/_per_channel.py); uint8 <->
@@ -24,7 +24,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, dtype_limits, in_type, out_type, register
 from edgecc.ops._per_channel import broadcast_q, c_channels, per_channel_on_axis, xor_edge
-from edgecc.quant import _wrap32, mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier, wrap32
 
 FLOAT_CLAMP = float(1 << 24)
 ONNX_CLAMP = float(1 << 22)  # ec_onnx_round's exact range  # beyond this |x / scale| every int8/int16 result is saturated
@@ -50,7 +50,7 @@ def per_tensor_output(g: Graph, n: Node) -> bool:
     q = out_type(g, n).q
     if q is not None and q.per_channel:
         if in_type(g, n).dtype == DType.FLOAT32:
-            return n.attrs.get("numerics") == "onnx" and per_channel_on_axis(out_type(g, n))
+            return n.numerics.qlinear and per_channel_on_axis(out_type(g, n))
         return xor_edge(in_type(g, n), out_type(g, n))
     return q is not None and len(q.scale) == 1 and float(q.scale[0]) > 0
 
@@ -91,7 +91,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         if out_type(g, n).q.per_channel:  # ONNX QuantizeLinear with an axis
             scale, zp = broadcast_q(out_type(g, n))
         r = x.astype(np.float32) / np.float32(scale)  # float32 division, as TFLM
-        if n.attrs.get("numerics") == "onnx":  # onnxruntime: round half to even
+        if n.numerics.qlinear:  # onnxruntime: round half to even
             r = np.clip(np.nan_to_num(r, nan=-ONNX_CLAMP), -ONNX_CLAMP, ONNX_CLAMP)
             y = np.rint(r).astype(np.int64) + zp
             return [np.clip(y, lo, hi).astype(out_type(g, n).dtype.np)]
@@ -99,13 +99,13 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
         r = np.minimum(r, FLOAT_CLAMP).astype(np.float64)
         q = (np.sign(r) * np.floor(np.abs(r) + 0.5)).astype(np.int64)  # std::round on a float
         y = q + zp
-    elif n.attrs.get("numerics") == "onnx":  # DequantizeLinear -> QuantizeLinear in float32
-        from edgecc.ops._onnx_rq import dequant_fn_quant_table
+    elif n.numerics.qlinear:  # DequantizeLinear -> QuantizeLinear in float32
+        from edgecc.numerics.qlinear import dequant_fn_quant_table
         return [dequant_fn_quant_table(g, n)[x.astype(np.int64) + 128]]
     else:
         m, s = quantize_multiplier(_ratio(g, n))
         in_zp = int(in_type(g, n).q.zero_point[0])
-        y = _wrap32(mbqm(x.astype(np.int64) - in_zp, m, s) + zp)
+        y = wrap32(mbqm(x.astype(np.int64) - in_zp, m, s) + zp)
     return [np.clip(y, lo, hi).astype(out_type(g, n).dtype.np)]
 
 
@@ -125,7 +125,7 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     if in_type(g, n).dtype == DType.FLOAT32:
         params.update(scale=c_float_literal(scale), scale_text=f"{scale:.9g}",
                       clamp=c_float_literal(FLOAT_CLAMP))
-        if n.attrs.get("numerics") == "onnx":
+        if n.numerics.qlinear:
             params["clamp"] = c_float_literal(ONNX_CLAMP)
             if not out_type(g, n).q.per_channel:
                 return Kernel("quantize_float_onnx.c.j2", params=params)
@@ -134,9 +134,9 @@ def lower(g: Graph, n: Node, target) -> Kernel:
                 scales=out_type(g, n).q.scale_f32(),
                 zps=np.asarray(out_type(g, n).q.zero_point, np.int32)))
         return Kernel("quantize_float.c.j2", params=params)
-    if n.attrs.get("numerics") == "onnx":  # int8 -> int8 through a 256-entry table
+    if n.numerics.qlinear:  # int8 -> int8 through a 256-entry table
         from edgecc.ops._lut import table_kernel
-        from edgecc.ops._onnx_rq import dequant_fn_quant_table
+        from edgecc.numerics.qlinear import dequant_fn_quant_table
         return table_kernel("table_onnx.c.j2", g, n, dequant_fn_quant_table(g, n))
     m, s = quantize_multiplier(_ratio(g, n))
     params.update(in_ctype=in_type(g, n).dtype.c, in_zp=int(in_type(g, n).q.zero_point[0]),

@@ -11,7 +11,7 @@ from edgecc.ops import Kernel, OpDef, dtype_limits, in_type, out_type, register
 from edgecc.ops._elementwise import same_as_input
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
-from edgecc.quant import tflite_round
+from edgecc.numerics.fixed_point import tflite_round
 
 
 def int8_or_int16(g: Graph, n: Node) -> bool:

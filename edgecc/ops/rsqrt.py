@@ -12,14 +12,14 @@ import math
 
 import numpy as np
 
-from edgecc.fixedpoint import rescale
+from edgecc.numerics.gemmlowp import rescale
 from edgecc.ir import Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._lut import int8_in_out, lut_kernel
 from edgecc.ops import _float_act
 from edgecc.ops._float import twin
-from edgecc.quant import INT32_MAX, mbqm, quantize_multiplier, rdbpot, srdhm
+from edgecc.numerics.fixed_point import INT32_MAX, mbqm, quantize_multiplier, rdbpot, srdhm
 
 K_SHIFT = 20  # keeps the intermediate 1/sqrt an integer
 

@@ -7,9 +7,9 @@ diff < diff_min contribute nothing and output the type's minimum. Otherwise
 exp(MultiplyByQuantizedMultiplierGreaterThanOne(diff)) (gemmlowp exp_on_negative_values, Q0.31) is
 summed in Q12.19, the sum's reciprocal comes from GetReciprocal (1/(1+x) by Newton-Raphson), and
 each output is RoundingDivideByPOT(recip * exp, num_bits_over_unit + 31 - bits) + type minimum.
-The arithmetic lives in edgecc/fixedpoint.py and runtime_c/edgecc_fixedpoint.h.
+The arithmetic lives in edgecc/numerics/gemmlowp.py and runtime_c/edgecc_fixedpoint.h.
 The output quantization is fixed by TFLM: int8 (scale 1/256, zp -128), int16 (1/65536, -32768).
-ONNX numerics (attrs["numerics"] == "onnx", any int8 output quantization): onnxruntime's
+ONNX numerics (`n.numerics.qlinear`, any int8 output quantization): onnxruntime's
 QLinearSoftmax, edgecc/ops/_onnx_softmax.py.
 int16 -> int16 (output scale 1/32768, zp 0) uses TFLM's table algorithm: edgecc/ops/_softmax16.py.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.fixedpoint import (SOFTMAX_ACCUM_INT_BITS, SOFTMAX_SCALED_DIFF_INT_BITS,
+from edgecc.numerics.gemmlowp import (SOFTMAX_ACCUM_INT_BITS, SOFTMAX_SCALED_DIFF_INT_BITS,
                                calculate_input_radius, preprocess_softmax_scaling,
                                softmax_input_beta_real, softmax_rows)
 from edgecc.ir import DType, Graph, Node, TensorType
@@ -43,7 +43,7 @@ def output_quantization(g: Graph, n: Node) -> bool:
     if in_type(g, n).dtype == DType.INT16:  # TFLM: zero point 0, scale within 0.1% of 1/32768
         return t.dtype == DType.INT16 and zp == 0 and abs(scale - 1.0 / 32768) <= 0.001 / 32768
     if t.dtype == DType.INT8:
-        return (zp == -128 and scale == 1.0 / 256) or n.attrs.get("numerics") == "onnx"
+        return (zp == -128 and scale == 1.0 / 256) or n.numerics.qlinear
     if t.dtype == DType.INT16:
         return zp == -32768 and abs(scale - 1.0 / 65536) <= 0.001 / 65536
     return False
@@ -54,7 +54,7 @@ def beta_in_range(g: Graph, n: Node) -> bool:
     in (0, 2**30 * 10/65535) for int16"""
     if in_type(g, n).dtype == DType.INT16:
         return _softmax16.multiplier_in_range(g, n)
-    if n.attrs.get("numerics") == "onnx":  # onnxruntime's QLinearSoftmax has no beta
+    if n.numerics.qlinear:  # onnxruntime's QLinearSoftmax has no beta
         return _beta(n) == 1.0
     real = softmax_input_beta_real(_beta(n), _in_scale(g, n), SOFTMAX_SCALED_DIFF_INT_BITS)
     # > 1: TFLite's QuantizeMultiplierGreaterThanOne aborts otherwise; < 2**30: left shift <= 30
@@ -100,7 +100,7 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     if in_type(g, n).dtype == DType.INT16:  # edgecc/ops/_softmax16.py
         return _softmax16.reference(g, n, ins)
-    if n.attrs.get("numerics") == "onnx":  # QLinearSoftmax: edgecc/ops/_onnx_softmax.py
+    if n.numerics.qlinear:  # QLinearSoftmax: edgecc/ops/_onnx_softmax.py
         from edgecc.ops._onnx_softmax import reference as onnx_reference
         return onnx_reference(g, n, ins)
     p = _params(g, n)
@@ -112,7 +112,7 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
 def lower(g: Graph, n: Node, target) -> Kernel:
     if in_type(g, n).dtype == DType.INT16:
         return _softmax16.lower(g, n, target)
-    if n.attrs.get("numerics") == "onnx":
+    if n.numerics.qlinear:
         from edgecc.ops._onnx_softmax import lower as onnx_lower
         return onnx_lower(g, n, target)
     return Kernel("softmax.c.j2", params=_params(g, n))

@@ -14,7 +14,7 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._loops import loop_text
-from edgecc.quant import (mbqm, mbqm_smaller_than_one, quantize_multiplier,
+from edgecc.numerics.fixed_point import (mbqm, mbqm_smaller_than_one, quantize_multiplier,
                           quantize_multiplier_smaller_than_one_exp)
 
 LEFT_SHIFT = 7  # 255**2 * 2**14 still fits int32

@@ -15,7 +15,8 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._conv_common import act_range
-from edgecc.quant import mbqm_smaller_than_one, quantize_multiplier_smaller_than_one_exp
+from edgecc.numerics.fixed_point import (mbqm_smaller_than_one,
+                                         quantize_multiplier_smaller_than_one_exp)
 
 LEFT_SHIFT = 20  # int8 inputs are scaled up by 2**20 before rescaling (TFLM's data->left_shift)
 

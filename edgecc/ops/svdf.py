@@ -20,7 +20,7 @@ import numpy as np
 
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, dtype_limits, in_type, out_type, register
-from edgecc.quant import mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
 INPUT, W_FEATURE, W_TIME, BIAS, STATE = range(5)
 

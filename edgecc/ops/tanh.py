@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgecc.fixedpoint import exp_on_negative_values, one_minus_x_over_one_plus_x_for_x_in_0_1
+from edgecc.numerics.gemmlowp import (exp_on_negative_values,
+                                      one_minus_x_over_one_plus_x_for_x_in_0_1)
 from edgecc.ir import Graph, Node
 from edgecc.ops import Kernel, OpDef, out_type, register
 from edgecc.ops import _act16

@@ -22,7 +22,7 @@ from edgecc.ops import Kernel, OpDef, conv_out_size, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._conv_common import act_range
 from edgecc.ops._float import F32, FloatPath, act_params, activate, twin
-from edgecc.quant import mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 
 
 def _geometry(g: Graph, n: Node) -> dict:

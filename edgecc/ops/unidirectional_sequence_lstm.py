@@ -28,7 +28,7 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, const, in_type, out_type, register
 from edgecc.ops import _lstm_math as lm
-from edgecc.quant import mbqm
+from edgecc.numerics.fixed_point import mbqm
 
 GATES = ("i", "f", "g", "o")  # input, forget, cell, output: TFLite's order of inputs 1-4, 5-8, 12-15
 X_WEIGHTS = dict(zip(GATES, (1, 2, 3, 4)))

@@ -27,7 +27,7 @@ from edgecc.ops import dtype_limits, failed_constraints, get_op
 from edgecc.ops.pad import pad_value, paddings
 from edgecc.passes.exhaustive import all_values, eval_elementwise
 from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule, fused_name, single_use_internal
-from edgecc.quant import ACTIVATION_NAMES, activation_range
+from edgecc.numerics.fixed_point import ACTIVATION_NAMES, activation_range
 
 ACTIVATION_PRODUCERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD")
 ACTIVATIONS = ("RELU", "RELU6", "RELU_N1_TO_1", "MINIMUM", "MAXIMUM")
@@ -39,7 +39,7 @@ EXPLICIT_PADDING_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_
 def _with_attrs(n: Node, inputs, outputs, **attrs) -> Node:
     a = dict(n.attrs)
     a.update(attrs)
-    return Node(n.op, list(inputs), list(outputs), a, n.name, n.index)
+    return Node(n.op, list(inputs), list(outputs), a, n.name, n.index, n.numerics)
 
 
 def _constraints_reason(g: Graph, n: Node) -> str | None:

@@ -185,7 +185,7 @@ def apply_tiling(g: Graph, st: Stage) -> Graph:
                                  label=f"patch {k} of {g.value(n.outputs[0]).label}")
             attrs = dict(n.attrs, explicit_padding=pads)
             nodes.append(Node(n.op, [cur, *n.inputs[1:]], [name], attrs,
-                              f"{n.name}/patch{k}", n.index))
+                              f"{n.name}/patch{k}", n.index, n.numerics))
             cur = name
         out = o if k == len(grid) - 1 else f"{o}.w{k}"
         if out != o:

@@ -76,7 +76,7 @@ static inline int32_t ec_dsp_rq(int32_t a, int32_t m, int32_t n, int32_t e) {
     return (t + (a >> 31)) >> e;
 }
 
-/* onnxruntime's epilogue as a proven integer line (edgecc/ops/_onnx_rq.py fixed_epilogue): the
+/* onnxruntime's epilogue as a proven integer line (edgecc/numerics/qlinear.py fixed_epilogue): the
  * high word of the 64-bit (hi:lo) + a * m, one SMLAL; the zero point is in (hi:lo). */
 #define EC_DSP_NO_LINE ((int32_t)0x80000000) /* marks a record without a line: float32 kept */
 static inline int32_t ec_dsp_line(int32_t a, int32_t m, int32_t lo, int32_t hi) {
@@ -110,7 +110,7 @@ static inline void ec_dsp_fill8(int8_t *d, int32_t v, int32_t n) {
     for (; i < n; ++i) d[i] = (int8_t)v;
 }
 
-/* ---- ONNX numerics (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py) ---- */
+/* ---- ONNX numerics (onnxruntime's float32 requantization, edgecc/numerics/qlinear.py) ---- */
 #include "../edgecc_rt.h" /* ec_onnx_round, ec_onnx_rq */
 
 /* onnxruntime's clamp(round_half_even(float32(a) * s) + zp) before the [lo, hi] clamp, as a

@@ -4,7 +4,6 @@
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include "common.h"
 #include "../edgecc_rt.h" /* ec_onnx_rq */
-#include "near.h" /* the near-tie path of onnxruntime's float groups and its DSP sums */
 
 /* ---------------------------------------------------------------------------------------
  * Convolution as a matrix product. Each output pixel's receptive field (kh x kw x in_c bytes,
@@ -90,20 +89,11 @@ static inline void ec_dsp_extend(int32_t *xs, const int8_t *src, int32_t kp) {
  * * (scale / 2) is the very real number float(acc) * scale, so it rounds to the same float32;
  * the compiler checked scale / 2 is a normal float), the output zero point and 0. */
 #define EC_DSP_CONV_REC 4
-/* A float-group layer's (onnx == 2, edgecc/ops/_ort_near.py) records are EC_DSP_CONV_REC words
- * too: the doubled folded zero point (its bias is float32), the bits of half its estimate's
- * scale h, of its bias in output steps and of max|w| * kt; kt and kb follow from h, the bias
- * and the layer's constants (ec_ortn_conv ckt, ckb, cslack).
+/* A float-group layer's records (dsp/conv_2d_near.h) are EC_DSP_CONV_REC words too.
  * onnx == 3: onnxruntime's epilogue as the integer line the compiler proved equal to it on every
- * accumulator of the channel (edgecc/ops/_onnx_rq.py fixed_epilogue): M, then the doubled R's low
+ * accumulator of the channel (edgecc/numerics/qlinear.py fixed_epilogue): M, then the doubled R's low
  * and high words; floor((2 acc * M + 2 R) / 2^33). A channel without such a line keeps the
  * float epilogue's record with EC_DSP_NO_LINE (common.h) as its last word. */
-
-/* The sum of |x - zx| over output pixel pix's receptive field, 4 bytes per USADA8 where the
- * channels allow. */
-static inline float ec_dsp_field_abs(const ec_ortn_conv *L, const int8_t *x, int32_t pix) {
-    return (float)ec_ortn_field_sum(L, x, pix, L->in_c & 3 ? ec_ortn_tap_abs_c : ec_dsp_tap_abs);
-}
 
 /* onnxruntime's round(float32(acc) * scale) (ec_onnx_rq) of a = 2 * acc with h = scale / 2.
  * With an FPU, VCVTR rounds half to even (FPSCR's default rounding, which ec_onnx_round's
@@ -194,86 +184,59 @@ static inline void ec_dsp_st4(int8_t *y, int32_t s, int32_t a0, int32_t a1, int3
 #define EC_DSP_MM6_STEP() do { EC_DSP_MM6_QUAD_C(); EC_DSP_MM6_QUAD_C(); } while (0)
 #endif
 
-/* One accumulator (of slot p) to its output byte (the epilogue, then the clamp). A float-group
- * layer (onnx == 2, edgecc/ops/_ort_near.py) rounds its estimate e = 2 acc * h + bias in output
- * steps; an e within delta (wk * aw[p] + kb, aw[p] the pixel's field sum of |x - zx|, wk = max|w|
- * * kt from the record, kb derived from the bias with the rounding margins of ckb and cslack)
- * of a rounding boundary goes to ec_dsp_near_exact (the exact bound, then onnxruntime's order,
- * kt = h * ckt); slots past the last pixel do not (their outputs are dropped). The estimate
- * stays below 2^30 and is exact to the bound's terms. */
-#define EC_DSP_MM6_OUT(a, p, k) do { \
-        if ((k) == 2) { \
-            const float e_ = (float)a * hn + bn; \
-            a = ec_dsp_round_f(e_); \
-            if (ec_dsp_fabs(e_ - (float)a) + wk * aw[p] >= th && (p) < last) \
-                a = ec_dsp_near_exact(nr, x, (const int8_t *)(const void *)w - g->kp, \
-                                      xs + 2 * (p), EC_DSP_XS_STEP, pix + (p), \
-                                      oc_n - (int32_t)(yend - y), e_, hn * nr->ckt, kb); \
-            a += zy; \
-        } else { \
-            a = ec_dsp_conv_epi(a, m, n, e, (k)); \
-        } \
+/* One accumulator to its output byte: the epilogue k (a constant: ec_dsp_conv_epi), the clamp. */
+#define EC_DSP_MM6_OUT(a, k) do { \
+        a = ec_dsp_conv_epi(a, m, n, e, (k)); \
         a = full ? __ssat(a, 8) : ec_dsp_clamp_s8(a, lo, hi); \
     } while (0)
 
-/* EC_DSP_CONV_PX = 6 pixels x all output channels. y[p * out_c + oc] for p < 6. w: [out_c][kp]
- * bytes, packed; rec: EC_DSP_CONV_REC words per output channel;
- * onnx is a constant at each call, so each use compiles its own loop; odd (kp = 8 mod 16) is
- * one test per channel (one loop for both filter lengths: flash).
- * onnx == 2 only: nr, x (the input), pix (the block's first pixel) and aw (its pixels' field
- * sums of |x - zx|) for the near-tie test and its exact path. */
-EC_DSP_BODY void ec_dsp_mm6(const int32_t *xs, const int32_t *w, const int32_t *rec,
-                            const ec_dsp_conv_geom *g, int8_t *y, const int onnx, const int odd,
-                            const ec_ortn_conv *nr, const int8_t *x, int32_t pix,
-                            const float *aw) {
-    const int32_t *xend = xs + g->kp / 4 * EC_DSP_XS_STEP;
-    const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi;
-    const int8_t *yend = y + oc_n;
-    const int full = lo == -128 && hi == 127;
-    do {
-        int32_t a0 = rec[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
-        const int32_t *xp = xs;
-        if (odd) EC_DSP_MM6_STEP(); /* kp = 8 (mod 16): one step of 8 first */
-        if (!odd || xp != xend) {
-            do {
-                EC_DSP_MM6_STEP();
-                EC_DSP_MM6_STEP();
-            } while (xp != xend);
-        }
-        {
-            const int32_t m = rec[1], n = rec[2], e = rec[3];
-            float hn = 0.0f, bn = 0.0f, wk = 0.0f, th = 0.0f, kb = 0.0f;
-            int32_t zy = 0, last = 0;
-            if (onnx == 2) {
-                memcpy(&hn, rec + 1, 4);
-                memcpy(&bn, rec + 2, 4);
-                memcpy(&wk, rec + 3, 4);
-                kb = ec_dsp_fabs(bn) * nr->ckb + nr->cslack;
-                th = 0.5f - kb;
-                zy = nr->out_zp;
-                last = g->pixels - pix;
-            }
-#define EC_DSP_MM6_OUTS(k) do { \
-        EC_DSP_MM6_OUT(a0, 0, k); EC_DSP_MM6_OUT(a1, 1, k); EC_DSP_MM6_OUT(a2, 2, k); \
-        EC_DSP_MM6_OUT(a3, 3, k); EC_DSP_MM6_OUT(a4, 4, k); EC_DSP_MM6_OUT(a5, 5, k); \
+/* The channel loop of a block of EC_DSP_CONV_PX = 6 pixels (xs) x all output channels:
+ * y[p * out_c + oc] for p < 6. w: [out_c][kp] bytes, packed; rec: EC_DSP_CONV_REC words per
+ * output channel; odd (kp = 8 mod 16) is one test per channel (one loop for both filter
+ * lengths: flash). Per channel: six accumulators from the doubled bias rec[0], the block's taps,
+ * then EPI(), a statement turning a0..a5 into output bytes from the channel's record rec and the
+ * clamp (lo, hi; full: no clamp beyond int8), then the stores. Shared by ec_dsp_mm6 and the
+ * float groups' twin (dsp/conv_2d_near.h). */
+#define EC_DSP_MM6_CHANNELS(EPI) do { \
+        const int32_t *xend = xs + g->kp / 4 * EC_DSP_XS_STEP; \
+        const int32_t oc_n = g->out_c, lo = g->lo, hi = g->hi; \
+        const int8_t *yend = y + oc_n; \
+        const int full = lo == -128 && hi == 127; \
+        do { \
+            int32_t a0 = rec[0], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0; \
+            const int32_t *xp = xs; \
+            if (odd) EC_DSP_MM6_STEP(); /* kp = 8 (mod 16): one step of 8 first */ \
+            if (!odd || xp != xend) { \
+                do { \
+                    EC_DSP_MM6_STEP(); \
+                    EC_DSP_MM6_STEP(); \
+                } while (xp != xend); \
+            } \
+            EPI(); \
+            ec_dsp_st4(y, oc_n, a0, a1, a2, a3); \
+            y[4 * oc_n] = (int8_t)a4; \
+            y[5 * oc_n] = (int8_t)a5; \
+            rec += EC_DSP_CONV_REC; \
+        } while (++y != yend); \
     } while (0)
-            if (onnx == 3 && e == EC_DSP_NO_LINE) EC_DSP_MM6_OUTS(1); /* no line: float32 */
-            else EC_DSP_MM6_OUTS(onnx);
-#undef EC_DSP_MM6_OUTS
-        }
-        ec_dsp_st4(y, oc_n, a0, a1, a2, a3);
-        y[4 * oc_n] = (int8_t)a4;
-        y[5 * oc_n] = (int8_t)a5;
-        rec += EC_DSP_CONV_REC;
-    } while (++y != yend);
-}
 
-/* A float group's block (onnx == 2) out of line: its near-tie epilogue needs registers the
- * caller's loop would keep (measured: inlined, the resnet's float-group convs take 6% more). */
-static __attribute__((noinline, unused)) EC_DSP_NOSCHED void ec_dsp_mm6_near(
-    const int32_t *xs, const int32_t *w, const int32_t *rec, const ec_dsp_conv_geom *g, int8_t *y,
-    const ec_ortn_conv *nr, const int8_t *x, int32_t pix, const float *aw) {
-    ec_dsp_mm6(xs, w, rec, g, y, 2, (g->kp & 8) != 0, nr, x, pix, aw);
+#define EC_DSP_MM6_OUTS(k) do { \
+        EC_DSP_MM6_OUT(a0, k); EC_DSP_MM6_OUT(a1, k); EC_DSP_MM6_OUT(a2, k); \
+        EC_DSP_MM6_OUT(a3, k); EC_DSP_MM6_OUT(a4, k); EC_DSP_MM6_OUT(a5, k); \
+    } while (0)
+/* TFLite's epilogue (onnx == 0), onnxruntime's (1) or its proven integer lines (3; a channel
+ * without one keeps the float32 epilogue) */
+#define EC_DSP_MM6_EPI() do { \
+        const int32_t m = rec[1], n = rec[2], e = rec[3]; \
+        if (onnx == 3 && e == EC_DSP_NO_LINE) EC_DSP_MM6_OUTS(1); /* no line: float32 */ \
+        else EC_DSP_MM6_OUTS(onnx); \
+    } while (0)
+
+/* One block with the epilogue `onnx`, a constant at each call, so each use compiles its own
+ * loop. */
+EC_DSP_BODY void ec_dsp_mm6(const int32_t *xs, const int32_t *w, const int32_t *rec,
+                            const ec_dsp_conv_geom *g, int8_t *y, const int onnx, const int odd) {
+    EC_DSP_MM6_CHANNELS(EC_DSP_MM6_EPI);
 }
 
 /* Output pixel (b, oy, ox)'s receptive field, sign-extended and doubled into one slot of the
@@ -321,69 +284,67 @@ static inline EC_DSP_NOSCHED void ec_dsp_gather(const ec_dsp_conv_geom *g, const
     }
 }
 
-/* The whole convolution, with TFLite's epilogue or (onnx) onnxruntime's (onnx == 2: a float
- * group's, with nr). scratch: EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
+/* The block loop's state in the scratch: the block xs, a field's bytes col where they cannot
+ * extend in place, and trash, where the last, partial block goes (its slots >= np hold stale
+ * pixels); the block's first pixel and the next pixel's coordinates. */
+#define EC_DSP_CONV_STATE \
+    int32_t *xs = (int32_t *)(void *)scratch; \
+    int8_t *col = (int8_t *)(scratch + EC_DSP_XS_STEP * g->kp); \
+    int8_t *trash = col + g->kp; \
+    int32_t pix, p, b = 0, oy = 0, ox = 0
+
+/* The block loop of a convolution over g->pixels output pixels (EC_DSP_CONV_STATE): each
+ * block's pixels gathered into their slots of xs, PIXEL(p) after slot p's gather, then
+ * BLOCK(yb): the block's channels into yb, the output or trash. */
+#define EC_DSP_CONV_BLOCKS(PIXEL, BLOCK) do { \
+        for (pix = 0; pix < g->pixels; pix += EC_DSP_CONV_PX) { \
+            const int32_t np = g->pixels - pix < EC_DSP_CONV_PX ? g->pixels - pix \
+                                                                : EC_DSP_CONV_PX; \
+            for (p = 0; p < np; ++p) { \
+                ec_dsp_gather(g, x, b, oy, ox, xs + 2 * p, col); \
+                PIXEL(p); \
+                if (++ox == g->out_w) { \
+                    ox = 0; \
+                    if (++oy == g->out_h) { oy = 0; ++b; } \
+                } \
+            } \
+            { \
+                int8_t *yb = np == EC_DSP_CONV_PX ? y + pix * g->out_c : trash; \
+                BLOCK(yb); \
+                if (yb == trash) memcpy(y + pix * g->out_c, trash, (size_t)(np * g->out_c)); \
+            } \
+        } \
+    } while (0)
+
+#define EC_DSP_CONV_NO_PIXEL(p) ((void)0)
+#define EC_DSP_CONV_MM6(yb) ec_dsp_mm6(xs, w, rec, g, yb, onnx, (g->kp & 8) != 0)
+
+/* The whole convolution, with TFLite's epilogue or (onnx) onnxruntime's. scratch:
+ * EC_DSP_CONV_SCRATCH(kp, out_c) bytes, word aligned. */
 EC_DSP_BODY void ec_dsp_conv_run(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
                                  const int32_t *w, const int32_t *rec, uint8_t *scratch,
-                                 const int onnx, const ec_ortn_conv *nr) {
-    int32_t *xs = (int32_t *)(void *)scratch;
-    int8_t *col = (int8_t *)(scratch + EC_DSP_XS_STEP * g->kp);
-    int8_t *trash = col + g->kp;
-    int32_t pix, p, b = 0, oy = 0, ox = 0; /* the next pixel's coordinates */
-    float aw[EC_DSP_CONV_PX] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    /* a float group's field sums: a channel count not a multiple of 4 (a first layer) sums the
-     * block's slot (a filter volume not a multiple of 4 is gathered into col, whose bytes past it
-     * are kept at the zero point here), others tap by tap over the input (4 bytes per USADA8) */
-    const int slot_abs = onnx == 2 && (g->in_c & 3) != 0 && !g->direct;
-    const int32_t z2 = (int32_t)(0x00010001u * (uint16_t)(2 * g->pad_val));
-    const int32_t ng = (g->k_h * g->k_w * g->in_c + 3) / 4; /* a slot's groups of the field */
-    if (slot_abs) ec_dsp_fill8(col + g->k_h * g->k_w * g->in_c, g->pad_val,
-                               g->kp - g->k_h * g->k_w * g->in_c);
-    for (pix = 0; pix < g->pixels; pix += EC_DSP_CONV_PX) {
-        const int32_t np = g->pixels - pix < EC_DSP_CONV_PX ? g->pixels - pix : EC_DSP_CONV_PX;
-        for (p = 0; p < np; ++p) {
-            ec_dsp_gather(g, x, b, oy, ox, xs + 2 * p, col);
-            if (slot_abs) aw[p] = (float)ec_dsp_xs_abs(xs + 2 * p, ng, EC_DSP_XS_STEP, z2);
-            else if (onnx == 2) aw[p] = ec_dsp_field_abs(nr, x, pix + p);
-            if (++ox == g->out_w) {
-                ox = 0;
-                if (++oy == g->out_h) { oy = 0; ++b; }
-            }
-        }
-        { /* the last, partial block goes to trash: its slots >= np hold stale pixels */
-            int8_t *yb = np == EC_DSP_CONV_PX ? y + pix * g->out_c : trash;
-            if (onnx == 2) ec_dsp_mm6_near(xs, w, rec, g, yb, nr, x, pix, aw);
-            else ec_dsp_mm6(xs, w, rec, g, yb, onnx, (g->kp & 8) != 0, nr, x, pix, aw);
-            if (yb == trash) memcpy(y + pix * g->out_c, trash, (size_t)(np * g->out_c));
-        }
-    }
+                                 const int onnx) {
+    EC_DSP_CONV_STATE;
+    EC_DSP_CONV_BLOCKS(EC_DSP_CONV_NO_PIXEL, EC_DSP_CONV_MM6);
 }
 
 EC_DSP_SHARED void ec_dsp_conv_2d_6px_s8(const ec_dsp_conv_geom *g, const int8_t *x, int8_t *y,
                                          const int32_t *w, const int32_t *rec, uint8_t *scratch) {
-    ec_dsp_conv_run(g, x, y, w, rec, scratch, 0, 0);
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 0);
 }
 
 /* The same with ONNX numerics' epilogue (rec holds the float32 scales and zero points). */
 EC_DSP_SHARED void ec_dsp_conv_2d_6px_onnx_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                               int8_t *y, const int32_t *w, const int32_t *rec,
                                               uint8_t *scratch) {
-    ec_dsp_conv_run(g, x, y, w, rec, scratch, 1, 0);
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 1);
 }
 
 /* The same with onnxruntime's epilogue as proven integer lines (onnx == 3, records above). */
 EC_DSP_SHARED void ec_dsp_conv_2d_6px_fixed_s8(const ec_dsp_conv_geom *g, const int8_t *x,
                                                int8_t *y, const int32_t *w, const int32_t *rec,
                                                uint8_t *scratch) {
-    ec_dsp_conv_run(g, x, y, w, rec, scratch, 3, 0);
-}
-
-/* A Conv group onnxruntime runs in float32 (default mode, edgecc/ops/_ort_near.py): the exact
- * accumulator, onnxruntime's order for the outputs near a rounding boundary (nr). */
-EC_DSP_SHARED void ec_dsp_conv_2d_6px_near_s8(const ec_dsp_conv_geom *g, const int8_t *x,
-                                              int8_t *y, const int32_t *w, const int32_t *rec,
-                                              uint8_t *scratch, const ec_ortn_conv *nr) {
-    ec_dsp_conv_run(g, x, y, w, rec, scratch, 2, nr);
+    ec_dsp_conv_run(g, x, y, w, rec, scratch, 3);
 }
 
 #endif /* __ARM_FEATURE_DSP */

@@ -1,5 +1,5 @@
 /* edgecc Cortex-M DSP kernel: a one-row Gemm group onnxruntime runs in float32 (default
- * --onnx-float integer mode, edgecc/ops/_ort_near.py; conventions: dsp/common.h). */
+ * --onnx-numerics x86, edgecc/ops/_ort_near.py; conventions: dsp/common.h). */
 #ifndef EDGECC_DSP_FC_NEAR_H
 #define EDGECC_DSP_FC_NEAR_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP

@@ -1,6 +1,6 @@
 /* edgecc Cortex-M DSP: the sums and the exact path of the near-tie check of the QDQ groups
  * onnxruntime runs in float32 (runtime_c/edgecc_ort_near.h, edgecc/ops/_ort_near.py), shared by
- * dsp/conv_2d.h and dsp/fc_near.h (conventions: dsp/common.h). */
+ * dsp/conv_2d_near.h and dsp/fc_near.h (conventions: dsp/common.h). */
 #ifndef EDGECC_DSP_NEAR_H
 #define EDGECC_DSP_NEAR_H
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP

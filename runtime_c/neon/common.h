@@ -20,7 +20,7 @@
  * Requantization is TFLite's MultiplyByQuantizedMultiplier exactly: SQRDMULH is
  * SaturatingRoundingDoublingHighMul, and RoundingDivideByPOT is gemmlowp's NEON form (a -1
  * fix-up for negative values, then SRSHL), both bit-exact with the reference for every input.
- * ONNX-numerics layers (edgecc/ops/_onnx_rq.py) take onnxruntime's epilogue instead, on the same
+ * ONNX-numerics layers (edgecc/numerics/qlinear.py) take onnxruntime's epilogue instead, on the same
  * accumulators: SCVTF, FMUL by the float32 scale (one rounding each, as ec_onnx_rq in
  * edgecc_rt.h built with -ffp-contract=off), clamp to +-2^15, FCVTNS (round half to even).
  * Each kernel body is written once with a constant `onnx` parameter choosing the epilogue; the

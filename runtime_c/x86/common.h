@@ -148,7 +148,7 @@ static inline __m256i ec_x86_fast8(__m256i acc, const ec_x86_rq *q, int c) {
     return _mm256_srav_epi32(_mm256_add_epi32(t, _mm256_srai_epi32(a, 31)), EC_LD256(q->right + c));
 }
 
-/* onnxruntime's epilogue (ec_onnx_rq, edgecc/ops/_onnx_rq.py) on channels c..c+7: float32(acc)
+/* onnxruntime's epilogue (ec_onnx_rq, edgecc/numerics/qlinear.py) on channels c..c+7: float32(acc)
  * * scale[c] in float32, clamped to [-32768, 32767], rounded half to even (VCVTPS2DQ under the
  * default MXCSR, as the C twin's rounding), + out_zp. The kernels' saturating packs and the
  * activation clamp then give clamp(... + zp, act_min, act_max) as onnxruntime does. */

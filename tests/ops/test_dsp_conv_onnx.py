@@ -54,10 +54,10 @@ CASES = [
 @pytest.mark.parametrize("lines", [False, True])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_dsp_conv_onnx_epilogue_bit_exact(tmp_path, monkeypatch, case, lines):
-    """Both epilogues: the float32 one, and the proven integer lines (edgecc/ops/_onnx_rq.py
+    """Both epilogues: the float32 one, and the proven integer lines (edgecc/numerics/qlinear.py
     fixed_epilogue) wherever a channel has one. The tie cases have none: exact ties rounded half
     to even alternate between rounding down and up, which no line does."""
-    from edgecc.ops import _onnx_rq
+    from edgecc.numerics import qlinear as _onnx_rq
     monkeypatch.setattr(_onnx_rq, "LINES", lines)
     p = tmp_path / "m.onnx"
     p.write_bytes(_qlinearconv(np.random.default_rng(60 + case), *CASES[case]).SerializeToString())

@@ -211,20 +211,25 @@ def test_dsp_fc_onnx_epilogue_on_cortex_m4(case, tmp_path, monkeypatch):
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
 
-def test_dsp_fc_onnx_ad01_on_cortex_m4():
+@pytest.mark.parametrize("numerics,variants", [
+    # the default: every layer fused, the scratch form where its scratch is dead, else in place
+    ("fused", {"dsp-fc-4u-rd-onnx", "dsp-fc-4u-ub-onnx"}),
+    # onnxruntime's x86 defaults leave the first and the last in float32: the near-tie kernel
+    # (edgecc/lower/dsp/near.py); the scratch form elsewhere
+    ("x86", {"dsp-fc-near", "dsp-fc-4u-ub-onnx"})])
+def test_dsp_fc_onnx_ad01_on_cortex_m4(numerics, variants):
     """tfl_ad01_int8_qdq.onnx (ad01's int8 weights through tf2onnx): every FC layer on a DSP
     kernel with onnxruntime's epilogue, bit-exact, the arena at the lower bound."""
     from conftest import SHARED
+    from edgecc.options import CompileOptions
     from edgecc.plan import model_lower_bound
     p = SHARED / "models" / "onnx_models" / "tfl_ad01_int8_qdq.onnx"
     assert p.is_file(), f"shared model missing: {p}"
-    c = compile_model(p, get_target("cortex-m4"), "m")
-    # the first and the last are QDQ groups onnxruntime runs in float32: the near-tie kernel
-    # (edgecc/lower/dsp/near.py); the scratch form elsewhere
-    assert {lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"} == \
-        {"dsp-fc-near", "dsp-fc-4u-ub-onnx"}
+    options = CompileOptions(onnx_numerics=numerics)
+    c = compile_model(p, get_target("cortex-m4"), "m", options)
+    assert {lw.kernel.variant for lw in c.lowered if lw.node.op == "FULLY_CONNECTED"} == variants
     assert c.plan.arena <= model_lower_bound(c.imported)
-    r = verify_model(p, get_target("cortex-m4"))
+    r = verify_model(p, get_target("cortex-m4"), options=options)
     assert r.bit_exact, (r.mismatched_bytes, r.first_bad_layer)
 
 
@@ -265,11 +270,11 @@ def test_dsp_depthwise_onnx_epilogue_on_cortex_m4(ys, lines, tmp_path, monkeypat
     """A QDQ depthwise Conv (group = channels, padding on three sides, stride 1 x 2) takes the
     in-place DSP kernel with onnxruntime's epilogue, bit-exact with onnxruntime; with a tiny
     output scale the products pass 2^15 and the kernel keeps ec_onnx_rq's float clamp. With the
-    integer lines (edgecc/ops/_onnx_rq.py fixed_epilogue, scales under 1/4), the line kernel,
+    integer lines (edgecc/numerics/qlinear.py fixed_epilogue, scales under 1/4), the line kernel,
     bit-exact too."""
     from onnx import numpy_helper
     from test_onnx_frontend import qdq_conv_model
-    from edgecc.ops import _onnx_rq
+    from edgecc.numerics import qlinear as _onnx_rq
     monkeypatch.setattr(_onnx_rq, "LINES", lines)
     m = qdq_conv_model(np.random.default_rng(6800), group=4)
     if ys is not None:

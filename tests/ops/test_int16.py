@@ -15,7 +15,7 @@ from edgecc.ops import conv_out_size
 from edgecc.ops._act16 import input_rescale, logistic16
 from edgecc.ops._lstm_math import SIGMOID_TABLE, tanh16
 from edgecc.ops._softmax16 import exp_lut, lut_lookup, one_over_one_plus_x_lut
-from edgecc.quant import mbqm64, mbqm64_prepare, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm64, mbqm64_prepare, quantize_multiplier
 from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.tflite_writer import ModelBuilder

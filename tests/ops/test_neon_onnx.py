@@ -88,19 +88,22 @@ def test_neon_onnx_fully_connected(case):
 
 def test_neon_onnx_fused_relu():
     """A QDQ Conv -> Relu: the clamp range of the fused activation. onnxruntime leaves this group
-    in float32, so the default mode runs it on the portable near-tie kernel
-    (edgecc/ops/_ort_near.py; AArch64 has no NEON twin yet), bit-exact on both NEON builds."""
+    in float32 under its x86 defaults, so the x86 numerics run it on the portable near-tie
+    kernel (edgecc/ops/_ort_near.py; AArch64 has no NEON twin yet), bit-exact on both NEON
+    builds."""
+    from edgecc.options import CompileOptions
     from edgecc.verify import verify_model
+    x86 = CompileOptions(onnx_numerics="x86")
     m = qdq_conv_model(np.random.default_rng(5), relu=True)
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "m.onnx"
         p.write_bytes(m.SerializeToString())
-        c = compile_model(p, TARGET, "m")
+        c = compile_model(p, TARGET, "m", x86)
         assert [lw.kernel.variant for lw in c.lowered if lw.node.op == "CONV_2D"] == \
             ["portable-ort-near"]
         for name, board in _boards():
             for seed in (0, 1):
-                r = verify_model(p, TARGET, board=board, seed=seed)
+                r = verify_model(p, TARGET, board=board, seed=seed, options=x86)
                 assert r.bit_exact, (name, seed, r.mismatched_bytes, r.first_bad_layer)
 
 

@@ -1,10 +1,10 @@
 """CONV_2D SIMD kernels (Cortex-M DSP; Helium MVE) on their own cores under QEMU, bit-exact with
-TFLite Micro, and the fast requantization they rely on (edgecc/lower/fastrq.py) against TFLite's."""
+TFLite Micro, and the fast requantization they rely on (edgecc/numerics/fastrq.py) against TFLite's."""
 import numpy as np
 import pytest
 
-from edgecc.lower import fastrq
-from edgecc.quant import mbqm, quantize_multiplier
+from edgecc.numerics import fastrq
+from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
 from simdcheck import check_on_target
 from test_conv_2d import conv_model
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from edgecc.lower.x86 import eltwise as x86_elt, pool as x86_pool
-from edgecc.quant import quantize_multiplier
+from edgecc.numerics.fixed_point import quantize_multiplier
 from edgecc.tflite_writer import ModelBuilder
 from test_x86 import _compile, _paths, check_x86
 

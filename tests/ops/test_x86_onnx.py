@@ -1,6 +1,6 @@
 """The x86 kernels' ONNX epilogue (runtime_c/x86/common.h: ec_x86_onnx8; edgecc/lower/x86/onnx.py).
 
-The epilogue alone against edgecc/ops/_onnx_rq.py's onnx_requantize on accumulators chosen to hit
+The epilogue alone against edgecc/numerics/qlinear.py's onnx_requantize on accumulators chosen to hit
 its corners (ties of the rounding, the float clamp, int32 extremes, out_zp and activation
 clamps), on the plain AVX2 build and the AVX-512 one; then ONNX models whose convolution,
 depthwise and fully connected layers take the x86 kernels, bit-exact with onnxruntime on each
@@ -15,7 +15,8 @@ import pytest
 
 from conftest import SHARED
 from edgecc.compiler import compile_model
-from edgecc.ops._onnx_rq import onnx_requantize
+from edgecc.numerics.qlinear import onnx_requantize
+from edgecc.options import CompileOptions
 from edgecc.resources import data_dir
 from edgecc.targets import get_target
 from edgecc.verify import verify_model
@@ -93,13 +94,14 @@ MODELS = ["tfl_kws_ref_model_qdq", "tfl_ad01_int8_qdq", "ox_se_mbv2_qdq_u8",
 def test_onnx_models_on_x86_kernels(model):
     path = ONNX_MODELS / f"{model}.onnx"
     assert path.is_file(), path
-    c = compile_model(path, get_target("x86-avx2"), "m")
+    x86 = CompileOptions(onnx_numerics="x86")
+    c = compile_model(path, get_target("x86-avx2"), "m", x86)
     mac = [lw for lw in c.lowered
            if lw.node.op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")]
-    # (the QDQ groups onnxruntime runs in float32, in tfl_kws/ad01: the portable near-tie
-    # kernel, edgecc/ops/_ort_near.py; every other MAC layer an AVX2 kernel)
+    # (x86 numerics: the QDQ groups onnxruntime runs in float32, in tfl_kws/ad01, on the
+    # portable near-tie kernel, edgecc/ops/_ort_near.py; every other MAC layer an AVX2 kernel)
     assert mac and all(lw.kernel.variant == "portable-ort-near"
-                       if lw.node.attrs.get("numerics") == "ort_float" else
+                       if lw.node.numerics.float_group else
                        lw.kernel.variant.startswith("x86-") and "ONNX numerics" in
                        lw.kernel.reason for lw in mac), \
         [(lw.node.op, lw.kernel.variant, lw.kernel.reason) for lw in mac]
@@ -107,5 +109,5 @@ def test_onnx_models_on_x86_kernels(model):
     for name, target in _paths():
         if name in ("avx512-vnni", "x86-avx512"):
             continue  # the same epilogue code as the levels above; run time keeps this short
-        r = verify_model(path, target, cc="gcc", frames=2)
+        r = verify_model(path, target, cc="gcc", frames=2, options=x86)
         assert r.bit_exact, (name, r.mismatched_bytes, r.first_bad_layer)

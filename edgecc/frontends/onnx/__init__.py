@@ -22,8 +22,9 @@ from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
 from edgecc.ir import DType, Graph, IRError, TensorType, verify
+from edgecc.numerics import FLOAT, NEAR, OrtFloatGroup
+from edgecc.numerics.ort_order import default_threads
 from edgecc.ops import failed_constraints
-from edgecc.ops._onnx_float import default_threads
 from edgecc.options import DEFAULT_ONNX_NUMERICS
 from edgecc.passes.fold import folded_view
 
@@ -101,9 +102,14 @@ def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: 
     b = Builder(path, m.shapes)
     b.opset = m.opset
     int8 = numerics == "fused"  # int8 groups fused as onnxruntime does on Arm
+    # the dialect of the groups onnxruntime computes in float32 (x86 numerics): on the integer
+    # kernels with the near-tie check (x86) or in its float order throughout (x86-float), in
+    # the conv order of `threads`; their lowering picks the kernels (ops/_ort_float.py,
+    # _ort_near.py)
+    b.float_group = OrtFloatGroup(NEAR if numerics == "x86" else FLOAT,
+                                  threads or default_threads())
     b.ort_fused = fused_groups(m.graph, m.consts, m.dtypes, int8)
     # the groups onnxruntime computes in float32, exact with it in the x86 numerics
-    # (their lowering picks the kernels: edgecc/ops/_ort_float.py, _ort_near.py)
     b.ort_float = float_groups(m.graph, m.consts, m.dtypes, int8)
     for name, data in m.consts.items():
         b.recs[name] = Rec("const", data=data)
@@ -133,10 +139,6 @@ def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: 
     outputs = [_output(b, o.name, _DTYPES.get(ELEM_TYPES.get(m.dtypes.get(o.name, 0), "")))
                for o in m.graph.output]
     g = Graph(b.values, b.nodes, inputs, outputs, name=path.stem)
-    order, threads = ("near" if numerics == "x86" else "float"), threads or default_threads()
-    for n in g.nodes:  # how each float group computes, read by its lowering (ops/_ort_near.py)
-        if n.attrs.get("numerics") == "ort_float":
-            n.attrs.update(ort_order=order, ort_threads=threads)
     g.onnx_tensors = b.trace  # IR value -> (ONNX tensor, perm): verify's layer trace
     _check_constraints(g, path)
     try:

@@ -15,6 +15,7 @@ import numpy as np
 
 from edgecc.errors import UnsupportedModel
 from edgecc.ir import DType, Graph, Node, QParams, TensorType, Value
+from edgecc.numerics import FIXED_POINT, Numerics, OrtFloatGroup
 from edgecc.ops import get_op
 
 NHWC = (0, 2, 3, 1)  # IR axes of an NCHW ONNX tensor
@@ -76,6 +77,8 @@ class Builder:
         self.where = ""
         self.ort_fused: dict[int, str] = {}  # QDQ groups onnxruntime fuses (ortfuse.py)
         self.ort_float: set[int] = set()  # QDQ groups it runs in float32 (ortfuse.py)
+        # the dialect of those groups: their order and thread count (edgecc/numerics)
+        self.float_group = OrtFloatGroup()
 
     # ---- errors ------------------------------------------------------------------------
     def unsupported(self, why: str) -> UnsupportedModel:
@@ -95,8 +98,13 @@ class Builder:
             label: str = "") -> str:
         y = self.new_value(out, label)
         n = len(self.nodes)
-        self.nodes.append(Node(op, inputs, [y], dict(attrs or {}), name=f"{n}_{op.lower()}",
-                               index=self.index))
+        a = dict(attrs or {})
+        # the handlers pass a node's dialect among its attributes (emit.py's _rq_attrs builds
+        # both at once); the node keeps it in its typed field, every other node FIXED_POINT
+        numerics = a.pop("numerics", FIXED_POINT)
+        assert isinstance(numerics, Numerics), numerics
+        self.nodes.append(Node(op, inputs, [y], a, name=f"{n}_{op.lower()}", index=self.index,
+                               numerics=numerics))
         return y
 
     def type(self, v: str) -> TensorType:

@@ -4,14 +4,15 @@ Owns: the translation of ONNX Conv (plain, grouped, depthwise; 1-D and 2-D), Gem
 Mul, AveragePool, GlobalAveragePool, MaxPool and Softmax, with their DequantizeLinear'd inputs and
 the QuantizeLinear'd output, into CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL,
 AVERAGE_POOL_2D, MEAN, MAX_POOL_2D and SOFTMAX in NHWC. Convolutions, fully connected layers,
-ADD and MUL carry numerics="onnx" (onnxruntime's float32 requantization, edgecc/ops/_onnx_rq.py
-and _onnx_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too where
-onnxruntime runs QLinearSoftmax (_onnx_softmax.py; ortfuse.py says when), AVERAGE_POOL_2D for
-QLinearAveragePool (_onnx_pool.py). The groups onnxruntime runs in float32 (ortfuse.py
-float_groups) carry numerics="ort_float" instead (edgecc/ops/_ort_float.py: its float order, the
-bias with its own scale as QParams); an unfused group edgecc does not emulate (grouped conv,
-several rows, broadcast Add) keeps the integer arithmetic, which may differ by a step. With no output quantization
-(yq None: a float32 model, frontends/onnx/floats.py) the same ops are emitted in float32.
+ADD and MUL carry the QLINEAR dialect (onnxruntime's float32 requantization, edgecc/numerics/
+qlinear.py and qlinear_elt.py) and a `clamp` range from a fused Relu/Clip; SOFTMAX carries it too
+where onnxruntime runs QLinearSoftmax (qlinear_softmax.py; ortfuse.py says when), AVERAGE_POOL_2D
+for QLinearAveragePool (qlinear_pool.py). The groups onnxruntime runs in float32 (ortfuse.py
+float_groups) carry the builder's OrtFloatGroup instead (edgecc/ops/_ort_float.py: its float
+order, the bias with its own scale as QParams); an unfused group edgecc does not emulate (grouped
+conv, several rows, broadcast Add) keeps the integer arithmetic, which may differ by a step. With
+no output quantization (yq None: a float32 model, frontends/onnx/floats.py) the same ops are
+emitted in float32.
 """
 from __future__ import annotations
 
@@ -20,9 +21,7 @@ import numpy as np
 from edgecc.frontends.onnx import integer
 from edgecc.frontends.onnx.builder import NHWC, Builder, Rec, inverse
 from edgecc.ir import DType, QParams, TensorType
-
-ONNX = "onnx"
-ORT_FLOAT = "ort_float"  # a group onnxruntime runs in float32: edgecc/ops/_ort_float.py
+from edgecc.numerics import QLINEAR
 
 
 def _pads(attrs: dict, in_hw: list[int], k: list[int], s: list[int], d: list[int]) -> list[int]:
@@ -109,12 +108,13 @@ def _float_bias(b: Builder, info: dict, channels: int) -> str | None:
     return b.const(data, DType.FLOAT32, label="bias")
 
 
-def _rq_attrs(info: dict, yq: QParams | None, ort_float: bool = False) -> dict:
-    """The ONNX requantization attributes of an integer node (none for float32); ort_float:
-    onnxruntime's float32 order instead (edgecc/ops/_ort_float.py)."""
+def _rq_attrs(b: Builder, info: dict, yq: QParams | None, ort_float: bool = False) -> dict:
+    """The ONNX requantization attributes of an integer node (none for float32): its dialect
+    (Builder.add moves it to the node's field) and clamp; ort_float: onnxruntime's float32
+    group (b.float_group, edgecc/ops/_ort_float.py) instead of QLinear."""
     if _is_float(info, yq):
         return {}
-    return dict(numerics=ORT_FLOAT if ort_float else ONNX, clamp=_clamp(info, yq))
+    return dict(numerics=b.float_group if ort_float else QLINEAR, clamp=_clamp(info, yq))
 
 
 def _ort_float(info: dict, yq: QParams | None, wq: QParams | None = None) -> bool:
@@ -161,7 +161,7 @@ def conv(b: Builder, info: dict, yq: QParams | None) -> Rec:
     bias = _float_bias(b, info, m) if _is_float(info) else _bias(b, info, xq, wq, m, ortf)
     a = dict(stride_h=s[0], stride_w=s[1], dilation_h_factor=d[0], dilation_w_factor=d[1],
              padding=1, explicit_padding=(t, bt, l_, r_), fused_activation_function=0,
-             **_rq_attrs(info, yq, ortf))
+             **_rq_attrs(b, info, yq, ortf))
     if not _is_float(info) and integer.wide(wq, yq):  # weight zero points or int32 out
         y = integer.conv_node(b, xv, w, wq, bias, a, yq)
     elif groups > 1 and groups == c and cpg == 1:  # depthwise: [1, kh, kw, M], scales on axis 3
@@ -197,7 +197,7 @@ def fully_connected(b: Builder, info: dict, yq: QParams | None) -> Rec:
         _bias(b, info, b.type(x.value).q, q, units, ortf)
     wv = b.const(w, dt, q, label="weights")
     a = dict(fused_activation_function=0, keep_num_dims=len(shape) > 2,
-             **_rq_attrs(info, yq, ortf))
+             **_rq_attrs(b, info, yq, ortf))
     y = b.add_inferred("FULLY_CONNECTED", [x.value, wv, bias], dt, yq, a)
     return Rec("act", y, perm=tuple(range(len(b.type(y).shape))))
 
@@ -230,7 +230,7 @@ def binary(b: Builder, info: dict, yq: QParams | None) -> Rec:
             vals.append(_broadcast_const(b, r, acts[0]))
     ortf = _ort_float(info, yq) and info["ir_op"] == "ADD" and len(acts) == 2 and \
         b.type(vals[0]).shape == b.type(vals[1]).shape
-    a = dict(fused_activation_function=0, **_rq_attrs(info, yq, ortf))
+    a = dict(fused_activation_function=0, **_rq_attrs(b, info, yq, ortf))
     y = b.add_inferred(info["ir_op"], vals, DType.INT8 if yq else DType.FLOAT32, yq, a)
     return Rec("act", y, perm=perm)
 
@@ -241,7 +241,7 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
         axes = [x.perm.index(a) for a in range(2, len(x.perm))]
         ax = b.const(np.array(axes), DType.INT32)
         op = "MEAN" if info["kind"] == "global" else "REDUCE_MAX"
-        a = dict(keep_dims=True, numerics=ONNX) if op == "MEAN" and yq else dict(keep_dims=True)
+        a = dict(keep_dims=True, numerics=QLINEAR) if op == "MEAN" and yq else dict(keep_dims=True)
         y = b.add_inferred(op, [x.value, ax], DType.INT8 if yq else DType.FLOAT32, yq, a)
         return Rec("act", y, perm=x.perm)
     x = b.with_perm(info["x"], NHWC)
@@ -262,10 +262,10 @@ def pool(b: Builder, info: dict, yq: QParams) -> Rec:
     a = dict(filter_height=k[0], filter_width=k[1], stride_h=s[0], stride_w=s[1], padding=1,
              explicit_padding=(pads[0], pads[2], pads[1], pads[3]), fused_activation_function=0)
     op = "AVERAGE_POOL_2D" if info["kind"] == "avg" else "MAX_POOL_2D"
-    if op == "AVERAGE_POOL_2D" and info.get("qlinear"):  # onnxruntime's: ops/_onnx_pool.py
-        a.update(numerics=ONNX, onnx_zp_offset=info["zp_offset"])
+    if op == "AVERAGE_POOL_2D" and info.get("qlinear"):  # onnxruntime's: edgecc/ops/_onnx_pool.py
+        a.update(numerics=QLINEAR, onnx_zp_offset=info["zp_offset"])
     elif op == "AVERAGE_POOL_2D" and _ort_float(info, yq):  # edgecc/ops/_ort_float.py
-        a.update(numerics=ORT_FLOAT, clamp=_clamp(info, yq))
+        a.update(numerics=b.float_group, clamp=_clamp(info, yq))
     if op == "MAX_POOL_2D" and yq and (xq.scale[0], xq.zero_point[0]) != (yq.scale[0],
                                                                           yq.zero_point[0]):
         raise b.unsupported("MaxPool whose QuantizeLinear changes the quantization")
@@ -277,7 +277,7 @@ def lookup(b: Builder, info: dict, yq: QParams) -> Rec:
     """An elementwise float function between DequantizeLinear and QuantizeLinear (Sigmoid):
     the IR op with ONNX numerics tabulates it over the 256 int8 inputs."""
     x: Rec = info["x"]
-    y = b.add_inferred(info["ir_op"], [x.value], DType.INT8, yq, dict(numerics=ONNX))
+    y = b.add_inferred(info["ir_op"], [x.value], DType.INT8, yq, dict(numerics=QLINEAR))
     return Rec("act", y, perm=x.perm)
 
 
@@ -294,8 +294,8 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     if yq is None:  # a float32 model
         return Rec("act", b.add_inferred("SOFTMAX", [x.value], DType.FLOAT32, None,
                                          dict(beta=1.0)), perm=x.perm)
-    if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: _onnx_softmax.py
-        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=ONNX))
+    if info.get("qlinear"):  # onnxruntime's QLinearSoftmax: edgecc/ops/_onnx_softmax.py
+        y = b.add_inferred("SOFTMAX", [x.value], DType.INT8, yq, dict(beta=1.0, numerics=QLINEAR))
         return Rec("act", y, perm=x.perm)
     # onnxruntime's float Softmax (frontends/onnx/ortfuse.py says when): in float32 here too,
     # between its DequantizeLinear and QuantizeLinear; exp may differ in the last bits, so a
@@ -303,7 +303,7 @@ def softmax(b: Builder, info: dict, yq: QParams) -> Rec:
     shape = b.type(x.value).shape
     f = b.add("DEQUANTIZE", [x.value], TensorType(shape, DType.FLOAT32))
     s = b.add("SOFTMAX", [f], TensorType(shape, DType.FLOAT32), dict(beta=1.0))
-    y = b.add("QUANTIZE", [s], TensorType(shape, DType.INT8, yq), dict(numerics=ONNX))
+    y = b.add("QUANTIZE", [s], TensorType(shape, DType.INT8, yq), dict(numerics=QLINEAR))
     return Rec("act", y, perm=x.perm)
 
 
@@ -320,7 +320,7 @@ def concat(b: Builder, info: dict, yq: QParams) -> Rec:
         t = b.type(x.value)
         if (t.q.scale, t.q.zero_point) != (yq.scale, yq.zero_point):
             vals.append(b.add("QUANTIZE", [x.value], TensorType(t.shape, DType.INT8, yq),
-                              dict(numerics=ONNX)))
+                              dict(numerics=QLINEAR)))
         else:
             vals.append(x.value)
     y = b.add_inferred("CONCATENATION", vals, DType.INT8, yq,

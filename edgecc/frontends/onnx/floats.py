@@ -14,6 +14,7 @@ import numpy as np
 from edgecc.frontends.onnx import emit
 from edgecc.frontends.onnx.builder import NHWC, Builder, Rec
 from edgecc.ir import DType, TensorType
+from edgecc.numerics import QLINEAR
 from edgecc.ops import conv_pad
 
 
@@ -160,6 +161,6 @@ def resize(b: Builder, n, a) -> list[Rec]:
         scales = (float(sc[2]), float(sc[3]))
     size = b.const(np.array([oh, ow]), DType.INT32)
     y = b.add("RESIZE_BILINEAR", [x.value, size], TensorType((nb, oh, ow, c), DType.FLOAT32),
-              dict(align_corners=flags[0], half_pixel_centers=flags[1], numerics="onnx",
+              dict(align_corners=flags[0], half_pixel_centers=flags[1], numerics=QLINEAR,
                    onnx_ctm=ctm, onnx_scales=scales))
     return [Rec("act", y, perm=NHWC)]

@@ -13,7 +13,7 @@ import numpy as np
 
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.ir import DType, QParams
-from edgecc.ops._onnx_rq import ONNX
+from edgecc.numerics import QLINEAR
 
 
 def wide(wq: QParams, yq: QParams | None) -> bool:
@@ -51,5 +51,5 @@ def matmul_node(b: Builder, info: dict, w: np.ndarray, wq: QParams, yq: QParams 
         y = b.add_inferred("BATCH_MATMUL", [x.value, wv], DType.INT32, None)
     else:
         y = b.add_inferred("BATCH_MATMUL", [x.value, wv], DType.INT8, yq,
-                           dict(numerics=ONNX))
+                           dict(numerics=QLINEAR))
     return Rec("act", y, perm=tuple(range(len(b.type(y).shape))))

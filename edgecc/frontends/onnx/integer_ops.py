@@ -17,6 +17,7 @@ from edgecc.frontends.onnx import emit
 from edgecc.frontends.onnx import nodes as nd
 from edgecc.frontends.onnx.builder import Builder, Rec, to_int8
 from edgecc.ir import DType, Node, QParams, TensorType, Value
+from edgecc.numerics import QLINEAR
 
 
 def _opt(n, i: int) -> str:
@@ -94,9 +95,9 @@ def dynamic_quantize(b: Builder, n, a) -> list[Rec]:
             b.new_value(TensorType((), DType.FLOAT32), label=_out_name(n, 1)),
             b.new_value(TensorType((), DType.UINT8), label=_out_name(n, 2))]
     k = len(b.nodes)
-    # numerics="onnx": its float32 steps must not be contracted (fp-contract off)
-    b.nodes.append(Node("DYNAMIC_QUANTIZE", [r.value], outs, dict(numerics=emit.ONNX),
-                        name=f"{k}_dynamic_quantize", index=b.index))
+    # QLinear numerics: its float32 steps must not be contracted (fp-contract off)
+    b.nodes.append(Node("DYNAMIC_QUANTIZE", [r.value], outs, {}, name=f"{k}_dynamic_quantize",
+                        index=b.index, numerics=QLINEAR))
     return [Rec("act", outs[0], r.perm), Rec("act", outs[1], ()), Rec("act", outs[2], ())]
 
 

@@ -16,6 +16,7 @@ import onnx
 from edgecc.frontends.onnx import emit, floats
 from edgecc.frontends.onnx.builder import Builder, Rec, inverse, to_int8
 from edgecc.ir import DType, QParams, TensorType, Value
+from edgecc.numerics import QLINEAR
 
 
 def attrs_of(node: onnx.NodeProto) -> dict:
@@ -143,11 +144,11 @@ def quantize(b: Builder, n, a) -> list[Rec]:
         if (xq.scale, xq.zero_point) == (yq.scale, yq.zero_point):
             return [Rec("act", r.value, r.perm)]
         y = b.add("QUANTIZE", [r.value], TensorType(b.type(r.value).shape, DType.INT8, yq),
-                  dict(numerics=emit.ONNX))  # in float32, as onnxruntime: a table
+                  dict(numerics=QLINEAR))  # in float32, as onnxruntime: a table
         return [Rec("act", y, r.perm)]
     if r.kind == "act" and b.type(r.value).dtype == DType.FLOAT32:
         y = b.add("QUANTIZE", [r.value], TensorType(b.type(r.value).shape, DType.INT8, yq),
-                  dict(numerics=emit.ONNX))
+                  dict(numerics=QLINEAR))
         return [Rec("act", y, r.perm)]
     raise b.unsupported(f"QuantizeLinear of a {r.kind} value")
 

@@ -12,10 +12,11 @@ output) as uint8 (QDQS8ToU8); an int8 graph input or output stays int8. So an in
 between two such pairs runs as a uint8 QLinearSoftmax, one next to a graph edge of the other
 kind stays in float (the MLPerf Tiny models converted by tf2onnx end so).
 
-With int8 allowed (`--onnx-float fused`: onnxruntime on Arm, or on x86 with the session option
-session.qdqisint8allowed = 1) there is no such rewrite: every tensor runs in its declared element
-type, and a group whose types agree is fused, int8 Conv / MatMul included (measured: every group
-of the three tfl_* and the ox_*_qdq_s8 models becomes a QOperator kernel in int8).
+With int8 allowed (the fused ONNX numerics, the default: onnxruntime on Arm, or on x86 with the
+session option session.qdqisint8allowed = 1) there is no such rewrite: every tensor runs in its
+declared element type, and a group whose types agree is fused, int8 Conv / MatMul included
+(measured: every group of the three tfl_* and the ox_*_qdq_s8 models becomes a QOperator kernel in
+int8).
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def _edges(g: onnx.GraphProto) -> tuple[dict, dict, set]:
 def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict,
                  int8_allowed: bool = False) -> dict[int, str]:
     """Node index of each Softmax / AveragePool onnxruntime runs as its QLinear kernel -> the
-    element type it runs in ("s8" or "u8"); int8_allowed: as with `--onnx-float fused`."""
+    element type it runs in ("s8" or "u8"); int8_allowed: as in the fused numerics."""
     producer, consumers, outputs = _edges(g)
     out = {}
     for i, n in enumerate(g.node):
@@ -124,7 +125,7 @@ def float_groups(g: onnx.GraphProto, consts: dict, dtypes: dict,
                  int8_allowed: bool = False) -> set[int]:
     """Node indices of the Conv / MatMul / Add / AveragePool that onnxruntime runs in
     float32 between DequantizeLinear and QuantizeLinear (element types in and out differ);
-    int8_allowed (`--onnx-float fused`): only where the declared element types differ."""
+    int8_allowed (the fused numerics): only where the declared element types differ."""
     producer, consumers, outputs = _edges(g)
     args = (producer, consumers, outputs, consts, dtypes)
     elem = (lambda t: _elem(t, *args, False)) if int8_allowed else \

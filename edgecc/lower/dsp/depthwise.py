@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.lower import fastrq
+from edgecc.numerics import fastrq
 from edgecc.lower.climits import c_define
 from edgecc.lower.dsp import common  # (common.dead_bytes: tests set it)
 from edgecc.lower.dsp.common import int16_why
@@ -29,7 +29,7 @@ from edgecc.lower.layout import fits_int32, record, round_up
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, conv_window
-from edgecc.ops._onnx_rq import fixed_epilogue, is_onnx, onnx_scales
+from edgecc.numerics.qlinear import fixed_epilogue, onnx_scales
 
 DW_MAX_KH = c_define("dsp/depthwise_conv_2d.h", "EC_DSP_DW_MAX_KH")  # filter rows in the planes
 DWD_MAX_TAPS = c_define("dsp/depthwise_conv_2d_direct.h", "EC_DSP_DWD_MAX_TAPS")
@@ -101,7 +101,7 @@ def lower_dw(g: Graph, n: Node, target) -> Kernel:
     w = const(g, n, 1).astype(np.int64)[0]  # [kh, kw, oc]
     kh, kw, oc = w.shape
     ic = x.shape[3]
-    onnx = is_onnx(n)
+    onnx = n.numerics.qlinear
     if onnx:  # onnxruntime's epilogue: unscaled weights and bias, (scale, zp, flag) per channel
         L, (folded, epi) = 0, onnx_dw_epilogue(g, n, dw_rows(g, n))
         lo, hi = act_range(g, n)
@@ -197,7 +197,7 @@ def dw_direct_applies(g: Graph, n: Node, target) -> str | None:
         return "channels not a multiple of 4: the planes kernel"
     if win.k_h * win.k_w > DWD_MAX_TAPS:
         return f"over {DWD_MAX_TAPS} taps: the planes kernel"
-    if is_onnx(n) or win.out_w <= DWD_NARROW or win.k_w == 1 or dw_common(g, n, target):
+    if n.numerics.qlinear or win.out_w <= DWD_NARROW or win.k_w == 1 or dw_common(g, n, target):
         return None
     try:
         planes = lower_dw(g, n, target).scratch
@@ -220,11 +220,11 @@ def _scaled(g: Graph, n: Node, rows: np.ndarray, lines: bool = False
     requantization (m, N, e); ONNX numerics (L = 0), per quad of channels (the in-place
     kernel's): the 4 float32 scales' bits, the output zero point 4 times, and 4 flags, 1 where
     |acc * scale| is proven below 2^15 (the kernel without an FPU then skips ec_onnx_rq's float
-    clamp); or, with `lines` and any channel's integer line proven (edgecc/ops/_onnx_rq.py
+    clamp); or, with `lines` and any channel's integer line proven (edgecc/numerics/qlinear.py
     fixed_epilogue; the line kernel), the 4 multipliers, the 4 constants' low words and their
     high words where all 4 of the quad have lines (else its float32 record, NO_LINE the first
     flag)."""
-    if is_onnx(n):  # per channel quad: 4 scales, the zero point 4 times, 4 flags
+    if n.numerics.qlinear:  # per channel quad: 4 scales, the zero point 4 times, 4 flags
         folded, epi = onnx_dw_epilogue(g, n, rows)
         lo, hi = act_range(g, n)
         recs = epi.reshape(-1, 4, 3).transpose(0, 2, 1)  # [quad, word, channel]
@@ -286,7 +286,7 @@ def lower_dw_direct(g: Graph, n: Node, target) -> Kernel:
     geom = DspDwDirectGeom(x.shape[0], win.in_h, win.in_w, c, win.out_h, win.out_w, win.k_h,
                            win.k_w, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
                            int(x.q.zero_point[0]), lo, hi)
-    return _streaming_dw("direct", _Geom(geom, is_onnx(n), lines), words, bias, recs,
+    return _streaming_dw("direct", _Geom(geom, n.numerics.qlinear, lines), words, bias, recs,
                          f"{win.k_h}x{win.k_w} read in place, 4 channels per SXTB16 pair, "
                          "SMLABB/SMLATT per tap",
                          zrow=np.full(c, x.q.zero_point[0], np.int8))  # padding taps read it
@@ -323,6 +323,6 @@ def lower_dw_one(g: Graph, n: Node, target) -> Kernel:
     geom = DspDw1Geom(x.shape[0], win.in_h, win.in_w, win.out_h, win.out_w, c, win.k_h, win.k_w,
                       groups, win.stride_h, win.stride_w, win.pad_t, win.pad_l,
                       int(x.q.zero_point[0]), lo, hi)
-    return _streaming_dw("one", _Geom(geom, is_onnx(n)), words, bias, recs,
+    return _streaming_dw("one", _Geom(geom, n.numerics.qlinear), words, bias, recs,
                          f"one input channel, {win.k_h}x{win.k_w}: 4 taps per SXTB16 pair, "
                          "4 channels per pass")

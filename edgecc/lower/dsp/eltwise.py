@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
-from edgecc.lower import fastrq
+from edgecc.numerics import fastrq
 from edgecc.lower.layout import doubled, record
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops.add import add_quant
-from edgecc.quant import mbqm_smaller_than_one
+from edgecc.numerics.fixed_point import mbqm_smaller_than_one
 
 DspAddGeom = record("ec_dsp_add_geom", "n m nn e lo hi")
 

@@ -27,14 +27,13 @@ from edgecc.lower.dsp.eltwise import DspAddGeom
 from edgecc.lower.dsp.near import lut_form
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
-from edgecc.ops._onnx_rq import is_onnx
 
 XS = np.arange(-128, 128, dtype=np.float64)  # the int8 values, table order
 
 
 def add_onnx_applies(g: Graph, n: Node, target) -> str | None:
     """ONNX numerics (TFLite's ADD takes the add-lut entry), int8, two same-shape activations."""
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return "TFLite numerics: the add-lut entry"
     return dsp.add_applies(g, n, target)
 
@@ -94,7 +93,7 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
 def add_row_applies(g: Graph, n: Node, target) -> str | None:
     """ONNX numerics, int8; input 0 an activation of the output's shape, input 1 a constant
     row: every dimension 1 but the last, which is the output's channels."""
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return "TFLite numerics: the add-lut entry"
     y = out_type(g, n)
     if y.dtype != DType.INT8:
@@ -149,7 +148,7 @@ def lower_add_row(g: Graph, n: Node, target) -> Kernel:
 def mul_onnx_applies(g: Graph, n: Node, target) -> str | None:
     """ONNX numerics, int8, two activations: of the output's shape, or the second one row of
     the output's channels (every other dimension 1)."""
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return "TFLite numerics: portable kernel"
     y = out_type(g, n)
     a, b = in_type(g, n, 0), in_type(g, n, 1)

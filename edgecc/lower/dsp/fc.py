@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.lower import fastrq
+from edgecc.numerics import fastrq
 from edgecc.lower.dsp import common  # (common.dead_bytes: tests set it)
 from edgecc.lower.dsp.common import int16_why
 from edgecc.lower.dsp.conv import fast_rq
@@ -23,7 +23,7 @@ from edgecc.lower.layout import (doubled, interleave_fc8, interleave_rows, offse
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, fc_unit_multipliers
-from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.numerics.qlinear import onnx_scales
 from edgecc.ops.fully_connected import fc_dims
 
 DspFcGeom = record("ec_dsp_fc_geom", "batches depth dp units up m n e lo hi cp")
@@ -209,7 +209,7 @@ def _fc_ub_onnx(g: Graph, n: Node) -> Kernel:
 def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
     """The DSP FC kernels with an extended-input scratch (lower_fc: 30 instructions per 32
     MACs in the offset-byte form), where that scratch fits in bytes dead at this step."""
-    k = _fc_ub_onnx(g, n) if is_onnx(n) else lower_fc(g, n, target)
+    k = _fc_ub_onnx(g, n) if n.numerics.qlinear else lower_fc(g, n, target)
     free = common.dead_bytes(g, n, target)
     if k.scratch > free:
         raise Refused(f"{k.variant} needs {k.scratch} B scratch, {free} B are dead at this step")
@@ -219,7 +219,7 @@ def lower_fc_fits(g: Graph, n: Node, target) -> Kernel:
 def fc_rd_applies(g: Graph, n: Node, target) -> str | None:
     """int8; per-tensor weights (as the DSP fc-4u entry) unless the node has ONNX numerics,
     whose float32 epilogue takes a scale per unit either way."""
-    if is_onnx(n):
+    if n.numerics.qlinear:
         return int16_why(g, n)
     return fc_applies(g, n, target)
 
@@ -233,7 +233,7 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     batches, units, depth = fc_dims(g, n)
     w = const(g, n, 1).astype(np.int64)
     _check_below_2_23(g, n)
-    if is_onnx(n):
+    if n.numerics.qlinear:
         folded, geom_q = _onnx_fc(g, n)
     else:
         rq = fc_rq(g, n)
@@ -249,14 +249,14 @@ def lower_fc_rd(g: Graph, n: Node, target) -> Kernel:
     b256 = 256 * pad_to(folded, up) - 127 * head[:, 0::2].sum(axis=1) - 32512 * (dp // 4)
     tail = wpad[:, dp:].astype(np.int8).ravel() if depth > dp else np.zeros(4, np.int8)
     geom = DspFcGeom(batches, depth, dp, units, up, *geom_q, 0)
-    fn, eight, how8 = fc8_entry(g, "rd_onnx" if is_onnx(n) else "rd")
+    fn, eight, how8 = fc8_entry(g, "rd_onnx" if n.numerics.qlinear else "rd")
     words = interleave_fc8(stored, eight=eight and depth == dp)  # the C's 8-unit blocks: no tail
     consts = dict(w=pack_words(words) if dp else np.zeros(1, np.int32),
                   bias=wrap32(b256).astype(np.int32), wt=tail)
     how = ("4 units per pass over offset weight bytes, the input read in place (SXTB16 / "
            "REV16 pairs per word; no scratch)"
            + (how8 if not eight or depth == dp else "; 4-unit blocks only (a depth tail)"))
-    if is_onnx(n):
+    if n.numerics.qlinear:
         consts["scale"] = onnx_scales(g, n, units)
         return Kernel("dsp/fully_connected_4u_rd_onnx.c.j2", params=dict(geom=geom, fn=fn),
                       consts=consts, variant="dsp-fc-4u-rd-onnx",

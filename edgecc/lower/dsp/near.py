@@ -1,5 +1,5 @@
-"""Cortex-M DSP kernels of the QDQ groups onnxruntime runs in float32, default --onnx-float
-integer mode (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
+"""Cortex-M DSP kernels of the QDQ groups onnxruntime's x86 defaults run in float32, in the x86
+numerics (edgecc/ops/_ort_near.py; table entries marked Candidate.near).
 
 Owns: the integer forms of an ADD of two int8 activations proven equal to a reference on all
 65536 pairs (add_kernel: a * ka + b * kb, ec_dsp_add_lin2_s8, else TFLite's two-table kernel,
@@ -8,7 +8,7 @@ them, and
 the one-row Gemm group as ec_dsp_fc_near_s8 (runtime_c/dsp/fc_near.h: SMLAD accumulators, the
 near-tie test and path of runtime_c/edgecc_ort_near.h) for layers of FC_NEAR_MIN_MACS or more.
 edgecc/lower/dsp/table.py lists its entries. The Conv group is the conv-6px entry's near variant
-(edgecc/lower/dsp/conv.py, runtime_c/dsp/conv_2d.h and dsp/near.h).
+(edgecc/lower/dsp/conv.py, runtime_c/dsp/conv_2d_near.h and dsp/near.h).
 """
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ import numpy as np
 
 from edgecc.ir import Graph, Node
 from edgecc.lower.dsp import eltwise as dsp  # the TFLite ADD's checks (add_applies)
+from edgecc.lower.dsp.conv import DSP_WHY
 from edgecc.lower.dsp.eltwise import DspAddGeom
 from edgecc.lower.table import Refused
+from edgecc.ops import _ort_near as on
 from edgecc.ops import Kernel, const, in_type, out_type
 
 F32 = np.float32
@@ -98,7 +100,7 @@ def add_kernel(numel: int, act: tuple[int, int], va, vt, want, lin2, variant: st
 def add_ortf_applies(g: Graph, n: Node, target) -> str | None:
     """An ADD group onnxruntime runs in float32 (edgecc/ops/_ort_float.py), two same-shape
     int8 activations."""
-    if n.attrs.get("numerics") != "ort_float":
+    if not n.numerics.float_group:
         return "not a float group"
     return dsp.add_applies(g, n, target)
 
@@ -127,7 +129,7 @@ def lower_add_ortf(g: Graph, n: Node, target) -> Kernel:
 
 def fc_near_applies(g: Graph, n: Node, target) -> str | None:
     """A one-row Gemm group onnxruntime runs in float32, units and depth multiples of 4."""
-    if n.attrs.get("numerics") != "ort_float":
+    if not n.numerics.float_group:
         return "not a float group"
     from edgecc.ops._ort_near import exact_sum_fits
     if const(g, n, 1).shape[0] % 4 or const(g, n, 1).shape[1] % 4:
@@ -141,11 +143,10 @@ def fc_near_applies(g: Graph, n: Node, target) -> str | None:
 
 
 def lower_fc_near(g: Graph, n: Node, target) -> Kernel:
-    from edgecc.ops import _ort_near
     w = const(g, n, 1)
-    return Kernel("dsp/fc_near.c.j2", params=dict(near=_ort_near.fc_geometry(g, n)),
-                  consts=dict(w=w.astype(np.int8), **_ort_near.fc_constants(g, n)),
+    return Kernel("dsp/fc_near.c.j2", params=dict(near=on.fc_geometry(g, n)),
+                  consts=dict(w=w.astype(np.int8), **on.fc_constants(g, n)),
                   variant="dsp-fc-near",
                   reason=f"Cortex-M DSP: 4 units x {w.shape[1]} taps of SMLAD; "
-                         + _ort_near.DSP_WHY)
+                         + DSP_WHY)
 

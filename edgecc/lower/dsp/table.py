@@ -14,7 +14,10 @@ ISA = "dsp"
 
 TABLE: list[Candidate] = [
     Candidate("CONV_2D", ISA, "conv-6px", conv.conv_applies, conv.lower_conv,
-              ("dsp/conv_2d.h",), onnx=True, near=True),
+              ("dsp/conv_2d.h",), onnx=True),
+    # onnxruntime's x86 float groups: the same blocks with the near-tie epilogue
+    Candidate("CONV_2D", ISA, "conv-6px-near", conv.conv_near_applies, conv.lower_conv,
+              ("dsp/conv_2d_near.h",), near=True),
     # no scratch: one input channel, 4 taps per pair
     Candidate("DEPTHWISE_CONV_2D", ISA, "dw-one", depthwise.dw_one_applies,
               depthwise.lower_dw_one, ("dsp/depthwise_conv_2d_direct.h",)),

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgecc.lower.fastrq import FastRequant
+from edgecc.numerics.fastrq import FastRequant
 from edgecc.lower.layout import interleave_rows, pad_to, round_up
 
 

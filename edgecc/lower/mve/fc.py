@@ -15,7 +15,6 @@ from edgecc.lower.layout import record
 from edgecc.lower.mve import onnx as mo
 from edgecc.lower.mve.blocks import mve_blocks
 from edgecc.ops import Kernel, const
-from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops.fully_connected import fc_dims
 
 MveFcGeom = record("ec_mve_fc_geom", "batches depth kp units lo hi")
@@ -25,7 +24,7 @@ def _fc_kernel(g: Graph, n: Node, per_channel: bool) -> Kernel:
     """4 units per pass, VMLADAVA on 16-byte chunks (mve/fully_connected.h): per-tensor weights
     one requantization record for every block, per-channel weights every block's own record."""
     batches, units, depth = fc_dims(g, n)
-    per_channel = per_channel or is_onnx(n)  # (ONNX numerics: a scale per unit)
+    per_channel = per_channel or n.numerics.qlinear  # (ONNX numerics: a scale per unit)
     w = const(g, n, 1).astype(np.int64)
     rq = mo.fc_rq(g, n, w, per_channel)
     fr = rq.fr

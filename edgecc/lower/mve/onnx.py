@@ -2,7 +2,7 @@
 
 Owns: the requantization a Helium conv / depthwise / fully connected kernel is built with.
 TFLite nodes take the DSP table's proven-exact fast requantization (edgecc/lower/dsp/conv.py
-conv_rq, dsp/fc.py fc_rq). ONNX-numerics nodes (edgecc/ops/_onnx_rq.py: onnxruntime's float32
+conv_rq, dsp/fc.py fc_rq). ONNX-numerics nodes (edgecc/numerics/qlinear.py: onnxruntime's float32
 `clamp(round_half_even(float32(acc) * scale[c]) + zp)`) take records of the same layout with
 other contents: where the kernels read (m, N, -e) per channel they read (the float32 scale's
 bits, the output zero point, 0), and their ONNX entry points (*_onnx_s8, runtime_c/mve/,
@@ -17,13 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from edgecc.ir import Graph, Node
-from edgecc.lower import fastrq
+from edgecc.numerics import fastrq
 from edgecc.lower.dsp import conv as dsp_conv, eltwise as dsp_eltwise, fc as dsp_fc
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._conv_common import act_range, bias_or_zeros, fits_int32
 from edgecc.ops._onnx_elt import _c_params, add_params
-from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.numerics.qlinear import onnx_scales
 
 
 @dataclass
@@ -65,7 +65,7 @@ def onnx_requant(g: Graph, n: Node, rows: np.ndarray, scales: np.ndarray) -> Onn
 
 def conv_rq(g: Graph, n: Node, rows: np.ndarray):
     """The epilogue of a conv-like layer with filter rows [oc, taps] (dsp.conv_rq for TFLite)."""
-    if is_onnx(n):
+    if n.numerics.qlinear:
         return onnx_requant(g, n, rows, onnx_scales(g, n, rows.shape[0]))
     return dsp_conv.conv_rq(g, n, rows)
 
@@ -73,7 +73,7 @@ def conv_rq(g: Graph, n: Node, rows: np.ndarray):
 def fc_rq(g: Graph, n: Node, w: np.ndarray, per_channel: bool):
     """The epilogue of a FULLY_CONNECTED layer with weights [units, depth]; ONNX numerics always
     has a scale per unit (the per-channel kernel)."""
-    if is_onnx(n):
+    if n.numerics.qlinear:
         return onnx_requant(g, n, w, onnx_scales(g, n, w.shape[0]))
     return dsp_fc.fc_rq(g, n, uniform=not per_channel)
 
@@ -81,17 +81,17 @@ def fc_rq(g: Graph, n: Node, w: np.ndarray, per_channel: bool):
 def entry(fn: str, n: Node) -> str:
     """The C entry point of kernel `fn` (ec_mve_..._s8) for node n: its *_onnx_s8 twin for ONNX
     numerics."""
-    return fn[:-len("_s8")] + "_onnx_s8" if is_onnx(n) else fn
+    return fn[:-len("_s8")] + "_onnx_s8" if n.numerics.qlinear else fn
 
 
 def tag(variant: str, n: Node) -> str:
-    return variant + "-onnx" if is_onnx(n) else variant
+    return variant + "-onnx" if n.numerics.qlinear else variant
 
 
 def add_applies(g: Graph, n: Node, target) -> str | None:
     """ONNX numerics, two same-shape int8 activations, scale ratios where onnxruntime's fused
     multiply-adds and the portable kernel's double ones agree ([2^-14, 2^8))."""
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return "TFLite numerics: the table kernel (add-lut)"
     why = dsp_eltwise.add_applies(g, n, target)
     if why:

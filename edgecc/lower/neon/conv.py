@@ -2,7 +2,7 @@
 NEON vector kernel names its epilogue and declares its pass order.
 
 Owns: the NEON build of the shared convolution (edgecc/lower/vec/conv.py): ONNX numerics
-(edgecc/ops/_onnx_rq.py) run the same kernels, whose one body has either epilogue
+(edgecc/numerics/qlinear.py) run the same kernels, whose one body has either epilogue
 (runtime_c/neon/common.h), and `with_epilogue` names the one a layer calls; the convolution and
 depthwise kernels declare their pass order (`streaming`, edgecc/plan/stream.py), so the planner
 may put a layer's output over the input it is still reading.

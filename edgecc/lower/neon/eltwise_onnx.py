@@ -22,7 +22,6 @@ from edgecc.lower.layout import record
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, in_type, out_type
 from edgecc.ops._onnx_elt import add_params, mul_params
-from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops.quantize import c_float_literal
 
 # runtime_c/neon/add.h's struct, field for field
@@ -72,7 +71,7 @@ def lower_add_onnx(g: Graph, n: Node, target) -> Kernel:
 
 
 def _elt_applies(g: Graph, n: Node, tflite: str) -> str | None:
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return f"TFLite numerics: {tflite}"
     if out_type(g, n).dtype != DType.INT8:
         return "not int8: portable kernel"

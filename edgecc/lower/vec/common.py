@@ -12,7 +12,7 @@ wrap-around, which gives TFLite's exact accumulator whenever TFLite's own int32 
 not overflow.
 
 Requantization: TFLite's MultiplyByQuantizedMultiplier exactly. NEON's SQRDMULH and SRSHL are
-its arithmetic; x86 uses edgecc/lower/fastrq.py's proven fast form when the proof holds, else the
+its arithmetic; x86 uses edgecc/numerics/fastrq.py's proven fast form when the proof holds, else the
 two roundings step by step (see runtime_c/x86/common.h).
 """
 from __future__ import annotations
@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import DType, Graph, Node
-from edgecc.lower import fastrq
+from edgecc.numerics import fastrq
 from edgecc.lower.layout import int32_array, round_up
 from edgecc.ops import Kernel, const, in_type, out_type
 from edgecc.ops._conv_common import act_range
-from edgecc.quant import INT32_MIN
+from edgecc.numerics.fixed_point import INT32_MIN
 
 LABEL = {"x86": "x86", "neon": "NEON"}  # how a kernel's reason names its ISA
 
@@ -40,11 +40,11 @@ def requant_arrays(isa: str, mult: np.ndarray, shift: np.ndarray, ocp: int, rows
     """The requantization constants of a layer padded to ocp channels: (consts, params, "") or
     (None, {}, why not).
 
-    The fast path (runtime_c/x86/common.h, ec_x86_rq) is used when edgecc/lower/fastrq.py's
+    The fast path (runtime_c/x86/common.h, ec_x86_rq) is used when edgecc/numerics/fastrq.py's
     fast_requant proves it exact from the exact accumulator range of every channel (rows: the
     weights [channels, taps] in TFLite's (x - input_zp) domain; bias unfolded); otherwise the
     kernels run TFLite's two roundings as they are (mult, left, right).
-    ONNX numerics (float32 `mult`, edgecc/ops/_onnx_rq.py): the scales alone, padded (`scale`),
+    ONNX numerics (float32 `mult`, edgecc/numerics/qlinear.py): the scales alone, padded (`scale`),
     and params onnx=1."""
     if np.asarray(mult).dtype.kind == "f":
         scale = np.zeros(round_up(ocp, ARRAY_PAD), np.float32)

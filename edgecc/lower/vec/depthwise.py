@@ -20,7 +20,6 @@ from edgecc.lower.vec.common import (ARRAY_PAD, LABEL, bias_of, int8_layer, out_
                                      requant_arrays, rq_params, vec_kernel)
 from edgecc.metrics import const_bytes
 from edgecc.ops import Kernel, const, in_type
-from edgecc.ops._onnx_rq import is_onnx
 from edgecc.ops._conv_common import channel_multipliers, conv_window
 
 X86DwGeom = record("ec_x86_dw_geom", "batches in_h in_w chans out_h out_w k_h k_w stride_h "
@@ -59,7 +58,7 @@ def as_conv(g: Graph, n: Node) -> tuple[Graph, Node]:
     g2.values[name] = Value(name, TensorType(tuple(data.shape), w.type.dtype, q), data, w.label)
     attrs = {k: v for k, v in n.attrs.items() if k != "depth_multiplier"}
     conv = Node("CONV_2D", [n.inputs[0], name, *n.inputs[2:]], list(n.outputs), attrs, n.name,
-                n.index)
+                n.index, n.numerics)
     g2.nodes = [conv if m is n else m for m in g2.nodes]
     return g2, conv
 
@@ -107,7 +106,7 @@ def lower_depthwise(g: Graph, n: Node, isa: str) -> Kernel:
     win = conv_window(g, n)
     # 3x3 undilated on AVX2: ec_x86_depthwise_conv_2d_3x3_s8, any channel count from 8 (blocks may overlap)
     # (not for ONNX numerics: its epilogue is in the taps kernel, edgecc/lower/x86/onnx.py)
-    dw3 = isa == "x86" and kh == kw == 3 and win.dil_h == win.dil_w == 1 and not is_onnx(n)
+    dw3 = isa == "x86" and kh == kw == 3 and win.dil_h == win.dil_w == 1 and not n.numerics.qlinear
     if oc < 8:
         raise Refused("fewer than 8 channels: portable kernel")
     if oc % 8 and not dw3:

@@ -25,7 +25,7 @@ from edgecc.lower.layout import record
 from edgecc.lower.table import Refused
 from edgecc.ops import Kernel, in_type
 from edgecc.ops.add import add_quant
-from edgecc.quant import INT32_MAX, INT32_MIN, mbqm_smaller_than_one
+from edgecc.numerics.fixed_point import INT32_MAX, INT32_MIN, mbqm_smaller_than_one
 
 X86AddLinGeom = record("ec_x86_add_lin_geom", "n A B C k D lo hi")
 X86AddExactGeom = record("ec_x86_add_exact_geom", "n off1 m1 e1 off2 m2 e2 mo eo zp lo hi")

@@ -2,7 +2,7 @@
 
 Owns: turning an x86 kernel lowered for a node's accumulator (edgecc/lower/vec/, x86/fc.py:
 the same int32 accumulator for TFLite and ONNX numerics) into one that ends in
-onnxruntime's float32 requantization (edgecc/ops/_onnx_rq.py) for an ONNX-numerics node: the
+onnxruntime's float32 requantization (edgecc/numerics/qlinear.py) for an ONNX-numerics node: the
 float32 scale per output channel (`fscale`, runtime_c/x86/common.h: ec_x86_onnx8) replaces the
 fixed-point constants, and the kernels take their non-fast path, where ec_x86_exact8 reads it.
 The kernel bodies stay one: the epilogue is chosen by q->fscale. TFLite nodes pass unchanged.
@@ -16,14 +16,14 @@ import numpy as np
 from edgecc.ir import Graph, Node
 from edgecc.lower.table import Candidate, Refused
 from edgecc.ops import Kernel, out_type
-from edgecc.ops._onnx_rq import is_onnx, onnx_scales
+from edgecc.numerics.qlinear import onnx_scales
 
 
 def onnx_epilogue(k: Kernel, g: Graph, n: Node) -> Kernel:
     """k unchanged for a TFLite node; for an ONNX-numerics one, k with fscale (the padded
     float32 scales), fast = 0 (one constant set per unit: uni = 0) and the fixed-point arrays
     zeroed (never read on that path)."""
-    if not is_onnx(n):
+    if not n.numerics.qlinear:
         return k
     if k.template.endswith("3x3.c.j2"):
         raise Refused("ONNX numerics: the 3x3 depthwise kernel has TFLite's epilogue only")

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgecc.ops._conv_common import fits_int32
-from edgecc.quant import INT32_MAX, INT32_MIN, mbqm, wrap32
+from edgecc.numerics.fixed_point import INT32_MAX, INT32_MIN, fits_int32, mbqm, wrap32
 
 
 # ------------------------------------------------------------------------- accumulator ranges

@@ -29,7 +29,6 @@ import os
 
 import numpy as np
 
-
 F32, F64 = np.float32, np.float64
 SGEMM_STRIDE = 128           # MLAS_SGEMM_STRIDEN == MLAS_SGEMM_STRIDEK
 THREAD_COMPLEXITY = 64 * 1024  # MLAS_SGEMM_THREAD_COMPLEXITY
@@ -42,18 +41,6 @@ def default_threads() -> int:
     os.cpu_count(), one thread per core on this project's machines). CompileOptions.ort_threads
     overrides it (the CLI's $EDGECC_ORT_THREADS)."""
     return max(os.cpu_count() or 1, 1)
-
-
-def ort_threads(n) -> int:
-    """The intra-op thread count whose conv order a float-group node follows (set at import)."""
-    return int(n.attrs.get("ort_threads") or default_threads())
-
-
-def near_checked(n) -> bool:
-    """Whether a float-group node computes on the exact integer accumulator with the near-tie
-    check (numerics x86, edgecc/ops/_ort_near.py) rather than in onnxruntime's float32 order
-    throughout (x86-float). Set at import from CompileOptions.onnx_numerics."""
-    return n.attrs.get("ort_order", "near") == "near"
 
 
 def fma32(a, b, c) -> np.ndarray:

@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 
-from edgecc.quant import INT32_MAX, INT32_MIN, _wrap32, quantize_multiplier, rdbpot, srdhm
+from edgecc.numerics.fixed_point import (INT32_MAX, INT32_MIN, quantize_multiplier, rdbpot,
+                                         srdhm, wrap32)
 
 # gemmlowp's raw constants (RescaleConstantInitializer is the identity for int32).
 EXP_MINUS_ONE_EIGHTH = 1895147668  # exp(-1/8) in Q0.31
@@ -63,13 +64,13 @@ def rounding_half_sum(a, b) -> np.ndarray:
 
 def exp_on_interval_between_negative_one_quarter_and_0_excl(a) -> np.ndarray:
     """exp(a) for a in [-1/4, 0), Q0.31 in and out: Taylor series around -1/8."""
-    x = _wrap32(_i64(a) + (1 << 28))
+    x = wrap32(_i64(a) + (1 << 28))
     x2 = srdhm(x, x)
     x3 = srdhm(x2, x)
     x4 = srdhm(x2, x2)
     x4_over_4 = rdbpot(x4, 2)
-    poly = rdbpot(_wrap32(srdhm(_wrap32(x4_over_4 + x3), ONE_THIRD) + x2), 1)
-    return _wrap32(EXP_MINUS_ONE_EIGHTH + srdhm(EXP_MINUS_ONE_EIGHTH, _wrap32(x + poly)))
+    poly = rdbpot(wrap32(srdhm(wrap32(x4_over_4 + x3), ONE_THIRD) + x2), 1)
+    return wrap32(EXP_MINUS_ONE_EIGHTH + srdhm(EXP_MINUS_ONE_EIGHTH, wrap32(x + poly)))
 
 
 def exp_on_negative_values(a, int_bits: int) -> np.ndarray:
@@ -80,7 +81,7 @@ def exp_on_negative_values(a, int_bits: int) -> np.ndarray:
     mask = one_quarter - 1
     a_mod = (a & mask) - one_quarter
     result = exp_on_interval_between_negative_one_quarter_and_0_excl(rescale(a_mod, int_bits, 0))
-    remainder = _wrap32(a_mod - a)
+    remainder = wrap32(a_mod - a)
     for k, mult in EXP_BARREL:
         if int_bits > k:
             bit = (remainder >> (frac + k)) & 1
@@ -95,10 +96,10 @@ def _two_over_one_plus_x_q2_29(a) -> np.ndarray:
     """2 / (1 + a) for a in [0, 1) (Q0.31 in) as Q2.29: three Newton-Raphson steps on the half
     denominator (1 + a) / 2, the common core of gemmlowp's two functions below."""
     half_den = rounding_half_sum(a, INT32_MAX)
-    x = _wrap32(FORTY_EIGHT_OVER_17 + srdhm(half_den, NEG_THIRTY_TWO_OVER_17))
+    x = wrap32(FORTY_EIGHT_OVER_17 + srdhm(half_den, NEG_THIRTY_TWO_OVER_17))
     for _ in range(3):
-        one_minus = _wrap32((1 << 29) - srdhm(half_den, x))
-        x = _wrap32(x + rescale(srdhm(x, one_minus), 4, 2))
+        one_minus = wrap32((1 << 29) - srdhm(half_den, x))
+        x = wrap32(x + rescale(srdhm(x, one_minus), 4, 2))
     return x
 
 
@@ -110,7 +111,7 @@ def one_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
 
 def one_minus_x_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
     """(1 - a) / (1 + a) for a in [0, 1), Q0.31 in and out: 2 / (1 + a) - 1 (gemmlowp)."""
-    return rescale(_wrap32(_two_over_one_plus_x_q2_29(a) - (1 << 29)), 2, 0)
+    return rescale(wrap32(_two_over_one_plus_x_q2_29(a) - (1 << 29)), 2, 0)
 
 
 def count_leading_zeros32(x) -> np.ndarray:
@@ -130,7 +131,7 @@ def get_reciprocal(x, x_integer_digits: int) -> tuple[np.ndarray, np.ndarray]:
     headroom_plus_one = count_leading_zeros32(x)
     num_bits_over_unit = x_integer_digits - headroom_plus_one
     shifted = ((x & 0xFFFFFFFF) << headroom_plus_one) & 0xFFFFFFFF
-    shifted_minus_one = _wrap32(shifted - (1 << 31))
+    shifted_minus_one = wrap32(shifted - (1 << 31))
     return one_over_one_plus_x_for_x_in_0_1(shifted_minus_one), num_bits_over_unit
 
 
@@ -178,7 +179,7 @@ def softmax_rows(x: np.ndarray, mult: int, left_shift: int, diff_min: int, out_b
     rescaled = srdhm(np.where(valid, diff, 0) << left_shift, mult)
     exps = exp_on_negative_values(rescaled, SOFTMAX_SCALED_DIFF_INT_BITS)
     summands = np.where(valid, rescale(exps, 0, SOFTMAX_ACCUM_INT_BITS), 0)
-    sums = _wrap32(summands.sum(axis=1))
+    sums = wrap32(summands.sum(axis=1))
     recip, bits_over_unit = get_reciprocal(sums, SOFTMAX_ACCUM_INT_BITS)
     exponent = bits_over_unit + 31 - out_bits
     if np.any((exponent < 0) | (exponent > 31)):

@@ -18,6 +18,13 @@ INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 
 
+
+def fits_int32(a: np.ndarray) -> bool:
+    """Whether every value of a (any integers) lies in int32."""
+    a = np.asarray(a, dtype=np.int64)
+    return bool(a.size == 0 or (a.min() >= INT32_MIN and a.max() <= INT32_MAX))
+
+
 ROUND_LIMIT = 1 << 62  # tflite_round of an infinite value (a bound beyond every integer type)
 
 
@@ -73,9 +80,6 @@ def wrap32(x: np.ndarray) -> np.ndarray:
     return ((np.asarray(x, dtype=np.int64) + (1 << 31)) % (1 << 32)) - (1 << 31)
 
 
-_wrap32 = wrap32  # the older private name, still used by some op modules
-
-
 def _trunc_div_pow2(x: np.ndarray, bits: int) -> np.ndarray:
     """C integer division by 2**bits (rounds toward zero)."""
     x = np.asarray(x, dtype=np.int64)
@@ -109,7 +113,7 @@ def mbqm(x, multiplier, shift) -> np.ndarray:
     shift = np.asarray(shift, dtype=np.int64)
     left = np.where(shift > 0, shift, 0)
     right = np.where(shift > 0, 0, -shift)
-    return rdbpot(srdhm(_wrap32(x << left), multiplier), right)
+    return rdbpot(srdhm(wrap32(x << left), multiplier), right)
 
 
 def mbqm_smaller_than_one(x, multiplier, shift) -> np.ndarray:
@@ -119,7 +123,7 @@ def mbqm_smaller_than_one(x, multiplier, shift) -> np.ndarray:
 
 def mbqm_greater_than_one(x, multiplier, left_shift) -> np.ndarray:
     """MultiplyByQuantizedMultiplierGreaterThanOne (left shift >= 0)."""
-    return srdhm(_wrap32(np.asarray(x, dtype=np.int64) << left_shift), multiplier)
+    return srdhm(wrap32(np.asarray(x, dtype=np.int64) << left_shift), multiplier)
 
 
 def mbqm64(x, multiplier, shift) -> np.ndarray:
@@ -136,7 +140,7 @@ def mbqm64(x, multiplier, shift) -> np.ndarray:
     reduced = np.where(m < 0x7FFF0000, (m + (1 << 15)) >> 16, 0x7FFF)
     with np.errstate(over="ignore"):
         r = x * reduced + (np.int64(1) << (total - 1))
-    return _wrap32(r >> total)
+    return wrap32(r >> total)
 
 
 def mbqm64_prepare(multiplier, shift) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
