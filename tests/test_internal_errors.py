@@ -86,10 +86,10 @@ def test_bug_in_op_inference_is_not_blamed_on_the_model(tmp_path, capsys, monkey
 
 
 def test_bug_outside_any_op_is_exit_3(tmp_path, capsys, monkeypatch):
-    import edgecc.codegen as codegen
+    import edgecc.cli.compile as compile_verb
 
     def broken(*a, **k):
         raise RuntimeError("disk on fire")
-    monkeypatch.setattr(codegen, "write_files", broken)
+    monkeypatch.setattr(compile_verb, "write_files", broken)  # the verb's own reference
     code, out, err = run_cli(["compile", EXAMPLE, "-o", tmp_path], capsys)
     assert code == 3 and err == "edgecc: internal error: RuntimeError: disk on fire\n"

@@ -116,16 +116,16 @@ def test_float_nodes_and_one_step_rule(tmp_path):
     for float_in, want in ((False, ({"Softmax": 1}, {0})), (True, ({}, set()))):
         m = _qdq_softmax([2, 12], np.int8, 0.05, -5, 1 / 256, -128, float_in, True)
         p.write_bytes(m.SerializeToString())
-        assert float_nodes(p) == want
+        assert float_nodes(p, "x86") == want  # x86: int8 Softmax groups stay float there
     info = dict(values_differing=2, values_off_by_one=2, outputs_differing=[0])
-    within_one_step(p, info)  # the fused model: no float op, so no tolerance
+    within_one_step(p, info, "x86")  # the fused model: no float op, so no tolerance
     assert info["within_one_step"] is False
     m = _qdq_softmax([2, 12], np.int8, 0.05, -5, 1 / 256, -128, False, True)
     p.write_bytes(m.SerializeToString())
-    within_one_step(p, info)
+    within_one_step(p, info, "x86")
     assert info["within_one_step"] is True
     info.update(values_off_by_one=1)  # one value two steps away
-    within_one_step(p, info)
+    within_one_step(p, info, "x86")
     assert info["within_one_step"] is False
     ref = np.array([0.5, 0.25, 0.75], np.float32)
     got = np.array([0.5, 0.25 + 1 / 256, 0.75 - 2 / 256], np.float32).tobytes()
