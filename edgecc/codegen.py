@@ -11,6 +11,7 @@ model and options give byte-identical files.
 """
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -144,11 +145,21 @@ def _state_resets(g: Graph, plan: Plan, ident: str, consts: list[ConstArray]) ->
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _names_in(src: str) -> frozenset[str]:
+    """The variables a template's source reads, parsed once per distinct source (a model with
+    thousands of layers of one op parses its template once, not once per layer)."""
+    return frozenset(meta.find_undeclared_variables(template_env().parse(src)))
+
+
+def _template_names(env: jinja2.Environment, path: str) -> frozenset[str]:
+    return _names_in(env.loader.get_source(env, path)[0])
+
+
 def _unclaimed_const_inputs(env: jinja2.Environment, lw: Lowered, g: Graph) -> dict:
     """Constant inputs the template reads as `in{i}` that the kernel did not emit (e.g. a data
     input that is a constant): emitted as they are, so the template always has its pointer."""
-    src = env.loader.get_source(env, lw.template_path)[0]
-    used = meta.find_undeclared_variables(env.parse(src))
+    used = _template_names(env, lw.template_path)
     return {f"in{i}": g.value(v).data for i, v in enumerate(lw.node.inputs)
             if v is not None and g.value(v).is_const and not g.value(v).variable
             and f"in{i}" in used

@@ -139,8 +139,9 @@ def optimize(g: Graph, debug: bool | None = None,
         g, applied, refused = fn(g, debug)
         dt = time.perf_counter() - t0
         after = _names(g)
-        removed = [x for x in before if x not in set(after)]
-        added = [x for x in after if x not in set(before)]
+        before_set, after_set = set(before), set(after)
+        removed = [x for x in before if x not in after_set]
+        added = [x for x in after if x not in before_set]
         results.append(PassResult(name, before != after or bool(applied), removed, added,
                                   applied, refused, dt, len(g.nodes)))
         if debug:

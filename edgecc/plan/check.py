@@ -26,15 +26,18 @@ def check_buffers(bufs: list[Buffer], arena: int) -> None:
         if b.offset < 0 or b.offset % b.align or b.offset + b.size > arena:
             raise PlanError(f"buffer {b.name} at {b.offset}+{b.size} outside arena {arena} "
                             f"or not {b.align}-aligned")
-    order = sorted(bufs, key=lambda b: b.offset)
-    for i, a in enumerate(order):
-        for b in order[i + 1:]:
-            if b.offset >= a.offset + a.size:
-                break
-            if a.lives_with(b) and not _shift_ok(a, b):
-                raise PlanError(f"live buffers overlap: {a.name} [{a.offset},+{a.size}) "
-                                f"steps {a.first}-{a.last} and {b.name} [{b.offset},+{b.size}) "
-                                f"steps {b.first}-{b.last}")
+    # A sweep over first steps: each buffer is compared only with those still alive when it
+    # starts (the pairs that live together), so a long chain stays linear.
+    alive: list[Buffer] = []
+    for b in sorted(bufs, key=lambda b: b.first):
+        alive = [a for a in alive if a.last >= b.first]
+        for a in alive:
+            lo, hi = (a, b) if (a.offset, -a.size) <= (b.offset, -b.size) else (b, a)
+            if hi.offset < lo.offset + lo.size and not _shift_ok(lo, hi):
+                raise PlanError(f"live buffers overlap: {lo.name} [{lo.offset},+{lo.size}) "
+                                f"steps {lo.first}-{lo.last} and {hi.name} [{hi.offset},"
+                                f"+{hi.size}) steps {hi.first}-{hi.last}")
+        alive.append(b)
 
 
 def _shift_ok(a: Buffer, b: Buffer) -> bool:
@@ -127,27 +130,39 @@ def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, in
         if offsets[v] < 0 or offsets[v] + g.type(v).nbytes > arena:
             raise PlanError(f"value {v} at {offsets[v]}+{g.type(v).nbytes} outside arena {arena}")
     # Pairs allowed to share bytes: same offset, by a reshape-like op or a declared in-place pair.
+    # A group of values sharing storage is kept as its root with the group's last step and
+    # whether a member is a graph output, so each node is checked in constant time (a chain of
+    # n in-place ops stays linear).
     same: dict[str, str] = {}
+    rootof: dict[str, str] = {}
+    group_last: dict[str, int] = {}
+    group_out: dict[str, bool] = {}
+    outputs = {v for v in g.outputs if v in first}  # external values are not checked here
 
     def root(v: str) -> str:
-        while v in same:
-            v = same[v]
-        return v
+        return rootof.get(v, v)
+
+    def join(o: str, x: str) -> None:
+        same[o] = x
+        r = rootof[o] = root(x)
+        group_last[r] = max(group_last.get(r, last.get(r, -1)), last.get(o, -1))
+        group_out[r] = group_out.get(r, r in outputs) or o in outputs
 
     for i, n in enumerate(g.nodes):
         is_alias, pairs = op_traits(n.op, alias_ops)
         if is_alias and n.inputs and n.inputs[0] in first:
-            same[n.outputs[0]] = n.inputs[0]
+            join(n.outputs[0], n.inputs[0])
             continue
         for oi, ii in pairs:
             if (oi < len(n.outputs) and ii < len(n.inputs) and n.inputs[ii] in first
                     and n.outputs[oi] in first):
                 o, x = n.outputs[oi], n.inputs[ii]
+                r = root(x)
                 if (offsets[o] == offsets[x] and g.type(o).nbytes == g.type(x).nbytes
-                        and g.type(o).numel == g.type(x).numel
-                        and last[x] == i and all(last[w] <= i and w not in g.outputs for w in first
-                                if root(w) == root(x))):
-                    same[o] = x
+                        and g.type(o).numel == g.type(x).numel and last[x] == i
+                        and group_last.get(r, last.get(r, -1)) <= i
+                        and not group_out.get(r, r in outputs)):
+                    join(o, x)
     for v, r in same.items():
         if offsets[v] != offsets[r]:
             raise PlanError(f"{v} shares storage with {r} at another offset")
@@ -159,9 +174,9 @@ def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, in
         if geo is None or n.inputs[0] not in first or n.outputs[0] not in first:
             continue
         o, x = n.outputs[0], n.inputs[0]
-        group = [w for w in first if root(w) == root(x)]
-        if (first[o] != i or any(last[w] > i or w in g.outputs for w in group)
-                or root(o) == root(x)):
+        r = root(x)
+        if (first[o] != i or group_last.get(r, last.get(r, -1)) > i or group_out.get(r, r in outputs)
+                or root(o) == r):
             continue  # not a streaming candidate: any overlap is caught below
         lo, hi = offsets[o], offsets[o] + g.type(o).nbytes
         if hi <= offsets[x] or lo >= offsets[x] + g.type(x).nbytes:
@@ -169,7 +184,7 @@ def check_graph_plan(g: Graph, offsets: dict[str, int], scratch_at: dict[int, in
         why = stream_safe(geo, decl, offsets[o] - offsets[x], g.type(x).nbytes)
         if why is not None:
             raise PlanError(f"step {i} ({n.op}): output {o} over input {x}: {why}")
-        streamed[i] = (o, root(x))
+        streamed[i] = (o, r)
     live_at: list[list[str]] = [[] for _ in range(steps or 1)]
     for v in first:
         for s in range(first[v], last[v] + 1):

@@ -22,6 +22,8 @@ subtract what such a pair can save at its step.
 """
 from __future__ import annotations
 
+import collections
+
 from dataclasses import dataclass, field
 
 from edgecc.ir import Graph, Node
@@ -225,13 +227,27 @@ def aligned_lower_bound(bufs: list[Buffer]) -> int:
         return 0
     steps = max(b.last for b in bufs) + 1
     save = stream_savings(bufs)
-    best = 0
+    # a sweep over steps: the padded bytes alive and a count of the live buffers' slacks
+    # (padding < alignment, so few distinct values) give each step's sum in O(1) amortized
+    starts: dict[int, list[Buffer]] = {}
+    ends: dict[int, list[Buffer]] = {}
+    for b in bufs:
+        starts.setdefault(b.first, []).append(b)
+        ends.setdefault(b.last, []).append(b)
+    padded_sum, slacks, best = 0, collections.Counter(), 0
     for s in range(steps):
-        live = [b for b in bufs if b.first <= s <= b.last]
-        if live:
-            padded = [-(-b.size // b.align) * b.align for b in live]
-            slack = max(p - b.size for p, b in zip(padded, live))
-            best = max(best, sum(padded) - slack - save.get(s, 0))
+        for b in starts.get(s, ()):
+            p = -(-b.size // b.align) * b.align
+            padded_sum += p
+            slacks[p - b.size] += 1
+        if slacks:
+            best = max(best, padded_sum - max(slacks) - save.get(s, 0))
+        for b in ends.get(s, ()):
+            p = -(-b.size // b.align) * b.align
+            padded_sum -= p
+            slacks[p - b.size] -= 1
+            if not slacks[p - b.size]:
+                del slacks[p - b.size]
     return best
 
 

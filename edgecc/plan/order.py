@@ -39,6 +39,7 @@ class OrderModel:
         self.is_out = [r in sg.outputs for r in roots]
         self.cons = [0] * len(roots)        # consumers of each group (bit mask of nodes)
         self.pred = [0] * self.n            # nodes each node must follow
+        self.succ: list[set[int]] = [set() for _ in range(self.n)]  # nodes that read its outputs
         prod: dict[str, int] = {}
         for i, nd in enumerate(g.nodes):
             for o in nd.outputs:
@@ -52,6 +53,7 @@ class OrderModel:
                     continue
                 if v in prod:
                     self.pred[i] |= 1 << prod[v]
+                    self.succ[prod[v]].add(i)
                 if v in sg.root:
                     k = self.gid[sg.root[v]]
                     self.cons[k] |= 1 << i
@@ -127,26 +129,33 @@ def best_order(g: Graph, scratch: dict[int, int], alias_ops: set[str],
     if m.n == 0:
         return own, own_peak, True
     beam = max(8, min(beam, WORK // (m.n * m.n)))
-    # state: done mask -> (peak, live, order)
-    layer: dict[int, tuple[int, int, tuple[int, ...]]] = {0: (0, m.start, ())}
+    # state: done mask -> (peak, live, order, ready nodes in position order); only the ready
+    # nodes of a state are tried, so a chain costs O(n) steps, not O(n^2)
+    first = tuple(i for i in range(m.n) if m.pred[i] == 0)
+    # (an order is kept as a linked list (last, rest) so extending it is O(1))
+    layer: dict[int, tuple[int, int, tuple | None, tuple[int, ...]]] = {
+        0: (0, m.start, None, first)}
     exact = True
     for _ in range(m.n):
-        nxt: dict[int, tuple[int, int, tuple[int, ...]]] = {}
-        for done, (peak, live, order) in layer.items():
-            for i in range(m.n):
-                if done >> i & 1 or m.pred[i] & ~done:
-                    continue
+        nxt: dict[int, tuple[int, int, tuple | None, tuple[int, ...]]] = {}
+        for done, (peak, live, order, ready) in layer.items():
+            for i in ready:
                 d2 = done | 1 << i
                 p, after = m.step(live, d2, i)
-                cand = (max(peak, p), after, order + (i,))
                 old = nxt.get(d2)
-                if old is None or cand[:2] < old[:2]:
-                    nxt[d2] = cand
+                if old is None or (max(peak, p), after) < old[:2]:
+                    now = sorted({*ready, *(j for j in m.succ[i] if m.pred[j] & ~d2 == 0)} - {i})
+                    nxt[d2] = (max(peak, p), after, (i, order), tuple(now))
         if len(nxt) > beam:
             exact = False
             nxt = dict(sorted(nxt.items(), key=lambda kv: kv[1][:2])[:beam])
         layer = nxt
-    (peak, _, order), = layer.values()
+    (peak, _, linked, _), = layer.values()
+    order = []
+    while linked is not None:
+        order.append(linked[0])
+        linked = linked[1]
+    order.reverse()
     if own_peak <= peak:
         return own, own_peak, exact
     return list(order), peak, exact

@@ -51,20 +51,31 @@ def _conflicts(bufs: list[Buffer]) -> list[list[tuple[int, int, int]]]:
     with x + size_i > off_j + a and x < off_j + c. Plain pairs: (0, size_j), i.e. no overlap;
     a streaming pair (stream.py, shift bound d) lets the output sit lower over its input:
     output over input (max(0, d + size_out), size_in), input under output (0, min(size_out, -d))."""
-    out: list[list[tuple[int, int, int]]] = []
-    for i, b in enumerate(bufs):
-        row = []
-        for j, o in enumerate(bufs):
-            if j == i or not b.lives_with(o):
-                continue
-            if o.name in b.shifts:
-                row.append((j, max(0, b.shifts[o.name] + b.size), o.size))
-            elif b.name in o.shifts:
-                row.append((j, 0, min(o.size, -o.shifts[b.name])))
-            else:
-                row.append((j, 0, o.size))
-        out.append(row)
+    # Buffers that live together are found by a sweep over their first steps (each buffer meets
+    # only those still alive when it starts), so the work is the number of such pairs, not n^2.
+    out: list[list[tuple[int, int, int]]] = [[] for _ in bufs]
+    order = sorted(range(len(bufs)), key=lambda k: (bufs[k].first, k))
+    alive: list[int] = []
+    for i in order:
+        b = bufs[i]
+        alive = [j for j in alive if bufs[j].last >= b.first]
+        for j in alive:
+            _pair(bufs, out, i, j)
+            _pair(bufs, out, j, i)
+        alive.append(i)
+    for row in out:
+        row.sort()  # in buffer order, as the placement heuristics read them
     return out
+
+
+def _pair(bufs: list[Buffer], out: list, i: int, j: int) -> None:
+    b, o = bufs[i], bufs[j]
+    if o.name in b.shifts:
+        out[i].append((j, max(0, b.shifts[o.name] + b.size), o.size))
+    elif b.name in o.shifts:
+        out[i].append((j, 0, min(o.size, -o.shifts[b.name])))
+    else:
+        out[i].append((j, 0, o.size))
 
 
 def _occupied(offs: list[int], conf_i: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
