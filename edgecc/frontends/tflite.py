@@ -24,7 +24,7 @@ from edgecc.numerics import FIXED_POINT
 from edgecc.ops import failed_constraints, is_supported
 from edgecc.passes.fold import folded_view
 from edgecc.validate import validate_graph
-from edgecc.validate.limits import check_alloc
+from edgecc.validate.limits import check_alloc, check_graph_size
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
                7: DType.INT16, 9: DType.INT8}
@@ -162,6 +162,7 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     if model.SubgraphsLength() < 1:
         raise ModelFormatError(f"{path}: model has no subgraph")
     sg = model.Subgraphs(0)
+    check_graph_size(str(path), sg.OperatorsLength())
     source: dict = {"format": "tflite", "subgraphs": model.SubgraphsLength(), "dims": {},
                     "op_inputs": {}, "op_options": {}}
     values: dict[str, Value] = {}

@@ -38,6 +38,7 @@ from edgecc.plan.liveness import (Buffer, buffers_for, inplace_pairs, lower_boun
                                   model_lower_bound, static_groups)
 from edgecc.plan.order import apply_order, best_order
 from edgecc.plan.place import place
+from edgecc.plan.stream import geometry
 
 ALIGN = 16
 
@@ -127,6 +128,7 @@ def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
     """Plan `g` in its own node order (scratch_sizes: node position -> bytes; streams: node
     position -> the kernel's declared pass order, Kernel.streams; external_io: the graph's
     inputs and outputs live in caller buffers, not in the arena)."""
+    streams = provable_streams(g, streams)
     # In-place merges never raise the peak but constrain placement, so both are tried; on a tie
     # the in-place plan wins (every test of a flagged op then runs its kernel in place).
     plan = _plan_once(g, scratch_sizes, alias_ops, False, align, exact, streams, external_io)
@@ -140,6 +142,22 @@ def plan_arena(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
     return plan
 
 
+MAX_STREAM_PIXELS = 1 << 20  # output pixels of a layer whose streaming overlap check.py proves
+
+
+def provable_streams(g: Graph, streams: dict[int, tuple] | None) -> dict[int, tuple]:
+    """The streaming declarations whose overlap the checker can prove: check.py enumerates every
+    output pixel of a streaming layer, so a layer with more than MAX_STREAM_PIXELS (a 4096 x
+    4096 convolution has 16M) is planned without overlap instead of taking minutes and
+    gigabytes to prove."""
+    out = {}
+    for i, d in (streams or {}).items():
+        geo = geometry(g, g.nodes[i]) if i < len(g.nodes) else None
+        if geo is None or geo.batches * geo.out_h * geo.out_w <= MAX_STREAM_PIXELS:
+            out[i] = d
+    return out
+
+
 def plan_model(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
                reorder: bool = True, inplace: bool = True, align: int = ALIGN,
                exact: bool = True, reference: Graph | None = None,
@@ -151,6 +169,7 @@ def plan_model(g: Graph, scratch_sizes: dict[int, int], alias_ops: set[str],
     positions in that graph, `plan.order` maps them back to positions in `g`. The model's own order
     is kept unless another order gives a strictly smaller arena. `reference` is the model as
     imported (before passes): its LB is the `model_lower_bound` reported (default: g's)."""
+    streams = provable_streams(g, streams)
     best = plan_arena(g, scratch_sizes, alias_ops, inplace, align, exact, streams, external_io)
     out = g
     if reorder and len(g.nodes) > 1:

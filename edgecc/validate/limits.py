@@ -3,6 +3,10 @@
 Every tensor and the arena stay under 2^31 bytes, so every element offset, byte offset, stride
 product and loop bound of the generated C fits `int32_t` (and a 32-bit `size_t`) without overflow;
 a model over that cannot fit a microcontroller anyway. A model file is at most MAX_MODEL_BYTES.
+A graph has at most MAX_GRAPH_NODES ops (checked by the readers before they build anything) and
+keeps at most MAX_LIVE_TENSORS tensors alive at once in its own order (validate/structure.py):
+the passes, the planner and codegen are linear in the ops, but placing buffers compares each
+tensor with those alive beside it, so these two bound the compile's time and memory.
 """
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ MAX_TENSOR_BYTES = 2**31 - 1     # one tensor (activation or constant)
 MAX_ARENA_BYTES = 2**31 - 1      # every activation together, and the planned arena
 MAX_MODEL_BYTES = 1 << 30        # a MODEL file (checked before it is read)
 MAX_RANK = 8                     # dims of one tensor (TFLite kernels take at most 6)
+MAX_GRAPH_NODES = 20_000         # ops in the graph (10,000-op chains compile in ~12 s)
+MAX_LIVE_TENSORS = 256           # tensors alive at one step (graph inputs live from the start)
 
 
 def numel(shape) -> int:
@@ -31,6 +37,13 @@ def check_alloc(what: str, shape, itemsize: int) -> None:
     if len(tuple(shape)) > MAX_RANK or size > MAX_TENSOR_BYTES:
         raise UnsupportedModel(f"{what}: shape {list(shape)} is {size:,} bytes, over edgecc's "
                                f"limit of {MAX_TENSOR_BYTES:,} bytes per tensor (rank <= {MAX_RANK})")
+
+
+def check_graph_size(what: str, nodes: int) -> None:
+    """Refuse, before the graph is built, a model with more than MAX_GRAPH_NODES ops."""
+    if nodes > MAX_GRAPH_NODES:
+        raise UnsupportedModel(f"{what}: {nodes:,} ops, over edgecc's limit of "
+                               f"{MAX_GRAPH_NODES:,} ops in a graph")
 
 
 def check_model_file(path: str | Path) -> None:

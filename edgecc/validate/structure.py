@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from edgecc.ir import Graph, Node
 from edgecc.ops import get_op, is_supported
+from edgecc.validate.limits import MAX_LIVE_TENSORS
 from edgecc.validate.registry import graph_check, op_check
 
 # Input positions TFLite lets a model omit (index -1), per op; every other position must be a tensor.
@@ -25,6 +26,42 @@ def one_subgraph(g: Graph) -> object:
     init = set(g.source.get("init_subgraphs", ()))
     return count - len(init) == 1 or any(is_supported(op) for op in _CONTROL_FLOW) \
         or f"it has {count}" + (f", {len(init)} of them CALL_ONCE init subgraphs" if init else "")
+
+
+def most_alive(g: Graph) -> tuple[int, int]:
+    """(most tensors alive at one step in the graph's own order, that step): graph inputs live
+    from step 0, a graph output to the last step, any other tensor from its producer to its last
+    reader; constants are not counted. One pass over the ops."""
+    steps = max(len(g.nodes), 1)
+    first: dict[str, int] = dict.fromkeys(g.inputs, 0)
+    last: dict[str, int] = dict.fromkeys(g.inputs, 0)
+    for i, n in enumerate(g.nodes):
+        for v in (*n.inputs, *n.outputs):
+            if v is not None and v in g.values and not g.values[v].is_const:
+                first.setdefault(v, i)
+                last[v] = i
+    for v in g.outputs:
+        if v in first:
+            last[v] = steps - 1
+    delta = [0] * (steps + 1)
+    for v, f in first.items():
+        delta[f] += 1
+        delta[last[v] + 1] -= 1
+    best, at, run = 0, 0, 0
+    for s in range(steps):
+        run += delta[s]
+        if run > best:
+            best, at = run, s
+    return best, at
+
+
+@graph_check
+def live_tensors(g: Graph) -> object:
+    count, step = most_alive(g)
+    return count <= MAX_LIVE_TENSORS or f"{count} are alive at op {step}"
+
+
+live_tensors.__doc__ = f"at most {MAX_LIVE_TENSORS} tensors may be alive at once (edgecc's limit)"
 
 
 @op_check()

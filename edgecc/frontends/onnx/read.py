@@ -18,6 +18,7 @@ import onnx
 from onnx import numpy_helper
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.validate.limits import check_graph_size
 
 OPSET_MIN, OPSET_MAX = 10, 21
 OPSET_QDQ_MAX = 25  # accepted for graphs of plain QuantizeLinear / DequantizeLinear only
@@ -124,9 +125,22 @@ def _check_wiring(g: onnx.GraphProto, path: Path) -> None:
             raise ModelFormatError(f"{path}: graph output '{o.name}' is not computed by any node")
 
 
+def _check_flat(g: onnx.GraphProto, path: Path) -> None:
+    """Refuse, before onnx.checker or shape inference walk them, a graph over the size limit and
+    nodes that carry subgraphs (If, Loop, Scan): edgecc compiles one flat graph, and checking
+    nested subgraphs first would expand them (a nested If took gigabytes before its refusal)."""
+    check_graph_size(str(path), len(g.node))
+    for i, n in enumerate(g.node):
+        if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+               for a in n.attribute):
+            raise UnsupportedModel(f"{path}: {where(i, n)}: nodes with subgraphs (If, Loop, "
+                                   "Scan) are not supported")
+
+
 def read_model(path: str | Path) -> OnnxModel:
     path = Path(path)
     m = _load(path)
+    _check_flat(m.graph, path)
     opset = _opset(m, path)
     g = m.graph
     _check_wiring(g, path)
