@@ -12,6 +12,7 @@ model and options give byte-identical files.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import posixpath
 import re
@@ -82,11 +83,26 @@ def _c_float(x: float) -> str:
     return text + ("f" if ("." in text or "e" in text) else ".0f")
 
 
+def _c_float32(x: float) -> str:
+    """_c_float for a value that is already exactly a float32 (~10x faster on big weights)."""
+    if x != x or x in (math.inf, -math.inf):
+        return _c_float(x)
+    text = f"{x:.9g}"
+    return text + ("f" if ("." in text or "e" in text) else ".0f")
+
+
 def c_literal_list(a: np.ndarray, per_line: int = 24) -> str:
-    arr = np.asarray(a)
-    flat = arr.ravel().tolist()
+    arr = np.asarray(a).ravel()
     fmt = _c_float if arr.dtype.kind == "f" else (lambda x: str(int(x)))
-    lines = [", ".join(fmt(x) for x in flat[i:i + per_line]) for i in range(0, len(flat), per_line)]
+    if arr.dtype == np.float32:  # tolist() gives the exact float32 values: no conversion
+        fmt = _c_float32
+    # in blocks, so only the text (not a Python object per element) is ever held at once
+    block = per_line * 4096
+    lines = []
+    for k in range(0, arr.size, block):
+        flat = arr[k:k + block].tolist()
+        lines += [", ".join(fmt(x) for x in flat[i:i + per_line])
+                  for i in range(0, len(flat), per_line)]
     return ",\n    ".join(lines)
 
 

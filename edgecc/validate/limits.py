@@ -3,7 +3,8 @@
 Every tensor and the arena stay under 2^31 bytes, so every element offset, byte offset, stride
 product and loop bound of the generated C fits `int32_t` (and a 32-bit `size_t`) without overflow;
 a model over that cannot fit a microcontroller anyway. A model file is at most MAX_MODEL_BYTES.
-A graph has at most MAX_GRAPH_NODES ops (checked by the readers before they build anything) and
+Its constants total at most MAX_WEIGHT_BYTES (no flash holds more; codegen writes them
+as C text, several times their size while it does). A graph has at most MAX_GRAPH_NODES ops (checked by the readers before they build anything) and
 keeps at most MAX_LIVE_TENSORS tensors alive at once in its own order (validate/structure.py):
 the passes, the planner and codegen are linear in the ops, but placing buffers compares each
 tensor with those alive beside it, so these two bound the compile's time and memory.
@@ -20,6 +21,7 @@ MAX_TENSOR_BYTES = 2**31 - 1     # one tensor (activation or constant)
 MAX_ARENA_BYTES = 2**31 - 1      # every activation together, and the planned arena
 MAX_MODEL_BYTES = 1 << 30        # a MODEL file (checked before it is read)
 MAX_RANK = 8                     # dims of one tensor (TFLite kernels take at most 6)
+MAX_WEIGHT_BYTES = 64 << 20     # constant data of a model (its C text is ~4x that, in memory)
 MAX_GRAPH_NODES = 20_000         # ops in the graph (10,000-op chains compile in ~12 s)
 MAX_LIVE_TENSORS = 256           # tensors alive at one step (graph inputs live from the start)
 
@@ -44,6 +46,14 @@ def check_graph_size(what: str, nodes: int) -> None:
     if nodes > MAX_GRAPH_NODES:
         raise UnsupportedModel(f"{what}: {nodes:,} ops, over edgecc's limit of "
                                f"{MAX_GRAPH_NODES:,} ops in a graph")
+
+
+def check_weights(what: str, total: int) -> None:
+    """Refuse constant data over MAX_WEIGHT_BYTES (`total` counted from the declared shapes,
+    before the readers decode the data)."""
+    if total > MAX_WEIGHT_BYTES:
+        raise UnsupportedModel(f"{what}: {total:,} bytes of constants, over edgecc's limit of "
+                               f"{MAX_WEIGHT_BYTES:,} bytes of weights")
 
 
 def check_model_file(path: str | Path) -> None:

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from edgecc.ir import Graph, Value
-from edgecc.validate.limits import MAX_ARENA_BYTES, MAX_RANK, MAX_TENSOR_BYTES, numel
+from edgecc.validate.limits import (MAX_ARENA_BYTES, MAX_RANK, MAX_TENSOR_BYTES,
+                                   MAX_WEIGHT_BYTES, numel)
 from edgecc.validate.registry import graph_check, tensor_check
 
 
@@ -37,3 +38,12 @@ def activations_in_limit(g: Graph) -> object:
     total = sum(numel(g.values[v].type.shape) * g.values[v].type.dtype.size
                 for v in names if v in g.values)
     return total <= MAX_ARENA_BYTES or f"{total:,} bytes"
+
+
+@graph_check
+def weights_in_limit(g: Graph) -> object:
+    total = sum(v.data.nbytes for v in g.values.values() if v.is_const and v.data is not None)
+    return total <= MAX_WEIGHT_BYTES or f"{total:,} bytes"
+
+
+weights_in_limit.__doc__ = f"the model's constants must total at most {MAX_WEIGHT_BYTES:,} bytes"

@@ -18,7 +18,7 @@ import onnx
 from onnx import numpy_helper
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
-from edgecc.validate.limits import check_graph_size
+from edgecc.validate.limits import check_graph_size, check_weights
 
 OPSET_MIN, OPSET_MAX = 10, 21
 OPSET_QDQ_MAX = 25  # accepted for graphs of plain QuantizeLinear / DequantizeLinear only
@@ -125,11 +125,21 @@ def _check_wiring(g: onnx.GraphProto, path: Path) -> None:
             raise ModelFormatError(f"{path}: graph output '{o.name}' is not computed by any node")
 
 
+def _declared_bytes(t: onnx.TensorProto) -> int:
+    """Bytes an initializer decodes to, from its dims (8 per element for unknown types)."""
+    n = 1
+    for d in t.dims:
+        n *= max(int(d), 0)
+    size = {1: 4, 2: 1, 3: 1, 5: 2, 6: 4, 7: 8, 9: 1}.get(t.data_type, 8)
+    return n * size
+
+
 def _check_flat(g: onnx.GraphProto, path: Path) -> None:
-    """Refuse, before onnx.checker or shape inference walk them, a graph over the size limit and
-    nodes that carry subgraphs (If, Loop, Scan): edgecc compiles one flat graph, and checking
+    """Refuse, before onnx.checker or shape inference walk them, a graph over the size limits
+    (ops, constant bytes) and nodes that carry subgraphs (If, Loop, Scan): edgecc compiles one flat graph, and checking
     nested subgraphs first would expand them (a nested If took gigabytes before its refusal)."""
     check_graph_size(str(path), len(g.node))
+    check_weights(str(path), sum(_declared_bytes(t) for t in g.initializer))
     for i, n in enumerate(g.node):
         if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
                for a in n.attribute):
