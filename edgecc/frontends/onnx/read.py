@@ -18,6 +18,8 @@ import onnx
 from onnx import numpy_helper
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.frontends.onnx.attrs import Facts, check_nodes
+from edgecc.frontends.onnx.naming import type_name, where
 from edgecc.validate.limits import check_graph_size, check_weights
 
 OPSET_MIN, OPSET_MAX = 10, 21
@@ -35,19 +37,6 @@ class OnnxModel:
     consts: dict[str, np.ndarray] = field(default_factory=dict)
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     dtypes: dict[str, int] = field(default_factory=dict)
-
-
-def type_name(code: int) -> str:
-    """An ONNX element type's name (FLOAT, COMPLEX64 ...), or its number when it has none."""
-    try:
-        return onnx.TensorProto.DataType.Name(code)
-    except ValueError:
-        return f"element type {code}"
-
-
-def where(i: int, node: onnx.NodeProto) -> str:
-    """How an error names a node: its index, type and (when it has one) name."""
-    return f"node {i} ({node.op_type}" + (f" '{node.name}')" if node.name else ")")
 
 
 def _dims(t: onnx.TypeProto) -> tuple[int, ...] | None:
@@ -159,12 +148,14 @@ def read_model(path: str | Path) -> OnnxModel:
     except Exception as e:  # onnx.checker.ValidationError and friends
         msg = " ".join(str(e).split())[:300]
         raise ModelFormatError(f"{path}: invalid ONNX model: {msg}") from None
+    check_nodes(Facts.of(path, g))  # the attributes, before inference trips over them
     try:
         m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
     except Exception as e:
         msg = " ".join(str(e).split())[:300]
         raise ModelFormatError(f"{path}: ONNX shape inference failed: {msg}") from None
     g = m.graph
+    check_nodes(Facts.of(path, g))  # again, with every value's shape
     out = OnnxModel(path, g, opset)
     for t in g.initializer:
         if t.data_type not in ELEM_TYPES:
