@@ -30,6 +30,15 @@ def float_nodes(model: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS
                 ) -> tuple[dict[str, int], set[int]]:
     """(op type -> count of the float-computing nodes onnxruntime runs, indices of the graph
     outputs downstream of one)."""
+    ops, down, _ = float_facts(model, numerics)
+    return ops, down
+
+
+def float_facts(model: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS
+                ) -> tuple[dict[str, int], set[int], set[str]]:
+    """float_nodes and the tensors a float-computing node writes or quantizes (its output, or
+    the output of a node reading it directly, e.g. the QuantizeLinear after a float Softmax):
+    the only tensors where a one-step difference may start."""
     import onnx  # ~2 s to import: loaded only when an ONNX model is verified
     import onnxruntime as ort  # optional: the ONNX oracle, not a dependency of compiling
     with tempfile.TemporaryDirectory(prefix="edgecc-ort-") as tmp:
@@ -41,14 +50,19 @@ def float_nodes(model: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS
         ort.InferenceSession(str(model), o, providers=["CPUExecutionProvider"])
         g = onnx.load(o.optimized_model_filepath).graph
     tainted: set[str] = set()
+    made: set[str] = set()  # written by a float-computing node
+    near: set[str] = set()
     ops: Counter = Counter()
     for n in g.node:  # the optimized graph is in topological order
         own = n.op_type not in EXACT
         if own:
             ops[n.op_type] += 1
+            made.update(n.output)
+        if own or any(x in made for x in n.input):
+            near.update(n.output)
         if own or any(x in tainted for x in n.input):
             tainted.update(n.output)
-    return dict(ops), {i for i, o in enumerate(g.output) if o.name in tainted}
+    return dict(ops), {i for i, o in enumerate(g.output) if o.name in tainted}, near
 
 
 def output_steps(g) -> list[float | None]:
@@ -67,11 +81,17 @@ def output_steps(g) -> list[float | None]:
     return steps
 
 
-def within_one_step(model, info: dict, numerics: str = DEFAULT_ONNX_NUMERICS) -> None:
+def within_one_step(model, info: dict, numerics: str = DEFAULT_ONNX_NUMERICS,
+                    first_tensor: str | None = None) -> None:
     """Sets info["within_one_step"] (every differing value at most one step off, in outputs
-    downstream of onnxruntime's float ops) and info["onnxruntime_float_ops"]."""
-    ops, down = float_nodes(model, numerics)
+    downstream of onnxruntime's float ops, and the first layer that differs, ONNX tensor
+    `first_tensor`, one that a float op writes or quantizes: a difference that starts at a
+    layer onnxruntime computes exactly is a mismatch) and info["onnxruntime_float_ops"]."""
+    ops, down, near = float_facts(model, numerics)
     info["onnxruntime_float_ops"] = ops
     info["within_one_step"] = bool(
         info.get("values_differing") and info["values_differing"] == info.get("values_off_by_one")
-        and all(i in down for i in info.get("outputs_differing", [])))
+        and all(i in down for i in info.get("outputs_differing", []))
+        and (first_tensor is None or first_tensor in near))
+    if first_tensor is not None and first_tensor not in near:
+        info["first_layer_exact_in_onnxruntime"] = first_tensor

@@ -92,9 +92,11 @@ def onnx_reference_tensor(arr: np.ndarray, perm: tuple[int, ...]) -> bytes:
     return np.ascontiguousarray(a).tobytes()
 
 
-def onnx_first_mismatch(c, traces: dict[int, bytes], model, inputs) -> str | None:
+def onnx_first_mismatch(c, traces: dict[int, bytes], model, inputs
+                        ) -> tuple[str, str] | None:
     """The first executed layer whose output differs from the ONNX tensor it stands for
-    (onnxruntime's intermediate value, fetched by adding it to the graph outputs)."""
+    (onnxruntime's intermediate value, fetched by adding it to the graph outputs), as (how a
+    report names it, the ONNX tensor's name)."""
     names = getattr(c.imported, "onnx_tensors", {})
     wanted = [(lw.node, v) for lw in c.lowered for v in lw.node.outputs if v in names]
     _, inter = run_onnxruntime(model, inputs, [names[v][0] for _, v in wanted],
@@ -105,5 +107,5 @@ def onnx_first_mismatch(c, traces: dict[int, bytes], model, inputs) -> str | Non
         if idx not in traces or onnx_name not in inter:
             continue
         if traces[idx] != onnx_reference_tensor(inter[onnx_name], perm):
-            return f"node {node.index} {node.op} (ONNX tensor '{onnx_name}')"
+            return f"node {node.index} {node.op} (ONNX tensor '{onnx_name}')", onnx_name
     return None
