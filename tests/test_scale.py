@@ -35,20 +35,48 @@ def _calls(path: Path) -> int:
     return count[0]
 
 
+@pytest.fixture
+def release(monkeypatch):
+    """Release mode: debug mode (conftest) runs ir.verify after every rewrite, O(n) each."""
+    monkeypatch.setenv("EDGECC_DEBUG", "0")
+
+
 def _model(tmp_path: Path, name: str, data: bytes) -> Path:
     p = tmp_path / name
     p.write_bytes(data)
     return p
 
 
-def test_relu_chain_compile_is_linear(tmp_path):
+def test_relu_chain_compile_is_linear(tmp_path, release):
     small, big = (_model(tmp_path, f"c{n}.tflite", scale.relu_chain(n)) for n in (300, 600))
     compile_model(small, get_target("host"), "m")  # warm: imports, caches
     a, b = _calls(small), _calls(big)
     assert b < 2.3 * a, (a, b)
 
 
-def test_onnx_relu_chain_compile_is_linear(tmp_path):
+def test_fusion_chain_compile_is_linear(tmp_path, release, monkeypatch):
+    """n FULLY_CONNECTED -> RELU fusions: the rewrite engine rebuilt its producer / consumer
+    maps (a scan of the whole graph) after every rewrite; now they follow each edit, so the
+    number of full scans does not grow with n."""
+    from edgecc.ir import Graph
+    scans = [0]
+    full = Graph.consumers
+
+    def counting(self):
+        scans[0] += 1
+        return full(self)
+    monkeypatch.setattr(Graph, "consumers", counting)
+    counts = []
+    for n in (150, 300):
+        scans[0] = 0
+        c = compile_model(_model(tmp_path, f"f{n}.tflite", scale.fc_relu_chain(n)),
+                          get_target("host"), "m")
+        assert len(c.graph.nodes) == n  # every RELU fused
+        counts.append(scans[0])
+    assert counts[1] == counts[0] < 50, counts
+
+
+def test_onnx_relu_chain_compile_is_linear(tmp_path, release):
     small, big = (_model(tmp_path, f"c{n}.onnx", scale.onnx_relu_chain(n)) for n in (300, 600))
     compile_model(small, get_target("host"), "m")
     a, b = _calls(small), _calls(big)

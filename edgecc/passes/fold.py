@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgecc.ir import Graph, Value
-from edgecc.ops import SHAPE_ONLY_OPS, get_op, is_supported
+from edgecc.ops import SHAPE_ONLY_OPS, failed_constraints, get_op, is_supported
 from edgecc.passes.rewrite import Ctx, Match, Rewrite, Rule, run_rules
 
 MAX_FOLDED_BYTES = 16 << 20  # a folded constant lands in flash; refuse absurd growth
@@ -69,6 +69,12 @@ def _check(ctx: Ctx, m: Match) -> str | None:
         big = []
     if big:
         return f"folding it would create {big[0].nbytes} bytes of constants"
+    if n.op not in SHAPE_ONLY_OPS:
+        # a node the kernels would refuse is not made valid by folding it: its reference may not
+        # model what the format means for those inputs (an int32 FULLY_CONNECTED input)
+        bad = failed_constraints(ctx.g, n)
+        if bad:
+            return f"its op refuses these inputs ({bad[0]})"
     try:
         results = _evaluate(ctx, n)
     except Exception as e:  # a reference that cannot run here is a reason, not a crash

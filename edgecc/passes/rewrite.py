@@ -46,7 +46,8 @@ class Rewrite:
 
 @dataclass
 class Ctx:
-    """The graph being rewritten with its producer/consumer maps (rebuilt after every rewrite)."""
+    """The graph being rewritten with its producer/consumer maps (kept up to date by every
+    rewrite: drop / note)."""
 
     g: Graph
     producer: dict[str, Node] = field(default_factory=dict)
@@ -55,6 +56,26 @@ class Ctx:
     def refresh(self) -> None:
         self.producer = self.g.producer()
         self.consumers = self.g.consumers()
+
+    def drop(self, n: Node) -> None:
+        """Forget node n (removed from the graph) in the maps."""
+        for o in n.outputs:
+            if self.producer.get(o) is n:
+                del self.producer[o]
+        for i in n.inputs:
+            users = self.consumers.get(i)
+            if i is not None and users:
+                users[:] = [u for u in users if u is not n]
+                if not users:
+                    del self.consumers[i]
+
+    def note(self, n: Node) -> None:
+        """Record node n (added to the graph, or its inputs changed) in the maps."""
+        for o in n.outputs:
+            self.producer[o] = n
+        for i in n.inputs:
+            if i is not None:
+                self.consumers.setdefault(i, []).append(n)
 
     def only_consumer(self, value: str) -> Node | None:
         users = self.consumers.get(value, [])
@@ -87,8 +108,9 @@ class RuleError(RuntimeError):
     """A rule produced an invalid graph or did not converge: a bug in edgecc, not in the model."""
 
 
-def _apply(g: Graph, rw: Rewrite, rule: str) -> int:
-    """Edit g in place; return the node position where the edit happened."""
+def _apply(ctx: Ctx, rw: Rewrite, rule: str) -> int:
+    """Edit ctx.g (and its maps) in place; return the node position where the edit happened."""
+    g = ctx.g
     protected = set(g.inputs) | set(g.outputs)
     for old in rw.replace_uses:
         if old in protected:
@@ -106,9 +128,18 @@ def _apply(g: Graph, rw: Rewrite, rule: str) -> int:
     kept = [n for n in g.nodes if id(n) not in ids]
     g.nodes = kept[:pos] + list(rw.add) + kept[pos:]
     g.values.update(rw.values)
+    # the producer / consumer maps follow the edit (rebuilding them per rewrite made a chain of
+    # n fusions O(n^2)); only the readers of a redirected value change their inputs
+    for n in rw.remove:
+        ctx.drop(n)
+    for n in rw.add:
+        ctx.note(n)
     if rw.replace_uses:
-        for n in g.nodes:
+        readers = {id(n): n for old in rw.replace_uses for n in ctx.consumers.get(old, [])}
+        for n in readers.values():
+            ctx.drop(n)
             n.inputs = [rw.replace_uses.get(i, i) if i is not None else None for i in n.inputs]
+            ctx.note(n)
     return pos
 
 
@@ -145,9 +176,8 @@ def run_rules(g: Graph, rules: list[Rule], debug: bool = False,
                     continue
                 refused.pop(key, None)
                 rw = rule.rewrite(ctx, m)
-                pos = _apply(g, rw, rule.name)
+                pos = _apply(ctx, rw, rule.name)
                 report.applied.append(f"{rule.name}: {rw.why}")
-                ctx.refresh()
                 count += 1
                 if count > cap:
                     raise RuleError(f"rule {rule.name} did not converge after {cap} rewrites")

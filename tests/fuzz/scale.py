@@ -21,6 +21,22 @@ def relu_chain(n: int) -> bytes:
     return mb.finish(inputs=[x], outputs=[cur])
 
 
+def fc_relu_chain(n: int) -> bytes:
+    """n FULLY_CONNECTED -> RELU pairs (n activation fusions for the rewrite engine)."""
+    mb, r = ModelBuilder(), np.random.default_rng(0)
+    x = mb.tensor("x", (1, 8), "int8", scale=0.05, zero_point=-3)
+    w = mb.const("w", r.integers(-127, 128, (8, 8)).astype(np.int8), scale=0.01)
+    b = mb.const("b", r.integers(-500, 500, 8).astype(np.int32), scale=0.0005)
+    cur = x
+    for i in range(n):
+        y = mb.tensor(f"f{i}", (1, 8), "int8", scale=0.05, zero_point=-3)
+        mb.op("FULLY_CONNECTED", [cur, w, b], [y], {}, version=4)
+        z = mb.tensor(f"r{i}", (1, 8), "int8", scale=0.05, zero_point=-3)
+        mb.op("RELU", [y], [z], {})
+        cur = z
+    return mb.finish(inputs=[x], outputs=[cur])
+
+
 def add_inputs(n: int) -> bytes:
     """n graph inputs summed by a chain of n - 1 ADDs (every input alive from the start)."""
     mb = ModelBuilder()
@@ -96,6 +112,7 @@ def cases() -> dict[str, tuple[str, bytes]]:
     return {
         "relu_chain_3000": (".tflite", relu_chain(3000)),
         "relu_chain_20001": (".tflite", relu_chain(20_001)),
+        "fc_relu_chain_1500": (".tflite", fc_relu_chain(1500)),
         "add_inputs_300": (".tflite", add_inputs(300)),
         "many_outputs_300": (".tflite", many_outputs(300)),
         "onnx_relu_chain_3000": (".onnx", onnx_relu_chain(3000)),
