@@ -35,7 +35,7 @@ from conftest import SHARED
 from fuzz import hostile, onnx_hostile
 from fuzz.harness import BAD, compile_case, run_c
 from fuzz.mutate import mutants
-from fuzz.onnx_mutate import onnx_mutants
+from fuzz.onnx_mutate import field_mutants, onnx_mutants
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL = ["hello_world_int8", "micro_speech_quantized", "trained_lstm_int8"]
@@ -45,6 +45,8 @@ C_RUNS_PER_MODEL = 5      # at most this many sanitizer builds per model in the 
 SLOW_MUTANTS_PER_MODEL = 110
 SLOW_HOSTILE_CHUNKS = 6
 SLOW_ONNX_MUTANTS_PER_MODEL = 40
+SLOW_ONNX_FIELD_MUTANTS_PER_MODEL = 70  # x 32 models: 2,240 protobuf field mutants
+FAST_ONNX_FIELD_MODELS = ("ox_conv1d_qop_u8", "ox_dscnn_qdq_s8")
 FAST_ONNX_MODEL = "ox_conv1d_qop_u8"
 
 
@@ -273,3 +275,54 @@ def test_fuzz_slow_onnx_byte_mutants(model, tmp_path):
                             tmp_path, _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES,
                                                    C_RUNS_PER_MODEL), ".onnx")
     _assert_clean(counts, bad, f"onnx bytes {model}")
+
+
+# ---- issue 26: protobuf field mutations of the ONNX corpus, and the scale cases -------------
+
+def field_cases(model: Path, seed: int, count: int):
+    label = model.parent.name if model.name == "model.onnx" else model.stem
+    for i, (kind, d) in enumerate(field_mutants(model.read_bytes(), seed, count)):
+        yield f"{label}#{i}:{kind}", d
+
+
+@pytest.mark.parametrize("name", FAST_ONNX_FIELD_MODELS)
+def test_fuzz_fast_onnx_field_mutants(name, tmp_path):
+    """A seeded sample of the field mutants (spec edge cases among them)."""
+    model = SHARED / "models" / "onnx_models" / f"{name}.onnx"
+    if not model.is_file():
+        pytest.fail(f"shared model missing: {model}")
+    base = _baseline(model, tmp_path)
+    counts, bad = run_cases(field_cases(model, 26, 20), tmp_path, _byte_policy(base, True, 2),
+                            ".onnx")
+    _assert_clean(counts, bad, f"onnx fields {name} (fast)")
+    assert counts["refused"] > 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", _onnx_ids())
+def test_fuzz_slow_onnx_field_mutants(model, tmp_path):
+    path = _onnx_seed(next(p for p in _shared_onnx()
+                           if model in (p.name, p.parent.name if p.name == "model.onnx" else None)),
+                      tmp_path / "seed")
+    base = _baseline(path, tmp_path)
+    counts, bad = run_cases(field_cases(path, 2600 + len(model), SLOW_ONNX_FIELD_MUTANTS_PER_MODEL),
+                            tmp_path, _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES,
+                                                   C_RUNS_PER_MODEL), ".onnx")
+    _assert_clean(counts, bad, f"onnx fields {model}")
+
+
+@pytest.mark.slow
+def test_fuzz_slow_scale_cases(tmp_path):
+    """The scale cases (tests/fuzz/scale.py): compiled under a 120 s alarm each, every one
+    compiled or refused in one line."""
+    from fuzz import scale
+    counts, bad = collections.Counter(), []
+    for name, (suffix, data) in scale.cases().items():
+        model, out = tmp_path / f"case{suffix}", tmp_path / "out"
+        shutil.rmtree(out, ignore_errors=True)
+        model.write_bytes(data)
+        outcome, code, err = compile_case(model, out, timeout=120)
+        counts[outcome] += 1
+        if outcome in BAD:
+            bad.append(f"{name}: {outcome}: {err.strip()[:400]}")
+    _assert_clean(counts, bad, "scale")

@@ -92,3 +92,24 @@ def test_onnx_pool_without_kernel_shape_is_refused(tmp_path):
     conv.ClearField("attribute")
     err = _onnx_refusal(tmp_path, m.SerializeToString())
     assert "kernel_shape" in err
+
+
+# ---- issue 26: what the attacker trial compiled silently ----------------------------------
+
+def test_fully_connected_on_a_constant_int32_input_is_refused(tmp_path):
+    """A FULLY_CONNECTED reading an int32 tensor is refused by its constraints; with a constant
+    int32 input it was folded into a copy instead (folding skipped the constraints)."""
+    import numpy as np
+    from edgecc.tflite_writer import ModelBuilder
+    r = np.random.default_rng(1)
+    mb = ModelBuilder()
+    x0 = mb.tensor("x0", (1, 8), "int8", scale=0.05, zero_point=0)
+    c = mb.const("c", r.integers(-5, 5, (1, 8)).astype(np.int32), scale=0.05)
+    w = mb.const("w", r.integers(-127, 128, (4, 8)).astype(np.int8), scale=0.01)
+    y = mb.tensor("y", (1, 4), "int8", scale=0.1, zero_point=2)
+    y2 = mb.tensor("y2", (1, 4), "int8", scale=0.1, zero_point=2)
+    mb.op("FULLY_CONNECTED", [c, w, -1], [y], {}, version=4)
+    mb.op("ADD", [y, x0], [y2], {})
+    r = _compile(tmp_path, mb.finish(inputs=[x0], outputs=[y2]))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "FULLY_CONNECTED at op 0" in r.stderr and "int8" in r.stderr

@@ -5,6 +5,10 @@ initializer's dims, element type or raw bytes, a node's attribute value, input n
 a graph input's dims or element type, the opset.
 
 `onnx_mutants(data, seed, count)` yields (kind, bytes); the same seed gives the same mutants.
+`field_mutants` yields protobuf field mutations only (issue 26): the targeted ones above plus the
+spec's attribute edge cases (group 0 / -1 / 3 / 16, auto_pad bogus or with pads, strides and
+dilations 0 or negative, axes out of range, a zero point of the other 8-bit type, a graph input
+dim of 0, a node carrying a subgraph).
 """
 from __future__ import annotations
 
@@ -104,3 +108,65 @@ def onnx_mutants(data: bytes, seed: int, count: int) -> Iterator[tuple[str, byte
             yield targeted(data, rng)
         else:
             yield random_mutation(data, rng)
+
+
+SPEC_ATTRS = [("group", [0, -1, 3, 16]), ("strides", [[0, 1], [-1, -1], [1]]),
+              ("dilations", [[0, 0], [1, -2]]), ("kernel_shape", [[0, 0], [9, 9]]),
+              ("pads", [[-1, 0, 0, 0], [1, 1]]), ("axis", [5, 9, -9, 2**31 - 1]),
+              ("auto_pad", [b"BOGUS", b"SAME_UPPER", b"VALID"]), ("transB", [2, -1]),
+              ("perm", [[0, 0, 1, 2], [3, 2, 1]]), ("output_padding", [[5, 5]])]
+
+
+def _spec_attr(m: onnx.ModelProto, rng) -> str:
+    n = _pick(rng, m.graph.node)
+    key, values = SPEC_ATTRS[int(rng.integers(len(SPEC_ATTRS)))]
+    for a in list(n.attribute):
+        if a.name == key:
+            n.attribute.remove(a)
+    n.attribute.append(onnx.helper.make_attribute(key, _pick(rng, values)))
+    return f"spec-{key}"
+
+
+def _zero_point_type(m: onnx.ModelProto, rng) -> str:
+    zps = [t for t in m.graph.initializer if t.data_type in (2, 3) and len(t.dims) <= 1]
+    if not zps:
+        return _spec_attr(m, rng)
+    t = _pick(rng, zps)
+    arr = onnx.numpy_helper.to_array(t)
+    other = arr.astype(np.int16).clip(-128, 127).astype(np.int8) if t.data_type == 2 else \
+        arr.astype(np.int16).clip(0, 255).astype(np.uint8)
+    t.CopyFrom(onnx.numpy_helper.from_array(other, t.name))
+    return "spec-zp-type"
+
+
+def _zero_dim(m: onnx.ModelProto, rng) -> str:
+    dims = m.graph.input[0].type.tensor_type.shape.dim if m.graph.input else []
+    if not dims:
+        return _spec_attr(m, rng)
+    dims[int(rng.integers(len(dims)))].dim_value = 0
+    return "spec-input-dim-0"
+
+
+def _subgraph(m: onnx.ModelProto, rng) -> str:
+    n = _pick(rng, m.graph.node)
+    n.attribute.append(onnx.helper.make_attribute("then_branch", onnx.helper.make_graph(
+        [], "empty", [], [])))
+    return "spec-subgraph"
+
+
+def spec_targeted(data: bytes, rng: np.random.Generator) -> tuple[str, bytes]:
+    m = onnx.ModelProto()
+    m.ParseFromString(data)
+    if not m.graph.node:
+        return targeted(data, rng)
+    k = int(rng.integers(10))
+    kind = (_spec_attr if k < 6 else _zero_point_type if k < 8 else
+            _zero_dim if k < 9 else _subgraph)(m, rng)
+    return f"field-{kind}", m.SerializeToString()
+
+
+def field_mutants(data: bytes, seed: int, count: int) -> Iterator[tuple[str, bytes]]:
+    """`count` protobuf field mutants of `data`: half the targeted edits, half spec edge cases."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        yield (targeted if rng.random() < 0.5 else spec_targeted)(data, rng)
