@@ -109,3 +109,23 @@ def test_parse_frames_splits_at_markers():
     assert single == [({0: b"\x07"}, {})]
     src = harness_frames_c("m", [[np.zeros(2, np.int8)]] * 3, 1)
     assert src.count("m_reset(arena)") == 1 and "#define FRAMES 3" in src
+
+
+def test_frames_over_the_limits_are_refused_before_they_are_generated(tmp_path, monkeypatch):
+    """issue 26: `verify --frames 100000000` generated every frame (memory without limit);
+    the frame count and the frames' bytes are checked first."""
+    from edgecc import verify
+    from edgecc.errors import EdgeccError
+    from edgecc.targets import get_target
+    from fuzz import scale
+
+    def boom(*a, **k):
+        raise AssertionError("frames were generated")
+    monkeypatch.setattr(verify, "seeded_frames", boom)
+    p = tmp_path / "r.tflite"
+    p.write_bytes(scale.relu_chain(2))
+    with pytest.raises(EdgeccError, match="over verify's limit of 100,000"):
+        verify.verify_model(p, get_target("host"), frames=100_000_000)
+    with pytest.raises(EdgeccError, match="16 bytes of inputs and outputs per frame"):
+        monkeypatch.setattr(verify, "MAX_FRAME_BYTES", 1000)
+        verify.verify_model(p, get_target("host"), frames=100)

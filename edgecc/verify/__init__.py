@@ -120,6 +120,21 @@ def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | Non
     return bad, total
 
 
+MAX_FRAMES = 100_000            # frames of one verify run (each is a block of the harness's C)
+MAX_FRAME_BYTES = 64 << 20      # input + output bytes of all frames together
+
+
+def check_frame_bytes(g, frames: int) -> None:
+    """Refuse, before generating them, frames whose inputs and outputs total more than
+    MAX_FRAME_BYTES: they are held in memory, written into the harness as C text (several times
+    their size) and compared, so `--frames 100000000` grew without limit."""
+    per = sum(g.type(v).nbytes for v in [*g.inputs, *g.outputs])
+    if frames > 1 and per * frames > MAX_FRAME_BYTES:  # one frame is the model's own size
+        raise EdgeccError(f"--frames {frames:,}: {per:,} bytes of inputs and outputs per frame "
+                          f"make {per * frames:,} bytes, over verify's limit of "
+                          f"{MAX_FRAME_BYTES:,}")
+
+
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
                  name: str = "model", keep: Path | None = None, board=None,
                  profile: bool = False, frames: int = 1,
@@ -128,8 +143,11 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     if frames < 1:
         raise EdgeccError(f"--frames must be at least 1 (got {frames})")
+    if frames > MAX_FRAMES:
+        raise EdgeccError(f"--frames {frames:,} is over verify's limit of {MAX_FRAMES:,}")
     info: dict = {}
     c = compile_model(model, target, name, board_options(options, board))
+    check_frame_bytes(c.graph, frames)  # before any frame is generated
     info["compile_seconds"] = round(c.seconds, 3)
     # the live-bytes lower bound (model order, no aliasing, no scratch: `edgecc plan`'s "lower
     # bound"); lower_bound_bytes is the planned buffers' own peak (scratch and overlaps included)
