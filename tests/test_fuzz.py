@@ -95,9 +95,10 @@ def run_cases(cases, tmp: Path, c_policy, suffix: str = ".tflite"
     return counts, bad
 
 
-def byte_cases(model: Path, seed: int, count: int):
+def byte_cases(model: Path, seed: int, count: int, make=None):
+    """(name, bytes) of `count` mutants of model by `make` (default: byte and field mutants)."""
     data = model.read_bytes()
-    make = onnx_mutants if model.suffix == ".onnx" else mutants
+    make = make or (onnx_mutants if model.suffix == ".onnx" else mutants)
     label = model.parent.name if model.name == "model.onnx" else model.stem
     for i, (kind, d) in enumerate(make(data, seed, count)):
         yield f"{label}#{i}:{kind}", d
@@ -267,23 +268,22 @@ def test_fuzz_fast_onnx_integer_op_mutants(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("model", _onnx_ids())
 def test_fuzz_slow_onnx_byte_mutants(model, tmp_path):
+    _slow_onnx(model, tmp_path, 2000, SLOW_ONNX_MUTANTS_PER_MODEL, None, "onnx bytes")
+
+
+def _slow_onnx(model: str, tmp_path: Path, seed: int, count: int, make, label: str) -> None:
+    """`count` mutants (by `make`) of one shared ONNX model, the small ones C-run."""
     path = _onnx_seed(next(p for p in _shared_onnx()
                            if model in (p.name, p.parent.name if p.name == "model.onnx" else None)),
                       tmp_path / "seed")
     base = _baseline(path, tmp_path)
-    counts, bad = run_cases(byte_cases(path, 2000 + len(model), SLOW_ONNX_MUTANTS_PER_MODEL),
+    counts, bad = run_cases(byte_cases(path, seed + len(model), count, make),
                             tmp_path, _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES,
                                                    C_RUNS_PER_MODEL), ".onnx")
-    _assert_clean(counts, bad, f"onnx bytes {model}")
+    _assert_clean(counts, bad, f"{label} {model}")
 
 
 # ---- issue 26: protobuf field mutations of the ONNX corpus, and the scale cases -------------
-
-def field_cases(model: Path, seed: int, count: int):
-    label = model.parent.name if model.name == "model.onnx" else model.stem
-    for i, (kind, d) in enumerate(field_mutants(model.read_bytes(), seed, count)):
-        yield f"{label}#{i}:{kind}", d
-
 
 @pytest.mark.parametrize("name", FAST_ONNX_FIELD_MODELS)
 def test_fuzz_fast_onnx_field_mutants(name, tmp_path):
@@ -292,8 +292,8 @@ def test_fuzz_fast_onnx_field_mutants(name, tmp_path):
     if not model.is_file():
         pytest.fail(f"shared model missing: {model}")
     base = _baseline(model, tmp_path)
-    counts, bad = run_cases(field_cases(model, 26, 20), tmp_path, _byte_policy(base, True, 2),
-                            ".onnx")
+    counts, bad = run_cases(byte_cases(model, 26, 20, field_mutants), tmp_path,
+                            _byte_policy(base, True, 2), ".onnx")
     _assert_clean(counts, bad, f"onnx fields {name} (fast)")
     assert counts["refused"] > 5
 
@@ -301,14 +301,8 @@ def test_fuzz_fast_onnx_field_mutants(name, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("model", _onnx_ids())
 def test_fuzz_slow_onnx_field_mutants(model, tmp_path):
-    path = _onnx_seed(next(p for p in _shared_onnx()
-                           if model in (p.name, p.parent.name if p.name == "model.onnx" else None)),
-                      tmp_path / "seed")
-    base = _baseline(path, tmp_path)
-    counts, bad = run_cases(field_cases(path, 2600 + len(model), SLOW_ONNX_FIELD_MUTANTS_PER_MODEL),
-                            tmp_path, _byte_policy(base, path.stat().st_size <= C_MAX_MODEL_BYTES,
-                                                   C_RUNS_PER_MODEL), ".onnx")
-    _assert_clean(counts, bad, f"onnx fields {model}")
+    _slow_onnx(model, tmp_path, 2600, SLOW_ONNX_FIELD_MUTANTS_PER_MODEL, field_mutants,
+               "onnx fields")
 
 
 @pytest.mark.slow

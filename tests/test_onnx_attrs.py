@@ -40,30 +40,28 @@ def _conv_transpose(strides):
     return _float_model([n], [1, 2, 4, 4], [1, 2, 6, 6], {"w": w})
 
 
+def _ms_model(node, shape_in, shape_out, inits) -> onnx.ModelProto:
+    """One com.microsoft QOperator node over a uint8 input."""
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", U8, shape_in)],
+                          [helper.make_tensor_value_info("y", U8, shape_out)],
+                          [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m
+
+
 def _qlinear_softmax(axis):
     inits = dict(s=np.float32(0.05), z=np.uint8(128), ys=np.float32(1 / 256), yz=np.uint8(0))
     n = helper.make_node("QLinearSoftmax", ["x", "s", "z", "ys", "yz"], ["y"], domain="com.microsoft",
                          axis=axis, opset=13, name="sm")
-    g = helper.make_graph([n], "g", [helper.make_tensor_value_info("x", U8, [1, 10])],
-                          [helper.make_tensor_value_info("y", U8, [1, 10])],
-                          [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
-                                            helper.make_opsetid("com.microsoft", 1)])
-    m.ir_version = 8
-    return m
+    return _ms_model(n, [1, 10], [1, 10], inits)
 
 
 def _qlinear_concat(axis):
-    inits = dict(s=np.float32(0.05), z=np.uint8(128))
     n = helper.make_node("QLinearConcat", ["s", "z", "x", "s", "z", "x", "s", "z"], ["y"],
                          domain="com.microsoft", axis=axis, name="cat")
-    g = helper.make_graph([n], "g", [helper.make_tensor_value_info("x", U8, [1, 4])],
-                          [helper.make_tensor_value_info("y", U8, [2, 4])],
-                          [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
-                                            helper.make_opsetid("com.microsoft", 1)])
-    m.ir_version = 8
-    return m
+    return _ms_model(n, [1, 4], [2, 4], dict(s=np.float32(0.05), z=np.uint8(128)))
 
 
 def _zero_dim():
