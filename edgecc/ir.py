@@ -9,6 +9,7 @@ after each one.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
@@ -68,7 +69,8 @@ class TensorType:
 
     @property
     def numel(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        # math.prod on Python ints: exact (numpy's int64 product wraps) and ~10x faster per call
+        return int(math.prod(int(d) for d in self.shape))
 
     @property
     def nbytes(self) -> int:
