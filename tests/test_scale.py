@@ -152,3 +152,13 @@ def test_10000_op_chains_compile(tmp_path):
                        ("c.onnx", scale.onnx_relu_chain(10_000))):
         c = compile_model(_model(tmp_path, name, data), get_target("host"), "m")
         assert len(c.graph.nodes) == 10_000
+
+
+def test_tflite_weights_over_the_limit_are_refused_while_reading(tmp_path, monkeypatch):
+    """The TFLite reader counts the constants' bytes as it meets them (before decoding)."""
+    from edgecc.validate import limits
+    from fuzz.hostile import build, fc
+    monkeypatch.setattr(limits, "MAX_WEIGHT_BYTES", 16)  # fc's weights are 32 bytes
+    p = _model(tmp_path, "fc.tflite", build(fc, lambda mb, ins, outs: None))
+    with pytest.raises(EdgeccError, match="bytes of constants, over edgecc's limit of 16"):
+        compile_model(p, get_target("host"), "m")

@@ -24,7 +24,7 @@ from edgecc.numerics import FIXED_POINT
 from edgecc.ops import failed_constraints, is_supported
 from edgecc.passes.fold import folded_view
 from edgecc.validate import validate_graph
-from edgecc.validate.limits import check_alloc, check_graph_size
+from edgecc.validate.limits import check_alloc, check_graph_size, check_weights
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
                7: DType.INT16, 9: DType.INT8}
@@ -166,6 +166,7 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     source: dict = {"format": "tflite", "subgraphs": model.SubgraphsLength(), "dims": {},
                     "op_inputs": {}, "op_options": {}}
     values: dict[str, Value] = {}
+    weights = 0
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
         ttype = t.Type()
@@ -180,6 +181,8 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
         data = _read_buffer(model, raw, t.Buffer())
         arr = None
         if data is not None:
+            weights += len(data)
+            check_weights(str(path), weights)  # before the constants are decoded and kept
             arr = np.frombuffer(data, dtype=dtype.np).copy()
             if arr.size != int(np.prod(shape, dtype=np.int64)):
                 raise ModelFormatError(f"{path}: tensor {i} has {arr.size} elements of data for "
