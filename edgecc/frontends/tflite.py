@@ -29,6 +29,26 @@ from edgecc.validate.limits import check_alloc
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
                7: DType.INT16, 9: DType.INT8}
 _OPTION_CLASS = {v: k for k, v in vars(tflite.BuiltinOptions).items() if isinstance(v, int)}
+_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if isinstance(v, int)}
+
+
+def type_name(code: int) -> str:
+    """A TFLite TensorType's schema name (UINT32, FLOAT16, ...), or `type <n>` for a number the
+    schema does not define."""
+    return _TYPE_NAMES.get(code, f"type {code}")
+
+
+def _unsupported_types(path: Path, bad: list[tuple[int, str, int]], nodes: list[Node]) -> str:
+    """One line naming the first tensor of a type edgecc lacks (its index, name, type in words and
+    the op that uses it) and how many more there are."""
+    i, label, code = bad[0]
+    users = [f"op {n.index} ({n.op})" for n in nodes if f"t{i}" in (*n.inputs, *n.outputs)]
+    named = f" ('{label}')" if label else ""
+    used = f", used by {users[0]}" if users else ""
+    more = f"; {len(bad) - 1} more tensors of types it lacks" if len(bad) > 1 else ""
+    known = ", ".join(_TYPE_NAMES[c] for c in sorted(_TFL_DTYPES))
+    return (f"{path}: tensor {i}{named} has type {type_name(code)}{used}, which edgecc does not "
+            f"support (it supports {known}){more}")
 
 
 def _snake(name: str) -> str:
@@ -165,13 +185,15 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     source: dict = {"format": "tflite", "subgraphs": model.SubgraphsLength(), "dims": {},
                     "op_inputs": {}, "op_options": {}}
     values: dict[str, Value] = {}
+    bad_types: list[tuple[int, str, int]] = []
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
         ttype = t.Type()
         if ttype == RESOURCE:  # a variable's handle: tflite_resources replaces its uses
             continue
         if ttype not in _TFL_DTYPES:
-            raise UnsupportedModel(f"{path}: tensor {i} has unsupported type {ttype}")
+            bad_types.append((i, (t.Name() or b"").decode("utf-8", "replace"), ttype))
+            continue
         dtype = _TFL_DTYPES[ttype]
         shape = tuple(int(s) for s in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         source["dims"][f"t{i}"] = shape
@@ -192,6 +214,8 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
                                 variable=bool(t.IsVariable()))
 
     nodes = _read_ops(model, sg, source)
+    if bad_types:
+        raise UnsupportedModel(_unsupported_types(path, bad_types, nodes))
     init_graphs = {}
     if any(n.op == "CALL_ONCE" for n in nodes):  # the subgraphs it may call, to run at import
         for k in range(1, model.SubgraphsLength()):

@@ -28,3 +28,18 @@ def test_cast_vs_tflm(src, dst):
                                      ("int64", "int32"), ("int32", "int64"), ("float32", "int64")])
 def test_cast_vs_litert(src, dst):
     check_model_litert(cast_model(src, dst))
+
+
+@pytest.mark.parametrize("dst,gain", [("uint8", 1000.0), ("int64", 1e19), ("uint8", 1.0)])
+def test_cast_float_saturates_as_litert(dst, gain):
+    """float32 -> uint8 / int64 (only LiteRT runs them) saturate below and above the range, as
+    LiteRT's reference kernel does; x * gain puts most values outside it."""
+    from opcheck import check_frames
+    mb = ModelBuilder()
+    x = mb.tensor("x", (4, 9), "float32")
+    k = mb.const("k", np.array([gain], np.float32))
+    s = mb.tensor("s", (4, 9), "float32")
+    y = mb.tensor("y", (4, 9), dst, **({"scale": 1.0, "zero_point": 0} if dst == "uint8" else {}))
+    mb.op("MUL", [x, k], [s])
+    mb.op("CAST", [s], [y], version=2)
+    check_frames(mb.finish([x], [y]), "litert-builtin-ref")
