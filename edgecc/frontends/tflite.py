@@ -13,6 +13,7 @@ import struct
 from pathlib import Path
 
 import flatbuffers
+import flatbuffers.flexbuffers as flexbuffers
 import numpy as np
 import tflite
 
@@ -21,7 +22,7 @@ from edgecc.frontends.shapes import settle_shapes
 from edgecc.frontends.tflite_resources import RESOURCE, resolve_resources
 from edgecc.ir import DType, Graph, IRError, Node, QParams, TensorType, Value, verify
 from edgecc.numerics import FIXED_POINT
-from edgecc.ops import failed_constraints, is_supported
+from edgecc.ops import failed_constraints, get_op, is_supported
 from edgecc.passes.fold import folded_view
 from edgecc.validate import validate_graph
 from edgecc.validate.limits import check_alloc
@@ -216,6 +217,7 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     nodes = _read_ops(model, sg, source)
     if bad_types:
         raise UnsupportedModel(_unsupported_types(path, bad_types, nodes))
+    nodes = _add_op_state(values, nodes)
     init_graphs = {}
     if any(n.op == "CALL_ONCE" for n in nodes):  # the subgraphs it may call, to run at import
         for k in range(1, model.SubgraphsLength()):
@@ -264,12 +266,40 @@ def _read_ops(model, sg, source: dict | None) -> list[Node]:
         if source is not None:
             source["op_inputs"][i] = raw_ins
             source["op_options"][i] = op.BuiltinOptionsType()
-        attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else {}
+        attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else _custom(op)
         attrs["version"] = code.Version()
         # every TFLite op follows TFLite's fixed-point arithmetic (edgecc/numerics)
         nodes.append(Node(name, ins, outs, attrs, name=f"{i}_{name.lower()}", index=i,
                           numerics=FIXED_POINT))
     return nodes
+
+
+def _custom(op) -> dict:
+    """A custom op's options: the flexbuffer map TFLite Micro's custom kernels read, as a dict
+    (empty when the op has none or they are not a map)."""
+    if op.CustomOptionsLength() == 0:
+        return {}
+    opts = flexbuffers.Loads(op.CustomOptionsAsNumpy().tobytes())
+    return dict(opts) if isinstance(opts, dict) else {}
+
+
+def _add_op_state(values: dict[str, Value], nodes: list[Node]) -> list[Node]:
+    """Each op that keeps hidden state between runs (OpDef.state: TFLite Micro's signal ops)
+    gets it as a variable input after its own, named state_<op index>, holding its initial
+    value; the op's `updates` write it back each run (edgecc/plan/state.py)."""
+    out = []
+    for n in nodes:
+        spec = get_op(n.op).state if is_supported(n.op) else None
+        init = spec(n.attrs, [values[v].type for v in n.inputs if v in values]) if spec else None
+        if init is not None:
+            v = f"state_{n.index}"
+            dtype = next(d for d in DType if d.np == init.dtype)
+            values[v] = Value(v, TensorType(init.shape, dtype), init, label=f"{n.op} state",
+                              variable=True)
+            n = Node(n.op, [*n.inputs, v], n.outputs, n.attrs, name=n.name, index=n.index,
+                     numerics=n.numerics)
+        out.append(n)
+    return out
 
 
 def _consts(model, raw: bytes, sg) -> dict[str, np.ndarray | None]:

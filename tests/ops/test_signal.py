@@ -1,0 +1,42 @@
+"""TFLite Micro's signal library ops (the audio front end's custom ops), each in a single-op model
+built with tflite_writer (custom options as the flexbuffer map TFLM's kernels read), bit-exact with
+the `tflite-micro` interpreter over several frames (5 for the stateful ones) on the host and the
+Cortex-M4."""
+import numpy as np
+import pytest
+
+from edgecc.tflite_writer import ModelBuilder
+from opcheck import check_frames
+
+TFLM = "tflite-micro"
+
+
+def single(op, ins, outs, options, consts=()):
+    """A model of one custom op: `ins` (name, shape, dtype) inputs, then `consts` arrays,
+    `outs` (name, shape, dtype)."""
+    mb = ModelBuilder()
+    xs = [mb.tensor(name, shape, dt) for name, shape, dt in ins]
+    cs = [mb.const(f"c{i}", c) for i, c in enumerate(consts)]
+    ys = [mb.tensor(name, shape, dt) for name, shape, dt in outs]
+    mb.op("CUSTOM:" + op, xs + cs, ys, options)
+    return mb.finish(xs, ys)
+
+
+@pytest.mark.parametrize("shape,shift", [((3, 16), 12), ((40,), 0), ((2, 2, 8), 15)])
+def test_window(shape, shift):
+    rng = np.random.default_rng(5000 + shape[-1])
+    w = rng.integers(-32768, 32768, shape[-1]).astype(np.int16)
+    check_frames(single("SignalWindow", [("x", shape, "int16")], [("y", shape, "int16")],
+                        {"shift": shift}, [w]), TFLM)
+
+
+@pytest.mark.parametrize("rows,size,step,frames,prefill", [
+    (1, 8, 4, 1, True), (2, 10, 4, 3, True), (1, 6, 6, 2, False), (3, 25, 10, 2, True)])
+def test_framer(rows, size, step, frames, prefill):
+    """Stateful: the overlap carries from one run to the next (5 frames)."""
+    shape = (rows, frames * step) if rows > 1 else (frames * step,)
+    out = (*shape[:-1], frames, size)
+    check_frames(single("SignalFramer", [("x", shape, "int16")],
+                        [("y", out, "int16"), ("valid", (), "bool")],
+                        {"frame_size": size, "frame_step": step, "prefill": prefill}),
+                 TFLM, frames=5)
