@@ -19,6 +19,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "tanh_s16.c.j2": ("edgecc_lstm.h",),
     "unidirectional_sequence_lstm.c.j2": ("edgecc_lstm.h",),
     "svdf.c.j2": ("edgecc_lstm.h",),
+    "signal_rfft.c.j2": ("edgecc_signal.h",),
     "add_n.c.j2": ("edgecc_fixedpoint.h",),
     "cumsum.c.j2": ("edgecc_fixedpoint.h",),
     "div_s8.c.j2": ("edgecc_fixedpoint.h",),

@@ -40,3 +40,11 @@ def test_framer(rows, size, step, frames, prefill):
                         [("y", out, "int16"), ("valid", (), "bool")],
                         {"frame_size": size, "frame_step": step, "prefill": prefill}),
                  TFLM, frames=5)
+
+
+@pytest.mark.parametrize("shape,fft", [((2, 16), 16), ((24,), 32), ((3, 64), 64), ((1, 480), 512)])
+def test_rfft(shape, fft):
+    """KISS FFT's fixed-point real FFT (radix-4 and radix-2 stages), zero padding included."""
+    check_frames(single("SignalRfft", [("x", shape, "int16")],
+                        [("y", (*shape[:-1], fft + 2), "int16")], {"T": 7, "fft_length": fft}),
+                 TFLM)
