@@ -1,10 +1,11 @@
-"""CAST: element-wise C++ static_cast between int8, uint8, int16, int32, int64, float32 and bool.
+"""CAST: element-wise C++ static_cast between int8, uint8, int16, uint16, int32, uint32, int64,
+float32 and bool.
 
 Quantization is ignored (CAST converts raw values). To bool: x != 0; from bool: 0 or 1. Float to
 integer truncates toward zero. Float to int8/int16/int32, which TFLite Micro runs (a plain
 static_cast), goes through int32 first, as the C++ conversion does on the host TFLite Micro runs
-on, so in-range values match everywhere (out-of-range floats are undefined in C++). Float to uint8
-and int64, which only LiteRT runs, saturate as LiteRT's reference kernel does: below the range to
+on, so in-range values match everywhere (out-of-range floats are undefined in C++). Float to uint8,
+uint16, uint32 and int64, which only LiteRT runs, saturate as LiteRT's reference kernel does: below the range to
 the minimum, above it and NaN to the maximum.
 """
 from __future__ import annotations
@@ -14,12 +15,13 @@ import numpy as np
 from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 
-SATURATED = (DType.UINT8, DType.INT64)  # float32 -> these saturate (LiteRT's kernel)
-TYPES = (DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64, DType.FLOAT32, DType.BOOL)
+SATURATED = (DType.UINT8, DType.UINT16, DType.UINT32, DType.INT64)  # float32 -> these saturate
+TYPES = (DType.INT8, DType.UINT8, DType.INT16, DType.UINT16, DType.INT32, DType.UINT32,
+         DType.INT64, DType.FLOAT32, DType.BOOL)
 
 
 def supported_types(g: Graph, n: Node) -> bool:
-    """input and output types must be int8, uint8, int16, int32, int64, float32 or bool"""
+    """input and output types must be int8, uint8, int16, uint16, int32, uint32, int64, float32 or bool"""
     return in_type(g, n).dtype in TYPES and out_type(g, n).dtype in TYPES
 
 
@@ -52,7 +54,7 @@ def _saturated(x: np.ndarray, dst: DType) -> np.ndarray:
 def _saturating_expr(dst: DType) -> str:
     """The C of _saturated: NaN and values at or above 2^bits - 1 (as float) to the maximum."""
     info = np.iinfo(dst.np)
-    hi, lo = (f"{info.max}u", "0") if dst == DType.UINT8 else ("INT64_MAX", "INT64_MIN")
+    hi, lo = (f"{info.max}u", "0") if info.min == 0 else ("INT64_MAX", "INT64_MIN")
     return (f"(x[i] != x[i] || x[i] >= {float(info.max + 1)!r}f) ? ({dst.c}){hi} : "
             f"(x[i] <= {float(info.min)!r}f ? ({dst.c}){lo} : ({dst.c})x[i])")
 
@@ -72,7 +74,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("CAST", infer, reference, lower, [supported_types],
-                    dtypes="int8, uint8, int16, int32, int64, float32, bool (any pair)",
-                    reference_oracle="TFLite Micro (int8/int16/int32/float32 pairs); LiteRT "
-                                     "BUILTIN_REF (bool, uint8, int64)",
+                    dtypes="int8, uint8, int16, uint16, int32, uint32, int64, float32, bool "
+                           "(any pair)",
+                    reference_oracle="TFLite Micro (the pairs it runs); LiteRT BUILTIN_REF "
+                                     "(the others)",
                     inplace=((0, 0),)))  # same-size casts only (the planner checks sizes)
