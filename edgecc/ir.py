@@ -25,6 +25,7 @@ class DType(enum.Enum):
     UINT32 = ("uint32", "uint32_t", 4)
     INT32 = ("int32", "int32_t", 4)
     INT64 = ("int64", "int64_t", 8)
+    UINT64 = ("uint64", "uint64_t", 8)
     FLOAT32 = ("float32", "float", 4)
     BOOL = ("bool", "uint8_t", 1)
 

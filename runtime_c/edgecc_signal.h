@@ -6,6 +6,9 @@
  * (re, im); twiddles, super twiddles and the radix plan (radices 4 and 2, KISS FFT's recursion
  * unrolled into an input permutation and a list of stages) are constants Python computed. A product rounds as (p + 2^14) >> 15; each stage first scales its inputs by
  * 32767 / radix; sums wrap to int16 as the C stores do.
+ * The filter bank's integer square root (SignalFilterBankSquareRoot) and logarithm
+ * (SignalFilterBankLog): numpy twins in edgecc/ops/signal_filter_bank_square_root.py and
+ * signal_filter_bank_log.py, whose docstrings state the arithmetic.
  */
 #ifndef EDGECC_SIGNAL_H
 #define EDGECC_SIGNAL_H
@@ -124,6 +127,50 @@ static inline void ec_signal_rfft_s16(const int16_t *x, int16_t *tmp, int16_t *y
         y[2 * (n - k)] = (int16_t)((f1[0] - t[0]) >> 1);
         y[2 * (n - k) + 1] = (int16_t)((t[1] - f1[1]) >> 1);
     }
+}
+
+/* the bit-by-bit root of a value below 2^width from its top pair of bits, rounded up when the
+ * remainder exceeds the root (unless the root is already all ones) */
+static inline uint32_t ec_signal_sqrt_w(uint64_t num, int width) {
+    uint64_t res = 0, bit;
+    int top = 0, it;
+    uint64_t v = num;
+    if (num == 0) return 0;
+    while (v) { v >>= 1; ++top; }          /* the most significant bit's number, 1-based */
+    top = (width - top) | 1;
+    bit = (uint64_t)1 << (width - 1 - top);
+    for (it = (width - 1 - top) / 2 + 1; it > 0; --it) {
+        if (num >= res + bit) {
+            num -= res + bit;
+            res = (res >> 1) + bit;
+        } else {
+            res >>= 1;
+        }
+        bit >>= 2;
+    }
+    if (num > res && res != (width == 32 ? 0xFFFFu : 0xFFFFFFFFu)) ++res;
+    return (uint32_t)res;
+}
+
+static inline uint32_t ec_signal_sqrt64(uint64_t x) {
+    return ec_signal_sqrt_w(x, (x >> 32) == 0 ? 32 : 64);
+}
+
+/* ln(x) * out_scale / 2^16 in the signal library's fixed point; x > 1; table: 130 entries */
+static inline uint32_t ec_signal_log32(uint32_t x, uint32_t out_scale, const uint16_t *table) {
+    int integer = -1;
+    uint32_t v = x, seg, log2, loge;
+    int32_t frac, c0, c1;
+    while (v) { v >>= 1; ++integer; }
+    frac = (int32_t)(x - ((uint32_t)1 << integer));
+    frac = integer < 16 ? frac << (16 - integer) : frac >> (integer - 16);
+    seg = (uint32_t)frac >> 9;
+    c0 = table[seg];
+    c1 = table[seg + 1];
+    log2 = ((uint32_t)integer << 16) +
+           (uint32_t)(frac + c0 + (((c1 - c0) * (frac - (int32_t)(512 * seg))) >> 16));
+    loge = (uint32_t)(((uint64_t)45426 * log2 + 32768) >> 16);
+    return (out_scale * loge + 32768u) >> 16;
 }
 
 #endif /* EDGECC_SIGNAL_H */

@@ -48,3 +48,39 @@ def test_rfft(shape, fft):
     check_frames(single("SignalRfft", [("x", shape, "int16")],
                         [("y", (*shape[:-1], fft + 2), "int16")], {"T": 7, "fft_length": fft}),
                  TFLM)
+
+
+@pytest.mark.parametrize("bins,lo,hi", [(9, 0, 9), (33, 0, 33)])
+def test_energy(bins, lo, hi):
+    check_frames(single("SignalEnergy", [("x", (2 * bins,), "int16")], [("y", (bins,), "uint32")],
+                        {"end_index": hi, "start_index": lo}), TFLM)
+
+
+def mel_tables(rng, bins, channels):
+    """Filter bank tables shaped like the audio front end's: channel i covers bins fs[i] ..
+    fs[i] + wd[i], its weights at ws[i]; channel 0 is the unweighted-only scratch channel."""
+    wd = rng.integers(1, 5, channels + 1).astype(np.int16)
+    fs = np.minimum(np.cumsum(np.concatenate([[0], wd[:-1]])), bins - wd).astype(np.int16)
+    ws = np.concatenate([[0], np.cumsum(wd[:-1])]).astype(np.int16)
+    w = rng.integers(0, 4096, int(wd.sum())).astype(np.int16)
+    return [w, (4096 - w).astype(np.int16), fs, ws, wd]
+
+
+@pytest.mark.parametrize("bins,channels", [(33, 6), (257, 40)])
+def test_filter_bank(bins, channels):
+    rng = np.random.default_rng(5100 + channels)
+    check_frames(single("SignalFilterBank", [("e", (bins,), "uint32")],
+                        [("y", (channels,), "uint64")], {"num_channels": channels},
+                        mel_tables(rng, bins, channels)), TFLM)
+
+
+@pytest.mark.parametrize("shift", [0, 7])
+def test_filter_bank_square_root(shift):
+    check_frames(single("SignalFilterBankSquareRoot", [("x", (40,), "uint64")],
+                        [("y", (40,), "uint32")], {}, [np.array(shift, np.int32)]), TFLM)
+
+
+@pytest.mark.parametrize("bits,scale", [(0, 1600), (3, 1600), (0, 65535)])
+def test_filter_bank_log(bits, scale):
+    check_frames(single("SignalFilterBankLog", [("x", (40,), "uint32")], [("y", (40,), "int16")],
+                        {"input_correction_bits": bits, "output_scale": scale}), TFLM)
