@@ -84,3 +84,15 @@ def test_filter_bank_square_root(shift):
 def test_filter_bank_log(bits, scale):
     check_frames(single("SignalFilterBankLog", [("x", (40,), "uint32")], [("y", (40,), "int16")],
                         {"input_correction_bits": bits, "output_scale": scale}), TFLM)
+
+
+@pytest.mark.parametrize("clamping", [False, True])
+def test_filter_bank_spectral_subtraction(clamping):
+    """Stateful: the noise estimate carries over 5 frames."""
+    ch = 12
+    opts = {"alternate_one_minus_smoothing": 15729, "alternate_smoothing": 655,
+            "clamping": clamping, "min_signal_remaining": 655, "num_channels": ch,
+            "one_minus_smoothing": 15073, "smoothing": 1311, "smoothing_bits": 10,
+            "spectral_subtraction_bits": 14}
+    check_frames(single("SignalFilterBankSpectralSubtraction", [("x", (ch,), "uint32")],
+                        [("y", (ch,), "uint32"), ("noise", (ch,), "uint32")], opts), TFLM, frames=5)
