@@ -8,7 +8,8 @@
  * 32767 / radix; sums wrap to int16 as the C stores do.
  * The filter bank's integer square root (SignalFilterBankSquareRoot) and logarithm
  * (SignalFilterBankLog): numpy twins in edgecc/ops/signal_filter_bank_square_root.py and
- * signal_filter_bank_log.py, whose docstrings state the arithmetic.
+ * signal_filter_bank_log.py, whose docstrings state the arithmetic; PCAN's gain
+ * (SignalPCAN, twin edgecc/ops/signal_pcan.py wide_dynamic).
  */
 #ifndef EDGECC_SIGNAL_H
 #define EDGECC_SIGNAL_H
@@ -171,6 +172,23 @@ static inline uint32_t ec_signal_log32(uint32_t x, uint32_t out_scale, const uin
            (uint32_t)(frac + c0 + (((c1 - c0) * (frac - (int32_t)(512 * seg))) >> 16));
     loge = (uint32_t)(((uint64_t)45426 * log2 + 32768) >> 16);
     return (out_scale * loge + 32768u) >> 16;
+}
+
+/* PCAN's gain for noise estimate v: the table's piecewise quadratic on v's top 11 bits */
+static inline int16_t ec_signal_pcan_gain(uint32_t v, const int16_t *lut) {
+    int bits = 0, frac;
+    uint32_t t = v;
+    int32_t r;
+    if (v <= 2) return lut[v];
+    while (t) { t >>= 1; ++bits; }
+    lut += 4 * bits - 6;
+    frac = (int)((bits < 11 ? v << (11 - bits) : v >> (bits - 11)) & 0x3FFu);
+    r = ((int32_t)lut[2] * frac) >> 5;
+    r += (int32_t)((uint32_t)lut[1] << 5);
+    r *= frac;
+    r = (r + (1 << 14)) >> 15;
+    r += lut[0];
+    return (int16_t)r;
 }
 
 #endif /* EDGECC_SIGNAL_H */

@@ -96,3 +96,59 @@ def test_filter_bank_spectral_subtraction(clamping):
             "spectral_subtraction_bits": 14}
     check_frames(single("SignalFilterBankSpectralSubtraction", [("x", (ch,), "uint32")],
                         [("y", (ch,), "uint32"), ("noise", (ch,), "uint32")], opts), TFLM, frames=5)
+
+
+@pytest.mark.parametrize("shift", [6, 12])
+def test_pcan(shift):
+    """Filter bank energies and a noise estimate as inputs, a random gain table (|v| < 2^13 so
+    that the int32 polynomial cannot overflow, as the front end's real table)."""
+    rng = np.random.default_rng(5200 + shift)
+    lut = rng.integers(-8000, 8000, 125).astype(np.int16)
+    mb = ModelBuilder()
+    x, noise = mb.tensor("x", (24,), "uint32"), mb.tensor("noise", (24,), "uint32")
+    table = mb.const("lut", lut)
+    y = mb.tensor("y", (24,), "uint32")
+    mb.op("CUSTOM:SignalPCAN", [x, noise, table], [y], {"snr_shift": shift})
+    check_frames(mb.finish([x, noise], [y]), TFLM)
+
+
+def test_audio_front_end_pipeline():
+    """The audio front end as one model (framer -> window -> rfft -> energy -> filter bank ->
+    square root -> spectral subtraction -> PCAN -> log), so each op meets the value ranges the
+    one before produces; 5 frames carry the framer's and the noise estimate's state."""
+    rng = np.random.default_rng(5300)
+    size, step, fft, ch = 400, 160, 512, 40
+    mb = ModelBuilder()
+    x = mb.tensor("audio", (step,), "int16")
+    frames, valid = mb.tensor("frames", (1, size), "int16"), mb.tensor("valid", (), "bool")
+    mb.op("CUSTOM:SignalFramer", [x], [frames, valid],
+          {"frame_size": size, "frame_step": step, "prefill": True})
+    hann = (np.hanning(size) * 16384).astype(np.int16)
+    win = mb.tensor("windowed", (1, size), "int16")
+    mb.op("CUSTOM:SignalWindow", [frames, mb.const("hann", hann)], [win], {"shift": 12})
+    spec = mb.tensor("spectrum", (1, fft + 2), "int16")
+    mb.op("CUSTOM:SignalRfft", [win], [spec], {"T": 7, "fft_length": fft})
+    flat = mb.tensor("flat", (fft + 2,), "int16")
+    mb.op("RESHAPE", [spec, mb.const("shape", np.array([fft + 2], np.int32))], [flat],
+          {"new_shape": [fft + 2]})
+    energy = mb.tensor("energy", (fft // 2 + 1,), "uint32")
+    mb.op("CUSTOM:SignalEnergy", [flat], [energy], {"end_index": fft // 2 + 1, "start_index": 0})
+    tables = [mb.const(f"fb{i}", t) for i, t in enumerate(mel_tables(rng, fft // 2 + 1, ch))]
+    fb = mb.tensor("fb", (ch,), "uint64")
+    mb.op("CUSTOM:SignalFilterBank", [energy, *tables], [fb], {"num_channels": ch})
+    root = mb.tensor("root", (ch,), "uint32")
+    mb.op("CUSTOM:SignalFilterBankSquareRoot", [fb, mb.const("bits", np.array(7, np.int32))],
+          [root])
+    clean, noise = mb.tensor("clean", (ch,), "uint32"), mb.tensor("noise", (ch,), "uint32")
+    mb.op("CUSTOM:SignalFilterBankSpectralSubtraction", [root], [clean, noise],
+          {"alternate_one_minus_smoothing": 15729, "alternate_smoothing": 655,
+           "clamping": False, "min_signal_remaining": 655, "num_channels": ch,
+           "one_minus_smoothing": 15073, "smoothing": 1311, "smoothing_bits": 10,
+           "spectral_subtraction_bits": 14})
+    lut = rng.integers(-8000, 8000, 125).astype(np.int16)
+    gained = mb.tensor("gained", (ch,), "uint32")
+    mb.op("CUSTOM:SignalPCAN", [clean, noise, mb.const("lut", lut)], [gained], {"snr_shift": 6})
+    logs = mb.tensor("log", (ch,), "int16")
+    mb.op("CUSTOM:SignalFilterBankLog", [gained], [logs],
+          {"input_correction_bits": 3, "output_scale": 1600})
+    check_frames(mb.finish([x], [logs, root]), TFLM, frames=5)
