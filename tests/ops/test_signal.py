@@ -152,3 +152,28 @@ def test_audio_front_end_pipeline():
     mb.op("CUSTOM:SignalFilterBankLog", [gained], [logs],
           {"input_correction_bits": 3, "output_scale": 1600})
     check_frames(mb.finish([x], [logs, root]), TFLM, frames=5)
+
+
+@pytest.mark.parametrize("shape,delay", [((8,), 3), ((2, 4), 6), ((3, 5), 5)])
+def test_delay(shape, delay):
+    """Stateful: delays shorter than, longer than and equal to the frame, over 5 frames."""
+    check_frames(single("SignalDelay", [("x", shape, "int16")], [("y", shape, "int16")],
+                        {"delay_length": delay}), TFLM, frames=5)
+
+
+@pytest.mark.parametrize("dtype,code,shape,step", [("int16", 7, (3, 8), 3), ("int16", 7, (2, 2, 6), 6),
+                                                    ("float32", 0, (2, 10), 4)])
+def test_overlap_add(dtype, code, shape, step):
+    """Stateful: int16 saturates (full-range frames overflow often), float32 adds; 5 frames."""
+    out = (*shape[:-2], shape[-2] * step)
+    check_frames(single("SignalOverlapAdd", [("x", shape, dtype)], [("y", out, dtype)],
+                        {"T": code, "frame_step": step}), TFLM, frames=5)
+
+
+@pytest.mark.parametrize("ch,left", [(4, 2), (10, 0), (3, 5)])
+def test_stacker(ch, left):
+    """Stateful: the first vector padded to the left context, then a sliding stack; 5 frames."""
+    check_frames(single("SignalStacker", [("x", (ch,), "int16")],
+                        [("y", (ch * (left + 1),), "int16"), ("valid", (), "bool")],
+                        {"num_channels": ch, "stacker_left_context": left,
+                         "stacker_right_context": 0, "stacker_step": 1}), TFLM, frames=5)
