@@ -177,3 +177,23 @@ def test_stacker(ch, left):
                         [("y", (ch * (left + 1),), "int16"), ("valid", (), "bool")],
                         {"num_channels": ch, "stacker_left_context": left,
                          "stacker_right_context": 0, "stacker_step": 1}), TFLM, frames=5)
+
+
+@pytest.mark.parametrize("op,ins,outs,options,words", [
+    ("SignalFramer", [("x", (8,), "int16")], [("y", (2, 8), "int16"), ("v", (), "bool")],
+     {"frame_size": 8, "frame_step": 4, "prefill": False}, "prefill must be set"),
+    ("SignalStacker", [("x", (4,), "int16")], [("y", (20,), "int16"), ("v", (), "bool")],
+     {"num_channels": 4, "stacker_left_context": 2, "stacker_right_context": 2,
+      "stacker_step": 1}, "stacker_right_context must be 0"),
+    ("SignalRfft", [("x", (48,), "int16")], [("y", (50,), "int16")],
+     {"T": 7, "fft_length": 48}, "fft_length must be a power of two"),
+])
+def test_refused_in_one_line(op, ins, outs, options, words, tmp_path, capsys):
+    """Settings whose TFLite Micro output no generated code can match, or that edgecc lacks,
+    are refused naming the op and the setting (exit 2)."""
+    from test_internal_errors import run_cli
+    model = tmp_path / "m.tflite"
+    model.write_bytes(single(op, ins, outs, options))
+    code, _, err = run_cli(["compile", model, "-o", tmp_path / "out"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert f"CUSTOM:{op} at op 0" in err and words in err, err
