@@ -218,7 +218,7 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     nodes = _read_ops(model, sg, source)
     if bad_types:
         raise UnsupportedModel(_unsupported_types(path, bad_types, nodes))
-    nodes = _add_op_state(values, nodes)
+    nodes = _add_op_state(values, nodes, path)
     init_graphs = {}
     if any(n.op == "CALL_ONCE" for n in nodes):  # the subgraphs it may call, to run at import
         for k in range(1, model.SubgraphsLength()):
@@ -284,19 +284,21 @@ def _custom(op) -> dict:
     return dict(opts) if isinstance(opts, dict) else {}
 
 
-def _add_op_state(values: dict[str, Value], nodes: list[Node]) -> list[Node]:
+def _add_op_state(values: dict[str, Value], nodes: list[Node], path: Path) -> list[Node]:
     """Each op that keeps hidden state between runs (OpDef.state: TFLite Micro's signal ops)
-    gets it as a variable input after its own, named state_<op index>, holding its initial
-    value; the op's `updates` write it back each run (edgecc/plan/state.py)."""
+    gets it as a variable input after its own, named state_<op index>, zeros after a reset; the
+    op's `updates` write it back each run (edgecc/plan/state.py)."""
     out = []
     for n in nodes:
         spec = get_op(n.op).state if is_supported(n.op) else None
-        init = spec(n.attrs, [values[v].type for v in n.inputs if v in values]) if spec else None
-        if init is not None:
+        found = spec(n.attrs, [values[v].type for v in n.inputs if v in values]) if spec else None
+        if found is not None:
+            shape, np_dtype = found
+            dtype = next(d for d in DType if d.np == np.dtype(np_dtype))
+            check_alloc(f"{path}: op {n.index} ({n.op}) state", shape, dtype.size)
             v = f"state_{n.index}"
-            dtype = next(d for d in DType if d.np == init.dtype)
-            values[v] = Value(v, TensorType(init.shape, dtype), init, label=f"{n.op} state",
-                              variable=True)
+            values[v] = Value(v, TensorType(tuple(shape), dtype), np.zeros(shape, dtype.np),
+                              label=f"{n.op} state", variable=True)
             n = Node(n.op, [*n.inputs, v], n.outputs, n.attrs, name=n.name, index=n.index,
                      numerics=n.numerics)
         out.append(n)

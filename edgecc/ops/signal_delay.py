@@ -26,11 +26,11 @@ def delay_positive(g: Graph, n: Node) -> bool:
     return opt(n, "delay_length") >= 1 and g.type(n.outputs[0]).shape == in_type(g, n).shape
 
 
-def state(attrs: dict, ins: list[TensorType]) -> np.ndarray | None:
+def state(attrs: dict, ins: list[TensorType]) -> tuple[tuple[int, ...], np.dtype] | None:
     d = attrs.get("delay_length")
     if not ins or not isinstance(d, int) or d < 1:
         return None
-    return np.zeros((_rows(ins[0].shape)[0], d), np.int16)
+    return (_rows(ins[0].shape)[0], d), np.dtype(np.int16)
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:

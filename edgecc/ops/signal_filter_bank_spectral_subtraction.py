@@ -30,9 +30,9 @@ def options_in_range(g: Graph, n: Node) -> bool:
             and all(0 <= opt(n, k) <= 0xFFFFFFFF for k in KEYS))
 
 
-def state(attrs: dict, ins: list[TensorType]) -> np.ndarray | None:
+def state(attrs: dict, ins: list[TensorType]) -> tuple[tuple[int, ...], np.dtype] | None:
     ch = attrs.get("num_channels")
-    return np.zeros(int(ch), np.uint32) if isinstance(ch, int) and ch > 0 else None
+    return ((int(ch),), np.dtype(np.uint32)) if isinstance(ch, int) and ch > 0 else None
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:

@@ -35,12 +35,12 @@ def framing(g: Graph, n: Node) -> bool:
             and (flag(n, "prefill") or size == step))
 
 
-def state(attrs: dict, ins: list[TensorType]) -> np.ndarray | None:
+def state(attrs: dict, ins: list[TensorType]) -> tuple[tuple[int, ...], np.dtype] | None:
     n = Node("", [], [], attrs)
     if not ins or not ins[0].shape:
         return None
     rows, _, size, step, keep = _geometry(n, ins[0].shape)
-    return np.zeros((rows, keep), np.int16) if step >= 1 and keep > 0 else None
+    return ((rows, keep), np.dtype(np.int16)) if step >= 1 and keep > 0 else None
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:

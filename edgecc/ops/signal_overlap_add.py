@@ -31,11 +31,11 @@ def supported(g: Graph, n: Node) -> bool:
             and 1 <= opt(n, "frame_step") <= int(x.shape[-1]))
 
 
-def state(attrs: dict, ins: list[TensorType]) -> np.ndarray | None:
+def state(attrs: dict, ins: list[TensorType]) -> tuple[tuple[int, ...], np.dtype] | None:
     if not ins or len(ins[0].shape) < 2 or ins[0].dtype not in TYPES:
         return None
     rows, _, size = _geometry(ins[0].shape)
-    return np.zeros((rows, size), ins[0].dtype.np)
+    return (rows, size), ins[0].dtype.np
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:

@@ -26,11 +26,11 @@ def every_run_complete(g: Graph, n: Node) -> bool:
             and in_type(g, n).shape == (ch,) and g.type(n.outputs[0]).shape == (ch * (left + 1),))
 
 
-def state(attrs: dict, ins: list[TensorType]) -> np.ndarray | None:
+def state(attrs: dict, ins: list[TensorType]) -> tuple[tuple[int, ...], np.dtype] | None:
     ch, left = attrs.get("num_channels"), attrs.get("stacker_left_context")
     if not isinstance(ch, int) or not isinstance(left, int) or ch < 1 or left < 1:
         return None
-    return np.zeros(ch * left + 1, np.int16)  # the vectors, then the first-vector flag
+    return (ch * left + 1,), np.dtype(np.int16)  # the vectors, then the first-vector flag
 
 
 def infer(g: Graph, n: Node) -> list[TensorType | None]:
