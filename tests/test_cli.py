@@ -158,7 +158,11 @@ def _hostile_model(path: Path) -> None:
 
 
 def _code_only(text: str) -> str:
-    """The C without its comments (generated C has no string or char literals to confuse this)."""
+    """The C without its comments and string literals (its only ones, the NAME_INPUTi_NAME
+    macros, hold the tensor names as sanitized text: [A-Za-z0-9_.:/-], checked here too)."""
+    strings = re.findall(r'^\s*#\s*define\s+\w+\s+("[^\n]*)$', text, re.M)
+    assert all(re.fullmatch(r'"[A-Za-z0-9_.:/-]*"', s) for s in strings), strings
+    text = re.sub(r'^(\s*#\s*define\s+\w+\s+)"[A-Za-z0-9_.:/-]*"', r'\1""', text, flags=re.M)
     return re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", " ", text, flags=re.S))
 
 
