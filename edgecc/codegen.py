@@ -156,7 +156,7 @@ def io_record(g: Graph, v: str, kind: str, index: int, rounding: str) -> dict:
             if small else [],
             dequantize="ec_io_dequantize" if small else "ec_io_dequantize_wide"))
     return dict(KIND=f"{kind.upper()}{index}", kind=f"{kind}{index}",
-                name=c_string_text(g.value(v).label or v), dtype=f"EDGECC_{t.dtype.name}",
+                name=c_string_text(g.value(v).label), dtype=f"EDGECC_{t.dtype.name}",
                 ctype=t.dtype.c, rank=len(t.shape), dims=_dims(t.shape), elements=t.numel,
                 quant=quant)
 
