@@ -16,6 +16,7 @@ from c_contract import check_c_api_contract, typed_io
 from conftest import MODELS
 from edgecc.compiler import compile_model
 from edgecc.ir import DType, QParams, TensorType
+from edgecc.build.manifest import manifest
 from edgecc.codegen import write_files
 from edgecc.numerics.io import HALF_AWAY, HALF_EVEN, dequantize, quantize
 from edgecc.targets import get_target
@@ -96,8 +97,20 @@ def test_header_macros_are_the_models_values(model, tmp_path):
     got = typed_io(tmp_path / "out" / "m.h", "m")
     want = _onnx_io(model) if model.suffix == ".onnx" else _tflite_io(model)
     assert sorted(got) == sorted(want)
+    man = manifest(c, model, "host", None, {})
+    rounding = "half-even" if model.suffix == ".onnx" else "half-away"
     for key, w in want.items():
         g = got[key]
+        # the manifest carries the same, as numbers
+        kind, i = ("inputs", int(key[5:])) if key.startswith("INPUT") else ("outputs",
+                                                                            int(key[6:]))
+        e = man[kind][i]
+        assert (_sanitized(e["name"]), e["shape"], e["elements"], e["bytes"]) == \
+            (w["name"], g["dims"] if g["rank"] else [], g["elements"], g["size"]), (key, e)
+        assert f"EDGECC_{e['dtype'].upper()}" == w["dtype"], (key, e)
+        assert (e["scale"], e["zero_point"]) == (g["scale"] and float(np.float32(g["scale"])),
+                                                 g["zero_point"]), (key, e)
+        assert e["rounding"] == (rounding if w["scale"] is not None else None), (key, e)
         assert g["name"] == w["name"], (key, g["name"], w["name"])
         assert g["dtype"] == w["dtype"], key
         assert g["dims"] == [int(d) for d in w["dims"]] and g["rank"] == len(w["dims"]), (key, g)
