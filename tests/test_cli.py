@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -257,3 +258,48 @@ def test_console_script(tmp_path):
     r = subprocess.run([str(exe), "compile", str(tmp_path / "nope.tflite"), "-o", "out"],
                        cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert_one_line_error(r)
+
+
+# ---- small things: --version, sizes, a closed pipe -------------------------------------------
+
+def test_version_exits_0(tmp_path):
+    from edgecc.version import __version__
+    r = edgecc("--version", cwd=tmp_path)
+    assert (r.returncode, r.stdout.strip(), r.stderr) == (0, f"edgecc {__version__}", "")
+
+
+@pytest.mark.parametrize("text, n", [("30KiB", 30 * 1024), ("30 KiB", 30 * 1024), ("1MiB", 1 << 20),
+                                     ("2M", 2 << 20), ("30720", 30720), ("0x8000", 0x8000)])
+def test_size_flags_read_kib_and_mib_as_board_files_do(text, n):
+    from edgecc.build.boards import parse_size
+    from edgecc.cli import build_parser
+    args = build_parser().parse_args(["budget", "m.tflite", "--board", "b", "--ram-limit", text,
+                                      "--flash-limit", text])
+    assert args.ram_limit == args.flash_limit == n == parse_size(text, "x")
+
+
+@pytest.mark.parametrize("text", ["30QiB", "-5", "0", "KiB"])
+def test_bad_sizes_are_one_line_exit_2(text, tmp_path):
+    line = assert_one_line_error(edgecc("budget", EXAMPLE, "--board", "nrf52840-dk",
+                                        "--ram-limit", text, cwd=tmp_path))
+    assert "--ram-limit" in line
+
+
+@pytest.mark.parametrize("args", [["ops", "--json"], ["compile", "MODEL", "-o", "OUT", "--json"],
+                                  ["plan", "MODEL", "--json"]])
+def test_closed_stdout_ends_quietly(args, tmp_path):
+    """`edgecc ... --json | head -c1`: the reader is gone before edgecc writes; no 'Broken pipe'
+    line, no traceback, exit 141 (128 + SIGPIPE, as git and coreutils report it)."""
+    args = [str(EXAMPLE) if a == "MODEL" else str(tmp_path / "out") if a == "OUT" else a
+            for a in args]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.Popen([sys.executable, "-m", "edgecc", *args], cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    p.stdout.close()  # as `head -c1` exits after its byte
+    err = p.stderr.read().decode()
+    assert (p.wait(timeout=300), err) == (141, "")
+    # and through a shell pipe, as a user types it
+    r = subprocess.run(["sh", "-c", " ".join([shlex.quote(sys.executable), "-m", "edgecc",
+                                              *map(shlex.quote, args), "| head -c1"])],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.stdout == "{" and r.stderr == "", r.stderr
