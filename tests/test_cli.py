@@ -303,3 +303,30 @@ def test_closed_stdout_ends_quietly(args, tmp_path):
                                               *map(shlex.quote, args), "| head -c1"])],
                        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert r.stdout == "{" and r.stderr == "", r.stderr
+
+
+def test_one_lower_bound_everywhere(tmp_path):
+    """compile, verify, plan, report, the manifest and every --json give one "lower bound": the
+    live-bytes lower bound (model order, every tensor its own bytes), which `plan` defines; the
+    planned buffers' own peak, where shown, is the "planned peak" (at a931260 compile and verify
+    printed the planned peak as the lower bound)."""
+    from conftest import shared_model
+    model = shared_model("kws_ref_model")  # arena 10,112 B on host; the two figures differ
+    plan = json.loads(edgecc("plan", model, "--json", cwd=tmp_path).stdout)
+    lb, peak = plan["lower_bound_bytes"], plan["planned_peak_bytes"]
+    assert lb != peak
+    comp = edgecc("compile", model, "-o", tmp_path / "o", "--name", "kws", "--json", cwd=tmp_path)
+    ver = edgecc("verify", model, "--json", cwd=tmp_path)
+    for r in (comp, ver):
+        info = json.loads(r.stdout)
+        assert (info["lower_bound_bytes"], info["planned_peak_bytes"]) == (lb, peak), r.args
+        assert "model_lower_bound_bytes" not in info
+    man = json.loads((tmp_path / "o" / "kws.manifest.json").read_text())
+    assert (man["lower_bound_bytes"], man["planned_peak_bytes"]) == (lb, peak)
+    assert f"live-bytes lower bound {lb})" in (tmp_path / "o" / "kws.c").read_text()
+    out = edgecc("compile", model, "-o", tmp_path / "p", cwd=tmp_path).stdout
+    assert f"lower bound {lb} B" in out, out
+    assert f"lower bound {lb} B" in edgecc("plan", model, cwd=tmp_path).stdout
+    assert edgecc("report", model, "-o", tmp_path / "r.html", cwd=tmp_path).returncode == 0
+    html = (tmp_path / "r.html").read_text()
+    assert f"{lb:,} B" in html and f"{peak:,} B" in html

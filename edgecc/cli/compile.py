@@ -38,12 +38,13 @@ def run(args) -> int:
     paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
-                lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
+                lower_bound_bytes=c.plan.model_lower_bound,
+                planned_peak_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
                 compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"))
     if args.json:
         print(json.dumps(info))
     else:
         print(f"wrote {len(paths)} files to {args.output}: arena {c.plan.arena} B "
-              f"(lower bound {c.plan.lower_bound} B), weights {c.weights_bytes} B, "
+              f"(lower bound {c.plan.model_lower_bound} B), weights {c.weights_bytes} B, "
               f"{c.seconds:.2f} s")
     return 0

@@ -172,8 +172,9 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     total = sum(np.asarray(r).nbytes for rs in ref for r in rs)
     m.update(builds=len(chunks), reference_seconds=round(t_ref, 3),
              seconds=round(time.perf_counter() - t0, 3), inputs=str(inputs))
+    m["planned_peak_bytes"] = c.plan.lower_bound
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
-                        c.plan.lower_bound, c.weights_bytes, None, oracle, extra=m)
+                        c.plan.model_lower_bound, c.weights_bytes, None, oracle, extra=m)
 
 
 def _default_board(target):
