@@ -55,7 +55,8 @@ def size(flag: str):
         except EdgeccError as e:
             raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
         if n <= 0:
-            raise argparse.ArgumentTypeError(f"{flag} must be a positive size, not {s!r}")
+            raise argparse.ArgumentTypeError(f"{flag} must be positive (bytes, or e.g. 30KiB), "
+                                             f"not {s!r}")
         return n
     return check
 
