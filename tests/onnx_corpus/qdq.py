@@ -26,21 +26,25 @@ def _pad(mode: str, value: float | None = None):
     return g
 
 
-def _unary(op: str, **attrs):
+def _unary(op: str, after_conv: bool = False, **attrs):
+    """op(x); after_conv: of a Conv's output (quantize_static quantizes some ops, such as Relu
+    and the data movement ones, only where their input already is)."""
     def g(n: Net):
-        n.output(n.op(op, [n.input(X)], **attrs))
+        x = n.input(X)
+        n.output(n.op(op, [n.conv(x, 4, 4, relu=False) if after_conv else x], **attrs))
     return g
 
 
 def _with(op: str, *consts, **attrs):
-    """op(x, *consts): consts as arrays (int64 shapes, indices ...) or float weights."""
+    """op(conv(x), *consts): consts as arrays (int64 shapes, indices ...) or float weights."""
     def g(n: Net):
-        n.output(n.op(op, [n.input(X), *(n.init(c) for c in consts)], **attrs))
+        x = n.conv(n.input(X), 4, 4, relu=False)
+        n.output(n.op(op, [x, *(n.init(c) for c in consts)], **attrs))
     return g
 
 
 def _slice(n: Net):
-    x = n.input(X)
+    x = n.conv(n.input(X), 4, 4)
     i64 = lambda *v: n.init(np.array(v, np.int64))  # noqa: E731
     n.output(n.op("Slice", [x, i64(1, 0), i64(3, 5), i64(1, 3), i64(1, 2)]))
 
@@ -73,12 +77,12 @@ def _flatten_gemm(n: Net):
 
 def _squeeze(n: Net):
     x = n.input((1, 4, 1, 6))
-    y = n.op("Squeeze", [x, n.init(np.array([2], np.int64))])
+    y = n.op("Squeeze", [n.conv(x, 4, 4, k=1, relu=False), n.init(np.array([2], np.int64))])
     n.output(n.op("Unsqueeze", [n.op("Relu", [y]), n.init(np.array([3], np.int64))]))
 
 
 def _gather(n: Net):
-    x = n.input(X)
+    x = n.conv(n.input(X), 4, 4)
     n.output(n.op("Gather", [x, n.init(np.array([3, 0, 2], np.int64))], axis=1))
 
 
@@ -93,7 +97,7 @@ def _expand(n: Net):
 
 def _resize(mode: str, ctm: str = "asymmetric"):
     def g(n: Net):
-        x = n.input(X)
+        x = n.conv(n.input(X), 4, 4)
         extra = dict(nearest_mode="floor") if mode == "nearest" else {}
         n.output(n.op("Resize", [x, n.init(np.zeros(0, np.float32)),
                                  n.init(np.array([1, 1, 2, 2], np.float32))], mode=mode,
@@ -114,7 +118,9 @@ def _prelu(n: Net):
 def _reduce(op: str, axes, keep: int):
     def g(n: Net):
         x = n.conv(n.input(X), 4, 8, relu=False)
-        if n.opset >= 18 and op == "ReduceMean":
+        if not axes:
+            n.output(n.op(op, [x]))
+        elif n.opset >= 18 and op == "ReduceMean":
             n.output(n.op(op, [x, n.init(np.array(axes, np.int64))], keepdims=keep))
         else:
             n.output(n.op(op, [x], axes=list(axes), keepdims=keep))
@@ -140,6 +146,12 @@ def _binary(op: str):
             y = n.op("Add", [n.op("Abs", [y]), n.init(np.array(1.0, np.float32))])
         n.output(n.op(op, [x, y]))
     return g
+
+
+def _max_min(n: Net):  # Clip written as Max / Min by a constant
+    x = n.conv(n.input(X), 4, 4, relu=False)
+    y = n.op("Max", [x, n.init(np.array(-0.5, np.float32))])
+    n.output(n.op("Min", [y, n.init(np.array(0.75, np.float32))]))
 
 
 def _softmax(n: Net):
@@ -187,7 +199,7 @@ CASES = [
     _case("maxpool", _maxpool),
     _case("neg", _unary("Neg"), ops=("Neg",)),
     _case("abs", _unary("Abs"), ops=("Abs",)),
-    _case("relu", _unary("Relu")),
+    _case("relu", _unary("Relu", after_conv=True)),
     _case("clip", _with("Clip", np.array(-0.5, np.float32), np.array(1.0, np.float32))),
     _case("leaky_relu", _unary("LeakyRelu", alpha=0.1)),
     _case("prelu", _prelu, ops=("PRelu",)),
@@ -200,8 +212,9 @@ CASES = [
     _case("matmul_batch", _matmul_batch, LSB),
     _case("matmul_const", _matmul_const),
     _case("mul", _binary("Mul")),
-    _case("sub", _binary("Sub"), ops=("Sub",)),
-    _case("div", _binary("Div"), LSB, ops=("Div", "Abs")),
+    _case("sub_const", _with("Sub", np.array(0.25, np.float32)), ops=("Sub",)),
+    _case("div_const", _with("Div", np.array(1.5, np.float32)), LSB, ops=("Div",)),
+    _case("max_min", _max_min, ops=("Max", "Min")),
     _case("sigmoid", _unary("Sigmoid"), LSB),
     _case("hard_sigmoid", _unary("HardSigmoid", alpha=0.2, beta=0.5), LSB, ops=("HardSigmoid",)),
     _case("hard_swish", _unary("HardSwish"), LSB, opset=14, ops=("HardSwish",)),

@@ -307,8 +307,8 @@ def reduce(b: Builder, n, a) -> list[Rec]:
 
 
 def emit_mean(b: Builder, info: dict, yq: QParams) -> Rec:
-    return _reduced(b, info["x"], "MEAN", info["axes"], info["keep"], yq,
-                    dict(numerics=QLINEAR))
+    return replace(_reduced(b, info["x"], "MEAN", info["axes"], info["keep"], yq,
+                            dict(numerics=QLINEAR)), kind="act")
 
 
 # ---- elementwise tables ----------------------------------------------------------------------
