@@ -377,6 +377,41 @@ def emit_table(b: Builder, info: dict, yq: QParams) -> Rec:
     return Rec("act", y, perm=x.perm)
 
 
+# ---- LayerNormalization in float32 -----------------------------------------------------------
+
+def layer_norm(b: Builder, n, a) -> list[Rec]:
+    """LayerNormalization over the last axis in float32 (onnxruntime computes it in float between
+    DequantizeLinear and QuantizeLinear): mean, centred values, mean of their squares,
+    1/sqrt(var + epsilon), scale and bias; its sums run in another order than onnxruntime's,
+    so a quantized result may land one step away."""
+    if len(n.output) > 1 and any(n.output[1:]):
+        raise b.unsupported("LayerNormalization's Mean / InvStdDev outputs are not supported")
+    x = b.plain(floats.as_float(b, b.rec(n.input[0])))
+    shape = b.type(x.value).shape
+    if int(a.get("axis", -1)) % len(shape) != len(shape) - 1:
+        raise b.unsupported("LayerNormalization over more than the last axis")
+    f32 = DType.FLOAT32
+
+    def op(name, *ins, **attrs):
+        vals = [v if isinstance(v, str) else b.const(np.asarray(v, np.float32), f32) for v in ins]
+        return b.add_inferred(name, vals, f32, None, attrs or None)
+    last = np.array([len(shape) - 1])
+    mean = b.add_inferred("MEAN", [x.value, b.const(last, DType.INT32)], f32, None,
+                          dict(keep_dims=True))
+    d = op("SUB", x.value, mean, fused_activation_function=0)
+    sq = op("MUL", d, d, fused_activation_function=0)
+    var = b.add_inferred("MEAN", [sq, b.const(last, DType.INT32)], f32, None,
+                         dict(keep_dims=True))
+    rs = op("RSQRT", op("ADD", var, np.float32(a.get("epsilon", 1e-5)),
+                        fused_activation_function=0))
+    y = op("MUL", d, rs, fused_activation_function=0)
+    for i, name in ((1, "MUL"), (2, "ADD")):
+        if len(n.input) > i and n.input[i]:
+            y = op(name, y, floats.dequantized(b, n.input[i], "scale and bias"),
+                   fused_activation_function=0)
+    return [Rec("act", y, perm=x.perm)]
+
+
 # ---- MatMul of two activations ---------------------------------------------------------------
 
 def emit_batch_matmul(b: Builder, info: dict, yq: QParams) -> Rec:
@@ -416,7 +451,7 @@ def matmul(b: Builder, n, a) -> list[Rec]:
 HANDLERS = {"Pad": pad, "Slice": slice_, "Split": split, "Gather": gather, "Expand": expand,
             "DepthToSpace": depth_space, "SpaceToDepth": depth_space,
             "ReduceMax": reduce, "ReduceMean": reduce, "Relu": relu_clip, "Clip": relu_clip,
-            "Resize": resize, "MatMul": matmul,
+            "Resize": resize, "MatMul": matmul, "LayerNormalization": layer_norm,
             **{op: elementwise for op in (*UNARY, *WITH_CONSTANT) if op not in
                ("Relu", "Sigmoid", "Identity", "Mul", "Add")}}
 EMIT = {"table": emit_table, "mean": emit_mean, "bmm": emit_batch_matmul}
