@@ -133,6 +133,8 @@ def out_q(b: Builder, s: str, zp: str, axis: int | None = None) -> QParams:
 def quantize(b: Builder, n, a) -> list[Rec]:
     zp = n.input[2] if len(n.input) > 2 else ""
     r = b.rec(n.input[0])
+    if r.kind == "const" and np.asarray(r.data).dtype == np.float32:
+        return [_quantize_const(b, r.data, n.input[1], zp, int(a.get("axis", 1)))]
     axis = None  # per channel: only a float activation's QuantizeLinear (ONNX numerics)
     if r.kind == "act" and b.type(r.value).dtype == DType.FLOAT32:
         axis = _ir_axis(b, r, int(a.get("axis", 1)), _scale(b, n.input[1], "the scale"))
@@ -151,6 +153,23 @@ def quantize(b: Builder, n, a) -> list[Rec]:
                   dict(numerics=QLINEAR))
         return [Rec("act", y, r.perm)]
     raise b.unsupported(f"QuantizeLinear of a {r.kind} value")
+
+
+def _quantize_const(b: Builder, data: np.ndarray, s: str, zp: str, axis: int) -> Rec:
+    """QuantizeLinear of a float32 constant (float weights a vendor tool keeps behind
+    QuantizeLinear -> DequantizeLinear), folded as onnxruntime computes it: x / scale in
+    float32, round half to even, + zero point, saturate; per channel along `axis`."""
+    scale = np.asarray(_scale(b, s, "the scale"), np.float32)
+    z = np.asarray(_const(b, zp) if zp else np.zeros(1, np.uint8))
+    if z.dtype not in (np.int8, np.uint8):
+        raise b.unsupported(f"QuantizeLinear to {z.dtype} is not supported")
+    shape = [1] * data.ndim
+    if scale.size > 1:
+        shape[axis % data.ndim] = scale.size
+    v = (np.asarray(data, np.float32) / scale.reshape(shape)).astype(np.float32)
+    info = np.iinfo(z.dtype)
+    q = np.rint(v).astype(np.int64) + z.astype(np.int64).reshape(shape if z.size > 1 else [])
+    return Rec("const", data=np.clip(q, info.min, info.max).astype(z.dtype))
 
 
 def _ins(b: Builder, n) -> list[Rec]:
