@@ -358,7 +358,13 @@ EMIT = {"conv": conv, "fc": fully_connected, "binary": binary, "pool": pool, "so
 
 
 def finish(b: Builder, pend: Rec, yq: QParams) -> Rec:
-    return EMIT[pend.op](b, pend.info, yq)
+    """The group emitted with output quantization yq, then the reshapes that followed its op
+    (info "post": (handler, node, attrs), each applied to the record so far)."""
+    r = EMIT[pend.op](b, pend.info, yq)
+    for fn, n, a in pend.info.get("post", []):
+        b.recs[n.input[0]] = r
+        r = fn(b, n, a)[0]
+    return r
 
 
 __all__ = ["finish", "inverse"]

@@ -427,8 +427,17 @@ def emit_batch_matmul(b: Builder, info: dict, yq: QParams) -> Rec:
 
 
 def relu_clip(b: Builder, n, a) -> list[Rec]:
-    """Relu / Clip: a table of its own right after a DequantizeLinear, else fused (nodes.py)."""
-    if b.rec(n.input[0]).kind == "dq":
+    """Relu / Clip: a table of its own right after a DequantizeLinear, else fused (nodes.py).
+    Relu(DequantizeLinear(q)) is DequantizeLinear(max(q, zp)) exactly, so a Relu keeps the
+    record a DequantizeLinear (a QOperator model's Relu -> MaxPool between QLinear ops)."""
+    r = b.rec(n.input[0])
+    if r.kind == "dq" and n.op_type == "Relu" and not b.type(r.value).q.per_channel:
+        t = b.type(r.value)
+        lut = np.maximum(np.arange(-128, 128), t.q.zero_point[0]).astype(np.int8)[None]
+        y = b.add_inferred("LOOKUP", [r.value, b.const(lut, DType.INT8, label="table")],
+                           DType.INT8, t.q, dict(axis=0))
+        return [replace(r, value=y)]
+    if r.kind == "dq":
         return elementwise(b, n, a)
     return nd.relu_clip(b, n, a)
 
