@@ -189,6 +189,9 @@ def _weighted(b: Builder, n, info: dict, bias_at: int | None) -> dict:
     """info with the weights (input 1) and the optional bias (input `bias_at`), each required to
     be a DequantizeLinear of a constant."""
     ins = [b.rec(x) if x else None for x in n.input]
+    if bias_at is not None and bias_at < len(ins) and ins[bias_at] is not None and \
+            ins[bias_at].kind == "const" and ins[1] is not None and ins[1].kind == "qconst":
+        ins[bias_at] = _float_bias(b, info["x"], ins[1], ins[bias_at].data)
     for i, what in ((1, "weights"), (bias_at, "bias")):
         if i is None or i >= len(ins) or ins[i] is None:
             continue
@@ -198,6 +201,21 @@ def _weighted(b: Builder, n, info: dict, bias_at: int | None) -> dict:
     if "w" not in info:
         raise b.unsupported(f"{n.op_type} has no weights")
     return info
+
+
+def _float_bias(b: Builder, x: Rec, w: Rec, data: np.ndarray) -> Rec:
+    """A float32 bias of a quantized Conv / Gemm (quantize_static's QuantizeBias=False) as
+    onnxruntime quantizes it before fusing the group: int32 in the scale x_scale * w_scale[c]
+    (float32), round half to even."""
+    if np.asarray(data).dtype != np.float32:
+        raise b.unsupported("the bias must be float32 or a DequantizeLinear of a constant")
+    scale = np.float32(b.type(x.value).q.scale[0]) * np.asarray(w.q.scale, np.float32)
+    d = np.asarray(data, np.float32).ravel()
+    scale = np.broadcast_to(scale, d.shape).astype(np.float32)
+    q = np.rint((d / scale).astype(np.float32)).astype(np.int64)
+    if q.min(initial=0) < -(1 << 31) or q.max(initial=0) >= (1 << 31):
+        raise b.unsupported("the float bias does not fit int32 in the accumulator's scale")
+    return Rec("qconst", data=q.astype(np.int32), q=b.qparams_of(scale, None, 0))
 
 
 def conv(b: Builder, n, a) -> list[Rec]:
