@@ -94,6 +94,11 @@ def dequantized(b: Builder, name: str, what: str) -> np.ndarray | None:
         return np.asarray(r.data)
     if r.kind != "qconst":
         raise b.unsupported(f"the {what} must be constant")
+    return dequantized_rec(r)
+
+
+def dequantized_rec(r: Rec) -> np.ndarray:
+    """A DequantizeLinear'd constant ("qconst") evaluated in float32."""
     d = np.asarray(r.data)
     shape = [1] * d.ndim
     if len(r.q.scale) > 1:

@@ -133,6 +133,8 @@ def out_q(b: Builder, s: str, zp: str, axis: int | None = None) -> QParams:
 def quantize(b: Builder, n, a) -> list[Rec]:
     zp = n.input[2] if len(n.input) > 2 else ""
     r = b.rec(n.input[0])
+    if r.kind == "qconst" and r.data.dtype == np.int8:  # requantized at compile time
+        r = Rec("const", data=floats.dequantized_rec(r))
     if r.kind == "const" and np.asarray(r.data).dtype == np.float32:
         return [_quantize_const(b, r.data, n.input[1], zp, int(a.get("axis", 1)))]
     axis = None  # per channel: only a float activation's QuantizeLinear (ONNX numerics)

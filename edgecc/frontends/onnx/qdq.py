@@ -176,8 +176,10 @@ def split(b: Builder, n, a) -> list[Rec]:
 def gather(b: Builder, n, a) -> list[Rec]:
     r, ix = b.rec(n.input[0]), b.rec(n.input[1])
     axis = int(a.get("axis", 0))
-    if r.kind == "const" and ix.kind == "const":
-        return [Rec("const", data=np.take(r.data, ix.data, axis=axis))]
+    if r.kind in ("const", "qconst") and ix.kind == "const":
+        if r.kind == "qconst" and len(r.q.scale) > 1 and r.q.axis == axis % r.data.ndim:
+            raise b.unsupported("Gather along the axis of a per-channel quantized table")
+        return [replace(r, data=np.take(r.data, ix.data, axis=axis))]
     if r.kind == "qconst" and ix.kind == "act":  # a quantized table read by run-time indices
         if len(r.q.scale) != 1:
             raise b.unsupported("Gather of a per-channel quantized table")
