@@ -26,7 +26,9 @@ def _cnn(n: Net) -> None:
     p = n.conv(c, 16, 16, k=1, relu=False)
     s = n.op("Add", [p, n.conv(c, 16, 16, k=1, relu=False)])
     g = n.op("Flatten", [n.op("GlobalAveragePool", [n.op("Relu", [s])])], axis=1)
-    n.output(n.op("Softmax", [n.gemm(g, 16, 10)], axis=-1))
+    logits = n.gemm(g, 16, 10)
+    n.output(logits, "logits")  # before the Softmax, whose outputs saturate
+    n.output(n.op("Softmax", [logits], axis=-1))
 
 
 def _qs(name: str, opset: int = 13, seed: int = 0, **q):
