@@ -104,13 +104,14 @@ def quantize(net: Net, out: Path, fmt: str = "qdq", act: str = "s8", wt: str = "
              per_channel: bool = False, reduce_range: bool = False, extra_ops: tuple = (),
              seed: int = 0, **extra) -> Path:
     """net quantized by quantize_static into `out`: fmt "qdq" / "qop", activations and weights
-    "s8" / "u8", extra_ops quantized too (the default op list does not name them), extra the
+    "s8" / "u8" (weights also "s4" / "u4", opset 21), extra_ops quantized too (the default op list does not name them), extra the
     extra_options (ActivationSymmetric, WeightSymmetric, QuantizeBias ...)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.registry import QDQRegistry, QLinearOpsRegistry
     src = out.with_name(out.stem + "_float.onnx")
     net.save(src)
-    types = {"s8": QuantType.QInt8, "u8": QuantType.QUInt8}
+    types = {"s8": QuantType.QInt8, "u8": QuantType.QUInt8, "s4": QuantType.QInt4,
+             "u4": QuantType.QUInt4}
     ops = sorted(set(QDQRegistry) | set(QLinearOpsRegistry) | set(extra_ops))
     quantize_static(str(src), str(out), _Reader(net.shapes, seed),
                     quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator,

@@ -105,6 +105,8 @@ CASES = [
     _case("qop_s8_sym", fmt="qop", act="s8", wt="s8", **SYM),
     _case("qop_s8_opset11", fmt="qop", act="s8", wt="s8", opset=11),
     _case("qop_u8_opset17", fmt="qop", act="u8", wt="u8", opset=17, per_channel=True),
+    _case("qdq_s4_pc", act="s8", wt="s4", opset=21, per_channel=True),
+    _case("qdq_u8u4", act="u8", wt="u4", opset=21),
     Case("qs_vendor_float_w", _vendor("qs_vendor_float_w", act="s8", wt="s8")),
     Case("qs_vendor_float_w_pc", _vendor("qs_vendor_float_w_pc", act="s8", wt="s8",
                                          per_channel=True)),
