@@ -2,7 +2,7 @@
 (edgecc/frontends/onnx/qdq.py, edgecc/ops/lookup.py, edgecc/numerics/onnx_elementwise.py): the
 imported graph's numpy reference against onnxruntime (int8 fusion allowed, the default
 numerics) on seeded frames, without building C (tests/test_onnx_corpus.py builds and runs
-the same models); and the one-line refusals of what stays unsupported.
+the same models); and the one-line refusal of what stays unsupported.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ CASES = {c.name: c for c in [*qdq.CASES, *quantizers.CASES, *nets.CASES]}
 REF = ["qdq_pad_constant", "qdq_pad_value", "qdq_pad_reflect", "qdq_pad_edge",
        "qdq_reduce_mean", "qdq_neg", "qdq_prelu", "qdq_slice", "qdq_split", "qdq_gather",
        "qdq_resize_nearest", "qdq_depth_to_space", "qdq_leaky_relu", "qdq_matmul_batch",
-       "qdq_clip", "qdq_max_min", "net_prelu_neg", "qs_qdq_u8", "qs_qdq_s8_nobias",
+       "qdq_clip", "qdq_max_min", "qdq_sub", "qdq_div", "net_prelu_neg", "qs_qdq_u8", "qs_qdq_s8_nobias",
        "qs_vendor_float_w_pc", "qs_qop_s8_sym"]
 
 
@@ -59,10 +59,10 @@ def test_piecewise_linear_tables_are_exact():
         assert np.array_equal(table_of(xs, xz, ys, yz, f), want.astype(np.int8))
 
 
-def test_sub_of_two_activations_is_refused(tmp_path):
+def test_pow_of_two_activations_is_refused(tmp_path):
     def g(n: Net):
         x = n.input((1, 4, 6, 6))
-        n.output(n.op("Sub", [x, n.conv(x, 4, 4)]))
-    path = case_builder("sub2", g, extra_ops=("Sub",))(tmp_path)
-    with pytest.raises(UnsupportedModel, match=r"node \d+ \(Sub .*one DequantizeLinear'd"):
+        n.output(n.op("Pow", [x, n.conv(x, 4, 4)]))
+    path = case_builder("pow2", g, extra_ops=("Pow",))(tmp_path)
+    with pytest.raises(UnsupportedModel, match=r"node \d+ \(Pow .*one DequantizeLinear'd"):
         load_onnx(path)

@@ -13,7 +13,9 @@ Owns the handlers of:
   / Pow by a constant): LOOKUP, the 256-entry table of f in float32 (edgecc/numerics/
   onnx_elementwise.py), one table per channel for a per-channel PRelu slope;
 - ReduceMean (MEAN with onnxruntime's float32 scale) and MatMul of two activations
-  (BATCH_MATMUL, onnxruntime's QLinearMatMul).
+  (BATCH_MATMUL, onnxruntime's QLinearMatMul);
+- the groups onnxruntime leaves in float32: LayerNormalization over the last axis, and Sub /
+  Div / Max / Min of two activations, between DEQUANTIZE and the QuantizeLinear's QUANTIZE.
 """
 from __future__ import annotations
 
@@ -320,6 +322,8 @@ def elementwise(b: Builder, n, a) -> list[Rec]:
     QuantizeLinear: a pending table group."""
     ins = [b.rec(x) for x in n.input if x]
     acts = [i for i, r in enumerate(ins) if r.kind == "dq"]
+    if len(acts) == 2 and n.op_type in _FLOAT_BINARY:
+        return [_float_binary(b, n, ins)]
     if len(acts) != 1:
         raise b.unsupported(f"{n.op_type} needs one DequantizeLinear'd activation (QDQ)")
     k = acts[0]
@@ -350,6 +354,27 @@ def elementwise(b: Builder, n, a) -> list[Rec]:
     if function(info["op"], a, None if "c" not in info else 0.0) is None:
         raise b.unsupported(f"{n.op_type} in a QDQ group is not supported")
     return [Rec("pend", op="table", info=info)]
+
+
+_FLOAT_BINARY = {"Sub": "SUB", "Div": "DIV", "Max": "MAXIMUM", "Min": "MINIMUM"}
+
+
+def _float_binary(b: Builder, n, ins: list[Rec]) -> Rec:
+    """Sub / Div / Max / Min of two DequantizeLinear'd activations as onnxruntime runs them
+    (not fused): both dequantized in float32, the op in float32 (one IEEE operation, exact),
+    then the QuantizeLinear after it quantizes the float32 result."""
+    xs = [floats.as_float(b, r) for r in ins]
+    ranks = [len(r.perm) for r in xs]
+    if ranks[0] != ranks[1]:  # numpy broadcasting: leading 1s, in ONNX order
+        xs = [b.plain(r) for r in xs]
+        rank = max(ranks)
+        xs = [replace(r, value=b.reshape(r.value, (1,) * (rank - len(r.perm))
+                                          + tuple(b.type(r.value).shape)),
+                      perm=tuple(range(rank))) for r in xs]
+    vals = [xs[0].value, b.with_perm(xs[1], xs[0].perm).value]
+    y = b.add_inferred(_FLOAT_BINARY[n.op_type], vals, DType.FLOAT32, None,
+                       dict(fused_activation_function=0))
+    return Rec("act", y, perm=xs[0].perm)
 
 
 def emit_table(b: Builder, info: dict, yq: QParams) -> Rec:
