@@ -66,3 +66,15 @@ def test_pow_of_two_activations_is_refused(tmp_path):
     path = case_builder("pow2", g, extra_ops=("Pow",))(tmp_path)
     with pytest.raises(UnsupportedModel, match=r"node \d+ \(Pow .*one DequantizeLinear'd"):
         load_onnx(path)
+
+
+def test_softmax_fuses_when_its_dequantize_is_shared(tmp_path):
+    """quantizers.py's net: the Gemm's DequantizeLinear feeds a graph output and the Softmax;
+    where int8 is allowed onnxruntime still runs QLinearSoftmax (it copies the DQ per node
+    unit), so ortfuse must say fused; x86's default keeps the old one-reader rule."""
+    from edgecc.frontends.onnx.ortfuse import fused_groups
+    from edgecc.frontends.onnx.read import read_model
+    m = read_model(CASES["qs_qdq_s8"].build(tmp_path))
+    softmax = [i for i, n in enumerate(m.graph.node) if n.op_type == "Softmax"]
+    assert set(softmax) <= set(fused_groups(m.graph, m.consts, m.dtypes, True))
+    assert not set(softmax) & set(fused_groups(m.graph, m.consts, m.dtypes, False))

@@ -26,6 +26,11 @@ def _pad(mode: str, value: float | None = None):
     return g
 
 
+def _pad_attrs(n: Net):  # opset 10: pads and value are attributes
+    x = n.conv(n.input(X), 4, 4)
+    n.output(n.op("Pad", [x], pads=[0, 0, 1, 0, 0, 0, 0, 2], value=0.0))
+
+
 def _unary(op: str, after_conv: bool = False, **attrs):
     """op(x); after_conv: of a Conv's output (quantize_static quantizes some ops, such as Relu
     and the data movement ones, only where their input already is)."""
@@ -180,6 +185,7 @@ def _case(name: str, graph, check: str = EXACT, opset: int = 13, ops: tuple = ()
 CASES = [
     _case("pad_constant", _pad("constant")),
     _case("pad_value", _pad("constant", 0.5), opset=11),
+    _case("pad_opset10", _pad_attrs, opset=10),
     _case("pad_reflect", _pad("reflect")),
     _case("pad_edge", _pad("edge")),
     _case("slice", _slice),
