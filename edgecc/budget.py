@@ -7,7 +7,6 @@ of NAME_run: templates/baremetal/app_main.c.j2), measuring the model's part of i
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from edgecc.build.regions import region_use
 from edgecc.codegen import write_files
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import work_folder
 from edgecc.options import CompileOptions
 from edgecc.names import c_ident
 from edgecc.targets import get_target
@@ -109,8 +109,7 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
                       board_options(options, board, ram_limit))
     weights_section = c.options.weights_section
     ident = c_ident(name)
-    with tempfile.TemporaryDirectory(prefix="edgecc-budget-") as tmp:
-        work = Path(keep) if keep else Path(tmp)
+    with work_folder(keep, "edgecc-budget-") as work:
         gen = work / "gen"
         write_files(c.files, gen)
         app = work / "app_main.c"

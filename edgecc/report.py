@@ -24,6 +24,7 @@ from edgecc.build.boards import Board
 from edgecc.budget import budget_model
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import write_file
 from edgecc.inspect import executes, kernel_rows, op_counts
 from edgecc.ir import TensorType
 from edgecc.metrics import node_macs
@@ -331,8 +332,4 @@ def write_report(model: str | Path, target: Target, board: Board | None, out: Pa
     c = compile_model(model, target, "model", options)
     budget = budget_figures(model, board, options) if board is not None else (None, "")
     html = render_report(model, c, target, board, budget)
-    try:
-        out.write_text(html, encoding="utf-8")
-    except OSError as e:
-        raise EdgeccError(f"{out}: cannot write the report: {e.strerror or e}") from None
-    return out
+    return write_file(out, html, "-o")

@@ -10,7 +10,6 @@ similarity.
 """
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from edgecc.build.boards import board_options, default_board
 from edgecc.build.harness import parse_frames
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import work_folder
 from edgecc.ir import Graph
 from edgecc.options import CompileOptions
 from edgecc.progress import progress as bar
@@ -155,9 +155,9 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     t_ref = time.perf_counter() - t0
     got: list[list[bytes]] = []
     chunks = _chunks(samples, board if board is not None else _default_board(target))
-    with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
+    with work_folder(keep, "edgecc-verify-") as top:
         for k, chunk in enumerate(chunks):
-            work = (Path(keep) if keep else Path(tmp)) / f"chunk{k}"
+            work = top / f"chunk{k}"
             work.mkdir(parents=True, exist_ok=True)
             text = _build_and_run(c, work, None, target, cc, trace=False, board=board,
                                   frames=chunk, reset_each=True)
