@@ -7,6 +7,8 @@ no model string can close a comment, start a directive, or inject code.
 from __future__ import annotations
 
 import re
+import unicodedata
+from html import escape
 
 _C_KEYWORDS = {"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
                "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
@@ -24,6 +26,31 @@ def c_ident(s: str, fallback: str = "model") -> str:
     if out.lower() in _C_KEYWORDS:
         out += "_"
     return out[:48]
+
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?")
+
+
+def visible_text(s: str) -> str:
+    """`s` with nothing that can paint a terminal or reorder text: ANSI escape sequences removed
+    whole, control characters (C0, DEL, C1) and line or paragraph separators as spaces, format
+    characters (the bidirectional overrides U+202A-U+202E and isolates U+2066-U+2069, zero-width
+    characters) and lone surrogates removed."""
+    s = _ANSI.sub("", s)
+    out = []
+    for ch in s:
+        cat = unicodedata.category(ch)
+        if cat == "Cc" or cat in ("Zl", "Zp"):
+            out.append(" ")
+        elif cat not in ("Cf", "Cs", "Co", "Cn"):
+            out.append(ch)
+    return "".join(out)
+
+
+def xml_text(s: object) -> str:
+    """`s` as text of an HTML or SVG (XML 1.0) document: visible_text, then escaped (quotes too,
+    so it may sit in an attribute)."""
+    return escape(visible_text(str(s)), quote=True)
 
 
 def c_comment(s: str, limit: int = 80) -> str:

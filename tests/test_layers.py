@@ -76,7 +76,7 @@ ALLOWED: dict[str, set[str]] = {
     ROOT_PKG: {"api", "version"},
     "__main__": {"cli"},
     "progress": set(),
-    "diagnostics": {"errors", "ir"},
+    "diagnostics": {"errors", "ir", "names"},
     "opsdoc": {"ops"},
     "plan_view": CORE | BUILD,
     "inspect": CORE,
