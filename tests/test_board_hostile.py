@@ -139,3 +139,19 @@ def test_every_shipped_board_key_is_declared():
             if isinstance(spec, Table):
                 for item in (v if spec.many else [v]):
                     assert set(item) <= set(spec.keys), (p.name, k, item)
+
+
+def test_board_values_built_in_python_are_checked_where_rendered(tmp_path):
+    """A Board built in Python (the API takes one) skips the file schema: the renderers of the
+    toolchain file and the linker script check its strings again."""
+    import dataclasses
+
+    from edgecc.build.cross import linker_script
+    from edgecc.build.firmware import board_files
+    good = load_board("nrf52840-dk")
+    for bad in (dataclasses.replace(good, name="../../x"),
+                dataclasses.replace(good, cflags=('-O2" )\nexecute_process(COMMAND id)',))):
+        with pytest.raises(EdgeccError):
+            board_files(bad, 1024)
+        with pytest.raises(EdgeccError):
+            linker_script(bad, 1024)

@@ -199,6 +199,15 @@ def check_table(d, keys: dict, where: str, path: str = "") -> None:
             spec.kind(v, w)
 
 
+def check_board_strings(board) -> None:
+    """The strings of a Board value (from a file, or built in Python and given to the API) that
+    reach build files, checked again where they are rendered: name, flags, region names."""
+    name(board.name, f"board {board.name!r}: name")
+    flags(list(board.cflags), f"board {board.name}: cflags")
+    for r in board.regions:
+        ident(r.name, f"board {board.name}: region name")
+
+
 def check_board(d, path) -> None:
     """A parsed board file against BOARD: one EdgeccError line naming the file and the key."""
     check_table(d, BOARD, f"board file {path}")
