@@ -209,3 +209,22 @@ def test_sigint_during_compile_leaves_old_or_new_output(tmp_path):
     now = {p.name: p.read_bytes() for p in out.iterdir()}
     assert sorted(now) == sorted(old)  # no temporary file or staging folder left
     assert now == old  # the signal came before the commit: the old output, whole
+
+
+def test_sigterm_during_compile_leaves_the_old_output(tmp_path):
+    """A cancelled CI job (SIGTERM) unwinds like SIGINT: the staging folder goes, the old output
+    stays."""
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    cmd = [sys.executable, "-m", "edgecc", "compile", "--name", "m", "-o", str(out)]
+    subprocess.run(cmd + [str(EXAMPLE)], check=True, env=env, capture_output=True)
+    old = {p.name: p.read_bytes() for p in out.iterdir()}
+    proc = subprocess.Popen(cmd + [str(_big_model(tmp_path))], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while proc.poll() is None:
+        if any(p.name.startswith(".") for p in out.iterdir()):
+            proc.send_signal(signal.SIGTERM)
+            break
+        time.sleep(0.0005)
+    proc.wait(timeout=120)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == old
