@@ -24,7 +24,9 @@ A board file (see boards/README.md):
 
 Python 3.11+ reads TOML with the standard tomllib; 3.10 uses the `tomli` package (the same
 parser, a dependency only there). Any problem with a board file is one EdgeccError line naming the
-file and the field.
+file and the field. Which keys exist, their kinds, ranges and character sets: one declarative
+table, board_schema.BOARD (checked first); the file is a regular file under a size cap, read
+through edgecc.fileio; what relates keys to each other (regions, placement, machine) is here.
 """
 from __future__ import annotations
 
