@@ -48,52 +48,51 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEX
 # ---------------------------------------------------------------- reading
 
 
-def read_regular(path: str | Path, what: str, limit: int) -> bytes:
+def _check_stat(st: os.stat_result, p: Path, what: str, limit: int, error) -> int:
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise error(f"{what} {p}: is {kind}")
+    if st.st_size > limit:
+        raise error(f"{what} {p}: {st.st_size:,} bytes, over edgecc's limit of {limit:,} bytes")
+    return st.st_size
+
+
+def _missing(p: Path, what: str, e: OSError, error) -> Exception:
+    if isinstance(e, FileNotFoundError):
+        return error(f"{what} {p}: no such file")
+    return error(f"{what} {p}: cannot read: {e.strerror}")
+
+
+def read_regular(path: str | Path, what: str, limit: int, error=EdgeccError) -> bytes:
     """The bytes of `path`, which must be a regular file of at most `limit` bytes (else one
-    EdgeccError line naming `what` and the path)."""
+    `error` line naming `what` and the path)."""
     p = Path(path)
     try:
         fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise EdgeccError(f"{what} {p}: no such file") from None
     except OSError as e:
-        raise EdgeccError(f"{what} {p}: cannot read: {e.strerror}") from None
+        raise _missing(p, what, e, error) from None
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-            raise EdgeccError(f"{what} {p}: is {kind}")
-        if st.st_size > limit:
-            raise EdgeccError(f"{what} {p}: {st.st_size:,} bytes, over edgecc's limit of "
-                              f"{limit:,} bytes")
+        _check_stat(os.fstat(fd), p, what, limit, error)
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read(limit + 1)
     except OSError as e:
-        raise EdgeccError(f"{what} {p}: cannot read: {e.strerror}") from None
+        raise _missing(p, what, e, error) from None
     finally:
         os.close(fd)
     if len(data) > limit:  # grew while read
-        raise EdgeccError(f"{what} {p}: over edgecc's limit of {limit:,} bytes")
+        raise error(f"{what} {p}: over edgecc's limit of {limit:,} bytes")
     return data
 
 
-def check_regular(path: str | Path, what: str, limit: int) -> int:
+def check_regular(path: str | Path, what: str, limit: int, error=EdgeccError) -> int:
     """Refuse `path` unless it is a regular file of at most `limit` bytes; its size. Never opens
     it (stat only), so a FIFO cannot block."""
     p = Path(path)
     try:
         st = os.stat(p)
-    except FileNotFoundError:
-        raise EdgeccError(f"{what} {p}: no such file") from None
     except OSError as e:
-        raise EdgeccError(f"{what} {p}: cannot read: {e.strerror}") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise EdgeccError(f"{what} {p}: is {kind}")
-    if st.st_size > limit:
-        raise EdgeccError(f"{what} {p}: {st.st_size:,} bytes, over edgecc's limit of "
-                          f"{limit:,} bytes")
-    return st.st_size
+        raise _missing(p, what, e, error) from None
+    return _check_stat(st, p, what, limit, error)
 
 
 # ---------------------------------------------------------------- paths

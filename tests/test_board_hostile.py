@@ -16,16 +16,10 @@ from edgecc.build.board_schema import BOARD, MAX_BOARD_FILE_BYTES, Table
 from edgecc.build.boards import load_board
 from edgecc.errors import EdgeccError
 from test_boards import NRF
+from test_cli_hardening import _one_line
 from test_internal_errors import EXAMPLE, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _one_line(code, err):
-    assert code == 2, err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("edgecc: error: "), err
-    return lines[0]
 
 
 def _board(tmp_path, text: str, name: str = "board.toml") -> Path:

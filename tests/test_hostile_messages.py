@@ -17,17 +17,11 @@ import pytest
 from edgecc.diagnostics import clean_line
 from edgecc.names import visible_text, xml_text
 from edgecc.tflite_writer import ModelBuilder
+from test_cli_hardening import _one_line
 from test_internal_errors import EXAMPLE, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = "evil\x1b[2J\x07\u202eeman\u2066x\x9b\u200b"
-
-
-def _one_line(code, err):
-    assert code == 2, err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("edgecc: error: "), err
-    return lines[0]
 
 
 def _relu(tmp_path, name: str, zero_point: int = 0) -> Path:

@@ -15,16 +15,10 @@ import pytest
 
 from edgecc import fileio
 from edgecc.errors import EdgeccError
+from test_cli_hardening import _one_line
 from test_internal_errors import EXAMPLE, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _one_line(code, err):
-    assert code == 2, err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("edgecc: error: "), err
-    return lines[0]
 
 
 @pytest.fixture

@@ -58,7 +58,7 @@ ALLOWED: dict[str, set[str]] = {
     "ops": _SHARED | _ARITH,
     "metrics": {"ir"},
     "interp": {"ir", "ops"},
-    "validate": _SHARED | {"ops", "tflite_writer"},
+    "validate": _SHARED | {"fileio", "ops", "tflite_writer"},
     # frontends check the ops' constraints on the constant-folded view (passes/fold.py): issue 24
     # names that edge as in the wrong room; drop it when the folding moves.
     "frontends": _SHARED | _ARITH | {"ops", "validate", "passes"},
