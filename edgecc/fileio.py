@@ -233,11 +233,16 @@ def _commit_stage(stage: Path, dest_fd: int, what: str) -> None:
     stage_fd = os.open(stage, _DIR_FLAGS)
     try:
         with signals_held():
-            fcntl.flock(dest_fd, fcntl.LOCK_EX)  # one committer at a time per folder
+            try:
+                fcntl.flock(dest_fd, fcntl.LOCK_EX)  # one committer at a time per folder
+                locked = True
+            except OSError:  # a file system without locks (some network mounts): commit alone
+                locked = False
             try:
                 _commit(stage_fd, dest_fd, what)
             finally:
-                fcntl.flock(dest_fd, fcntl.LOCK_UN)
+                if locked:
+                    fcntl.flock(dest_fd, fcntl.LOCK_UN)
     finally:
         os.close(stage_fd)
 
