@@ -164,34 +164,37 @@ def _as_bytes(text: str | bytes) -> bytes:
 # ---------------------------------------------------------------- folders
 
 
-def _commit(stage_fd: int, dest_fd: int, what: str) -> None:
+def _commit(stage_fd: int, dest_fd: int, what: str, dry: bool = False) -> None:
     """Rename every entry of the staging folder into the destination, folders merged entry by
-    entry (a link or file where a folder goes is replaced; a folder where a file goes refused)."""
+    entry (a link or file where a folder goes is replaced). `dry`: only look for what would stop
+    the commit half-way (a folder where a file goes), so that it is refused before any rename."""
     for entry in sorted(os.listdir(stage_fd)):
         st = os.stat(entry, dir_fd=stage_fd, follow_symlinks=False)
-        if stat.S_ISDIR(st.st_mode):
-            try:
-                dst = os.stat(entry, dir_fd=dest_fd, follow_symlinks=False)
-            except FileNotFoundError:
-                dst = None
-            if dst is None:
+        try:
+            dst = os.stat(entry, dir_fd=dest_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            dst = None
+        if not stat.S_ISDIR(st.st_mode):
+            if dst is not None and stat.S_ISDIR(dst.st_mode):
+                raise EdgeccError(f"{what}/{entry}: is a folder where edgecc writes a file")
+            if not dry:
                 os.rename(entry, entry, src_dir_fd=stage_fd, dst_dir_fd=dest_fd)
-                continue
-            sub_src = os.open(entry, _DIR_FLAGS, dir_fd=stage_fd)
+            continue
+        if dst is None or not stat.S_ISDIR(dst.st_mode):
+            if not dry:  # a link or file where the folder goes is removed, never followed
+                if dst is not None:
+                    os.unlink(entry, dir_fd=dest_fd)
+                os.rename(entry, entry, src_dir_fd=stage_fd, dst_dir_fd=dest_fd)
+            continue
+        sub_src = os.open(entry, _DIR_FLAGS, dir_fd=stage_fd)
+        try:
+            sub_dst = _open_dir(entry, dest_fd, f"{what}/{entry}", create=not dry)
             try:
-                sub_dst = _open_dir(entry, dest_fd, f"{what}/{entry}", create=True)
-                try:
-                    _commit(sub_src, sub_dst, f"{what}/{entry}")
-                finally:
-                    os.close(sub_dst)
+                _commit(sub_src, sub_dst, f"{what}/{entry}", dry)
             finally:
-                os.close(sub_src)
-        else:
-            try:
-                os.rename(entry, entry, src_dir_fd=stage_fd, dst_dir_fd=dest_fd)
-            except IsADirectoryError:
-                raise EdgeccError(f"{what}/{entry}: is a folder where edgecc writes a file") \
-                    from None
+                os.close(sub_dst)
+        finally:
+            os.close(sub_src)
 
 
 @contextlib.contextmanager
@@ -239,6 +242,7 @@ def _commit_stage(stage: Path, dest_fd: int, what: str) -> None:
             except OSError:  # a file system without locks (some network mounts): commit alone
                 locked = False
             try:
+                _commit(stage_fd, dest_fd, what, dry=True)  # refuse before the first rename
                 _commit(stage_fd, dest_fd, what)
             finally:
                 if locked:

@@ -222,3 +222,15 @@ def test_sigterm_during_compile_leaves_the_old_output(tmp_path):
         time.sleep(0.0005)
     proc.wait(timeout=120)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == old
+
+
+def test_a_commit_that_cannot_finish_renames_nothing(tmp_path):
+    """A folder where a file of the output goes is refused before the first rename: the old
+    output stays whole."""
+    out = tmp_path / "out"
+    fileio.write_folder({"a.h": "old a", "z.h": "old z"}, out)
+    (out / "m.c").mkdir()
+    with pytest.raises(EdgeccError, match="is a folder where edgecc writes a file"):
+        fileio.write_folder({"a.h": "new a", "m.c": "new", "z.h": "new z"}, out)
+    assert (out / "a.h").read_text() == "old a" and (out / "z.h").read_text() == "old z"
+    assert sorted(p.name for p in out.iterdir()) == ["a.h", "m.c", "z.h"]
