@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
-from edgecc.fileio import check_regular
+from edgecc.fileio import check_regular, read_regular
 
 MAX_TENSOR_BYTES = 2**31 - 1     # one tensor (activation or constant)
 MAX_ARENA_BYTES = 2**31 - 1      # every activation together, and the planned arena
@@ -36,3 +36,9 @@ def check_model_file(path: str | Path) -> None:
     """Refuse, before opening it, a MODEL that is missing, not a regular file (a FIFO would block
     the read forever, /dev/zero never ends) or larger than MAX_MODEL_BYTES."""
     check_regular(path, "MODEL", MAX_MODEL_BYTES, error=ModelFormatError)
+
+
+def read_model_file(path: str | Path) -> bytes:
+    """The bytes of MODEL, checked as check_model_file checks it on the descriptor it reads (a
+    file swapped for a FIFO after the check cannot block the read)."""
+    return read_regular(path, "MODEL", MAX_MODEL_BYTES, error=ModelFormatError)
