@@ -10,7 +10,6 @@ is TFLite Micro, or LiteRT BUILTIN_REF when TFLM cannot run the model (edgecc.ve
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from edgecc.build.qemu import run_on_qemu
 from edgecc.codegen import write_files
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import work_folder
 from edgecc.options import CompileOptions
 from edgecc.targets import Target
 from edgecc.verify.onnx_float import output_steps, within_one_step
@@ -148,9 +148,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         info["onnxruntime_session_config"] = session_config(numerics)  # fused: int8 fusion
     else:
         ref_outs, oracle = run_reference_frames(model, ins, n_out)
-    with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
-        work = Path(keep) if keep else Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
+    with work_folder(keep, "edgecc-verify-") as work:
         text = _build_and_run(c, work, None, target, cc, trace=False, board=board, info=info,
                               profile=profile, frames=ins)
         got, done = parse_frames(text)
