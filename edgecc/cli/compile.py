@@ -7,10 +7,10 @@ from pathlib import Path
 
 from edgecc.api import output_files
 from edgecc.build.boards import board_options
-from edgecc.cli.common import (add_io, add_target, add_weights_section, model_name, nonempty,
-                               options_from_args, resolve_target)
+from edgecc.cli.common import (add_cache, add_io, add_target, add_weights_section, model_name,
+                               nonempty, options_from_args, resolve_target, use_cache)
 from edgecc.codegen import write_files
-from edgecc.compiler import compile_model
+from edgecc.compile_cache import compile_cached
 
 
 def add_parser(sub) -> None:
@@ -23,6 +23,7 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true")
     add_io(p)
     add_weights_section(p)
+    add_cache(p)
     p.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
                    help="also write build files: a CMake library (+ toolchain file, startup code "
                         "and linker script for a bare-metal board), a Make fragment, a Zephyr "
@@ -32,8 +33,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     target, board = resolve_target(args)
-    c = compile_model(args.model, target, args.name,
-                      board_options(options_from_args(args), board))
+    c = compile_cached(args.model, target, args.name,
+                       board_options(options_from_args(args), board), use_cache(args))
     files = output_files(c, args.model, target, board, args.emit or [])
     paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
