@@ -38,7 +38,7 @@ from edgecc.options import CompileOptions
 from edgecc.resources import data_dir
 from edgecc.targets import Target
 from edgecc.validate.limits import check_model_file
-from edgecc.version import __version__
+from edgecc.version import __version__ as VERSION
 
 MAGIC = b"edgecc-compiled 1"
 PACKAGE = Path(__file__).resolve().parent
@@ -66,11 +66,10 @@ def sources_hash() -> str:
     return _SOURCES[stat]
 
 
-def cache_key(model: str | Path, target: Target, name: str, options: CompileOptions,
-              version: str = __version__) -> str:
+def cache_key(model: str | Path, target: Target, name: str, options: CompileOptions) -> str:
     h = hashlib.sha256()
     h.update(Path(model).read_bytes())
-    for part in (repr(target), name, repr(options), version, sources_hash(),
+    for part in (repr(target), name, repr(options), VERSION, sources_hash(),
                  f"python {sys.version_info[:2]} numpy {np.__version__}"):
         h.update(b"\0" + part.encode())
     return h.hexdigest()

@@ -40,7 +40,8 @@ def run(args) -> int:
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
                 lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
-                compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"))
+                compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"),
+                compile_cache=c.stats.get("compile_cache"))
     if args.json:
         print(json.dumps(info))
     else:
