@@ -121,27 +121,31 @@ def update(base: Baseline, rows: list[tuple[Path, str]], reason: str, jobs: int 
            cache: bool = True, log=print) -> list[str]:
     """Re-measure `rows` (with their profiles) into `base` and add the reason line; returns the
     lines saying what changed."""
+    stamp = commit()  # the code measured is the tree as it is now
     args = [(m, t, True, cache) for m, t in rows]
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as ex:
             got = list(ex.map(_measure_args, args))
     else:
         got = [_measure_args(a) for a in args]
-    stamp, changes = commit(), []
+    changes, count = [], dict(new=0, worse=0, better=0)
     for r in got:
         r["commit"] = stamp
         old = base.rows.get((r["model"], r["target"]))
         if old is None:
             changes.append(f"{r['model']} on {r['target']}: new row")
+            count["new"] += 1
         else:
             worse, better = compare(old, r, base.tolerance)
             changes += [f"worse: {w}" for w in worse] + [f"better: {b}" for b in better]
+            count["worse"] += bool(worse)
+            count["better"] += bool(better) and not worse
         base.rows[(r["model"], r["target"])] = r
         log(f"{r['model']:32s} {r['target']:11s} {r['instructions']:>12,} instr  flash "
             f"{r['flash_bytes']:,}  arena {r['arena_bytes']:,}")
     day = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    base.reasons.append(f"{day} {stamp}: {reason} ({len(got)} rows measured, "
-                        f"{sum(1 for c in changes if not c.startswith('better'))} worse or new)")
+    base.reasons.append(f"{day} {stamp}: {reason} ({len(got)} rows measured: "
+                        + ", ".join(f"{n} {k}" for k, n in count.items()) + ")")
     base.toolchain = toolchain()
     return changes
 
