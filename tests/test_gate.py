@@ -48,7 +48,8 @@ def test_baseline_covers_every_model_on_every_target():
     for r in BASE.rows.values():
         assert r["instructions"] > 0 and r["flash_bytes"] > 0 and r["arena_bytes"] > 0, r
         assert re.fullmatch(r"[0-9a-f]{7,40}", r["commit"]), r  # measured on a clean commit
-        assert r["layers"] and sum(x[3] for x in r["layers"]) <= r["instructions"] * 1.01, r
+        # the profile build's layers (its hook calls included) add up to about the count
+        assert r["layers"] and 0.9 < sum(x[3] for x in r["layers"]) / r["instructions"] < 1.1, r
 
 
 def test_baseline_file_is_in_the_writers_format():
