@@ -3,25 +3,24 @@
 Every tensor and the arena stay under 2^31 bytes, so every element offset, byte offset, stride
 product and loop bound of the generated C fits `int32_t` (and a 32-bit `size_t`) without overflow;
 a model over that cannot fit a microcontroller anyway. A model file is at most MAX_MODEL_BYTES.
-Its constants total at most MAX_WEIGHT_BYTES (no flash holds more; codegen writes them
-as C text, several times their size while it does). A graph has at most MAX_GRAPH_NODES ops (checked by the readers before they build anything) and
-keeps at most MAX_LIVE_TENSORS tensors alive at once in its own order (validate/structure.py):
+Its constants total at most MAX_WEIGHT_BYTES (no flash holds more; codegen writes them as C
+text, several times their size while it does). A graph has at most MAX_GRAPH_NODES ops
+(checked by the readers before they build anything) and keeps at most MAX_LIVE_TENSORS tensors alive at once in its own order (validate/structure.py):
 the passes, the planner and codegen are linear in the ops, but placing buffers compares each
 tensor with those alive beside it, so these two bound the compile's time and memory.
 """
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.fileio import check_regular, read_regular
 
 MAX_TENSOR_BYTES = 2**31 - 1     # one tensor (activation or constant)
 MAX_ARENA_BYTES = 2**31 - 1      # every activation together, and the planned arena
 MAX_MODEL_BYTES = 1 << 30        # a MODEL file (checked before it is read)
 MAX_RANK = 8                     # dims of one tensor (TFLite kernels take at most 6)
-MAX_WEIGHT_BYTES = 64 << 20     # constant data of a model (its C text is ~4x that, in memory)
+MAX_WEIGHT_BYTES = 64 << 20      # constant data of a model (its C text is ~4x that, in memory)
 MAX_GRAPH_NODES = 20_000         # ops in the graph (10,000-op chains compile in ~12 s)
 MAX_LIVE_TENSORS = 256           # tensors alive at one step (graph inputs live from the start)
 
@@ -59,15 +58,10 @@ def check_weights(what: str, total: int) -> None:
 def check_model_file(path: str | Path) -> None:
     """Refuse, before opening it, a MODEL that is missing, not a regular file (a FIFO would block
     the read forever, /dev/zero never ends) or larger than MAX_MODEL_BYTES."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise ModelFormatError(f"{path}: no such file") from None
-    except OSError as e:
-        raise ModelFormatError(f"{path}: cannot read: {e.strerror}") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise ModelFormatError(f"{path}: is {kind} (MODEL must be a model file)")
-    if st.st_size > MAX_MODEL_BYTES:
-        raise ModelFormatError(f"{path}: {st.st_size:,} bytes, over edgecc's limit of "
-                               f"{MAX_MODEL_BYTES:,} bytes for a model file")
+    check_regular(path, "MODEL", MAX_MODEL_BYTES, error=ModelFormatError)
+
+
+def read_model_file(path: str | Path) -> bytes:
+    """The bytes of MODEL, checked as check_model_file checks it on the descriptor it reads (a
+    file swapped for a FIFO after the check cannot block the read)."""
+    return read_regular(path, "MODEL", MAX_MODEL_BYTES, error=ModelFormatError)
