@@ -108,8 +108,21 @@ class RuleError(RuntimeError):
     """A rule produced an invalid graph or did not converge: a bug in edgecc, not in the model."""
 
 
-def _apply(ctx: Ctx, rw: Rewrite, rule: str) -> int:
-    """Edit ctx.g (and its maps) in place; return the node position where the edit happened."""
+def _position(nodes: list[Node], n: Node, near: int) -> int:
+    """The position of node n (by identity), searched outward from `near` (a rule's nodes sit
+    beside the node it matched on, so this is O(1) for the usual rewrite); -1 when absent."""
+    for d in range(len(nodes) + 1):
+        for k in (near - d, near + d):
+            if 0 <= k < len(nodes) and nodes[k] is n:
+                return k
+        if near - d < 0 and near + d >= len(nodes):
+            break
+    return -1
+
+
+def _apply(ctx: Ctx, rw: Rewrite, rule: str, near: int = 0) -> int:
+    """Edit ctx.g (and its maps) in place; return the node position where the edit happened.
+    `near`: the position of the node the rule matched on."""
     g = ctx.g
     protected = set(g.inputs) | set(g.outputs)
     for old in rw.replace_uses:
@@ -120,13 +133,13 @@ def _apply(ctx: Ctx, rw: Rewrite, rule: str) -> int:
     lost = (removed_outputs - added_outputs - set(rw.values)) & set(g.outputs)
     if lost:
         raise RuleError(f"rule {rule} removed the producer of graph output {sorted(lost)}")
-    ids = {id(n) for n in rw.remove}
-    positions = [i for i, n in enumerate(g.nodes) if id(n) in ids]
-    if len(positions) != len(ids):
+    positions = sorted({_position(g.nodes, n, near) for n in rw.remove})
+    if len(positions) != len({id(n) for n in rw.remove}) or -1 in positions:
         raise RuleError(f"rule {rule} removed a node that is not in the graph")
-    pos = (max(positions) - len(positions) + 1) if positions else len(g.nodes)
-    kept = [n for n in g.nodes if id(n) not in ids]
-    g.nodes = kept[:pos] + list(rw.add) + kept[pos:]
+    pos = (positions[-1] - len(positions) + 1) if positions else len(g.nodes)
+    for k in reversed(positions):  # in place: a rewrite costs what it touches, not the graph
+        del g.nodes[k]
+    g.nodes[pos:pos] = list(rw.add)
     g.values.update(rw.values)
     # the producer / consumer maps follow the edit (rebuilding them per rewrite made a chain of
     # n fusions O(n^2)); only the readers of a redirected value change their inputs
@@ -141,6 +154,18 @@ def _apply(ctx: Ctx, rw: Rewrite, rule: str) -> int:
             n.inputs = [rw.replace_uses.get(i, i) if i is not None else None for i in n.inputs]
             ctx.note(n)
     return pos
+
+
+def _check_maps(ctx: Ctx, rule: str) -> None:
+    """Debug mode: the maps kept up to date edit by edit equal the ones rebuilt from scratch."""
+    fresh = Ctx(ctx.g)
+    fresh.refresh()
+    same_users = {v: sorted(map(id, u)) for v, u in ctx.consumers.items()} == \
+        {v: sorted(map(id, u)) for v, u in fresh.consumers.items()}
+    same_producers = {v: id(n) for v, n in ctx.producer.items()} == \
+        {v: id(n) for v, n in fresh.producer.items()}
+    if not same_producers or not same_users:
+        raise RuleError(f"rule {rule} left the producer / consumer maps out of date")
 
 
 def run_rules(g: Graph, rules: list[Rule], debug: bool = False,
@@ -176,7 +201,7 @@ def run_rules(g: Graph, rules: list[Rule], debug: bool = False,
                     continue
                 refused.pop(key, None)
                 rw = rule.rewrite(ctx, m)
-                pos = _apply(ctx, rw, rule.name)
+                pos = _apply(ctx, rw, rule.name, i)
                 report.applied.append(f"{rule.name}: {rw.why}")
                 count += 1
                 if count > cap:
@@ -186,6 +211,7 @@ def run_rules(g: Graph, rules: list[Rule], debug: bool = False,
                         verify(g)
                     except IRError as e:
                         raise RuleError(f"rule {rule.name} broke the graph: {e}") from None
+                    _check_maps(ctx, rule.name)
                 i = min(i, pos)
                 applied = changed = True
                 break
