@@ -9,7 +9,8 @@
  * The filter bank's integer square root (SignalFilterBankSquareRoot) and logarithm
  * (SignalFilterBankLog): numpy twins in edgecc/ops/signal_filter_bank_square_root.py and
  * signal_filter_bank_log.py, whose docstrings state the arithmetic; PCAN's gain
- * (SignalPCAN, twin edgecc/ops/signal_pcan.py wide_dynamic).
+ * (SignalPCAN, twin edgecc/ops/signal_pcan.py wide_dynamic); the FFT input's shift
+ * (SignalFftAutoScale, twin edgecc/ops/signal_fft_auto_scale.py scale_bits).
  */
 #ifndef EDGECC_SIGNAL_H
 #define EDGECC_SIGNAL_H
@@ -189,6 +190,21 @@ static inline int16_t ec_signal_pcan_gain(uint32_t v, const int16_t *lut) {
     r = (r + (1 << 14)) >> 15;
     r += lut[0];
     return (int16_t)r;
+}
+
+/* The left shift that leaves x's largest magnitude one sign bit (0 when none fits) */
+static inline int32_t ec_signal_auto_scale_bits(const int16_t *x, int n) {
+    int16_t m = 0;
+    int i, bits = 0;
+    uint32_t u;
+    for (i = 0; i < n; ++i) {
+        if (x[i] > m) m = x[i];
+        else if (-x[i] > m) m = (int16_t)-x[i];
+    }
+    u = (uint32_t)(int32_t)m;
+    if (u == 0) bits = 32;
+    while (u) { u >>= 1; ++bits; }
+    return 16 - bits - 1 > 0 ? 16 - bits - 1 : 0;
 }
 
 #endif /* EDGECC_SIGNAL_H */

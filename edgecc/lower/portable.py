@@ -23,6 +23,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "signal_filter_bank_square_root.c.j2": ("edgecc_signal.h",),
     "signal_filter_bank_log.c.j2": ("edgecc_signal.h",),
     "signal_pcan.c.j2": ("edgecc_signal.h",),
+    "signal_fft_auto_scale.c.j2": ("edgecc_signal.h",),
     "add_n.c.j2": ("edgecc_fixedpoint.h",),
     "cumsum.c.j2": ("edgecc_fixedpoint.h",),
     "div_s8.c.j2": ("edgecc_fixedpoint.h",),
