@@ -28,7 +28,7 @@ from edgecc.validate import validate_graph
 from edgecc.validate.limits import check_alloc
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
-               7: DType.INT16, 9: DType.INT8, 12: DType.UINT64, 15: DType.UINT32,
+               7: DType.INT16, 9: DType.INT8, 10: DType.FLOAT64, 12: DType.UINT64, 15: DType.UINT32,
                16: DType.UINT16}
 _OPTION_CLASS = {v: k for k, v in vars(tflite.BuiltinOptions).items() if isinstance(v, int)}
 _TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if isinstance(v, int)}

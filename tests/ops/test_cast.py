@@ -28,7 +28,9 @@ def test_cast_vs_tflm(src, dst):
                                      ("int64", "int32"), ("int32", "int64"), ("float32", "int64"),
                                      ("int32", "uint32"), ("uint32", "int32"), ("float32", "uint32"),
                                      ("uint32", "float32"), ("int32", "uint16"), ("uint8", "uint16"),
-                                     ("float32", "uint16")])
+                                     ("float32", "uint16"), ("float64", "int32"), ("float64", "float32"),
+                                     ("int32", "float64"), ("float32", "float64"), ("float64", "uint8"),
+                                     ("int64", "float64"), ("float64", "bool"), ("float64", "int8")])
 def test_cast_vs_litert(src, dst):
     check_model_litert(cast_model(src, dst))
 
@@ -58,4 +60,19 @@ def test_cast_from_uint16(dst):
     y = mb.tensor("y", (5, 7), dst, **({"scale": 1.0, "zero_point": 0} if "int8" in dst else {}))
     mb.op("CAST", [x], [u], version=2)
     mb.op("CAST", [u], [y], version=2)
+    check_frames(mb.finish([x], [y]), "litert-builtin-ref")
+
+
+@pytest.mark.parametrize("dst", ["int32", "int16", "uint32", "int64"])
+def test_cast_float64_saturates_as_litert(dst):
+    """float64 -> integers saturate (LiteRT's kernel): x * 1e10 in float32, widened to float64."""
+    from opcheck import check_frames
+    mb = ModelBuilder()
+    x = mb.tensor("x", (4, 9), "float32")
+    s = mb.tensor("s", (4, 9), "float32")
+    d = mb.tensor("d", (4, 9), "float64")
+    y = mb.tensor("y", (4, 9), dst, **({"scale": 1.0, "zero_point": 0} if dst == "int16" else {}))
+    mb.op("MUL", [x, mb.const("k", np.array([1e10], np.float32))], [s])
+    mb.op("CAST", [s], [d], version=2)
+    mb.op("CAST", [d], [y], version=2)
     check_frames(mb.finish([x], [y]), "litert-builtin-ref")
