@@ -20,6 +20,7 @@ TEMPLATE_HEADERS: dict[str, tuple[str, ...]] = {
     "unidirectional_sequence_lstm.c.j2": ("edgecc_lstm.h",),
     "svdf.c.j2": ("edgecc_lstm.h",),
     "signal_rfft.c.j2": ("edgecc_signal.h",),
+    "signal_irfft.c.j2": ("edgecc_signal.h",),
     "signal_filter_bank_square_root.c.j2": ("edgecc_signal.h",),
     "signal_filter_bank_log.c.j2": ("edgecc_signal.h",),
     "signal_pcan.c.j2": ("edgecc_signal.h",),

@@ -215,3 +215,10 @@ def test_fft_auto_scale(n, quiet):
           {"shift": quiet})
     mb.op("CUSTOM:SignalFftAutoScale", [q], [y, s])
     check_frames(mb.finish([x], [y, s]), TFLM)
+
+
+@pytest.mark.parametrize("shape,fft", [((2, 18), 16), ((66,), 64), ((1, 514), 512)])
+def test_irfft(shape, fft):
+    """KISS FFT's fixed-point inverse real FFT (kiss_fftri), radix-4 and radix-2 stages."""
+    check_frames(single("SignalIrfft", [("x", shape, "int16")],
+                        [("y", (*shape[:-1], fft), "int16")], {"T": 7, "fft_length": fft}), TFLM)
