@@ -17,7 +17,7 @@ import onnx
 from edgecc.errors import ModelFormatError, UnsupportedModel
 from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
-from edgecc.frontends.onnx import integer_ops, qop
+from edgecc.frontends.onnx import integer_ops, mixed, qop
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
@@ -55,7 +55,8 @@ _DTYPES = {"float32": DType.FLOAT32, "uint8": DType.UINT8, "int8": DType.INT8,
 def _unsupported_nodes(g: onnx.GraphProto) -> list[str]:
     return [f"{n.op_type} '{n.name}' at node {i}" if n.name else f"{n.op_type} at node {i}"
             for i, n in enumerate(g.node)
-            if n.domain not in _DOMAINS or n.op_type not in HANDLERS]
+            if n.domain not in _DOMAINS or (n.op_type not in HANDLERS
+                                            and n.op_type not in mixed.FLOAT_HANDLERS)]
 
 
 def _output(b: Builder, name: str, want: DType | None) -> str:
@@ -124,15 +125,21 @@ def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: 
         v = b.new_value(TensorType(shape, dtype), label=vi.name)
         b.recs[vi.name] = Rec("act", v, perm=tuple(range(len(shape))))
         inputs.append(v)
+    b.readers = mixed.readers(m.graph)
+    b.graph_outputs = {o.name for o in m.graph.output}
     for i, n in enumerate(m.graph.node):
         b.index, b.where = i, where(i, n)
         try:
-            outs = HANDLERS[n.op_type](b, n, nd.attrs_of(n))
+            handler = mixed.route(b, n) or HANDLERS.get(n.op_type) or mixed.FLOAT_HANDLERS[
+                n.op_type]
+            outs = handler(b, n, nd.attrs_of(n))
         except (IndexError, ValueError, TypeError) as e:  # inputs or attributes the op lacks
             # (onnx.checker does not check contrib ops' arity), or values of the wrong kind
             raise ModelFormatError(f"{path}: {b.where}: malformed node ({type(e).__name__}: "
                                    f"{' '.join(str(e).split())[:200]})") from None
         for name, r in zip(n.output, outs):
+            if mixed.must_float(b, name, r):  # no QuantizeLinear closes it: float32
+                r = mixed.materialize(b, r)
             b.recs[name] = r
             if r.kind == "act" and r.value not in b.trace:
                 b.trace[r.value] = (name, r.perm)
