@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("ignore")  # stderr carries the one result line, nothing else
             return args.fn(args)
     except EdgeccError as e:
-        error_line(str(e), args)
+        error_line(str(e), args, bool(getattr(e, "full_line", False)))
         return EXIT_BAD_INPUT
     except OSError as e:  # the user's paths: unwritable -o folder, unreadable board file, ...
         where = f"{e.filename}: " if e.filename else ""

@@ -11,6 +11,7 @@ from edgecc.cli.common import (add_io, add_target, add_weights_section, model_na
                                options_from_args, resolve_target)
 from edgecc.codegen import write_files
 from edgecc.compiler import compile_model
+from edgecc.ir import DType
 
 
 def add_parser(sub) -> None:
@@ -40,10 +41,28 @@ def run(args) -> int:
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
                 lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
                 compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"))
+    info.update(precision(c.graph))
     if args.json:
         print(json.dumps(info))
     else:
         print(f"wrote {len(paths)} files to {args.output}: arena {c.plan.arena} B "
               f"(lower bound {c.plan.lower_bound} B), weights {c.weights_bytes} B, "
-              f"{c.seconds:.2f} s")
+              f"{c.seconds:.2f} s; {info['precision_summary']}")
     return 0
+
+
+_EDGES = {"QUANTIZE", "DEQUANTIZE"}  # conversions at the edges of float regions
+
+
+def precision(g) -> dict:
+    """How the model computes: 'float32' (every layer in float32: a float model), 'quantized'
+    (no float32 layer), or 'mixed' with the count of float32 layers; the summary says it."""
+    layers = [n for n in g.nodes if n.op not in _EDGES]
+    fl = sum(1 for n in layers if all(g.type(v).dtype == DType.FLOAT32 for v in n.outputs))
+    if layers and fl == len(layers):
+        kind, text = "float32", "the model runs in float32 (no quantized layer)"
+    elif fl:
+        kind, text = "mixed", f"mixed: {fl} of {len(layers)} layers run in float32"
+    else:
+        kind, text = "quantized", "quantized: every layer runs in integer arithmetic"
+    return dict(precision=kind, float32_layers=fl, layers=len(layers), precision_summary=text)

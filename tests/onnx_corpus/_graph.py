@@ -94,12 +94,27 @@ class G:
                               self.inits)
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
         m.ir_version = 8
-        inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(m).graph.value_info}
+        inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(
+            m, data_prop=True).graph.value_info}
         del m.graph.output[:]
-        for n, t in outputs:  # the outputs with the shapes ONNX infers
-            m.graph.output.append(inferred[n] if n in inferred else
-                                  helper.make_tensor_value_info(n, t, None))
+        for n, t in outputs:  # the outputs with the shapes ONNX infers, else onnxruntime's
+            known = n in inferred and inferred[n].type.tensor_type.HasField("shape")
+            m.graph.output.append(inferred[n] if known else
+                                  helper.make_tensor_value_info(n, t, _run_shape(m, n, inputs)))
         onnx.checker.check_model(m)
         p = Path(folder) / f"{name}.onnx"
         p.write_bytes(m.SerializeToString())
         return p
+
+
+def _run_shape(m: onnx.ModelProto, name: str, inputs) -> list[int]:
+    """The shape onnxruntime computes for output `name` (ONNX inference cannot follow a shape
+    computed by a subgraph)."""
+    import onnxruntime as ort
+    probe = onnx.ModelProto()
+    probe.CopyFrom(m)
+    del probe.graph.output[:]
+    probe.graph.output.append(onnx.ValueInfoProto(name=name))
+    sess = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
+    feed = {n: np.zeros(s, helper.tensor_dtype_to_np_dtype(t)) for n, t, s in inputs}
+    return list(sess.run(None, feed)[0].shape)
