@@ -127,6 +127,16 @@ def unclosed_conv(folder):
     return g.save(folder, "mix_unclosed_conv", [("x", F32, [1, 3, 12, 12])], [(y, F32)])
 
 
+def weight_only(folder):
+    """Weight-only quantization: float activations, int8 weights through DequantizeLinear (Conv,
+    then Gemm), float output."""
+    g = G(17)
+    y = g.conv("x", 0.03, 3, 8)
+    y = g.op("Flatten", [g.op("GlobalAveragePool", [y])])
+    return g.save(folder, "mix_weight_only", [("x", F32, [1, 3, 10, 10])],
+                  [(g.gemm(y, 0.03, 8, 4), F32)])
+
+
 def float_only_cnn(folder):
     """Float-only: Conv, Relu, MaxPool, Conv, GlobalAveragePool, Gemm, Softmax."""
     g = G(11)
@@ -185,8 +195,67 @@ CASES = [
     Case("mix_float_between_exact", float_between_exact, EXACT),
     Case("mix_float_between_silu", float_between_silu, LSB),
     Case("mix_unclosed_conv", unclosed_conv, FLOAT),
+    Case("mix_weight_only", weight_only, FLOAT),
     Case("mix_float_only_cnn", float_only_cnn, FLOAT),
     Case("mix_float_only_mlp", float_only_mlp, FLOAT),
     Case("mix_reduce_argmax_tail", reduce_argmax_tail, FLOAT),
     Case("mix_pad_slice_float", pad_slice_float, EXACT),
+]
+
+
+def _quantized(folder, g: G, name: str, x_shape, out: str, **options):
+    """The float model of `g`, quantized by onnxruntime.quantization.quantize_static (QDQ,
+    per-channel, 8 seeded calibration samples) with `options`."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            rng = np.random.default_rng(0)
+            self.it = iter([{"x": rng.standard_normal(x_shape).astype(np.float32)}
+                            for _ in range(8)])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    src = g.save(folder, f"{name}_float", [("x", F32, x_shape)], [(out, F32)])
+    dst = folder / f"{name}.onnx"
+    quantize_static(str(src), str(dst), Reader(), quant_format=QuantFormat.QDQ,
+                    per_channel=True, **options)
+    return dst
+
+
+def ort_softmax_excluded(folder):
+    """quantize_static with the Softmax excluded (nodes_to_exclude): a float Softmax after the
+    last DequantizeLinear, as the user trial's models had it."""
+    from onnxruntime.quantization import QuantType
+    g = G(15)
+    y = g.op("Relu", [g.fconv("x", 3, 8)])
+    y = g.op("Flatten", [g.op("GlobalAveragePool", [y])])
+    w = g.init((g.rng.standard_normal((8, 6)) * 0.4).astype(np.float32))
+    y = g.op("Gemm", [y, w, g.init(np.zeros(6, np.float32))])
+    sm = g.op("Softmax", [y], axis=1)
+    return _quantized(folder, g, "mix_ort_softmax_excluded", [1, 3, 10, 10], sm,
+                      activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+                      nodes_to_exclude=[g.nodes[-1].name])
+
+
+def ort_conv_only_u8(folder):
+    """quantize_static of Conv and Gemm only (op_types_to_quantize), uint8 activations: the
+    Sigmoid and Mul of a gate and the Softmax stay float32 between and after the groups."""
+    from onnxruntime.quantization import QuantType
+    g = G(16)
+    y = g.op("Relu", [g.fconv("x", 3, 8)])
+    y = g.op("Mul", [y, g.op("Sigmoid", [y])])
+    y = g.op("Relu", [g.fconv(y, 8, 8, stride=2)])
+    y = g.op("Flatten", [g.op("GlobalAveragePool", [y])])
+    w = g.init((g.rng.standard_normal((8, 5)) * 0.4).astype(np.float32))
+    sm = g.op("Softmax", [g.op("Gemm", [y, w, g.init(np.zeros(5, np.float32))])], axis=1)
+    return _quantized(folder, g, "mix_ort_conv_only_u8", [1, 3, 10, 10], sm,
+                      activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                      op_types_to_quantize=["Conv", "Gemm"])
+
+
+CASES += [
+    Case("mix_ort_softmax_excluded", ort_softmax_excluded, FLOAT),
+    Case("mix_ort_conv_only_u8", ort_conv_only_u8, FLOAT),
 ]

@@ -61,7 +61,8 @@ def _handled(n: onnx.NodeProto) -> bool:
 
 def _convert(b: Builder, i: int, n: onnx.NodeProto) -> list[Rec]:
     """The records of node n's outputs; a pending group no QuantizeLinear closes in float32."""
-    handler = mixed.route(b, n) or HANDLERS.get(n.op_type) or mixed.FLOAT_HANDLERS[n.op_type]
+    handler = (mixed.route(b, n, n.op_type in HANDLERS) or HANDLERS.get(n.op_type)
+               or mixed.FLOAT_HANDLERS[n.op_type])
     try:
         outs = handler(b, n, nd.attrs_of(n))
     except (IndexError, ValueError, TypeError) as e:  # inputs or attributes the op lacks

@@ -55,24 +55,10 @@ def must_float(b: Builder, name: str, r: Rec) -> bool:
     return any(not _closes(b, n, name) for n in b.readers.get(name, []))
 
 
-def dequantized(r: Rec) -> np.ndarray:
-    """A DequantizeLinear'd constant as onnxruntime evaluates it: (q - zp) * scale in float32;
-    a float32 constant as it is."""
-    d = np.asarray(r.data)
-    if r.kind == "const" or r.q is None:
-        return d.astype(np.float32)
-    shape = [1] * d.ndim
-    if len(r.q.scale) > 1:
-        shape[r.q.axis] = len(r.q.scale)
-    s = np.asarray(r.q.scale, np.float32).reshape(shape)
-    z = np.asarray(r.q.zero_point, np.int64).reshape(shape)
-    return ((d.astype(np.int64) - z).astype(np.float32) * s).astype(np.float32)
-
-
 def _value(b: Builder, r: Rec) -> Rec:
     """A float32 activation, or a float32 constant, for any record a float op can read."""
     if r.kind in ("const", "qconst"):
-        return Rec("const", data=dequantized(r))
+        return Rec("const", data=floats.dequantized(r))
     return floats.as_float(b, r)
 
 
@@ -95,9 +81,9 @@ def materialize(b: Builder, r: Rec) -> Rec:
     info = {k: v for k, v in r.info.items() if k not in ("ort_float", "qlinear", "clips")}
     if r.op in ("conv", "fc"):
         info["x"] = floats.as_float(b, info["x"])
-        info["w"] = Rec("const", data=dequantized(info["w"]))
+        info["w"] = Rec("const", data=floats.dequantized(info["w"]))
         if info.get("bias") is not None:
-            info["bias"] = Rec("const", data=dequantized(info["bias"]))
+            info["bias"] = Rec("const", data=floats.dequantized(info["bias"]))
         out = (emit.conv if r.op == "conv" else emit.fully_connected)(b, info, None)
     elif r.op == "binary":
         out = _binary(b, info["xs"], info["ir_op"])
@@ -330,19 +316,29 @@ FLOAT_ONLY = {*UNARY, "Sub", "Div", "Max", "Min", "LeakyRelu", "Pow", *REDUCE, "
     "Sigmoid"}
 
 
-def route(b: Builder, n):
-    """The float32 handler of node n, or None for the QDQ handlers: a float-only op, or one
-    reading a float32 activation."""
+def _only_quantized(b: Builder, n) -> bool:
+    """Whether every reader of n's outputs is a QuantizeLinear (and none is a graph output)."""
+    return not any(o in b.graph_outputs for o in n.output) and all(
+        r.op_type == "QuantizeLinear" for o in n.output for r in b.readers.get(o, []))
+
+
+def route(b: Builder, n, qdq_handler: bool):
+    """The float32 handler of node n, or None for the QDQ handlers (qdq_handler: the op has
+    one): a node reading a float32 activation, or a float constant in arithmetic; a float-only
+    op (or Relu / Clip) of a DequantizeLinear'd value, unless a QDQ handler takes it into a
+    group its QuantizeLinear closes."""
     h = FLOAT_HANDLERS.get(n.op_type)
     if h is None:
         return None
     ins = [b.recs.get(x) for x in n.input if x]
-    if n.op_type in FLOAT_ONLY and any(r is not None and r.kind in ("act", "dq") for r in ins):
+    data = ins[:1] if n.op_type in ("Slice", "Gather", "Pad", "Expand") else ins
+    if any(r is not None and floats.is_float(b, r) for r in data):
         return h
     if n.op_type in BINARY and any(r is not None and r.kind == "const" and np.asarray(
             r.data).dtype == np.float32 for r in ins):  # by a float constant: no QDQ group
         return h
-    if any(r is not None and floats.is_float(b, r) for r in ins[:1 if n.op_type in (
-            "Slice", "Gather", "Pad", "Expand") else None]):
+    if (n.op_type in FLOAT_ONLY or n.op_type in ("Relu", "Clip")) and \
+            any(r is not None and r.kind == "dq" for r in ins) and \
+            not (qdq_handler and _only_quantized(b, n)):
         return h
     return None
