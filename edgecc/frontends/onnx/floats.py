@@ -27,7 +27,7 @@ def _fconst(b: Builder, name: str, what: str) -> Rec | None:
         return None
     r = b.rec(name)
     if r.kind == "qconst":  # weight-only quantization: dequantized as onnxruntime does
-        return Rec("const", data=dequantized(r))
+        return Rec("const", data=dequantized_rec(r))
     if r.kind != "const" or np.asarray(r.data).dtype != np.float32:
         raise b.unsupported(f"float {what} must be a float32 constant or a DequantizeLinear "
                             "of one")
@@ -97,15 +97,12 @@ def _dequantized(b: Builder, name: str, what: str) -> np.ndarray | None:
         return np.asarray(r.data)
     if r.kind != "qconst":
         raise b.unsupported(f"the {what} must be constant")
-    return dequantized(r)
+    return dequantized_rec(r)
 
 
-def dequantized(r: Rec) -> np.ndarray:
-    """A DequantizeLinear'd constant as onnxruntime evaluates it: (q - zp) * scale in float32
-    (per channel on its axis); a float constant as float32."""
+def dequantized_rec(r: Rec) -> np.ndarray:
+    """A DequantizeLinear'd constant ("qconst") evaluated in float32."""
     d = np.asarray(r.data)
-    if r.kind == "const" or r.q is None:
-        return d.astype(np.float32)
     shape = [1] * d.ndim
     if len(r.q.scale) > 1:
         shape[r.q.axis] = len(r.q.scale)

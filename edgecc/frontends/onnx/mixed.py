@@ -57,8 +57,10 @@ def must_float(b: Builder, name: str, r: Rec) -> bool:
 
 def _value(b: Builder, r: Rec) -> Rec:
     """A float32 activation, or a float32 constant, for any record a float op can read."""
-    if r.kind in ("const", "qconst"):
-        return Rec("const", data=floats.dequantized(r))
+    if r.kind == "const":
+        return Rec("const", data=np.asarray(r.data, np.float32))
+    if r.kind == "qconst":
+        return Rec("const", data=floats.dequantized_rec(r))
     return floats.as_float(b, r)
 
 
@@ -81,9 +83,9 @@ def materialize(b: Builder, r: Rec) -> Rec:
     info = {k: v for k, v in r.info.items() if k not in ("ort_float", "qlinear", "clips")}
     if r.op in ("conv", "fc"):
         info["x"] = floats.as_float(b, info["x"])
-        info["w"] = Rec("const", data=floats.dequantized(info["w"]))
+        info["w"] = Rec("const", data=floats.dequantized_rec(info["w"]))
         if info.get("bias") is not None:
-            info["bias"] = Rec("const", data=floats.dequantized(info["bias"]))
+            info["bias"] = Rec("const", data=floats.dequantized_rec(info["bias"]))
         out = (emit.conv if r.op == "conv" else emit.fully_connected)(b, info, None)
     elif r.op == "binary":
         out = _binary(b, info["xs"], info["ir_op"])
