@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from edgecc.errors import UnsupportedModel
 from edgecc.frontends.onnx import load_onnx

@@ -6,9 +6,10 @@ constants; the models are quantized (QDQ) or float.
 from __future__ import annotations
 
 import numpy as np
+from onnx import TensorProto, helper
 
 from onnx_corpus import EXACT, FLOAT, Case
-from onnx_corpus._graph import F32, I64, G
+from onnx_corpus._graph import F32, G
 
 
 def _i64(g: G, *v) -> str:
@@ -64,7 +65,6 @@ def resize_sizes_from_shape(folder):
 def constant_of_shape(folder):
     """x + ConstantOfShape(Shape(x), 0.25) in float32 before the first QuantizeLinear."""
     g = G(24)
-    from onnx import TensorProto, helper
     c = g.op("ConstantOfShape", [g.op("Shape", ["x"])],
              value=helper.make_tensor("v", TensorProto.FLOAT, [1], [0.25]))
     x = g.op("Add", ["x", c])
