@@ -191,28 +191,29 @@ def _reinfer(m, path) -> None:
             m.dtypes.setdefault(vi.name, int(t.elem_type))
 
 
-def _root(name: str, producer: dict, consts: dict, inputs: set, seen=None) -> str:
-    """What a non-constant value depends on: a graph input, or the first node that is not a
-    shape computation (or whose input shape is unknown)."""
+def _root(name: str, producer: dict, consts: dict, inputs: set, seen=None) -> str | None:
+    """What a non-constant shape value depends on at run time: a graph input's values, a shape
+    that is not static, or a node computed from one of them; None when it depends on neither
+    (constants through ops the handlers evaluate themselves, as DequantizeLinear)."""
     seen = set() if seen is None else seen
     if name in inputs:
         return f"the values of graph input '{name}'"
     i, n = producer.get(name, (None, None))
     if n is None or name in seen:
-        return f"'{name}'"
+        return None
     seen.add(name)
     if n.op_type in _SHAPE_OF:
         return f"the shape of '{n.input[0]}', which is not static (node {i} {n.op_type})"
-    if n.op_type not in EVAL:
-        return f"node {i} ({n.op_type}), computed at run time"
     for x in n.input:
         if x and x not in consts:
-            return _root(x, producer, consts, inputs, seen)
-    return f"node {i} ({n.op_type}), which edgecc cannot evaluate at import"
+            why = _root(x, producer, consts, inputs, seen)
+            if why:
+                return why if n.op_type in EVAL else f"{why}, through node {i} ({n.op_type})"
+    return None
 
 
 def refuse_dynamic(m) -> None:
-    """One line for the first shape input that is not a constant after folding."""
+    """One line for the first shape input that depends on run-time values after folding."""
     producer = {o: (i, n) for i, n in enumerate(m.graph.node) for o in n.output}
     inputs = {i.name for i in m.graph.input if i.name not in m.consts}
     for i, n in enumerate(m.graph.node):
@@ -220,8 +221,8 @@ def refuse_dynamic(m) -> None:
             continue
         for k in SHAPE_INPUTS.get(n.op_type, ()):
             x = n.input[k] if len(n.input) > k else ""
-            if x and x not in m.consts:
+            why = _root(x, producer, m.consts, inputs) if x and x not in m.consts else None
+            if why:
                 who = f"node {i} ({n.op_type}" + (f" '{n.name}')" if n.name else ")")
-                raise UnsupportedModel(
-                    f"{m.path}: {who}: input {k} '{x}' is not static: it depends on "
-                    f"{_root(x, producer, m.consts, inputs)}")
+                raise UnsupportedModel(f"{m.path}: {who}: input {k} '{x}' is not static: it "
+                                       f"depends on {why}")
