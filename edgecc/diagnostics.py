@@ -52,10 +52,11 @@ def internal_message(exc: BaseException) -> str:
     return clean_line(text, MAX_LINE - 80) + suffix
 
 
-def report(kind: str, message: str, as_json: bool) -> None:
+def report(kind: str, message: str, as_json: bool, full: bool = False) -> None:
     """Print the one error line on stderr (kind 'error' or 'internal error'); with --json also
-    `{"error": ...}` (and `"internal": true` for a bug) on stdout."""
-    line = clean_line(f"edgecc: {kind}: {message}")
+    `{"error": ...}` (and `"internal": true` for a bug) on stdout. full: the line is a list
+    built from bounded parts (errors.UnsupportedNodes), not capped."""
+    line = clean_line(f"edgecc: {kind}: {message}", 1 << 30 if full else MAX_LINE)
     print(line, file=sys.stderr)
     if as_json:
         obj = {"error": line[len(f"edgecc: {kind}: "):]}

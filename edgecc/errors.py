@@ -10,6 +10,13 @@ class UnsupportedModel(EdgeccError):
     pass
 
 
+class UnsupportedNodes(UnsupportedModel):
+    """Every unsupported node of a model at once: the line is as long as the list needs (each
+    part of it is bounded where it is built), never cut (edgecc/diagnostics.py)."""
+
+    full_line = True
+
+
 class ModelFormatError(EdgeccError):
     pass
 

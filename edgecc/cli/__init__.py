@@ -88,7 +88,7 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:
         raise
     except EdgeccError as e:
-        error_line(str(e), args)
+        error_line(str(e), args, bool(getattr(e, "full_line", False)))
         return EXIT_BAD_INPUT
     except OSError as e:  # the user's paths: unwritable -o folder, unreadable board file, ...
         where = f"{e.filename}: " if e.filename else ""

@@ -161,6 +161,7 @@ def resolve_target(args):
     return get_target(args.target or "host"), None
 
 
-def error_line(message: str, args=None) -> None:
-    """Exactly one clean line on stderr (edgecc/diagnostics.py); with --json also on stdout."""
-    report("error", message, bool(getattr(args, "json", False)))
+def error_line(message: str, args=None, full: bool = False) -> None:
+    """Exactly one clean line on stderr (edgecc/diagnostics.py); with --json also on stdout;
+    full: a list of bounded parts, not capped."""
+    report("error", message, bool(getattr(args, "json", False)), full)

@@ -14,6 +14,7 @@ from edgecc.cli.common import (add_cache, add_io, add_target, add_weights_sectio
                                nonempty, options_from_args, resolve_target, use_cache)
 from edgecc.codegen import write_files
 from edgecc.compile_cache import compile_cached
+from edgecc.ir import DType
 
 
 def add_parser(sub) -> None:
@@ -59,6 +60,7 @@ def run(args) -> int:
                 planned_peak_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
                 compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"),
                 compile_cache=c.stats.get("compile_cache"))
+    info.update(precision(c.graph))
     if fit is not None:
         info.update(fits=True, budget=fit.as_json())
     if args.json:
@@ -66,9 +68,26 @@ def run(args) -> int:
     else:
         print(f"wrote {len(paths)} files to {args.output}: arena {c.plan.arena} B "
               f"(lower bound {c.plan.model_lower_bound} B), weights {c.weights_bytes} B, "
-              f"{c.seconds:.2f} s")
+              f"{c.seconds:.2f} s; {info['precision_summary']}")
         if fit is not None:
             print(*fit.tiling_lines(), f"fits {board.name} ({fit.method}): RAM "
                   f"{fit.footprint.ram:,} of {fit.ram_limit:,} B, flash {fit.footprint.flash:,} "
                   f"of {fit.flash_limit:,} B", sep="\n")
     return 0
+
+
+_EDGES = {"QUANTIZE", "DEQUANTIZE"}  # conversions at the edges of float regions
+
+
+def precision(g) -> dict:
+    """How the model computes: 'float32' (every layer in float32: a float model), 'quantized'
+    (no float32 layer), or 'mixed' with the count of float32 layers; the summary says it."""
+    layers = [n for n in g.nodes if n.op not in _EDGES]
+    fl = sum(1 for n in layers if all(g.type(v).dtype == DType.FLOAT32 for v in n.outputs))
+    if layers and fl == len(layers):
+        kind, text = "float32", "the model runs in float32 (no quantized layer)"
+    elif fl:
+        kind, text = "mixed", f"mixed: {fl} of {len(layers)} layers run in float32"
+    else:
+        kind, text = "quantized", "quantized: every layer runs in integer arithmetic"
+    return dict(precision=kind, float32_layers=fl, layers=len(layers), precision_summary=text)

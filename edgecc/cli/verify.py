@@ -58,8 +58,8 @@ def run(args) -> int:
     else:
         status = _status(r)
         if args.frames > 1:
-            status += (f" over {args.frames} frames" if r.bit_exact else
-                       f" (first in frame {r.first_bad_frame} of {args.frames})")
+            status += (f" over {args.frames} frames" if r.passed and r.first_bad_frame is None
+                       else f" (first in frame {r.first_bad_frame} of {args.frames})")
         print(f"{Path(args.model).name} on {r.target}: {status} ({r.total_bytes} output bytes) vs "
               f"{_oracle(r)}, arena {r.arena_bytes} B, lower bound {r.lower_bound_bytes} B")
         if r.first_bad_layer:
@@ -71,10 +71,16 @@ def run(args) -> int:
 
 
 def _status(r) -> str:
-    """bit-exact, within one step of onnxruntime's float ops (docs/design.md), or MISMATCH."""
+    """bit-exact, float32 outputs within the tolerance, within one step of onnxruntime's float
+    ops (docs/design.md), or MISMATCH."""
     if r.bit_exact:
         return "bit-exact"
     x = r.extra
+    tol = (f"float32 outputs within {x['float_rtol']:g} {x['float_tolerance']} (max "
+           f"{x['max_rel_error']:.2e}, {x['float_values_differing']} values not bit-identical)"
+           if "float_rtol" in x else "")
+    if r.mismatched_bytes == 0:
+        return tol
     if r.passed:
         ops = ", ".join(f"{k} x{v}" for k, v in sorted(x["onnxruntime_float_ops"].items()))
         return (f"within one step: {x['values_differing']} values differ by one step, downstream "
@@ -83,6 +89,8 @@ def _status(r) -> str:
     if x.get("onnxruntime_float_ops") and x.get("onnx_numerics") == "x86":
         hint = ("; onnxruntime computes some groups in float32: --onnx-numerics x86-float "
                 "follows its order (slower)")
+    if tol:
+        hint += f"; {tol.replace('within', 'compared within', 1)}"
     return f"MISMATCH in {r.mismatched_bytes} bytes{hint}"
 
 

@@ -6,6 +6,7 @@ TFLite's reference float arithmetic, which the numpy references reproduce bit fo
                in order; y_c = e_c / sum.
   LOG_SOFTMAX: per row, sum += exp(x_c - max) in order; y_c = x_c - max - log(sum).
   LOGISTIC:    x > 16.619047164916992188 -> 1; x < -9 -> exp(x); else 1 / (1 + exp(-x)).
+               (ONNX numerics, ONNX's Sigmoid: 1 / (1 + exp(-x)) everywhere.)
   TANH:        tanh(x).   ELU: x < 0 ? expm1(x) : x.   RSQRT: 1 / sqrt(x).
   RELU:        x < 0 ? 0 : x.   RELU6: x > 6 ? 6 : (x < 0 ? 0 : x).
   HARD_SWISH:  x * min(6, max(0, x + 3)) / 6 (std::min/max, left to right).
@@ -69,16 +70,22 @@ def _logistic(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     x = np.asarray(ins[0], F32)
     exp = libm_f("expf")
     mid = (F32(1) / (F32(1) + exp(-x))).astype(F32)
+    if n.numerics.qlinear:  # ONNX's Sigmoid: the formula everywhere, no cut-offs
+        return [mid]
     return [np.where(x > LOGISTIC_UPPER, F32(1), np.where(x < LOGISTIC_LOWER, exp(x), mid))
             .astype(F32)]
 
 
-LOGISTIC = FloatPath(
-    _logistic,
-    lambda g, n, t: unary_kernel(
-        g, n, f"v > {c_float(LOGISTIC_UPPER)} ? 1.0f : (v < {c_float(LOGISTIC_LOWER)} ? "
-              "ec_expf(v) : 1.0f / (1.0f + ec_expf(-v)))"),
-    [all_float32], dtypes="float32")
+def _logistic_kernel(g: Graph, n: Node) -> Kernel:
+    if n.numerics.qlinear:
+        return unary_kernel(g, n, "1.0f / (1.0f + ec_expf(-v))")
+    return unary_kernel(g, n, f"v > {c_float(LOGISTIC_UPPER)} ? 1.0f : (v < "
+                              f"{c_float(LOGISTIC_LOWER)} ? ec_expf(v) : 1.0f / (1.0f + ec_expf(-v)))")
+
+
+# LOGISTIC: TFLite's, or ONNX's Sigmoid for a node with ONNX numerics (frontends/onnx/mixed.py)
+LOGISTIC = FloatPath(_logistic, lambda g, n, t: _logistic_kernel(g, n), [all_float32],
+                     dtypes="float32")
 TANH = FloatPath(lambda g, n, ins: [libm_f("tanhf")(ins[0])],
                  lambda g, n, t: unary_kernel(g, n, "ec_tanhf(v)"), [all_float32])
 

@@ -30,7 +30,7 @@ from edgecc.verify.onnx_float import output_steps, within_one_step
 from edgecc.verify.onnx_ref import (ORT, lsb_diffs, onnx_first_mismatch, run_onnxruntime,
                                     session_config)
 from edgecc.verify.reference import TFLM, run_reference_frames, run_tflm_frames, seeded_frames
-from edgecc.verify.tolerance import count_mismatches
+from edgecc.verify.tolerance import FLOAT_RTOL, count_mismatches, relative_error
 
 
 @dataclass
@@ -51,9 +51,12 @@ class VerifyResult:
 
     @property
     def passed(self) -> bool:
-        """Bit-exact, or (an ONNX model) every differing value one step from onnxruntime's and
-        downstream of an op onnxruntime computes in float (docs/design.md)."""
-        return self.bit_exact or bool(self.extra.get("within_one_step"))
+        """Bit-exact; or every integer byte equal and every float32 output value within
+        FLOAT_RTOL relative of the reference (mismatched_bytes counts the rest); or (an ONNX
+        model) every differing value one step from onnxruntime's and downstream of an op
+        onnxruntime computes in float (docs/design.md)."""
+        return self.bit_exact or self.mismatched_bytes == 0 or \
+            bool(self.extra.get("within_one_step"))
 
     def as_json(self) -> dict:
         d = dict(model=self.model, target=self.target, bit_exact=self.bit_exact, passed=self.passed,
@@ -99,11 +102,15 @@ def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndar
 
 
 def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | None = None,
-             steps: list | None = None) -> tuple[int, int]:
-    """(mismatched bytes, total bytes) of one frame's outputs. With `onnx_info` (an ONNX model),
+             steps: list | None = None, floats: dict | None = None) -> tuple[int, int]:
+    """(mismatched bytes, total bytes) of one frame's outputs; a float32 output's values count
+    when outside the tolerance (edgecc/verify/tolerance.py: each value relative to itself, for
+    an ONNX model's float region to its output's largest magnitude). `floats` adds up the float
+    values that differ at all and the largest relative error. With `onnx_info` (an ONNX model),
     the values that differ, those one quantization step (`steps`, per output) away and the
     outputs that differ are added up there too."""
     bad = total = 0
+    floats = {} if floats is None else floats
     for i, r in enumerate(ref):
         rb = np.ascontiguousarray(r).tobytes()
         total += len(rb)
@@ -116,6 +123,18 @@ def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | Non
                 onnx_info.setdefault("outputs_differing", []).append(i)
             onnx_info["values_differing"] = onnx_info.get("values_differing", 0) + nv
             onnx_info["values_off_by_one"] = onnx_info.get("values_off_by_one", 0) + one
+            continue
+        if r.dtype == np.float32:
+            norm = onnx_info is not None
+            differ = int(np.sum(np.frombuffer(got[i], np.float32).view(np.uint32)
+                                != np.ascontiguousarray(r).ravel().view(np.uint32)))
+            floats["float_values_differing"] = floats.get("float_values_differing", 0) + differ
+            floats["max_rel_error"] = max(floats.get("max_rel_error", 0.0),
+                                          relative_error(got[i], r, norm))
+            floats["float_rtol"] = FLOAT_RTOL
+            floats["float_tolerance"] = ("relative to each output's largest magnitude" if norm
+                                         else "relative to each value")
+            bad += count_mismatches(got[i], r, norm)
             continue
         bad += count_mismatches(got[i], r)
     return bad, total
@@ -180,9 +199,12 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         if frames > 1 and "instructions" in info:
             info["instructions"] //= frames  # the counted pass ran every frame
         per_frame, bad, total, first_frame = [], 0, 0, None
+        floats: dict = {}
         for k, ((outs, _), ref) in enumerate(zip(got, ref_outs)):
-            b, t = _compare(outs, ref, info if onnx_model else None, steps)
-            per_frame.append(dict(frame=k, bit_exact=b == 0, mismatched_bytes=b))
+            differ = floats.get("float_values_differing", 0)
+            b, t = _compare(outs, ref, info if onnx_model else None, steps, floats)
+            exact = b == 0 and floats.get("float_values_differing", 0) == differ
+            per_frame.append(dict(frame=k, bit_exact=exact, mismatched_bytes=b))
             bad, total = bad + b, total + t
             if b and first_frame is None:
                 first_frame = k
@@ -211,6 +233,8 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
             first = first_mismatch(c, traces, ref_t)
             if frames > 1 and first:
                 first = f"frame {first_frame}: {first}"
-    return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
+    info.update(floats)  # float32 outputs: values differing, largest relative error, tolerance
+    exact = bad == 0 and not floats.get("float_values_differing")
+    return VerifyResult(str(model), target.name, exact, bad, total, c.plan.arena,
                         c.plan.model_lower_bound, c.weights_bytes, first, oracle, extra=info,
                         frames=per_frame, first_bad_frame=first_frame)

@@ -1,8 +1,10 @@
 """ONNX -> edgecc IR: QDQ and QOperator models, int8 and uint8, in NHWC.
 
-Owns: the import driver. read.py checks and shape-infers the file; nodes.py and qop.py say what
-each ONNX node makes of its inputs; emit.py writes the IR ops; builder.py keeps the state. Every
-unsupported node is listed at once (op type, name, index) before anything is converted. The IR's
+Owns: the import driver. read.py checks and shape-infers the file; shapefold.py folds static
+shape subgraphs; nodes.py and qop.py say what each ONNX node makes of its inputs, mixed.py which
+parts run in float32; emit.py writes the IR ops; builder.py keeps the state. Every unsupported
+node (an op type without a handler, or a node its handler refuses; not the nodes downstream of
+one) is listed at once, grouped by op type (unsupported.py). The IR's
 graph inputs and outputs keep the model's dtypes and declared layout: float32 edges go through
 QUANTIZE / DEQUANTIZE (onnxruntime's rounding), and an output whose IR layout differs from its
 ONNX one gets a TRANSPOSE back.
@@ -17,7 +19,8 @@ import onnx
 from edgecc.errors import ModelFormatError, UnsupportedModel
 from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
-from edgecc.frontends.onnx import emit, integer_ops, qdq, qop
+from edgecc.frontends.onnx import (emit, integer_ops, mixed, qdq, qop, shapefold,
+                                   unsupported)
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
@@ -54,10 +57,23 @@ _DTYPES = {"float32": DType.FLOAT32, "uint8": DType.UINT8, "int8": DType.INT8,
            "int16": DType.INT16, "int32": DType.INT32, "int64": DType.INT64, "bool": DType.BOOL}
 
 
-def _unsupported_nodes(g: onnx.GraphProto) -> list[str]:
-    return [f"{n.op_type} '{n.name}' at node {i}" if n.name else f"{n.op_type} at node {i}"
-            for i, n in enumerate(g.node)
-            if n.domain not in _DOMAINS or n.op_type not in HANDLERS]
+def _handled(n: onnx.NodeProto) -> bool:
+    """Whether edgecc has a handler for node n's op type."""
+    return n.domain in _DOMAINS and (n.op_type in HANDLERS or n.op_type in mixed.FLOAT_HANDLERS)
+
+
+def _convert(b: Builder, i: int, n: onnx.NodeProto) -> list[Rec]:
+    """The records of node n's outputs; a pending group no QuantizeLinear closes in float32."""
+    handler = (mixed.route(b, n, n.op_type in HANDLERS) or HANDLERS.get(n.op_type)
+               or mixed.FLOAT_HANDLERS[n.op_type])
+    try:
+        outs = handler(b, n, nd.attrs_of(n))
+    except (IndexError, ValueError, TypeError) as e:  # inputs or attributes the op lacks
+        # (onnx.checker does not check contrib ops' arity), or values of the wrong kind
+        raise ModelFormatError(f"{b.path}: {b.where}: malformed node ({type(e).__name__}: "
+                               f"{' '.join(str(e).split())[:200]})") from None
+    return [mixed.materialize(b, r) if mixed.must_float(b, name, r) else r
+            for name, r in zip(n.output, outs)]
 
 
 def _input_quantization(b: Builder, inputs: list[str]) -> None:
@@ -114,9 +130,7 @@ def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: 
     `threads` intra-op threads (default: this machine's cores)."""
     m = read_model(path)
     path = m.path
-    bad = _unsupported_nodes(m.graph)
-    if bad:
-        raise UnsupportedModel(f"{path}: unsupported ONNX nodes: " + "; ".join(bad))
+    shapefold.fold(m)  # static shape subgraphs become constants
     b = Builder(path, m.shapes)
     b.opset = m.opset
     int8 = numerics == "fused"  # int8 groups fused as onnxruntime does on Arm
@@ -142,18 +156,37 @@ def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: 
         v = b.new_value(TensorType(shape, dtype), label=vi.name)
         b.recs[vi.name] = Rec("act", v, perm=tuple(range(len(shape))))
         inputs.append(v)
+    b.readers = mixed.readers(m.graph)
+    b.graph_outputs = {o.name for o in m.graph.output}
+    refused: list[tuple[int, str, str, str]] = []
+    first: UnsupportedModel | None = None  # one refused node: its own line, as it was raised
     for i, n in enumerate(m.graph.node):
-        b.index, b.where = i, where(i, n)
-        try:
-            outs = HANDLERS[n.op_type](b, n, nd.attrs_of(n))
-        except (IndexError, ValueError, TypeError) as e:  # inputs or attributes the op lacks
-            # (onnx.checker does not check contrib ops' arity), or values of the wrong kind
-            raise ModelFormatError(f"{path}: {b.where}: malformed node ({type(e).__name__}: "
-                                   f"{' '.join(str(e).split())[:200]})") from None
+        if shapefold.folded(n, m.consts):  # a Constant, or a shape computation folded
+            continue
+        if not _handled(n):  # listed with the others, the rest still converted to find them
+            op = n.op_type if n.domain in _DOMAINS else f"{n.domain}.{n.op_type}"
+            refused.append((i, op, n.name, ""))
+            outs = [Rec("refused")] * len(n.output)
+        elif any(b.recs.get(x, Rec("const")).kind == "refused" for x in n.input if x):
+            outs = [Rec("refused")] * len(n.output)  # downstream of a refused node
+        else:
+            b.index, b.where = i, where(i, n)
+            try:
+                outs = _convert(b, i, n)
+            except UnsupportedModel as e:  # listed with every other refused node
+                prefix = f"{path}: {b.where}: "
+                why = str(e)[len(prefix):] if str(e).startswith(prefix) else str(e)
+                refused.append((i, n.op_type, n.name, why))
+                first = first or e
+                outs = [Rec("refused")] * len(n.output)
         for name, r in zip(n.output, outs):
             b.recs[name] = r
             if r.kind == "act" and r.value not in b.trace:
                 b.trace[r.value] = (name, r.perm)
+    if len(refused) == 1 and first is not None:
+        raise first
+    if refused:
+        raise unsupported.listing(path, refused)
     outputs = [_output(b, o.name, _DTYPES.get(ELEM_TYPES.get(m.dtypes.get(o.name, 0), "")))
                for o in m.graph.output]
     _input_quantization(b, inputs)

@@ -79,6 +79,8 @@ class Builder:
         self.ort_float: set[int] = set()  # QDQ groups it runs in float32 (ortfuse.py)
         # the dialect of those groups: their order and thread count (edgecc/numerics)
         self.float_group = OrtFloatGroup()
+        self.readers: dict[str, list] = {}  # ONNX tensor -> the nodes reading it (mixed.py)
+        self.graph_outputs: set[str] = set()
 
     # ---- errors ------------------------------------------------------------------------
     def unsupported(self, why: str) -> UnsupportedModel:

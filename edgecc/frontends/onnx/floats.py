@@ -26,8 +26,11 @@ def _fconst(b: Builder, name: str, what: str) -> Rec | None:
     if not name:
         return None
     r = b.rec(name)
+    if r.kind == "qconst":  # weight-only quantization: dequantized as onnxruntime does
+        return Rec("const", data=dequantized_rec(r))
     if r.kind != "const" or np.asarray(r.data).dtype != np.float32:
-        raise b.unsupported(f"float {what} must be a float32 constant")
+        raise b.unsupported(f"float {what} must be a float32 constant or a DequantizeLinear "
+                            "of one")
     return r
 
 
