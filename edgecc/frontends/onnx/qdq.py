@@ -25,6 +25,7 @@ import numpy as np
 
 from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
+from edgecc.frontends.onnx import qop
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.ir import DType, QParams
 from edgecc.numerics import QLINEAR
@@ -317,45 +318,6 @@ def emit_mean(b: Builder, info: dict, yq: QParams) -> Rec:
 
 # ---- elementwise tables ----------------------------------------------------------------------
 
-def elementwise(b: Builder, n, a) -> list[Rec]:
-    """A unary op, or a binary one with one constant operand, between DequantizeLinear and
-    QuantizeLinear: a pending table group."""
-    ins = [b.rec(x) for x in n.input if x]
-    acts = [i for i, r in enumerate(ins) if r.kind == "dq"]
-    if len(acts) == 2 and n.op_type in _FLOAT_BINARY:
-        return [_float_binary(b, n, ins)]
-    if len(acts) != 1:
-        raise b.unsupported(f"{n.op_type} needs one DequantizeLinear'd activation (QDQ)")
-    k = acts[0]
-    x = nd._dq_act(b, ins[k])
-    info = dict(x=x, op=n.op_type, attrs=a, swap=k == 1 and len(ins) > 1)
-    if n.op_type == "Clip":
-        info["op"] = "Identity"
-        lo, hi = (nd._const(b, n.input[i]) if len(n.input) > i and n.input[i] else None
-                  for i in (1, 2))
-        lo = a.get("min") if lo is None and "min" in a else lo
-        hi = a.get("max") if hi is None and "max" in a else hi
-        info["clips"] = [(None if lo is None else float(np.asarray(lo)),
-                          None if hi is None else float(np.asarray(hi)))]
-    elif len(ins) > 1:
-        c = ins[1 - k]
-        if c.kind == "qconst":
-            d = np.asarray(c.data)
-            shape = [1] * d.ndim
-            if len(c.q.scale) > 1:
-                shape[c.q.axis] = len(c.q.scale)
-            s = np.asarray(c.q.scale, np.float32).reshape(shape)
-            z = np.asarray(c.q.zero_point, np.int64).reshape(shape)
-            info["c"] = ((d.astype(np.int64) - z).astype(np.float32) * s).astype(np.float32)
-        elif c.kind == "const":
-            info["c"] = np.asarray(c.data, np.float32)
-        else:
-            raise b.unsupported(f"{n.op_type} of two activations is not supported")
-    if function(info["op"], a, None if "c" not in info else 0.0) is None:
-        raise b.unsupported(f"{n.op_type} in a QDQ group is not supported")
-    return [Rec("pend", op="table", info=info)]
-
-
 _FLOAT_BINARY = {"Sub": "SUB", "Div": "DIV", "Max": "MAXIMUM", "Min": "MINIMUM"}
 
 
@@ -377,30 +339,93 @@ def _float_binary(b: Builder, n, ins: list[Rec]) -> Rec:
     return Rec("act", y, perm=xs[0].perm)
 
 
+def _const_operand(b: Builder, n, c: Rec) -> np.ndarray:
+    """A constant operand in float32: a float constant or a DequantizeLinear'd one."""
+    if c.kind == "qconst":
+        return floats.dequantized_rec(c)
+    if c.kind == "const":
+        return np.asarray(c.data, np.float32)
+    raise b.unsupported(f"{n.op_type} of two activations is not supported")
+
+
+def elementwise(b: Builder, n, a) -> list[Rec]:
+    """A unary op, or a binary one with one constant operand, between DequantizeLinear and
+    QuantizeLinear: a pending table group. A chain of them (DQ -> Div -> Erf -> Q) is one
+    group, its steps composed in float32 as onnxruntime runs them one after another."""
+    ins = [b.rec(x) for x in n.input if x]
+    acts = [i for i, r in enumerate(ins) if r.kind == "dq"]
+    if len(acts) == 2 and n.op_type in _FLOAT_BINARY:
+        return [_float_binary(b, n, ins)]
+    chained = [i for i, r in enumerate(ins) if r.kind == "pend" and r.op == "table"]
+    if len(acts) + len(chained) != 1:
+        raise b.unsupported(f"{n.op_type} needs one DequantizeLinear'd activation (QDQ)")
+    k = (acts or chained)[0]
+    step = dict(op=n.op_type, attrs=a, swap=k == 1 and len(ins) > 1, clips=[])
+    if n.op_type == "Clip":
+        step["op"] = "Identity"
+        lo, hi = (nd._const(b, n.input[i]) if len(n.input) > i and n.input[i] else None
+                  for i in (1, 2))
+        lo = a.get("min") if lo is None and "min" in a else lo
+        hi = a.get("max") if hi is None and "max" in a else hi
+        step["clips"] = [(None if lo is None else float(np.asarray(lo)),
+                          None if hi is None else float(np.asarray(hi)))]
+    elif len(ins) > 1:
+        step["c"] = _const_operand(b, n, ins[1 - k])
+    if function(step["op"], a, None if "c" not in step else 0.0) is None:
+        raise b.unsupported(f"{n.op_type} in a QDQ group is not supported")
+    if chained:  # the clips fused so far belong to the step before this one
+        info = dict(ins[k].info)
+        steps = [*info["steps"]]
+        steps[-1] = dict(steps[-1], clips=[*steps[-1]["clips"], *info.pop("clips", [])])
+        return [replace(ins[k], info=dict(info, steps=[*steps, step]))]
+    return [Rec("pend", op="table", info=dict(x=nd._dq_act(b, ins[k]), steps=[step]))]
+
+
+def _channel_axis(b: Builder, x: Rec, steps: list[dict]) -> tuple[int | None, int]:
+    """(the ONNX axis the steps' constants vary along, or None; its size), each constant
+    rank-aligned to x."""
+    shape = b.onnx_shape(x)
+    axis = None
+    for st in steps:
+        c = st.get("c")
+        if c is None:
+            continue
+        if c.ndim > len(shape):
+            raise b.unsupported(f"{st['op']} by a constant of a higher rank")
+        c = c.reshape((1,) * (len(shape) - c.ndim) + c.shape)
+        st["c"] = c
+        big = [i for i, d in enumerate(c.shape) if d > 1]
+        if len(big) > 1 or (big and axis is not None and big[0] != axis):
+            raise b.unsupported(f"{st['op']} by a constant varying along several axes")
+        axis = big[0] if big else axis
+    return axis, (1 if axis is None else shape[axis])
+
+
 def emit_table(b: Builder, info: dict, yq: QParams) -> Rec:
+    """LOOKUP of the composed steps: one table, or one per channel along the axis their
+    constants vary on."""
     x: Rec = info["x"]
     xq = b.type(x.value).q
-    c = info.get("c")
-    clips = tuple(info.get("clips", ()))
-    axis, consts = 0, [None]
-    if c is not None:
-        shape = b.onnx_shape(x)
-        c = c.reshape((1,) * (len(shape) - c.ndim) + c.shape) if c.ndim <= len(shape) else c
-        big = [i for i, d in enumerate(c.shape) if d > 1]
-        if c.ndim != len(shape) or len(big) > 1:
-            raise b.unsupported(f"{info['op']} by a constant varying along several axes")
-        if big:
-            ch = big[0]
-            consts = list(np.broadcast_to(c.reshape(-1), (shape[ch],)))
-            axis = list(x.perm).index(ch)
-        else:
-            consts = [float(c.ravel()[0])]
+    steps = [dict(st) for st in info["steps"]]
+    steps[-1]["clips"] = [*steps[-1]["clips"], *info.get("clips", [])]
+    axis, channels = _channel_axis(b, x, steps)
     tables = []
-    for v in consts:
-        fn = function(info["op"], info["attrs"], v, info.get("swap", False), clips)
+    for ch in range(channels):
+        fns = []
+        for st in steps:
+            c = st.get("c")
+            cv = None if c is None else float(np.broadcast_to(c.reshape(-1), (channels,))[ch]
+                                               if c.size > 1 else c.ravel()[0])
+            fns.append(function(st["op"], st["attrs"], cv, st["swap"], tuple(st["clips"])))
+
+        def fn(v, fns=fns):
+            for f in fns:
+                v = f(v)
+            return v
         tables.append(table_of(xq.scale[0], xq.zero_point[0], yq.scale[0], yq.zero_point[0], fn))
     t = b.const(np.stack(tables), DType.INT8, label="table")
-    y = b.add_inferred("LOOKUP", [x.value, t], DType.INT8, yq, dict(axis=axis))
+    ir_axis = 0 if axis is None else list(x.perm).index(axis)
+    y = b.add_inferred("LOOKUP", [x.value, t], DType.INT8, yq, dict(axis=ir_axis))
     return Rec("act", y, perm=x.perm)
 
 
@@ -470,10 +495,36 @@ def relu_clip(b: Builder, n, a) -> list[Rec]:
 
 
 def resize(b: Builder, n, a) -> list[Rec]:
+    """Resize: nearest moves bytes (any record); linear in float32 (floats.py) after a
+    DequantizeLinear. A linear Resize of the quantized data itself (QOperator models) runs
+    onnxruntime's integer bilinear, which edgecc does not reproduce yet."""
     mode = a.get("mode", b"nearest")
+    r = b.rec(n.input[0])
     if (mode.decode() if isinstance(mode, bytes) else str(mode)) == "nearest":
-        return [resize_nearest(b, n, a, b.rec(n.input[0]))]
+        return [resize_nearest(b, n, a, r)]
+    if r.kind == "act" and b.type(r.value).q is not None:
+        raise b.unsupported("a linear Resize of quantized data (onnxruntime's integer "
+                            "bilinear) is not supported; quantize with it between "
+                            "DequantizeLinear and QuantizeLinear (QDQ)")
     return floats.resize(b, n, a)
+
+
+def qlinear_leaky_relu(b: Builder, n, a) -> list[Rec]:
+    """com.microsoft QLinearLeakyRelu(X, X_scale, X_zp, Y_scale, Y_zp): onnxruntime's table of
+    the float LeakyRelu, the same as the QDQ group's."""
+    zp = n.input[2] if len(n.input) > 2 else ""
+    x = nd._dq_act(b, nd.dq_rec(b, n.input[0], n.input[1], zp))
+    yq = nd.out_q(b, n.input[3], n.input[4] if len(n.input) > 4 else "")
+    step = dict(op="LeakyRelu", attrs=a, swap=False, clips=[])
+    return [emit_table(b, dict(x=x, steps=[step]), yq)]
+
+
+def qlinear_matmul(b: Builder, n, a) -> list[Rec]:
+    """QLinearMatMul of two activations (attention in a QOperator model), else qop.py's."""
+    if b.rec(n.input[3]).kind != "act":
+        return qop.qlinear_matmul(b, n, a)
+    x, w = (nd._dq_act(b, nd.dq_rec(b, *n.input[i:i + 3])) for i in (0, 3))
+    return [emit_batch_matmul(b, dict(x=x, w=w), nd.out_q(b, n.input[6], n.input[7]))]
 
 
 def matmul(b: Builder, n, a) -> list[Rec]:
@@ -488,6 +539,7 @@ HANDLERS = {"Pad": pad, "Slice": slice_, "Split": split, "Gather": gather, "Expa
             "DepthToSpace": depth_space, "SpaceToDepth": depth_space,
             "ReduceMax": reduce, "ReduceMean": reduce, "Relu": relu_clip, "Clip": relu_clip,
             "Resize": resize, "MatMul": matmul, "LayerNormalization": layer_norm,
+            "QLinearMatMul": qlinear_matmul, "QLinearLeakyRelu": qlinear_leaky_relu,
             **{op: elementwise for op in (*UNARY, *WITH_CONSTANT) if op not in
                ("Relu", "Sigmoid", "Identity", "Mul", "Add")}}
 EMIT = {"table": emit_table, "mean": emit_mean, "bmm": emit_batch_matmul}
