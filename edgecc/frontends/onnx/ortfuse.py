@@ -68,15 +68,18 @@ def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict,
             continue
         dq = producer.get(n.input[0])
         users = consumers.get(n.output[0], [])
-        # a DequantizeLinear other nodes read too does not stop the fusion where int8 is
-        # allowed: onnxruntime first gives each node unit its own copy (EnsureUniqueDQForNodeUnit;
-        # measured: a Gemm's output read by a graph output and a Softmax, QLinearSoftmax)
-        shared = len(consumers.get(dq.output[0], [])) != 1 if dq is not None else True
+        # a DequantizeLinear other nodes read too does not stop the fusion: onnxruntime first
+        # gives each node unit its own copy (EnsureUniqueDQForNodeUnit; measured: a Gemm's
+        # output read by a graph output and a Softmax runs QLinearSoftmax, in uint8 on x86 and
+        # in int8 where int8 is allowed); on x86 it only keeps an int8 tensor int8 (the
+        # one-edge rule of QDQS8ToU8, _elem_strict), so the element types then differ
         if dq is None or dq.op_type != "DequantizeLinear" or len(users) != 1 or \
-                users[0].op_type != "QuantizeLinear" or (shared and not int8_allowed):
+                users[0].op_type != "QuantizeLinear":
             continue
-        args = (producer, consumers, outputs, consts, dtypes, not int8_allowed)
-        a, b = _elem(dq.input[0], *args), _elem(users[0].output[0], *args)
+        args = (producer, consumers, outputs, consts, dtypes)
+        elem = (lambda t: _elem(t, *args, False)) if int8_allowed else \
+            (lambda t: _elem_strict(t, *args))
+        a, b = elem(dq.input[0]), elem(users[0].output[0])
         if a is not None and a == b:
             out[i] = a
     return out
