@@ -217,7 +217,9 @@ def expand(b: Builder, n, a) -> list[Rec]:
 
 def depth_space(b: Builder, n, a) -> list[Rec]:
     r = _moved(b, n, b.rec(n.input[0]))
-    bs = int(a["blocksize"])
+    bs = int(a.get("blocksize", 0))
+    if bs < 1:
+        raise b.unsupported(f"{n.op_type} needs a positive blocksize")
     mode = a.get("mode", b"DCR")
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
 
