@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from edgecc.build.boards import load_board
+from edgecc.build.boards import load_board, parse_size
 from edgecc.diagnostics import EXIT_BAD_INPUT, report
 from edgecc.errors import EdgeccError
 from edgecc.names import model_name_problem
@@ -44,6 +44,21 @@ def seed(s: str) -> int:
     if not 0 <= v < 2**32:
         raise argparse.ArgumentTypeError(f"--seed must be in [0, 2^32), not {v}")
     return v
+
+
+def size(flag: str):
+    """A size flag's type: bytes, or KiB/MiB as board files write them ("30KiB", "1 MiB",
+    "0x8000"), read by the board files' own parser."""
+    def check(s: str) -> int:
+        try:
+            n = parse_size(s, flag)
+        except EdgeccError as e:
+            raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
+        if n <= 0:
+            raise argparse.ArgumentTypeError(f"{flag} must be positive (bytes, or e.g. 30KiB), "
+                                             f"not {s!r}")
+        return n
+    return check
 
 
 def model_name(s: str) -> str:
@@ -100,6 +115,20 @@ def options_from_args(args) -> CompileOptions:
         weights_section=getattr(args, "weights_section", None),
         onnx_numerics=numerics,
         ort_threads=int(threads) if threads.isdigit() and int(threads) > 0 else None).check()
+
+
+def add_cache(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-cache", action="store_true",
+                   help="compile the model again instead of reusing the compile cache's result "
+                        "for the same model, options, target and edgecc (default: the cache, "
+                        "under $EDGECC_CACHE or the platform's cache folder; $EDGECC_NO_CACHE=1 "
+                        "makes --no-cache the default)")
+
+
+def use_cache(args) -> bool:
+    """The compile cache is used unless --no-cache or $EDGECC_NO_CACHE (set, not empty or 0)."""
+    return not (getattr(args, "no_cache", False)
+                or os.environ.get("EDGECC_NO_CACHE", "") not in ("", "0"))
 
 
 def add_weights_section(p: argparse.ArgumentParser) -> None:
