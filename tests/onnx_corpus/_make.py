@@ -29,15 +29,20 @@ class Net:
         self.inputs: list[onnx.ValueInfoProto] = []
         self.outputs: list[onnx.ValueInfoProto] = []
         self.shapes: dict[str, tuple[int, ...]] = {}
+        self.ids: dict[str, int] = {}  # int64 token-id inputs and their bound
         self._n = 0
 
     def name(self, base: str) -> str:
         self._n += 1
         return f"{base}_{self._n}"
 
-    def input(self, shape: tuple[int, ...], name: str = "x") -> str:
-        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape)))
+    def input(self, shape: tuple[int, ...], name: str = "x", ids_below: int | None = None) -> str:
+        """A float32 input, or (ids_below) an int64 one of token ids in [0, ids_below)."""
+        dtype = TensorProto.FLOAT if ids_below is None else TensorProto.INT64
+        self.inputs.append(helper.make_tensor_value_info(name, dtype, list(shape)))
         self.shapes[name] = tuple(shape)
+        if ids_below is not None:
+            self.ids[name] = ids_below
         return name
 
     def init(self, data, name: str = "c") -> str:
@@ -87,9 +92,12 @@ class Net:
 class _Reader:
     """quantize_static's calibration data: `count` seeded standard-normal samples per input."""
 
-    def __init__(self, shapes: dict[str, tuple[int, ...]], seed: int, count: int = 8):
+    def __init__(self, shapes: dict[str, tuple[int, ...]], seed: int, count: int = 8,
+                 ids: dict[str, int] | None = None):
         rng = np.random.default_rng(seed + 1000)
-        self.data = [{k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
+        ids = ids or {}
+        self.data = [{k: rng.integers(0, ids[k], s) if k in ids else
+                      rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
                      for _ in range(count)]
         self.it = iter(self.data)
 
@@ -113,7 +121,7 @@ def quantize(net: Net, out: Path, fmt: str = "qdq", act: str = "s8", wt: str = "
     types = {"s8": QuantType.QInt8, "u8": QuantType.QUInt8, "s4": QuantType.QInt4,
              "u4": QuantType.QUInt4}
     ops = sorted(set(QDQRegistry) | set(QLinearOpsRegistry) | set(extra_ops))
-    quantize_static(str(src), str(out), _Reader(net.shapes, seed),
+    quantize_static(str(src), str(out), _Reader(net.shapes, seed, ids=net.ids),
                     quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator,
                     activation_type=types[act], weight_type=types[wt], per_channel=per_channel,
                     reduce_range=reduce_range, op_types_to_quantize=ops,

@@ -85,6 +85,13 @@ def _se(n: Net) -> None:
     n.output(n.conv(n.op("Mul", [x, s]), 8, 8, k=1, relu=False))
 
 
+def _leaky(n: Net) -> None:
+    x = n.conv(n.input((1, 3, 8, 8)), 3, 8, relu=False)
+    y = n.op("LeakyRelu", [x], alpha=0.2)
+    n.output(n.conv(n.op("AveragePool", [y], kernel_shape=[2, 2], strides=[2, 2]), 8, 4, k=1,
+                    relu=False))
+
+
 def _slope(n: Net) -> str:
     return n.init(np.array([0.1, 0.25, 0.05, 0.3, 0.2, 0.15, 0.4, 0.01],
                            np.float32).reshape(8, 1, 1))
@@ -121,6 +128,9 @@ CASES = [
     _case("segmentation", _segmentation, LSB),
     _case("audio_1d", _audio, LSB, ops=("ReduceMean",)),
     _case("squeeze_excite", _se, LSB, ops=("ReduceMean",)),
+    _case("transformer_qop", _transformer, LSB, opset=17, ops=("Erf", "Div"), fmt="qop"),
+    _case("squeeze_excite_qop", _se, LSB, ops=("ReduceMean",), fmt="qop"),
+    _case("leaky_relu_qop", _leaky, fmt="qop"),
     _case("prelu", _prelu("prelu"), ops=_PRELU_OPS),
     _case("prelu_neg", _prelu("neg"), ops=_PRELU_OPS),
     _case("prelu_maxmin", _prelu("maxmin"), ops=_PRELU_OPS),

@@ -40,8 +40,13 @@ def _elem(name: str, producer: dict, consumers: dict, outputs: set, consts: dict
         return None
     if not s8_to_u8:
         return "s8"
-    only_dq = all(c.op_type == "DequantizeLinear" for c in consumers.get(name, []))
-    return "u8" if only_dq and name not in outputs and consumers.get(name) else "s8"
+    users = consumers.get(name, [])
+    only_dq = all(c.op_type == "DequantizeLinear" for c in users)
+    # after EnsureUniqueDQForNodeUnit every reader of a DequantizeLinear has its own copy, and
+    # QDQS8ToU8 converts a QuantizeLinear with one output edge only
+    copies = sum(max(1, len(consumers.get(c.output[0], [])) + (c.output[0] in outputs))
+                 for c in users)
+    return "u8" if only_dq and name not in outputs and copies == 1 else "s8"
 
 
 FUSED_OPS = ("Softmax", "AveragePool")
@@ -68,12 +73,13 @@ def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict,
             continue
         dq = producer.get(n.input[0])
         users = consumers.get(n.output[0], [])
-        # a DequantizeLinear other nodes read too does not stop the fusion where int8 is
-        # allowed: onnxruntime first gives each node unit its own copy (EnsureUniqueDQForNodeUnit;
-        # measured: a Gemm's output read by a graph output and a Softmax, QLinearSoftmax)
-        shared = len(consumers.get(dq.output[0], [])) != 1 if dq is not None else True
+        # a DequantizeLinear other nodes read too does not stop the fusion: onnxruntime first
+        # gives each node unit its own copy (EnsureUniqueDQForNodeUnit; measured: a Gemm's
+        # output read by a graph output and a Softmax runs QLinearSoftmax, in uint8 on x86 and
+        # in int8 where int8 is allowed); on x86 such an int8 tensor stays int8 (_elem: the
+        # copies are several edges), so the element types then differ
         if dq is None or dq.op_type != "DequantizeLinear" or len(users) != 1 or \
-                users[0].op_type != "QuantizeLinear" or (shared and not int8_allowed):
+                users[0].op_type != "QuantizeLinear":
             continue
         args = (producer, consumers, outputs, consts, dtypes, not int8_allowed)
         a, b = _elem(dq.input[0], *args), _elem(users[0].output[0], *args)

@@ -1,4 +1,5 @@
-"""QDQ groups around the ops whose integer form is exact: data movement and elementwise tables.
+"""QDQ groups around the ops whose integer form is exact: data movement, reductions, MatMul of
+two activations; the elementwise groups are qdq_elementwise.py's.
 
 Owns the handlers of:
 - data movement on an int8 activation or its DequantizeLinear (moving bytes commutes with
@@ -8,14 +9,10 @@ Owns the handlers of:
   table by run-time indices, a token embedding), Expand (BROADCAST_TO), DepthToSpace,
   SpaceToDepth and Resize nearest (one GATHER by the flat index each output element reads,
   computed here), ReduceMax (REDUCE_MAX);
-- elementwise groups DequantizeLinear -> f -> QuantizeLinear (Neg, Abs, a standalone Relu or
-  Clip, LeakyRelu, PRelu, HardSigmoid, HardSwish, Tanh, Erf, Gelu ..., and Max / Min / Sub / Div
-  / Pow by a constant): LOOKUP, the 256-entry table of f in float32 (edgecc/numerics/
-  onnx_elementwise.py), one table per channel for a per-channel PRelu slope;
-- ReduceMean (MEAN with onnxruntime's float32 scale) and MatMul of two activations
-  (BATCH_MATMUL, onnxruntime's QLinearMatMul);
-- the groups onnxruntime leaves in float32: LayerNormalization over the last axis, and Sub /
-  Div / Max / Min of two activations, between DEQUANTIZE and the QuantizeLinear's QUANTIZE.
+- ReduceMean (MEAN with onnxruntime's float32 scale) and MatMul / QLinearMatMul of two
+  activations (BATCH_MATMUL, onnxruntime's QLinearMatMul);
+- the table of ONNX op types to handlers (these and qdq_elementwise.py's) and of pending groups
+  to their emitters, which frontends/onnx/__init__.py merges into its own.
 """
 from __future__ import annotations
 
@@ -25,10 +22,12 @@ import numpy as np
 
 from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
+from edgecc.frontends.onnx import qdq_elementwise as elt
+from edgecc.frontends.onnx import qop
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.ir import DType, QParams
 from edgecc.numerics import QLINEAR
-from edgecc.numerics.onnx_elementwise import UNARY, WITH_CONSTANT, function
+from edgecc.numerics.onnx_elementwise import UNARY, WITH_CONSTANT
 from edgecc.numerics.qlinear import table_of
 
 _MOVED = ("act", "dq")
@@ -218,7 +217,9 @@ def expand(b: Builder, n, a) -> list[Rec]:
 
 def depth_space(b: Builder, n, a) -> list[Rec]:
     r = _moved(b, n, b.rec(n.input[0]))
-    bs = int(a["blocksize"])
+    bs = int(a.get("blocksize", 0))
+    if bs < 1:
+        raise b.unsupported(f"{n.op_type} needs a positive blocksize")
     mode = a.get("mode", b"DCR")
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
 
@@ -315,130 +316,6 @@ def emit_mean(b: Builder, info: dict, yq: QParams) -> Rec:
                             dict(numerics=QLINEAR)), kind="act")
 
 
-# ---- elementwise tables ----------------------------------------------------------------------
-
-def elementwise(b: Builder, n, a) -> list[Rec]:
-    """A unary op, or a binary one with one constant operand, between DequantizeLinear and
-    QuantizeLinear: a pending table group."""
-    ins = [b.rec(x) for x in n.input if x]
-    acts = [i for i, r in enumerate(ins) if r.kind == "dq"]
-    if len(acts) == 2 and n.op_type in _FLOAT_BINARY:
-        return [_float_binary(b, n, ins)]
-    if len(acts) != 1:
-        raise b.unsupported(f"{n.op_type} needs one DequantizeLinear'd activation (QDQ)")
-    k = acts[0]
-    x = nd._dq_act(b, ins[k])
-    info = dict(x=x, op=n.op_type, attrs=a, swap=k == 1 and len(ins) > 1)
-    if n.op_type == "Clip":
-        info["op"] = "Identity"
-        lo, hi = (nd._const(b, n.input[i]) if len(n.input) > i and n.input[i] else None
-                  for i in (1, 2))
-        lo = a.get("min") if lo is None and "min" in a else lo
-        hi = a.get("max") if hi is None and "max" in a else hi
-        info["clips"] = [(None if lo is None else float(np.asarray(lo)),
-                          None if hi is None else float(np.asarray(hi)))]
-    elif len(ins) > 1:
-        c = ins[1 - k]
-        if c.kind == "qconst":
-            d = np.asarray(c.data)
-            shape = [1] * d.ndim
-            if len(c.q.scale) > 1:
-                shape[c.q.axis] = len(c.q.scale)
-            s = np.asarray(c.q.scale, np.float32).reshape(shape)
-            z = np.asarray(c.q.zero_point, np.int64).reshape(shape)
-            info["c"] = ((d.astype(np.int64) - z).astype(np.float32) * s).astype(np.float32)
-        elif c.kind == "const":
-            info["c"] = np.asarray(c.data, np.float32)
-        else:
-            raise b.unsupported(f"{n.op_type} of two activations is not supported")
-    if function(info["op"], a, None if "c" not in info else 0.0) is None:
-        raise b.unsupported(f"{n.op_type} in a QDQ group is not supported")
-    return [Rec("pend", op="table", info=info)]
-
-
-_FLOAT_BINARY = {"Sub": "SUB", "Div": "DIV", "Max": "MAXIMUM", "Min": "MINIMUM"}
-
-
-def _float_binary(b: Builder, n, ins: list[Rec]) -> Rec:
-    """Sub / Div / Max / Min of two DequantizeLinear'd activations as onnxruntime runs them
-    (not fused): both dequantized in float32, the op in float32 (one IEEE operation, exact),
-    then the QuantizeLinear after it quantizes the float32 result."""
-    xs = [floats.as_float(b, r) for r in ins]
-    ranks = [len(r.perm) for r in xs]
-    if ranks[0] != ranks[1]:  # numpy broadcasting: leading 1s, in ONNX order
-        xs = [b.plain(r) for r in xs]
-        rank = max(ranks)
-        xs = [replace(r, value=b.reshape(r.value, (1,) * (rank - len(r.perm))
-                                          + tuple(b.type(r.value).shape)),
-                      perm=tuple(range(rank))) for r in xs]
-    vals = [xs[0].value, b.with_perm(xs[1], xs[0].perm).value]
-    y = b.add_inferred(_FLOAT_BINARY[n.op_type], vals, DType.FLOAT32, None,
-                       dict(fused_activation_function=0))
-    return Rec("act", y, perm=xs[0].perm)
-
-
-def emit_table(b: Builder, info: dict, yq: QParams) -> Rec:
-    x: Rec = info["x"]
-    xq = b.type(x.value).q
-    c = info.get("c")
-    clips = tuple(info.get("clips", ()))
-    axis, consts = 0, [None]
-    if c is not None:
-        shape = b.onnx_shape(x)
-        c = c.reshape((1,) * (len(shape) - c.ndim) + c.shape) if c.ndim <= len(shape) else c
-        big = [i for i, d in enumerate(c.shape) if d > 1]
-        if c.ndim != len(shape) or len(big) > 1:
-            raise b.unsupported(f"{info['op']} by a constant varying along several axes")
-        if big:
-            ch = big[0]
-            consts = list(np.broadcast_to(c.reshape(-1), (shape[ch],)))
-            axis = list(x.perm).index(ch)
-        else:
-            consts = [float(c.ravel()[0])]
-    tables = []
-    for v in consts:
-        fn = function(info["op"], info["attrs"], v, info.get("swap", False), clips)
-        tables.append(table_of(xq.scale[0], xq.zero_point[0], yq.scale[0], yq.zero_point[0], fn))
-    t = b.const(np.stack(tables), DType.INT8, label="table")
-    y = b.add_inferred("LOOKUP", [x.value, t], DType.INT8, yq, dict(axis=axis))
-    return Rec("act", y, perm=x.perm)
-
-
-# ---- LayerNormalization in float32 -----------------------------------------------------------
-
-def layer_norm(b: Builder, n, a) -> list[Rec]:
-    """LayerNormalization over the last axis in float32 (onnxruntime computes it in float between
-    DequantizeLinear and QuantizeLinear): mean, centred values, mean of their squares,
-    1/sqrt(var + epsilon), scale and bias; its sums run in another order than onnxruntime's,
-    so a quantized result may land one step away."""
-    if len(n.output) > 1 and any(n.output[1:]):
-        raise b.unsupported("LayerNormalization's Mean / InvStdDev outputs are not supported")
-    x = b.plain(floats.as_float(b, b.rec(n.input[0])))
-    shape = b.type(x.value).shape
-    if int(a.get("axis", -1)) % len(shape) != len(shape) - 1:
-        raise b.unsupported("LayerNormalization over more than the last axis")
-    f32 = DType.FLOAT32
-
-    def op(name, *ins, **attrs):
-        vals = [v if isinstance(v, str) else b.const(np.asarray(v, np.float32), f32) for v in ins]
-        return b.add_inferred(name, vals, f32, None, attrs or None)
-    last = np.array([len(shape) - 1])
-    mean = b.add_inferred("MEAN", [x.value, b.const(last, DType.INT32)], f32, None,
-                          dict(keep_dims=True))
-    d = op("SUB", x.value, mean, fused_activation_function=0)
-    sq = op("MUL", d, d, fused_activation_function=0)
-    var = b.add_inferred("MEAN", [sq, b.const(last, DType.INT32)], f32, None,
-                         dict(keep_dims=True))
-    rs = op("RSQRT", op("ADD", var, np.float32(a.get("epsilon", 1e-5)),
-                        fused_activation_function=0))
-    y = op("MUL", d, rs, fused_activation_function=0)
-    for i, name in ((1, "MUL"), (2, "ADD")):
-        if len(n.input) > i and n.input[i]:
-            y = op(name, y, floats.dequantized(b, n.input[i], "scale and bias"),
-                   fused_activation_function=0)
-    return [Rec("act", y, perm=x.perm)]
-
-
 # ---- MatMul of two activations ---------------------------------------------------------------
 
 def emit_batch_matmul(b: Builder, info: dict, yq: QParams) -> Rec:
@@ -453,27 +330,27 @@ def emit_batch_matmul(b: Builder, info: dict, yq: QParams) -> Rec:
     return Rec("act", y, perm=tuple(range(len(b.type(y).shape))))
 
 
-def relu_clip(b: Builder, n, a) -> list[Rec]:
-    """Relu / Clip: a table of its own right after a DequantizeLinear, else fused (nodes.py).
-    Relu(DequantizeLinear(q)) is DequantizeLinear(max(q, zp)) exactly, so a Relu keeps the
-    record a DequantizeLinear (a QOperator model's Relu -> MaxPool between QLinear ops)."""
-    r = b.rec(n.input[0])
-    if r.kind == "dq" and n.op_type == "Relu" and not b.type(r.value).q.per_channel:
-        t = b.type(r.value)
-        lut = np.maximum(np.arange(-128, 128), t.q.zero_point[0]).astype(np.int8)[None]
-        y = b.add_inferred("LOOKUP", [r.value, b.const(lut, DType.INT8, label="table")],
-                           DType.INT8, t.q, dict(axis=0))
-        return [replace(r, value=y)]
-    if r.kind == "dq":
-        return elementwise(b, n, a)
-    return nd.relu_clip(b, n, a)
-
-
 def resize(b: Builder, n, a) -> list[Rec]:
+    """Resize: nearest moves bytes (any record); linear in float32 (floats.py) after a
+    DequantizeLinear. A linear Resize of the quantized data itself (QOperator models) runs
+    onnxruntime's integer bilinear, which edgecc does not reproduce yet."""
     mode = a.get("mode", b"nearest")
+    r = b.rec(n.input[0])
     if (mode.decode() if isinstance(mode, bytes) else str(mode)) == "nearest":
-        return [resize_nearest(b, n, a, b.rec(n.input[0]))]
+        return [resize_nearest(b, n, a, r)]
+    if r.kind == "act" and b.type(r.value).q is not None:
+        raise b.unsupported("a linear Resize of quantized data (onnxruntime's integer "
+                            "bilinear) is not supported; quantize with it between "
+                            "DequantizeLinear and QuantizeLinear (QDQ)")
     return floats.resize(b, n, a)
+
+
+def qlinear_matmul(b: Builder, n, a) -> list[Rec]:
+    """QLinearMatMul of two activations (attention in a QOperator model), else qop.py's."""
+    if b.rec(n.input[3]).kind != "act":
+        return qop.qlinear_matmul(b, n, a)
+    x, w = (nd._dq_act(b, nd.dq_rec(b, *n.input[i:i + 3])) for i in (0, 3))
+    return [emit_batch_matmul(b, dict(x=x, w=w), nd.out_q(b, n.input[6], n.input[7]))]
 
 
 def matmul(b: Builder, n, a) -> list[Rec]:
@@ -486,9 +363,11 @@ def matmul(b: Builder, n, a) -> list[Rec]:
 
 HANDLERS = {"Pad": pad, "Slice": slice_, "Split": split, "Gather": gather, "Expand": expand,
             "DepthToSpace": depth_space, "SpaceToDepth": depth_space,
-            "ReduceMax": reduce, "ReduceMean": reduce, "Relu": relu_clip, "Clip": relu_clip,
-            "Resize": resize, "MatMul": matmul, "LayerNormalization": layer_norm,
-            **{op: elementwise for op in (*UNARY, *WITH_CONSTANT) if op not in
+            "ReduceMax": reduce, "ReduceMean": reduce, "Relu": elt.relu_clip,
+            "Clip": elt.relu_clip, "Resize": resize, "MatMul": matmul,
+            "LayerNormalization": elt.layer_norm, "QLinearMatMul": qlinear_matmul,
+            "QLinearLeakyRelu": elt.qlinear_leaky_relu,
+            **{op: elt.elementwise for op in (*UNARY, *WITH_CONSTANT) if op not in
                ("Relu", "Sigmoid", "Identity", "Mul", "Add")}}
-EMIT = {"table": emit_table, "mean": emit_mean, "bmm": emit_batch_matmul}
+EMIT = {"table": elt.emit_table, "mean": emit_mean, "bmm": emit_batch_matmul}
 
