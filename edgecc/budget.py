@@ -3,11 +3,12 @@
 Owns: building a minimal application around the generated C for a board (the arena and one call
 of NAME_run: templates/baremetal/app_main.c.j2), measuring the model's part of it
 (edgecc/build/measure.py says what is counted, and how), and comparing it with the board (or with
---ram-limit / --flash-limit): the verdict, its table and its JSON object.
+--ram-limit / --flash-limit): the verdict, its table and its JSON object; and `fit_check`, the same
+verdict for `edgecc compile --board` (first from what compiling knows, the arena and the weights,
+which alone can already be over; then measured as here).
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from edgecc.build.regions import region_use
 from edgecc.codegen import write_files
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import work_folder
 from edgecc.options import CompileOptions
 from edgecc.names import c_ident
 from edgecc.targets import get_target
@@ -27,6 +29,7 @@ class Over:
     what: str
     needed: int
     limit: int
+    at_least: bool = False  # `needed` counts only what compiling knows (fit_check's estimate)
 
     @property
     def by(self) -> int:
@@ -41,6 +44,8 @@ class BudgetReport:
     flash_limit: int | None
     ram_limit: int | None
     over: list[Over] = field(default_factory=list)
+    tiling: dict | None = None  # compile's tiling record when the board's RAM made it tile
+    method: str = "measured from the linked program"
 
     def as_json(self) -> dict:
         fp = self.footprint
@@ -52,8 +57,9 @@ class BudgetReport:
                     flash_bytes=fp.flash, ram_bytes=fp.ram, arena_region=fp.arena_region,
                     stack_method=fp.stack_method, program_flash_bytes=fp.program_flash,
                     program_ram_bytes=fp.program_ram, fits=not self.over,
-                    over=[dict(what=o.what, needed=o.needed, limit=o.limit, by=o.by)
-                          for o in self.over], regions=fp.regions)
+                    over=[dict(what=o.what, needed=o.needed, limit=o.limit, by=o.by,
+                               at_least=o.at_least) for o in self.over], regions=fp.regions,
+                    tiling=self.tiling, method=self.method)
 
     def table(self) -> str:
         fp = self.footprint
@@ -78,11 +84,25 @@ class BudgetReport:
         body = [f"{what:<{w}}  {n:>10,}  {pct(n, lim):>10}" for what, n, lim in rows]
         lim = [f"limits: flash {fl:,} B, RAM {rl:,} B" if fl and rl else
                f"limits: flash {fl or '-'}, RAM {rl or '-'}"]
-        verdict = [f"OVER: {o.what} needs {o.needed:,} B, limit {o.limit:,} B: over by "
-                   f"{o.by:,} bytes" for o in self.over] or ["fits"]
         regions = [f"region {r['name']} ({r['kind']}): {r['used']:,} of {r['size']:,} B used by "
                    f"the test program ({100.0 * r['used'] / r['size']:.1f}%)" for r in fp.regions]
-        return "\n".join([head, *body, *lim, *regions, *verdict])
+        return "\n".join([head, *body, *lim, *regions, *self.tiling_lines(), *self.verdict()])
+
+    def verdict(self) -> list[str]:
+        """The over-budget lines (`OVER: ...`), or ["fits"]."""
+        return [f"OVER: {o.what} needs {'at least ' if o.at_least else ''}{o.needed:,} B, "
+                f"limit {o.limit:,} B: over by {'at least ' if o.at_least else ''}{o.by:,} bytes"
+                for o in self.over] or ["fits"]
+
+    def tiling_lines(self) -> list[str]:
+        """Says so when the model was tiled to fit the board's RAM (it costs MACs)."""
+        t = self.tiling
+        if not t:
+            return []
+        return [f"tiled to fit: layers {t['first']}-{t['last']} run in {t['patches']} patches "
+                f"({t['rows']}x{t['cols']}), arena {t['arena']:,} B instead of "
+                f"{t['untiled_arena']:,} B, +{t['extra_macs']:,} MACs "
+                f"(--tiling off: never tile)"]
 
 
 def check(fp: Footprint, board: Board, flash_limit: int | None,
@@ -107,10 +127,38 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
         raise EdgeccError("--ram-limit and --flash-limit must be positive byte counts")
     c = compile_model(model, get_target(board.target), name,
                       board_options(options, board, ram_limit))
+    return budget_compiled(c, str(model), board, ram_limit, flash_limit, keep)
+
+
+def fit_check(c, model: str, board: Board) -> BudgetReport:
+    """Whether compiled model `c` fits `board`, for `edgecc compile --board`: first from what
+    compiling knows (the arena is RAM and the weights are flash the model needs at least: over
+    already, the verdict says "at least", without building anything), then, when those fit,
+    measured from the linked program exactly as `budget` does. Without the board's compiler
+    the first verdict stands."""
+    fp = Footprint(arena=c.plan.arena, weights=c.weights_bytes, stack=0,
+                   stack_method="not measured (the arena and the weights alone)")
+    over = check(fp, board, board.flash_bytes, board.ram_bytes)
+    for o in over:
+        o.at_least = True
+    estimate = BudgetReport(model, board, fp, board.flash_bytes, board.ram_bytes, over,
+                            c.stats.get("tiling"), "the arena and the weights alone")
+    if over:
+        return estimate
+    try:
+        return budget_compiled(c, model, board)
+    except EdgeccError as e:  # no cross compiler: what compiling knows is all there is
+        estimate.method += f" (not measured: {' '.join(str(e).split())[:200]})"
+        return estimate
+
+
+def budget_compiled(c, model: str, board: Board, ram_limit: int | None = None,
+                    flash_limit: int | None = None, keep: Path | None = None) -> BudgetReport:
+    """The budget of compiled model `c` (edgecc.compiler.Compiled) on `board`, measured from a
+    program linked around it."""
     weights_section = c.options.weights_section
-    ident = c_ident(name)
-    with tempfile.TemporaryDirectory(prefix="edgecc-budget-") as tmp:
-        work = Path(keep) if keep else Path(tmp)
+    ident = c_ident(c.name)
+    with work_folder(keep, "edgecc-budget-") as work:
         gen = work / "gen"
         write_files(c.files, gen)
         app = work / "app_main.c"
@@ -127,4 +175,4 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
             link(prog.objects, work / "board.elf", board, c.plan.arena,
                  weights_section=weights_section)
     return BudgetReport(str(model), board, fp, flash_limit or board.flash_bytes,
-                        ram_limit or board.ram_bytes, over)
+                        ram_limit or board.ram_bytes, over, c.stats.get("tiling"))

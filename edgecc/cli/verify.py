@@ -9,6 +9,7 @@ from pathlib import Path
 
 from edgecc.cli.common import (add_cache, add_io, add_target, add_weights_section,
                                options_from_args, resolve_target, seed, use_cache)
+from edgecc.diagnostics import clean_line
 from edgecc.errors import EdgeccError
 from edgecc.progress import progress, say
 from edgecc.verify import verify_model
@@ -99,7 +100,7 @@ def _verify_many(args, target, board) -> int:
             r = verify_model(m, target, cc=args.cc, seed=args.seed, board=board,
                              options=options_from_args(args), cache=use_cache(args))
         except EdgeccError as e:
-            rows.append(dict(model=str(m), error=" ".join(str(e).split())))
+            rows.append(dict(model=str(m), error=clean_line(str(e))))
             worst = 2
             if not args.json:
                 say(f"{Path(m).name}: error: {rows[-1]['error']}", file=sys.stdout)

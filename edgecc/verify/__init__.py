@@ -10,7 +10,6 @@ is TFLite Micro, or LiteRT BUILTIN_REF when TFLM cannot run the model (edgecc.ve
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from edgecc.codegen import write_files
 from edgecc.compile_cache import compile_cached
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import work_folder
 from edgecc.options import CompileOptions
 from edgecc.targets import Target
 from edgecc.verify.onnx_float import output_steps, within_one_step
@@ -136,9 +136,9 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     c = compile_cached(model, target, name, opts) if cache else \
         compile_model(model, target, name, opts)
     info["compile_seconds"] = round(c.seconds, 3)
-    # the live-bytes lower bound (model order, no aliasing, no scratch: `edgecc plan`'s "lower
-    # bound"); lower_bound_bytes is the planned buffers' own peak (scratch and overlaps included)
-    info["model_lower_bound_bytes"] = c.plan.model_lower_bound
+    # lower_bound_bytes is the live-bytes lower bound (one meaning everywhere, edgecc/plan);
+    # the planned buffers' own peak (scratch and overlaps included) is the planned peak
+    info["planned_peak_bytes"] = c.plan.lower_bound
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     ins = seeded_frames(c.graph, seed, frames)
@@ -153,9 +153,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         info["onnxruntime_session_config"] = session_config(numerics)  # fused: int8 fusion
     else:
         ref_outs, oracle = run_reference_frames(model, ins, n_out)
-    with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
-        work = Path(keep) if keep else Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
+    with work_folder(keep, "edgecc-verify-") as work:
         text = _build_and_run(c, work, None, target, cc, trace=False, board=board, info=info,
                               profile=profile, frames=ins)
         got, done = parse_frames(text)
@@ -194,5 +192,5 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
             if frames > 1 and first:
                 first = f"frame {first_frame}: {first}"
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
-                        c.plan.lower_bound, c.weights_bytes, first, oracle, extra=info,
+                        c.plan.model_lower_bound, c.weights_bytes, first, oracle, extra=info,
                         frames=per_frame, first_bad_frame=first_frame)

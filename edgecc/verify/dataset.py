@@ -2,7 +2,8 @@
 
 Owns: reading samples (.npy with a leading sample axis, .npz with one array per model input, or a
 folder of .npy files, one sample each; float data for an integer input is quantized with the
-input's scale and zero point, rounding half away from zero as TFLite does), running all of them
+input's scale and zero point as the model's format does, as NAME.h's quantize helpers and
+edgecc.run do: edgecc/numerics/io.py), running all of them
 through one build of the generated C (one QEMU boot for all, unless their bytes do not fit the
 board's flash: then one build per chunk), comparing each sample with the reference, and the
 metrics: samples bit-exact, max |difference| per output and, for float outputs, RMSE and cosine
@@ -10,8 +11,8 @@ similarity.
 """
 from __future__ import annotations
 
-import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -20,12 +21,15 @@ from edgecc.build.boards import board_options, default_board
 from edgecc.build.harness import parse_frames
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import check_regular, work_folder
 from edgecc.ir import Graph
+from edgecc.numerics.io import HALF_AWAY, quantizable, quantize, rounding_of
 from edgecc.options import CompileOptions
 from edgecc.progress import progress as bar
 from edgecc.verify import VerifyResult, _build_and_run
 from edgecc.verify.reference import run_reference
 
+MAX_SAMPLES_BYTES = 1 << 31  # an --inputs file (uncompressed), checked from its headers first
 CHUNK_BYTES = 8 << 20  # embedded sample bytes per build at most (host; boards: half their flash)
 
 
@@ -42,15 +46,12 @@ def _as_samples(a: np.ndarray, shape: tuple[int, ...], what: str) -> list[np.nda
                       f"[N, {', '.join(map(str, shape))}]")
 
 
-def _convert(x: np.ndarray, g: Graph, v: str, what: str) -> np.ndarray:
+def _convert(x: np.ndarray, g: Graph, v: str, what: str, rounding: str) -> np.ndarray:
     t = g.type(v)
     if x.dtype == t.dtype.np:
         return x
-    if x.dtype.kind == "f" and t.dtype.np.kind in "iu" and t.q is not None:
-        q = x.astype(np.float64) / t.q.scale[0]
-        q = np.sign(q) * np.floor(np.abs(q) + 0.5) + t.q.zero_point[0]
-        info = np.iinfo(t.dtype.np)
-        return np.clip(q, info.min, info.max).astype(t.dtype.np)
+    if x.dtype.kind == "f" and t.dtype.np.kind in "iu" and quantizable(t):
+        return quantize(x, t, rounding)
     if x.dtype.kind in "iu" and t.dtype.np.kind == x.dtype.kind:
         info = np.iinfo(t.dtype.np)
         if x.size and (x.min() < info.min or x.max() > info.max):
@@ -59,8 +60,9 @@ def _convert(x: np.ndarray, g: Graph, v: str, what: str) -> np.ndarray:
     raise EdgeccError(f"{what}: dtype {x.dtype} does not match the input's {t.dtype.np.name}")
 
 
-def load_samples(path: str | Path, g: Graph) -> list[list[np.ndarray]]:
-    """Samples as lists of input arrays, in the model's input order."""
+def load_samples(path: str | Path, g: Graph, rounding: str = HALF_AWAY) -> list[list[np.ndarray]]:
+    """Samples as lists of input arrays, in the model's input order (float data for a quantized
+    input quantized by `rounding`, the model format's rule)."""
     path = Path(path)
     ins = list(g.inputs)
     if not path.exists():
@@ -71,6 +73,7 @@ def load_samples(path: str | Path, g: Graph) -> list[list[np.ndarray]]:
             raise EdgeccError(f"{path}: no .npy files in the folder")
         per_input = [[x for f in files for x in _as_samples(_load(f), g.type(ins[0]).shape, str(f))]]
     elif path.suffix == ".npz":
+        _check_npz(path)
         with np.load(path, allow_pickle=False) as z:
             keys = list(z.keys())
             per_input = []
@@ -91,11 +94,63 @@ def load_samples(path: str | Path, g: Graph) -> list[list[np.ndarray]]:
     counts = {len(p) for p in per_input}
     if len(counts) != 1:
         raise EdgeccError(f"{path}: the inputs have different sample counts {sorted(counts)}")
-    return [[_convert(np.ascontiguousarray(per_input[k][s]), g, v, f"{path} sample {s}")
+    return [[_convert(np.ascontiguousarray(per_input[k][s]), g, v, f"{path} sample {s}",
+                      rounding)
              for k, v in enumerate(ins)] for s in range(counts.pop())]
 
 
+def _claimed_bytes(fp, what: str) -> int:
+    """Bytes of the array whose .npy header `fp` is at (read from the header alone)."""
+    try:
+        version = np.lib.format.read_magic(fp)
+        read = {(1, 0): np.lib.format.read_array_header_1_0,
+                (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read is None:
+            raise ValueError(f"unsupported .npy version {version}")
+        shape, _, dtype = read(fp)
+    except (ValueError, OSError, EOFError) as e:
+        raise EdgeccError(f"{what}: not a numpy array file ({e})") from None
+    if dtype.hasobject:
+        raise EdgeccError(f"{what}: holds Python objects, not numbers")
+    n = dtype.itemsize
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def _check_npy(f: Path) -> None:
+    """A regular .npy file whose header claims no more bytes than the file has (a header claiming
+    2^40 elements is refused before numpy allocates them)."""
+    size = check_regular(f, "--inputs", MAX_SAMPLES_BYTES)
+    with open(f, "rb") as fp:
+        claimed = _claimed_bytes(fp, str(f))
+        if claimed > size - fp.tell():
+            raise EdgeccError(f"{f}: the header claims {claimed:,} bytes of data, the file has "
+                              f"{max(size - fp.tell(), 0):,}")
+
+
+def _check_npz(path: Path) -> None:
+    """A regular .npz whose members, uncompressed, stay under MAX_SAMPLES_BYTES together and
+    whose headers claim no more than each member holds (no zip bomb, no 2^40-element claim)."""
+    check_regular(path, "--inputs", MAX_SAMPLES_BYTES)
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            if sum(i.file_size for i in infos) > MAX_SAMPLES_BYTES:
+                raise EdgeccError(f"{path}: over {MAX_SAMPLES_BYTES:,} bytes uncompressed")
+            for i in infos:
+                with z.open(i) as fp:
+                    claimed = _claimed_bytes(fp, f"{path}[{i.filename}]")
+                    if claimed > i.file_size:
+                        raise EdgeccError(f"{path}[{i.filename}]: the header claims "
+                                          f"{claimed:,} bytes of data, the member has "
+                                          f"{i.file_size:,}")
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        raise EdgeccError(f"{path}: not a .npz file ({e})") from None
+
+
 def _load(f: Path) -> np.ndarray:
+    _check_npy(f)
     try:
         return np.load(f, allow_pickle=False)
     except ValueError as e:
@@ -144,7 +199,7 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     """verify on the samples of `inputs`: a VerifyResult whose extra holds the metrics."""
     t0 = time.perf_counter()
     c = compile_model(model, target, name, board_options(options, board))
-    samples = load_samples(inputs, c.graph)
+    samples = load_samples(inputs, c.graph, rounding_of(model))
     if not samples:
         raise EdgeccError(f"{inputs}: no samples")
     n_out = len(c.graph.outputs)
@@ -155,9 +210,9 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     t_ref = time.perf_counter() - t0
     got: list[list[bytes]] = []
     chunks = _chunks(samples, board if board is not None else _default_board(target))
-    with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
+    with work_folder(keep, "edgecc-verify-") as top:
         for k, chunk in enumerate(chunks):
-            work = (Path(keep) if keep else Path(tmp)) / f"chunk{k}"
+            work = top / f"chunk{k}"
             work.mkdir(parents=True, exist_ok=True)
             text = _build_and_run(c, work, None, target, cc, trace=False, board=board,
                                   frames=chunk, reset_each=True)
@@ -171,8 +226,9 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     total = sum(np.asarray(r).nbytes for rs in ref for r in rs)
     m.update(builds=len(chunks), reference_seconds=round(t_ref, 3),
              seconds=round(time.perf_counter() - t0, 3), inputs=str(inputs))
+    m["planned_peak_bytes"] = c.plan.lower_bound
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
-                        c.plan.lower_bound, c.weights_bytes, None, oracle, extra=m)
+                        c.plan.model_lower_bound, c.weights_bytes, None, oracle, extra=m)
 
 
 def _default_board(target):
