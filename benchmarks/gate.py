@@ -23,7 +23,7 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from benchmarks.baseline import BASELINE, Baseline, compare, layer_rows, load, save
+from benchmarks.baseline import BASELINE, FIGURES, Baseline, compare, layer_rows, load, save
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("EDGECC_SHARED", REPO.parent / "shared"))  # as tests/conftest.py
@@ -128,7 +128,7 @@ def update(base: Baseline, rows: list[tuple[Path, str]], reason: str, jobs: int 
             got = list(ex.map(_measure_args, args))
     else:
         got = [_measure_args(a) for a in args]
-    changes, count = [], dict(new=0, worse=0, better=0)
+    changes, count = [], dict(new=0, changed=0, worse=0, better=0)  # worse/better: over 1%
     for r in got:
         r["commit"] = stamp
         old = base.rows.get((r["model"], r["target"]))
@@ -138,6 +138,7 @@ def update(base: Baseline, rows: list[tuple[Path, str]], reason: str, jobs: int 
         else:
             worse, better = compare(old, r, base.tolerance)
             changes += [f"worse: {w}" for w in worse] + [f"better: {b}" for b in better]
+            count["changed"] += any(old[f] != r[f] for f in FIGURES)
             count["worse"] += bool(worse)
             count["better"] += bool(better) and not worse
         base.rows[(r["model"], r["target"])] = r

@@ -37,7 +37,7 @@ from edgecc.errors import EdgeccError
 from edgecc.options import CompileOptions
 from edgecc.resources import data_dir
 from edgecc.targets import Target
-from edgecc.validate.limits import check_model_file
+from edgecc.validate.limits import read_model_file
 from edgecc.version import __version__ as VERSION
 
 MAGIC = b"edgecc-compiled 1"
@@ -68,7 +68,7 @@ def sources_hash() -> str:
 
 def cache_key(model: str | Path, target: Target, name: str, options: CompileOptions) -> str:
     h = hashlib.sha256()
-    h.update(Path(model).read_bytes())
+    h.update(read_model_file(model))  # a regular file under the size limit, as compile reads it
     for part in (repr(target), name, repr(options), VERSION, sources_hash(),
                  f"python {sys.version_info[:2]} numpy {np.__version__}"):
         h.update(b"\0" + part.encode())
@@ -119,14 +119,13 @@ def compile_cached(model: str | Path, target: Target, name: str,
     """compile_model(model, target, name, options), from the cache when an entry of the same
     inputs is there (`stats["compile_cache"]`: "hit", "miss"; not set without the cache)."""
     options = (options or CompileOptions()).check()
-    try:
-        check_model_file(Path(model))  # a regular file under the size limit before hashing it
-    except EdgeccError:
-        use_cache = False  # compile_model says what is wrong with it, in its words
     if not use_cache:
         return compile_model(model, target, name, options)
     t0 = time.perf_counter()
-    key = cache_key(model, target, name, options)
+    try:
+        key = cache_key(model, target, name, options)
+    except EdgeccError:  # not a readable regular file: compile_model says so, in its words
+        return compile_model(model, target, name, options)
     path = entry_path(key)
     c = read_entry(path, key, name)
     if c is not None:

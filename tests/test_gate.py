@@ -130,3 +130,23 @@ def test_a_slowed_kernel_fails_the_gate(tmp_path):
     layers = next(ln for ln in out.splitlines() if "layers that grew" in ln)
     assert "layer 1 FULLY_CONNECTED (dsp-fc-4u)" in layers and "layer 0" not in layers, layers
     assert "1 row(s) worse" in out and "--update" in out
+
+
+def test_update_keeps_the_reason_and_counts_the_changes(monkeypatch):
+    """The bookkeeping of --update (the measurement itself is the real one above): every row
+    stamped with the commit, one reason line counting new, changed, worse and better rows."""
+    from benchmarks import gate
+    got = {"a": _row(model="a", instructions=100500), "b": _row(model="b", flash_bytes=6000),
+           "c": _row(model="c")}
+    monkeypatch.setattr(gate, "measure_row", lambda m, t, profile, cache: dict(got[m.stem]))
+    monkeypatch.setattr(gate, "commit", lambda: "1234567")
+    base = bl.Baseline(["cortex-m4"], {("a", "cortex-m4"): _row(model="a"),
+                                       ("b", "cortex-m4"): _row(model="b")}, ["old line"])
+    rows = [(SHARED / f"{m}.tflite", "cortex-m4") for m in "abc"]
+    changes = gate.update(base, rows, "kernels rewritten", log=lambda *_: None)
+    assert base.reasons[0] == "old line"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d 1234567: kernels rewritten \(3 rows measured: 1 new, "
+                        r"2 changed, 1 worse, 0 better\)", base.reasons[1]), base.reasons
+    assert {r["commit"] for r in base.rows.values()} == {"1234567"}
+    assert changes[0].startswith("worse: b on cortex-m4: flash_bytes 5,000 -> 6,000")
+    assert changes[1] == "c on cortex-m4: new row"
