@@ -234,3 +234,18 @@ def test_a_commit_that_cannot_finish_renames_nothing(tmp_path):
         fileio.write_folder({"a.h": "new a", "m.c": "new", "z.h": "new z"}, out)
     assert (out / "a.h").read_text() == "old a" and (out / "z.h").read_text() == "old z"
     assert sorted(p.name for p in out.iterdir()) == ["a.h", "m.c", "z.h"]
+
+
+def test_a_kept_build_folder_is_committed_after_a_failure(tmp_path):
+    """--keep is read when the build failed: work_folder commits then too (not on an interrupt)."""
+    keep = tmp_path / "keep"
+    with pytest.raises(EdgeccError):
+        with fileio.work_folder(keep, "edgecc-test-") as work:
+            (work / "build.log").write_text("error: ...")
+            raise EdgeccError("the build failed")
+    assert (keep / "build.log").read_text() == "error: ..."
+    with pytest.raises(KeyboardInterrupt):
+        with fileio.work_folder(keep, "edgecc-test-") as work:
+            (work / "build.log").write_text("half")
+            raise KeyboardInterrupt
+    assert (keep / "build.log").read_text() == "error: ..." and len(list(keep.iterdir())) == 1
