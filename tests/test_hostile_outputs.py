@@ -237,3 +237,19 @@ def test_a_kept_build_folder_is_committed_after_a_failure(tmp_path):
             (work / "build.log").write_text("half")
             raise KeyboardInterrupt
     assert (keep / "build.log").read_text() == "error: ..." and len(list(keep.iterdir())) == 1
+
+
+def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(tmp_path):
+    """SIGKILL leaves the staging folder; the next run removes it (no live run holds its lock),
+    and never the staging folder of a run still going."""
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = out / f"{fileio.STAGE_PREFIX}dead"
+    dead.mkdir()
+    (dead / "m_weights.c").write_text("x" * 1000)
+    with fileio.staged_folder(out, "-o") as stage:
+        (stage / "m.h").write_text("h")
+        assert not dead.exists()
+        fileio.write_folder({"other.h": "o"}, out)  # a second run meanwhile keeps the live one
+        assert stage.exists()
+    assert sorted(p.name for p in out.iterdir()) == ["m.h", "other.h"]
