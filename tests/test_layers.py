@@ -36,7 +36,7 @@ CORE = {"errors", "version", "resources", "fileio", "names", "targets", "options
         "numerics", "ops", "metrics", "interp", "tflite_writer", "validate", "frontends", "passes", "lower", "plan", "codegen", "compiler"}
 BUILD = {"build"}
 APPS = {ROOT_PKG, "__main__", "cli", "api", "verify", "budget", "report", "inspect",
-        "plan_view", "opsdoc", "progress", "diagnostics", "pytest_plugin"}
+        "plan_view", "opsdoc", "progress", "diagnostics", "pytest_plugin", "compile_cache"}
 
 _SHARED = {"errors", "version", "resources", "names", "targets", "options", "ir"}
 _ARITH = {"numerics"}  # every arithmetic dialect (TFLite fixed point, ONNX QLinear, ort order)
@@ -82,7 +82,8 @@ ALLOWED: dict[str, set[str]] = {
     "plan_view": CORE | BUILD,
     "inspect": CORE,
     "budget": CORE | BUILD,
-    "verify": CORE | BUILD | {"progress"},
+    "compile_cache": CORE | BUILD,  # the compiler's results, in build's cache folder
+    "verify": CORE | BUILD | {"progress", "compile_cache"},
     "api": CORE | BUILD,
     "report": CORE | BUILD | {"budget", "inspect", "plan_view"},
     "pytest_plugin": CORE | BUILD | {"api", "verify"},
