@@ -13,8 +13,9 @@ inspect --dump-ir, verify --keep, budget --keep, the firmware files of --emit):
   renamed into place under an exclusive lock on the destination (two concurrent compiles into one
   folder commit one after the other, never interleaved) with SIGINT/SIGTERM/SIGHUP held, so an
   interrupted run leaves the old output or the new one, never a mix, and no staging folder (it is
-  removed on any exception, KeyboardInterrupt included). Entries of the destination the output
-  does not name are left alone.
+  removed on any exception, KeyboardInterrupt included; a run killed outright leaves it, and the
+  next run into that folder removes it: a live run holds a lock on its own). Entries of the
+  destination the output does not name are left alone.
 - A file output (`write_file`) is written to a temporary file beside it and renamed over it.
 - No write follows a symbolic link: the destination itself must not be a link (refused in one
   line: the link may have been planted where the output goes); inside it, every folder is opened
@@ -213,8 +214,11 @@ def staged_folder(dest: str | Path, what: str, commit_on_error: bool = False) ->
     except NotADirectoryError:
         raise EdgeccError(f"{what} {dest}: a part of the path is not a folder") from None
     try:
+        _remove_abandoned_stages(dest_fd)
         stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=dest))
+        own = os.open(stage, _DIR_FLAGS)
         try:
+            _try_lock(own)  # held while this run lives: its staging folder is not abandoned
             ok = False
             try:
                 yield stage
@@ -228,8 +232,34 @@ def staged_folder(dest: str | Path, what: str, commit_on_error: bool = False) ->
         finally:
             with signals_held():
                 shutil.rmtree(stage, ignore_errors=True)
+            os.close(own)
     finally:
         os.close(dest_fd)
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+
+
+def _remove_abandoned_stages(dest_fd: int) -> None:
+    """Remove the staging folders of runs that were killed outright (SIGKILL, power loss): a live
+    run holds a lock on its own staging folder, so one whose lock can be taken is abandoned."""
+    for entry in os.listdir(dest_fd):
+        if not entry.startswith(STAGE_PREFIX):
+            continue
+        try:
+            fd = os.open(entry, _DIR_FLAGS, dir_fd=dest_fd)
+        except OSError:
+            continue
+        try:
+            if _try_lock(fd):
+                shutil.rmtree(entry, dir_fd=dest_fd, ignore_errors=True)
+        finally:
+            os.close(fd)
 
 
 def _commit_stage(stage: Path, dest_fd: int, what: str) -> None:

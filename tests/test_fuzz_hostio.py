@@ -126,11 +126,13 @@ def test_links_at_every_output_path_are_never_followed(tmp_path, capsys):
     assert not any(p.is_symlink() for p in out.rglob("*"))
 
 
-@pytest.mark.parametrize("case", ["file-as-folder", "under-a-file", "link-to-folder"])
+@pytest.mark.parametrize("case", ["file-as-folder", "under-a-file", "link-to-folder",
+                                  "read-only-fs"])
 def test_unusable_output_paths_are_one_line(tmp_path, capsys, case):
     f = tmp_path / "f"
     f.write_text("x")
-    out = {"file-as-folder": f, "under-a-file": f / "out", "link-to-folder": tmp_path / "l"}[case]
+    out = {"file-as-folder": f, "under-a-file": f / "out", "link-to-folder": tmp_path / "l",
+           "read-only-fs": Path("/proc/edgecc-fuzz/out")}[case]  # read-only even for root
     if case == "link-to-folder":
         out.symlink_to(tmp_path, target_is_directory=True)
     code, _, err = run_cli(["compile", EXAMPLE, "-o", out], capsys)

@@ -28,18 +28,13 @@ def victim(tmp_path):
     return v
 
 
-def test_report_does_not_write_through_a_link(tmp_path, victim, capsys):
-    out = tmp_path / "r.html"
+@pytest.mark.parametrize("verb,flag,name", [("report", "-o", "r.html"),
+                                             ("plan", "--svg", "p.svg")])
+def test_single_file_outputs_do_not_write_through_a_link(tmp_path, victim, capsys, verb, flag,
+                                                         name):
+    out = tmp_path / name
     out.symlink_to(victim)
-    code, _, err = run_cli(["report", EXAMPLE, "-o", out], capsys)
-    assert "symbolic link" in _one_line(code, err)
-    assert victim.read_text() == "precious"
-
-
-def test_plan_svg_does_not_write_through_a_link(tmp_path, victim, capsys):
-    out = tmp_path / "p.svg"
-    out.symlink_to(victim)
-    code, _, err = run_cli(["plan", EXAMPLE, "--svg", out], capsys)
+    code, _, err = run_cli([verb, EXAMPLE, flag, out], capsys)
     assert "symbolic link" in _one_line(code, err)
     assert victim.read_text() == "precious"
 
@@ -177,13 +172,13 @@ def _big_model(tmp_path) -> Path:
     return p
 
 
-def _interrupt_when_writing(cmd, out: Path, env) -> None:
+def _interrupt_when_writing(cmd, out: Path, env, sig=signal.SIGINT) -> None:
     """Run cmd, send SIGINT as soon as a hidden entry (a temporary file or the staging folder)
     appears in `out`: the moment the old write_files left a mix."""
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while proc.poll() is None:
         if any(p.name.startswith(".") for p in out.iterdir()):
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(sig)
             break
         time.sleep(0.0005)
     proc.wait(timeout=120)
@@ -213,14 +208,7 @@ def test_sigterm_during_compile_leaves_the_old_output(tmp_path):
     cmd = [sys.executable, "-m", "edgecc", "compile", "--name", "m", "-o", str(out)]
     subprocess.run(cmd + [str(EXAMPLE)], check=True, env=env, capture_output=True)
     old = {p.name: p.read_bytes() for p in out.iterdir()}
-    proc = subprocess.Popen(cmd + [str(_big_model(tmp_path))], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while proc.poll() is None:
-        if any(p.name.startswith(".") for p in out.iterdir()):
-            proc.send_signal(signal.SIGTERM)
-            break
-        time.sleep(0.0005)
-    proc.wait(timeout=120)
+    _interrupt_when_writing(cmd + [str(_big_model(tmp_path))], out, env, signal.SIGTERM)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == old
 
 
@@ -234,3 +222,34 @@ def test_a_commit_that_cannot_finish_renames_nothing(tmp_path):
         fileio.write_folder({"a.h": "new a", "m.c": "new", "z.h": "new z"}, out)
     assert (out / "a.h").read_text() == "old a" and (out / "z.h").read_text() == "old z"
     assert sorted(p.name for p in out.iterdir()) == ["a.h", "m.c", "z.h"]
+
+
+def test_a_kept_build_folder_is_committed_after_a_failure(tmp_path):
+    """--keep is read when the build failed: work_folder commits then too (not on an interrupt)."""
+    keep = tmp_path / "keep"
+    with pytest.raises(EdgeccError):
+        with fileio.work_folder(keep, "edgecc-test-") as work:
+            (work / "build.log").write_text("error: ...")
+            raise EdgeccError("the build failed")
+    assert (keep / "build.log").read_text() == "error: ..."
+    with pytest.raises(KeyboardInterrupt):
+        with fileio.work_folder(keep, "edgecc-test-") as work:
+            (work / "build.log").write_text("half")
+            raise KeyboardInterrupt
+    assert (keep / "build.log").read_text() == "error: ..." and len(list(keep.iterdir())) == 1
+
+
+def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(tmp_path):
+    """SIGKILL leaves the staging folder; the next run removes it (no live run holds its lock),
+    and never the staging folder of a run still going."""
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = out / f"{fileio.STAGE_PREFIX}dead"
+    dead.mkdir()
+    (dead / "m_weights.c").write_text("x" * 1000)
+    with fileio.staged_folder(out, "-o") as stage:
+        (stage / "m.h").write_text("h")
+        assert not dead.exists()
+        fileio.write_folder({"other.h": "o"}, out)  # a second run meanwhile keeps the live one
+        assert stage.exists()
+    assert sorted(p.name for p in out.iterdir()) == ["m.h", "other.h"]

@@ -79,21 +79,33 @@ def flags(v, where: str) -> list[str]:
     return v
 
 
-def _number(v, where: str, limit: int) -> int:
+def parse_size(v, where: str) -> int:
+    """A byte count: an int, or a string like "30000", "30KiB", "256 KiB", "1M", "1 MiB",
+    "0x40000" (K and M are binary: 1024, 1048576). Board files and every size flag of the
+    command line read sizes here."""
     if isinstance(v, bool):
         raise EdgeccError(f"{where}: expected a size, got {v!r}")
     if isinstance(v, int):
         n = v
     elif isinstance(v, str):
-        m = SIZE.fullmatch(v[:64])
-        if not m or len(v) > 64:
+        m = SIZE.fullmatch(v) if len(v) <= 64 else None
+        if not m:
             raise EdgeccError(f"{where}: cannot read size {_shown(v)} (use bytes, or e.g. "
                               f"\"256 KiB\")")
         n = int(m.group(1), 0)
         n *= {"K": KiB, "M": MiB}.get((m.group(2) or "").upper()[:1], 1)
     else:
         raise EdgeccError(f"{where}: expected a size, got {type(v).__name__}")
-    if not 0 <= n < limit:
+    if n < 0:
+        raise EdgeccError(f"{where}: size must not be negative")
+    return n
+
+
+def _number(v, where: str, limit: int) -> int:
+    if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < limit:
+        raise EdgeccError(f"{where}: {v} is out of range [0, {limit:#x})")
+    n = parse_size(v, where)
+    if n >= limit:
         raise EdgeccError(f"{where}: {n} is out of range [0, {limit:#x})")
     return n
 

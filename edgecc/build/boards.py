@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from edgecc.build import board_schema as schema
-from edgecc.build.board_schema import MAX_BOARD_FILE_BYTES, check_board
+from edgecc.build.board_schema import MAX_BOARD_FILE_BYTES, check_board, parse_size
 from edgecc.errors import EdgeccError
 from edgecc.fileio import read_regular
 from edgecc.options import CompileOptions
@@ -160,28 +160,6 @@ def board_options(options: CompileOptions | None, board: Board | None,
     if board is None or options.ram_budget is not None:
         return options
     return options.but(ram_budget=arena_room(board, ram_limit))
-
-
-def parse_size(v, where: str) -> int:
-    """A byte count: an int, or a string like "30000", "30KiB", "256 KiB", "1M", "1 MiB",
-    "0x40000" (K and M are binary: 1024, 1048576). Board files and every size flag of the
-    command line read sizes here."""
-    if isinstance(v, bool):
-        raise EdgeccError(f"{where}: expected a size, got {v!r}")
-    if isinstance(v, int):
-        n = v
-    elif isinstance(v, str):
-        m = re.fullmatch(r"\s*(0x[0-9a-fA-F]+|\d+)\s*([KkMm]i?B?|B)?\s*", v)
-        if not m:
-            raise EdgeccError(f"{where}: cannot read size {v!r} (use bytes, or e.g. \"256 KiB\")")
-        n = int(m.group(1), 0)
-        unit = (m.group(2) or "").upper()[:1]
-        n *= {"K": KiB, "M": MiB}.get(unit, 1)
-    else:
-        raise EdgeccError(f"{where}: expected a size, got {type(v).__name__}")
-    if n < 0:
-        raise EdgeccError(f"{where}: size must not be negative")
-    return n
 
 
 def _str(d: dict, key: str, where: str, default: str | None = None) -> str:
