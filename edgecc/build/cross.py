@@ -128,17 +128,21 @@ def arena_placement(board: Board, arena_bytes: int) -> Region:
 
 
 def linker_script(board: Board, arena_bytes: int, unbounded: bool = False,
-                  weights_section: str | None = None) -> str:
-    """The board's linker script. `unbounded` gives every region 1 GiB at its own address, for
-    measuring a program that may not fit (edgecc budget); such an image is never run.
-    `weights_section`: the model's constants' section, placed in the board's weights region."""
+                  weights_section: str | None = None, device: bool = False) -> str:
+    """The board's linker script: at the regions' addresses on the QEMU machine (the test build),
+    or with `device` at their addresses on the real part (the device build). `unbounded` gives
+    every region 1 GiB at its own address, for measuring a program that may not fit (edgecc
+    budget); such an image is never run. `weights_section`: the model's constants' section,
+    placed in the board's weights region."""
     arena = arena_placement(board, arena_bytes)
     regions = []
     for i, r in enumerate(board.regions):
-        origin, size = (i << 30, (1 << 30) - 4096) if unbounded else (r.qemu_origin, r.size)
+        origin, size = (i << 30, (1 << 30) - 4096) if unbounded else \
+            (r.origin if device else r.qemu_origin, r.size)
         regions.append(dict(name=r.name, attrs=r.attrs, origin_hex=f"0x{origin:08x}", size=size))
+    part = f" ({board.device.part})" if board.device else ""
     where = "separate 1 GiB ranges (measurement only)" if unbounded else \
-        f"QEMU {board.qemu_machine}"
+        f"the device{part}" if device else f"QEMU {board.qemu_machine}"
     return template_env().get_template("baremetal/link.ld.j2").render(
         board=board.name, core=board.target, where=where, regions=regions,
         code=board.code_region, data=board.data_region, arena=arena.name,
