@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from edgecc.build.boards import Board, board_options
-from edgecc.build.cross import app_main_c, build_program, link
+from edgecc.build.cross import app_main_c, build_flags, build_program, link
 from edgecc.build.measure import Footprint, measure
 from edgecc.build.regions import region_use
 from edgecc.codegen import write_files
@@ -41,6 +41,7 @@ class BudgetReport:
     flash_limit: int | None
     ram_limit: int | None
     over: list[Over] = field(default_factory=list)
+    build_flags: str = ""      # the compiler command the model's C was measured with
 
     def as_json(self) -> dict:
         fp = self.footprint
@@ -53,7 +54,7 @@ class BudgetReport:
                     stack_method=fp.stack_method, program_flash_bytes=fp.program_flash,
                     program_ram_bytes=fp.program_ram, fits=not self.over,
                     over=[dict(what=o.what, needed=o.needed, limit=o.limit, by=o.by)
-                          for o in self.over], regions=fp.regions)
+                          for o in self.over], regions=fp.regions, build_flags=self.build_flags)
 
     def table(self) -> str:
         fp = self.footprint
@@ -82,7 +83,8 @@ class BudgetReport:
                    f"{o.by:,} bytes" for o in self.over] or ["fits"]
         regions = [f"region {r['name']} ({r['kind']}): {r['used']:,} of {r['size']:,} B used by "
                    f"the test program ({100.0 * r['used'] / r['size']:.1f}%)" for r in fp.regions]
-        return "\n".join([head, *body, *lim, *regions, *verdict])
+        built = [f"built with: {self.build_flags}"] if self.build_flags else []
+        return "\n".join([head, *body, *lim, *regions, *built, *verdict])
 
 
 def check(fp: Footprint, board: Board, flash_limit: int | None,
@@ -127,4 +129,5 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
             link(prog.objects, work / "board.elf", board, c.plan.arena,
                  weights_section=weights_section)
     return BudgetReport(str(model), board, fp, flash_limit or board.flash_bytes,
-                        ram_limit or board.ram_bytes, over)
+                        ram_limit or board.ram_bytes, over,
+                        build_flags=" ".join(build_flags(board, "gcc")))

@@ -213,3 +213,24 @@ def test_cmake_firmware_boots_on_every_board(tmp_path, board):
     text = _ctest(build)
     assert "100% tests passed" in text
     assert _outputs(text).replace("1: ", "") == expected
+
+
+# ------------------------------------------------------------------ what the measurements built with
+
+def test_verify_budget_report_say_their_build_flags(tmp_path, capsys, models_dir):
+    """verify, budget and report name the compiler command they measured with (text and JSON):
+    -O2 and -ffp-contract=off, the level and flags the generated build files apply."""
+    model = str(models_dir / "hello_world_int8.tflite")
+    assert main(["verify", model, "--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert "-O2" in j["build_flags"].split() and "-ffp-contract=off" in j["build_flags"].split()
+    assert main(["verify", model]) == 0
+    assert re.search(r"^built with: gcc .*-ffp-contract=off.*-O2", capsys.readouterr().out, re.M)
+    assert main(["budget", model, "--board", "netduinoplus2", "--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    argv = j["build_flags"].split()
+    assert argv[0] == "arm-none-eabi-gcc" and "-O2" in argv and "-mcpu=cortex-m4" in argv
+    assert main(["budget", model, "--board", "netduinoplus2"]) == 0
+    assert "built with: arm-none-eabi-gcc" in capsys.readouterr().out
+    assert main(["report", model, "--board", "netduinoplus2", "-o", str(tmp_path / "r.html")]) == 0
+    assert "Built with <code>arm-none-eabi-gcc -mcpu=cortex-m4" in (tmp_path / "r.html").read_text()

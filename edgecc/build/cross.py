@@ -17,7 +17,7 @@ from edgecc.build.boards import Board, Region
 from edgecc.codegen import template_env
 from edgecc.errors import EdgeccError
 from edgecc.resources import data_dir
-from edgecc.targets import FP_FLAGS
+from edgecc.targets import DEFAULT_OPT, FP_FLAGS
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
           "-ffp-contract=off"]  # ONNX numerics: float products rounded one by one (no FMA)
@@ -41,6 +41,19 @@ def compile_command(board: Board, cc: str | None) -> list[str]:
     if cc not in ("gcc", "clang"):
         raise EdgeccError(f"unknown compiler {cc!r} (gcc or clang)")
     return [*_driver(board, cc), *FP_FLAGS]
+
+
+SECTION_FLAGS = ["-ffunction-sections", "-fdata-sections"]
+
+
+def build_flags(board: Board, cc: str | None = None) -> list[str]:
+    """The compiler and flags the generated C is built with for this board (besides -I and -c):
+    what verify and budget measure with, and say they did."""
+    out: list[str] = []
+    for f in [*compile_command(board, cc), DEFAULT_OPT, *SECTION_FLAGS, *STRICT]:
+        if f not in out:
+            out.append(f)
+    return out
 
 
 def _driver(board: Board, cc: str) -> list[str]:
@@ -75,7 +88,8 @@ def run_tool(cmd: list[str], what: str) -> None:
 
 
 def compile_sources(sources: list[Path], objdir: Path, board: Board, cc: str | None,
-                    flags: list[str], callgraph: bool = False, opt: str = "-O2") -> list[Path]:
+                    flags: list[str], callgraph: bool = False,
+                    opt: str = DEFAULT_OPT) -> list[Path]:
     """Compile each source to objdir/<stem>.o, two at a time (the machines have 2 cores)."""
     objdir.mkdir(parents=True, exist_ok=True)
     base = compile_command(board, cc)
@@ -85,7 +99,7 @@ def compile_sources(sources: list[Path], objdir: Path, board: Board, cc: str | N
     for src in sources:
         obj = objdir / (src.stem + ".o")
         obj.with_suffix(".ci").unlink(missing_ok=True)  # never read a stale call graph (--keep)
-        cmd = [*base, opt, "-ffunction-sections", "-fdata-sections", *flags,
+        cmd = [*base, opt, *SECTION_FLAGS, *flags,
                *(["-fcallgraph-info=su"] if callgraph else []), "-c", str(src), "-o", str(obj)]
         jobs.append((src, obj, cmd))
     objs: list[Path] = []

@@ -23,7 +23,7 @@ from edgecc.errors import EdgeccError
 from edgecc.ir import Graph
 from edgecc.options import CompileOptions
 from edgecc.progress import progress as bar
-from edgecc.verify import VerifyResult, _build_and_run
+from edgecc.verify import VerifyResult, _build_and_run, verify_build_flags
 from edgecc.verify.reference import run_reference
 
 CHUNK_BYTES = 8 << 20  # embedded sample bytes per build at most (host; boards: half their flash)
@@ -170,7 +170,8 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
               for gs, rs in zip(got, ref) for g, r in zip(gs, rs))
     total = sum(np.asarray(r).nbytes for rs in ref for r in rs)
     m.update(builds=len(chunks), reference_seconds=round(t_ref, 3),
-             seconds=round(time.perf_counter() - t0, 3), inputs=str(inputs))
+             seconds=round(time.perf_counter() - t0, 3), inputs=str(inputs),
+             build_flags=verify_build_flags(target, cc, board))
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
                         c.plan.lower_bound, c.weights_bytes, None, oracle, extra=m)
 
