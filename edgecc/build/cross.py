@@ -3,8 +3,10 @@
 Owns: the cross compile and link commands (arm-none-eabi-gcc, or clang with the newlib sysroot
 and gcc as the linker; aarch64-linux-gnu-gcc -static), the linker script generated from the
 board's memory regions (templates/baremetal/link.ld.j2: an oversize program fails the link as on
-the device, with one line naming the region and the overshoot), where the arena goes, and the
-startup code a bare-metal program links (templates/baremetal/startup.c). Running is qemu.py's.
+the device, with one line naming the region and the overshoot; at QEMU's addresses, or the
+device's for a firmware's device build), where the arena goes, the startup code a bare-metal test
+program links (templates/baremetal/startup.c: semihosting), and the compiler command the generated
+C is built with (`build_flags`, which verify and budget report). Running is qemu.py's.
 """
 from __future__ import annotations
 
