@@ -47,6 +47,7 @@ def board_files(board: Board, arena_bytes: int,
     return {
         "board/startup.c": (base / "startup_device.c").read_text(),
         "board/startup_qemu.c": (base / "startup.c").read_text(),
+        "board/startup_init.h": (base / "startup_init.h").read_text(),
         f"board/{board.name}.ld": linker_script(board, arena_bytes, device=True,
                                                 weights_section=weights_section),
         f"board/{board.name}-qemu.ld": linker_script(board, arena_bytes,

@@ -24,9 +24,10 @@ def add_parser(sub) -> None:
     add_io(p)
     add_weights_section(p)
     p.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
-                   help="also write build files: a CMake library (+ toolchain file, startup code "
-                        "and linker script for a bare-metal board), a Make fragment, a Zephyr "
-                        "module (repeatable)")
+                   help="also write build files: a CMake library (+ toolchain file; for a "
+                        "bare-metal board the startup code and linker script of the device build, "
+                        "real memory map, and of the qemu test build), a Make fragment (with the "
+                        "same board files), a Zephyr module (repeatable)")
     p.set_defaults(fn=run)
 
 

@@ -18,10 +18,7 @@
  */
 #include <stdint.h>
 
-extern uint32_t __StackTop[], __StackLimit[];
-extern uint32_t __data_load[], __data_start[], __data_end[];
-extern uint32_t __bss_start__[], __bss_end__[];
-extern uint32_t __arena_start[], __arena_end[];
+#include "startup_init.h"
 
 extern int main(void);
 extern void __libc_init_array(void);
@@ -63,9 +60,6 @@ const vector_t edgecc_vectors[16] = {
     SysTick_Handler,
 };
 
-#define REG32(a) (*(volatile uint32_t *)(a))
-#define SCB_CPACR 0xE000ED88u
-
 __attribute__((weak)) void SystemInit(void) {}
 
 __attribute__((weak)) void edgecc_main_returned(int status) {
@@ -76,20 +70,8 @@ __attribute__((weak)) void edgecc_main_returned(int status) {
 }
 
 void Reset_Handler(void) {
-    uint32_t *s, *d;
     SystemInit();
-#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
-    /* CP10 + CP11 full access: the FPU and, on Armv8.1-M, the MVE register file. */
-    REG32(SCB_CPACR) |= 0xFu << 20;
-    __asm volatile("dsb\n\tisb" ::: "memory");
-#endif
-#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
-    /* v8-M checks the stack limit in hardware: a stack overflow becomes a UsageFault (STKOF). */
-    __asm volatile("msr msplim, %0" :: "r"(__StackLimit));
-#endif
-    for (s = __data_load, d = __data_start; d < __data_end;) *d++ = *s++;
-    for (d = __bss_start__; d < __bss_end__;) *d++ = 0;
-    for (d = __arena_start; d < __arena_end;) *d++ = 0;
+    edgecc_startup_init();
     __libc_init_array();
     edgecc_main_returned(main());
     for (;;) {
@@ -100,9 +82,3 @@ void Default_Handler(void) {
     for (;;) {
     }
 }
-
-/* -nostartfiles drops crti/crtn; newlib's __libc_init_array still calls _init. */
-void _init(void);
-void _fini(void);
-void _init(void) {}
-void _fini(void) {}
