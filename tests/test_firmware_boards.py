@@ -170,6 +170,20 @@ def test_default_cmake_build_flags_from_compile_commands(tmp_path):
         if Path(c["file"]).parent == fw / "model":
             argv = c["command"].split()
             assert "-O2" not in argv and "-ffp-contract=off" in argv
+    # ... and so does a level in CMAKE_C_FLAGS or add_compile_options
+    for how, extra in (("flags", ["-DCMAKE_C_FLAGS=-Os"]), ("dir", [])):
+        if how == "dir":
+            text = (fw / "CMakeLists.txt").read_text()
+            (fw / "CMakeLists.txt").write_text(text.replace("add_subdirectory(model)",
+                                                            "add_compile_options(-Os)\n"
+                                                            "add_subdirectory(model)"))
+        _sh(["cmake", "-S", ".", "-B", how, *extra,
+             "-DCMAKE_TOOLCHAIN_FILE=model/toolchain-arm-none-eabi.cmake",
+             "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], fw)
+        for c in json.loads((fw / how / "compile_commands.json").read_text()):
+            if Path(c["file"]).parent == fw / "model":
+                argv = c["command"].split()
+                assert "-O2" not in argv and "-Os" in argv, (how, argv)
 
 
 @pytest.mark.qemu
