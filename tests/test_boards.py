@@ -28,7 +28,7 @@ EXPECTED = {
     "nrf52840-dk": ("cortex-m4", "mps2-an386", 1 * MiB, 256 * KiB),
     "stm32f746-disco": ("cortex-m7", "mps2-an500", 1 * MiB, 320 * KiB),
     "stm32l4r5-nucleo": ("cortex-m4", "mps2-an386", 2 * MiB, 640 * KiB),
-    "stm32h743-nucleo": ("cortex-m7", "mps2-an500", 2 * MiB, 640 * KiB),
+    "stm32h743-nucleo": ("cortex-m7", "mps2-an500", 2 * MiB, 1056 * KiB),
     "netduinoplus2": ("cortex-m4", "netduinoplus2", 1 * MiB, 192 * KiB),
 }
 

@@ -184,6 +184,15 @@ class Board:
         return None
 
 
+def unbounded_slot(board: Board) -> int:
+    """Bytes each region gets in budget's measuring link, one slot per region from address 0:
+    1 GiB for up to 4 regions, else 4 GiB split by the next power of two."""
+    n = 4
+    while n < len(board.regions):
+        n *= 2
+    return (1 << 32) // n
+
+
 def arena_room(board: Board, ram_limit: int | None = None) -> int | None:
     """Bytes the board (or --ram-limit) has for the arena: the largest arena region, less the
     stack and heap reserved where they share it (None: no limit known, e.g. a Linux target)."""

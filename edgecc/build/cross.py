@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgecc.build.boards import Board, Region
+from edgecc.build.boards import Board, Region, unbounded_slot
 from edgecc.codegen import template_env
 from edgecc.errors import EdgeccError
 from edgecc.resources import data_dir
@@ -147,17 +147,18 @@ def linker_script(board: Board, arena_bytes: int, unbounded: bool = False,
                   weights_section: str | None = None, device: bool = False) -> str:
     """The board's linker script: at the regions' addresses on the QEMU machine (the test build),
     or with `device` at their addresses on the real part (the device build). `unbounded` gives
-    every region 1 GiB at its own address, for measuring a program that may not fit (edgecc
-    budget); such an image is never run. `weights_section`: the model's constants' section,
-    placed in the board's weights region."""
+    every region a slot of 1 GiB (less past 4 regions) at its own address, for measuring a
+    program that may not fit (edgecc budget); such an image is never run. `weights_section`:
+    the model's constants' section, placed in the board's weights region."""
     arena = arena_placement(board, arena_bytes)
     regions = []
+    slot = unbounded_slot(board)
     for i, r in enumerate(board.regions):
-        origin, size = (i << 30, (1 << 30) - 4096) if unbounded else \
+        origin, size = (i * slot, slot - 4096) if unbounded else \
             (r.origin if device else r.qemu_origin, r.size)
         regions.append(dict(name=r.name, attrs=r.attrs, origin_hex=f"0x{origin:08x}", size=size))
     part = f" ({board.device.part})" if board.device else ""
-    where = "separate 1 GiB ranges (measurement only)" if unbounded else \
+    where = f"separate {slot >> 20} MiB ranges (measurement only)" if unbounded else \
         f"the device{part}" if device else f"QEMU {board.qemu_machine}"
     return template_env().get_template("baremetal/link.ld.j2").render(
         board=board.name, core=board.target, where=where, regions=regions,
