@@ -216,6 +216,33 @@ def test_netduinoplus2_device_build_boots_on_the_real_map(tmp_path):
 
 
 @pytest.mark.qemu
+def test_make_fragment_device_build_boots_on_netduinoplus2(tmp_path):
+    """--emit make: a plain Makefile around NAME.mk (the fragment's CFLAGS, startup and linker
+    script, nothing of its own but its main.c and console) boots on QEMU netduinoplus2 and
+    prints TFLite Micro's outputs."""
+    model = shared_model("kws_ref_model")
+    fw = tmp_path / "fw"
+    fw.mkdir()
+    shutil.copy(FIXTURE / "uart_stm32f4.c", fw)
+    _compile(model, fw / "model", "--board", "netduinoplus2", "--emit", "make")
+    x, expected = _expected(model)
+    (fw / "main.c").write_text(harness_c("model", x, len(expected.splitlines())))
+    (fw / "Makefile").write_text(
+        "CC = arm-none-eabi-gcc\n"
+        "include model/model.mk\n"
+        "SRCS = main.c uart_stm32f4.c $(MODEL_BOARD_SRCS)\n"
+        "fw.elf: $(SRCS) $(MODEL_SRCS)\n"
+        "\t$(CC) $(MODEL_BOARD_CFLAGS) $(CFLAGS) $(MODEL_CFLAGS) -c $(MODEL_SRCS)\n"
+        "\t$(CC) $(MODEL_BOARD_CFLAGS) -Os -I model -c $(SRCS)\n"
+        "\t$(CC) $(MODEL_BOARD_CFLAGS) $(MODEL_LDFLAGS) *.o -o $@\n")
+    _sh(["make", "-s"], fw)
+    r = subprocess.run(["qemu-system-arm", "-M", "netduinoplus2", "-nographic", "-monitor",
+                        "none", "-serial", "stdio", "-no-reboot", "-kernel", str(fw / "fw.elf")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and _outputs(r.stdout) == expected and "X 0" in r.stdout
+
+
+@pytest.mark.qemu
 @pytest.mark.parametrize("board", BARE_METAL)
 def test_cmake_firmware_boots_on_every_board(tmp_path, board):
     """The same CMake firmware for every bare-metal board, run by CTest on the QEMU machine of
