@@ -20,6 +20,7 @@ from edgecc.build.runner import build_runner, run_frames
 from edgecc.codegen import write_files
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.numerics.io import quantizable, quantize, rounding_of
 from edgecc.options import CompileOptions
 from edgecc.targets import get_target
 
@@ -78,18 +79,44 @@ def output_files(c, model, target, board, emit) -> dict[str, str]:
     return files
 
 
-def _frames(g, inputs, frames: int | None) -> list[list[np.ndarray]]:
+def _input_name(g, k: int) -> str:
+    label = g.value(g.inputs[k]).label
+    return f"input {k} ('{label}')" if label else f"input {k}"
+
+
+def _by_position(g, inputs) -> list:
+    """The inputs in the model's order: one array, a list (one per input), or a dict keyed by
+    the model's tensor names (NAME_INPUTi_NAME)."""
+    if isinstance(inputs, dict):
+        names = [g.value(v).label for v in g.inputs]
+        unknown = sorted(set(inputs) - set(names))
+        missing = [n for n in names if n not in inputs]
+        if unknown or missing:
+            raise EdgeccError(f"inputs by name: the model's inputs are {names}"
+                              + (f"; unknown {unknown}" if unknown else "")
+                              + (f"; missing {missing}" if missing else ""))
+        return [inputs[n] for n in names]
     xs = [inputs] if isinstance(inputs, np.ndarray) else list(inputs)
     if len(xs) != len(g.inputs):
         raise EdgeccError(f"the model has {len(g.inputs)} inputs, {len(xs)} given")
+    return xs
+
+
+def _frames(g, inputs, frames: int | None, rounding: str) -> list[list[np.ndarray]]:
+    """Per frame, the input arrays in the model's dtypes: float data for a quantized input is
+    quantized as the model's format does (edgecc/numerics/io.py), as `verify --inputs` does."""
     out = []
+    xs = _by_position(g, inputs)
     for k in range(frames or 1):
         fr = []
-        for x, v in zip(xs, g.inputs):
+        for i, (x, v) in enumerate(zip(xs, g.inputs)):
             t = g.type(v)
             a = np.asarray(x)[k] if frames else np.asarray(x)
+            if a.dtype.kind == "f" and t.dtype.np.kind in "iu" and quantizable(t):
+                a = quantize(a, t, rounding)
             if a.size != t.numel or a.dtype != t.dtype.np:
-                raise EdgeccError(f"input {v}: expected {t.dtype.np.name} with {t.numel} "
+                want = t.dtype.np.name + (" (or float, quantized)" if quantizable(t) else "")
+                raise EdgeccError(f"{_input_name(g, i)}: expected {want} with {t.numel} "
                                   f"elements{' per frame' if frames else ''}, got {a.dtype.name} "
                                   f"{list(a.shape)}")
             fr.append(np.ascontiguousarray(a))
@@ -102,14 +129,17 @@ def run(model: str | Path, target: str | None = None, board: str | None = None,
         cc: str | None = None, timeout: float = 120.0, options: CompileOptions | None = None,
         **fields) -> list[np.ndarray]:
     """Run `model` compiled for `target` or `board` (host by default; Arm targets and boards
-    under QEMU) on `inputs` (an array, or one per model input, of the input's dtype). Returns the
-    outputs as arrays of the model's output shapes. frames=N: every input has a leading axis of
+    under QEMU) on `inputs`: an array, a list of one per model input, or a dict keyed by the
+    model's tensor names; each of the input's dtype, or float data for a quantized input
+    (quantized with its scale and zero point, rounded as the model's format does: TFLite half
+    away from zero, ONNX half to even). Returns the outputs as arrays of the model's output
+    shapes, in the model's dtypes (`edgecc.numerics.io.dequantize` gives their real values). frames=N: every input has a leading axis of
     N frames, run in order on one arena (a stateful model carries its state); every output then
     has that leading axis too."""
     c = compile(model, target=target, board=board, name=name, options=options, **fields)
     t, b = _resolve(target, board)
     g = c.graph
-    fr = _frames(g, inputs, frames)
+    fr = _frames(g, inputs, frames, rounding_of(model))
     got = run_frames(c, build_runner(c, t, b, cc), t, b, fr, timeout)
     outs = []
     for i, v in enumerate(g.outputs):

@@ -3,7 +3,9 @@
 Owns: building a minimal application around the generated C for a board (the arena and one call
 of NAME_run: templates/baremetal/app_main.c.j2), measuring the model's part of it
 (edgecc/build/measure.py says what is counted, and how), and comparing it with the board (or with
---ram-limit / --flash-limit): the verdict, its table and its JSON object.
+--ram-limit / --flash-limit): the verdict, its table and its JSON object; and `fit_check`, the same
+verdict for `edgecc compile --board` (first from what compiling knows, the arena and the weights,
+which alone can already be over; then measured as here).
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ class Over:
     what: str
     needed: int
     limit: int
+    at_least: bool = False  # `needed` counts only what compiling knows (fit_check's estimate)
 
     @property
     def by(self) -> int:
@@ -41,6 +44,8 @@ class BudgetReport:
     flash_limit: int | None
     ram_limit: int | None
     over: list[Over] = field(default_factory=list)
+    tiling: dict | None = None  # compile's tiling record when the board's RAM made it tile
+    method: str = "measured from the linked program"
     build_flags: str = ""      # the compiler command the model's C was measured with
 
     def as_json(self) -> dict:
@@ -53,8 +58,9 @@ class BudgetReport:
                     flash_bytes=fp.flash, ram_bytes=fp.ram, arena_region=fp.arena_region,
                     stack_method=fp.stack_method, program_flash_bytes=fp.program_flash,
                     program_ram_bytes=fp.program_ram, fits=not self.over,
-                    over=[dict(what=o.what, needed=o.needed, limit=o.limit, by=o.by)
-                          for o in self.over], regions=fp.regions, build_flags=self.build_flags)
+                    over=[dict(what=o.what, needed=o.needed, limit=o.limit, by=o.by,
+                               at_least=o.at_least) for o in self.over], regions=fp.regions,
+                    tiling=self.tiling, method=self.method, build_flags=self.build_flags)
 
     def table(self) -> str:
         fp = self.footprint
@@ -79,12 +85,27 @@ class BudgetReport:
         body = [f"{what:<{w}}  {n:>10,}  {pct(n, lim):>10}" for what, n, lim in rows]
         lim = [f"limits: flash {fl:,} B, RAM {rl:,} B" if fl and rl else
                f"limits: flash {fl or '-'}, RAM {rl or '-'}"]
-        verdict = [f"OVER: {o.what} needs {o.needed:,} B, limit {o.limit:,} B: over by "
-                   f"{o.by:,} bytes" for o in self.over] or ["fits"]
         regions = [f"region {r['name']} ({r['kind']}): {r['used']:,} of {r['size']:,} B used by "
                    f"the test program ({100.0 * r['used'] / r['size']:.1f}%)" for r in fp.regions]
         built = [f"built with: {self.build_flags}"] if self.build_flags else []
-        return "\n".join([head, *body, *lim, *regions, *built, *verdict])
+        return "\n".join([head, *body, *lim, *regions, *built, *self.tiling_lines(),
+                          *self.verdict()])
+
+    def verdict(self) -> list[str]:
+        """The over-budget lines (`OVER: ...`), or ["fits"]."""
+        return [f"OVER: {o.what} needs {'at least ' if o.at_least else ''}{o.needed:,} B, "
+                f"limit {o.limit:,} B: over by {'at least ' if o.at_least else ''}{o.by:,} bytes"
+                for o in self.over] or ["fits"]
+
+    def tiling_lines(self) -> list[str]:
+        """Says so when the model was tiled to fit the board's RAM (it costs MACs)."""
+        t = self.tiling
+        if not t:
+            return []
+        return [f"tiled to fit: layers {t['first']}-{t['last']} run in {t['patches']} patches "
+                f"({t['rows']}x{t['cols']}), arena {t['arena']:,} B instead of "
+                f"{t['untiled_arena']:,} B, +{t['extra_macs']:,} MACs "
+                f"(--tiling off: never tile)"]
 
 
 def check(fp: Footprint, board: Board, flash_limit: int | None,
@@ -109,8 +130,37 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
         raise EdgeccError("--ram-limit and --flash-limit must be positive byte counts")
     c = compile_model(model, get_target(board.target), name,
                       board_options(options, board, ram_limit))
+    return budget_compiled(c, str(model), board, ram_limit, flash_limit, keep)
+
+
+def fit_check(c, model: str, board: Board) -> BudgetReport:
+    """Whether compiled model `c` fits `board`, for `edgecc compile --board`: first from what
+    compiling knows (the arena is RAM and the weights are flash the model needs at least: over
+    already, the verdict says "at least", without building anything), then, when those fit,
+    measured from the linked program exactly as `budget` does. Without the board's compiler
+    the first verdict stands."""
+    fp = Footprint(arena=c.plan.arena, weights=c.weights_bytes, stack=0,
+                   stack_method="not measured (the arena and the weights alone)")
+    over = check(fp, board, board.flash_bytes, board.ram_bytes)
+    for o in over:
+        o.at_least = True
+    estimate = BudgetReport(model, board, fp, board.flash_bytes, board.ram_bytes, over,
+                            c.stats.get("tiling"), "the arena and the weights alone")
+    if over:
+        return estimate
+    try:
+        return budget_compiled(c, model, board)
+    except EdgeccError as e:  # no cross compiler: what compiling knows is all there is
+        estimate.method += f" (not measured: {' '.join(str(e).split())[:200]})"
+        return estimate
+
+
+def budget_compiled(c, model: str, board: Board, ram_limit: int | None = None,
+                    flash_limit: int | None = None, keep: Path | None = None) -> BudgetReport:
+    """The budget of compiled model `c` (edgecc.compiler.Compiled) on `board`, measured from a
+    program linked around it."""
     weights_section = c.options.weights_section
-    ident = c_ident(name)
+    ident = c_ident(c.name)
     with tempfile.TemporaryDirectory(prefix="edgecc-budget-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         gen = work / "gen"
@@ -129,5 +179,5 @@ def budget_model(model: str | Path, board: Board, ram_limit: int | None = None,
             link(prog.objects, work / "board.elf", board, c.plan.arena,
                  weights_section=weights_section)
     return BudgetReport(str(model), board, fp, flash_limit or board.flash_bytes,
-                        ram_limit or board.ram_bytes, over,
+                        ram_limit or board.ram_bytes, over, c.stats.get("tiling"),
                         build_flags=" ".join(build_flags(board, "gcc")))

@@ -24,13 +24,16 @@ from jinja2 import meta
 
 from edgecc.ir import Graph
 from edgecc.lower import Lowered
-from edgecc.names import c_comment, c_ident
+from edgecc.names import c_comment, c_ident, c_string_text
+from edgecc.numerics.io import HALF_AWAY, HALF_EVEN, RULES, quantizable
 from edgecc.plan import Plan
 from edgecc.resources import data_dir
 
 
 # Every output includes the portable requantization helpers (ec_clamp, ec_mbqm, ...).
 BASE = ("edgecc_rt.h",)
+# NAME.h includes the typed I/O codes and quantize/dequantize arithmetic (docs/design.md)
+IO_HEADER = "edgecc_io.h"
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
@@ -125,6 +128,39 @@ def describe_io(g: Graph, v: str) -> str:
     return c_comment(text, 200)
 
 
+def _c_float_short(x: float) -> str:
+    """A finite float32 as its shortest C literal that reads back to the same bits (0.05f)."""
+    text = str(np.float32(x))
+    return text + ("f" if ("." in text or "e" in text) else ".0f")
+
+
+def _dims(shape: tuple[int, ...]) -> str:
+    """A shape as a C initializer; a scalar (rank 0) as {1}, since C has no empty initializer."""
+    return "{" + ", ".join(str(int(d)) for d in (shape or (1,))) + "}"
+
+
+def io_record(g: Graph, v: str, kind: str, index: int, rounding: str) -> dict:
+    """What NAME.h says of one input or output (docs/design.md "Typed I/O"): its name, dtype,
+    shape, element count, and for a quantized tensor its scale, zero point and the helpers'
+    arguments (quantize for 8- and 16-bit types, by the format's rounding rule)."""
+    t = g.type(v)
+    quant = []
+    if quantizable(t):
+        info = np.iinfo(t.dtype.np)
+        zp = int(t.q.zero_point[0])
+        small = t.dtype.size <= 2
+        quant.append(dict(
+            scale=_c_float_short(float(t.q.scale[0])), zero_point=f"({zp})" if zp < 0 else str(zp),
+            quantize=[dict(qmin=int(info.min), qmax=int(info.max),
+                           half_even=int(rounding == HALF_EVEN), rule=RULES[rounding])]
+            if small else [],
+            dequantize="ec_io_dequantize" if small else "ec_io_dequantize_wide"))
+    return dict(KIND=f"{kind.upper()}{index}", kind=f"{kind}{index}",
+                name=c_string_text(g.value(v).label), dtype=f"EDGECC_{t.dtype.name}",
+                ctype=t.dtype.c, rank=len(t.shape), dims=_dims(t.shape), elements=t.numel,
+                quant=quant)
+
+
 def _state_resets(g: Graph, plan: Plan, ident: str, consts: list[ConstArray]) -> list[dict]:
     """What `name_reset()` writes into each variable tensor of the state region: one byte value
     repeated (memset) when its reset value is that, else a const array copied in (added to
@@ -168,7 +204,9 @@ def value_address(plan: Plan, v: str) -> str:
 
 
 def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
-           weights_section: str | None = None) -> dict[str, str]:
+           weights_section: str | None = None, rounding: str = HALF_AWAY) -> dict[str, str]:
+    """The generated files: NAME.h/.c/_weights.c and the runtime headers they use. `rounding`
+    is the model format's quantization rule (edgecc/numerics/io.py), NAME.h's helpers follow it."""
     env = template_env()
     external = bool(plan.external)
     ident = c_ident(name)
@@ -222,9 +260,12 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
         inputs=[dict(offset=plan.offsets.get(v, -1), size=g.type(v).nbytes,
                      desc=describe_value(g, v), api=describe_io(g, v)) for v in g.inputs],
         outputs=[dict(offset=plan.offsets.get(v, -1), size=g.type(v).nbytes,
-                      desc=describe_value(g, v), api=describe_io(g, v)) for v in g.outputs])
+                      desc=describe_value(g, v), api=describe_io(g, v)) for v in g.outputs],
+        io=[*(io_record(g, v, "input", i, rounding) for i, v in enumerate(g.inputs)),
+            *(io_record(g, v, "output", i, rounding) for i, v in enumerate(g.outputs))])
     common = dict(NAME=ident.upper(), name=ident.lower(), model=c_comment(g.name, 60),
-                  arena=plan.arena, lower_bound=plan.lower_bound, layers=layers, consts=consts,
+                  arena=plan.arena, lower_bound=plan.model_lower_bound, layers=layers,
+                  consts=consts,
                   runtime=model_headers(h for lw in lowered for h in lw.kernel.headers),
                   state=_state_resets(g, plan, ident, consts),
                   io_external=external, io_params=IO_PARAMS if external else "",
@@ -238,7 +279,7 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
         f"{ident.lower()}_weights.c": env.get_template("model/weights.c.j2").render(**common),
     }
     rt = data_dir("runtime_c")
-    for f in closure(common["runtime"]):  # the headers NAME.c names and what they include
+    for f in closure([*common["runtime"], IO_HEADER]):  # NAME.c's and NAME.h's, with their own
         files[f] = (rt / f).read_text()
     return files
 

@@ -15,6 +15,7 @@ from edgecc.codegen import render
 from edgecc.errors import EdgeccError, UnsupportedModel
 from edgecc.frontends.tflite import check_ops, read_tflite
 from edgecc.ir import Graph
+from edgecc.numerics.io import rounding_of
 from edgecc.lower import Lowered, alias_ops, lower_graph, prefer_streaming
 from edgecc.options import CompileOptions
 from edgecc.passes import PassResult, optimize
@@ -174,7 +175,7 @@ def compile_model(path: str | Path, target: Target, name: str,
     if plan.arena > MAX_ARENA_BYTES:  # activations were checked; kernel scratch can add more
         raise UnsupportedModel(f"{imported.name}: the arena would be {plan.arena:,} bytes, over "
                                f"edgecc's limit of {MAX_ARENA_BYTES:,} (int32 offsets)")
-    files = render(g, lowered, plan, name, weights_section)
+    files = render(g, lowered, plan, name, weights_section, rounding_of(path))
     return Compiled(imported, g, results, lowered, plan, files, name,
                     seconds=time.perf_counter() - t0, stats=stats,
                     weights_section=weights_section, options=options)

@@ -2,7 +2,8 @@
 
 Owns: the only path from a user- or model-supplied string to generated C. Identifiers keep
 [A-Za-z0-9_] and never start with a digit; comment text keeps printable ASCII minus '*' and '/', so
-no model string can close a comment, start a directive, or inject code.
+no model string can close a comment, start a directive, or inject code; string-literal text keeps
+[A-Za-z0-9_.:/-] (no quote, backslash, trigraph or control character can reach a C string).
 """
 from __future__ import annotations
 
@@ -28,6 +29,12 @@ def c_ident(s: str, fallback: str = "model") -> str:
 
 def c_comment(s: str, limit: int = 80) -> str:
     out = "".join(ch if 32 <= ord(ch) < 127 and ch not in "*/\\" else "_" for ch in s)
+    return out[:limit]
+
+
+def c_string_text(s: str, limit: int = 96) -> str:
+    """`s` as the text of a C string literal: [A-Za-z0-9_.:/-] kept, any other character '_'."""
+    out = re.sub(r"[^A-Za-z0-9_.:/-]", "_", s)
     return out[:limit]
 
 

@@ -178,7 +178,8 @@ def _memory(c: Compiled, model_name: str) -> str:
              ("lower bound (model order, every tensor its own bytes, no scratch)",
               f"{rep['lower_bound_bytes']:,} B"),
              ("the same bound after the passes", f"{rep['graph_lower_bound_bytes']:,} B"),
-             ("peak of the planned buffers (chosen order, aliasing, in-place, scratch)",
+             ("planned peak (the planned buffers' peak: chosen order, aliasing, in-place, "
+              "scratch)",
               f"{rep['planned_peak_bytes']:,} B"),
              ("arena / lower bound", f"{rep['ratio']}" if rep["ratio"] is not None else "&ndash;"),
              ("placement strategy", _e(rep["strategy"] or "-")),

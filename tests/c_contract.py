@@ -1,7 +1,9 @@
 """Checking generated C against docs/design.md's C API contract on the parsed code (pycparser).
 
 Used by tests: `check_c_api_contract(out_dir, name, tmp)` asserts that NAME.h defines the size and
-count macros as plain integer literals, that NAME.h and NAME.c declare/define name_input,
+count macros as plain integer literals, the typed I/O macros of every input and output (NAME,
+DTYPE, RANK, DIMS, ELEMENTS, and SCALE / ZERO_POINT with the quantize / dequantize helpers for a
+quantized one: `typed_io` reads them back), that NAME.h and NAME.c declare/define name_input,
 name_output, name_reset and name_run with exactly the contract's signatures (external linkage), and that no
 generated .c file holds a mutable file-scope object (everything mutable lives in the arena). The C
 is preprocessed by gcc against a tiny fake libc (typedefs only), so pycparser never sees the GNU
@@ -103,14 +105,75 @@ def _is_const_object(t) -> bool:
     return "const" in t.quals
 
 
-def header_macros(h: Path, name: str) -> dict[str, int]:
-    """NAME_* object-like macros of the header; each must be a plain decimal integer literal."""
-    macros = {}
+# the macros that are plain decimal integer literals (docs/design.md: "the size macros are plain
+# integer literals"); the typed I/O's NAME, DTYPE, DIMS, SCALE, ZERO_POINT are read by typed_io
+_INTEGER = re.compile(r"_(ARENA_SIZE|INPUT_COUNT|OUTPUT_COUNT|IO_EXTERNAL|"
+                      r"(INPUT|OUTPUT)\d+_(SIZE|RANK|ELEMENTS))$")
+DTYPES = {"EDGECC_INT8": 1, "EDGECC_UINT8": 1, "EDGECC_INT16": 2, "EDGECC_INT32": 4,
+          "EDGECC_FLOAT32": 4, "EDGECC_INT64": 8, "EDGECC_BOOL": 1}
+
+
+def _defines(h: Path, name: str) -> dict[str, str]:
+    out = {}
     for m in re.finditer(rf"^\s*#\s*define\s+({name.upper()}_\w+)[ \t]+(.*)$", h.read_text(), re.M):
-        value = re.sub(r"/\*.*?\*/", "", m.group(2)).strip()
-        assert re.fullmatch(r"\d+", value), f"{m.group(1)} is {value!r}, not an integer literal"
-        macros[m.group(1)] = int(value)
+        out[m.group(1)] = re.sub(r"/\*.*?\*/", "", m.group(2)).strip()
+    return out
+
+
+def header_macros(h: Path, name: str) -> dict[str, int]:
+    """NAME_* size, count, rank and element-count macros of the header; each must be a plain
+    decimal integer literal."""
+    macros = {}
+    for key, value in _defines(h, name).items():
+        if _INTEGER.search(key):
+            assert re.fullmatch(r"\d+", value), f"{key} is {value!r}, not an integer literal"
+            macros[key] = int(value)
     return macros
+
+
+def typed_io(h: Path, name: str) -> dict[str, dict]:
+    """{"INPUT0": {name, dtype, rank, dims, elements, size, scale, zero_point}, ...} as NAME.h
+    defines them (scale and zero_point None for a tensor that is not quantized)."""
+    d, NAME = _defines(h, name), name.upper()
+    out = {}
+    for kind in ("INPUT", "OUTPUT"):
+        for i in range(int(d[f"{NAME}_{kind}_COUNT"])):
+            p = f"{NAME}_{kind}{i}_"
+            text = d[p + "NAME"]
+            assert re.fullmatch(r'"[A-Za-z0-9_.:/-]*"', text), (p + "NAME", text)
+            dims = d[p + "DIMS"]
+            assert re.fullmatch(r"\{\d+(, \d+)*\}", dims), (p + "DIMS", dims)
+            scale, zp = d.get(p + "SCALE"), d.get(p + "ZERO_POINT")
+            assert (scale is None) == (zp is None), p
+            if scale is not None:
+                assert re.fullmatch(r"\d+(\.\d*)?(e[-+]?\d+)?f", scale), (p + "SCALE", scale)
+                assert re.fullmatch(r"\d+|\(-\d+\)", zp), (p + "ZERO_POINT", zp)
+            out[f"{kind}{i}"] = dict(
+                name=text[1:-1], dtype=d[p + "DTYPE"], rank=int(d[p + "RANK"]),
+                dims=[int(x) for x in dims[1:-1].split(",")], elements=int(d[p + "ELEMENTS"]),
+                size=int(d[p + "SIZE"]),
+                scale=None if scale is None else float(scale[:-1]),
+                zero_point=None if zp is None else int(zp.strip("()")))
+    return out
+
+
+def _check_typed_io(h: Path, name: str, declared: dict) -> None:
+    """Every input's and output's typed macros agree with each other and with its SIZE; a
+    quantized one has its helpers, with the contract's signatures."""
+    for key, t in typed_io(h, name).items():
+        assert t["dtype"] in DTYPES, (key, t["dtype"])
+        assert t["rank"] == len(t["dims"]) or (t["rank"] == 0 and t["dims"] == [1]), (key, t)
+        n = 1
+        for x in t["dims"]:
+            n *= x
+        assert n == t["elements"] and t["size"] == n * DTYPES[t["dtype"]], (key, t)
+        if t["scale"] is not None:
+            ctype = {"EDGECC_INT8": "int8_t", "EDGECC_UINT8": "uint8_t",
+                     "EDGECC_INT16": "int16_t", "EDGECC_INT32": "int32_t"}[t["dtype"]]
+            fn = f"{name.lower()}_{key.lower()}"
+            assert declared.get(f"{fn}_dequantize") == ("float", [ctype]), (key, declared)
+            if ctype != "int32_t":
+                assert declared.get(f"{fn}_quantize") == (ctype, ["float"]), (key, declared)
 
 
 def check_c_api_contract(out: Path, name: str, tmp: Path) -> dict[str, int]:
@@ -131,6 +194,9 @@ def check_c_api_contract(out: Path, name: str, tmp: Path) -> dict[str, int]:
                 if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.FuncDecl)}
     for fn, sig in API.items():
         assert declared.get(f"{name}_{fn}") == sig, (fn, declared.get(f"{name}_{fn}"), sig)
+    defined_h = {f.decl.name: signature(f.decl.type) for f in parse_c(probe, out, tmp).ext
+                 if isinstance(f, c_ast.FuncDef) and "static" in f.decl.storage}
+    _check_typed_io(out / f"{name}.h", name, defined_h)
 
     # the definitions, and no mutable state at file scope in any generated .c
     for c_file in sorted(out.glob("*.c")):

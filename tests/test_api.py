@@ -58,8 +58,27 @@ def test_run_frames(tmp_path):
 
 def test_run_bad_inputs_is_an_edgecc_error():
     from edgecc.errors import EdgeccError
-    with pytest.raises(EdgeccError, match="expected int8"):
-        edgecc.run(shared_model("kws_ref_model"), inputs=np.zeros((1, 49, 10, 1), np.float32))
+    m = shared_model("kws_ref_model")
+    # named by the model's tensor name, not edgecc's internal value name
+    with pytest.raises(EdgeccError, match=r"input 0 \('input_1'\): expected int8 \(or float"):
+        edgecc.run(m, inputs=np.zeros((1, 48, 10), np.float32))
+    with pytest.raises(EdgeccError, match=r"inputs are \['input_1'\]; unknown \['t0'\]"):
+        edgecc.run(m, inputs={"t0": _x(0)})
+
+
+def test_run_takes_float_data_and_tensor_names():
+    """Float data for a quantized input is quantized as TFLite's QUANTIZE does (round half away
+    from zero, saturate), by name or position; the outputs equal TFLite Micro's on those bytes."""
+    m = shared_model("kws_ref_model")  # input_1: int8, scale 0.584703, zero point 83
+    x = np.random.default_rng(3).uniform(-130, 100, (1, 49, 10, 1)).astype(np.float32)
+    x[0, 0, :4, 0] = np.float32(0.584703) * np.float32([0.5, -0.5, 2.5, -300])  # near ties
+    from edgecc.compiler import load_model
+    from edgecc.numerics.io import HALF_AWAY, quantize
+    t = load_model(m).type(load_model(m).inputs[0])
+    q = quantize(x, t, HALF_AWAY)
+    ref = run_tflm(m, [q], 1)[0][0]
+    assert edgecc.run(m, inputs={"input_1": x})[0].tobytes() == ref.tobytes()
+    assert edgecc.run(m, inputs=[x])[0].tobytes() == ref.tobytes()
 
 
 USER_TEST = """

@@ -164,3 +164,62 @@ def test_stack_bound_covers_the_painted_stack_big_models(model):
         bound = budget_model(shared_model(model), b).footprint.stack
         used = painted_stack(shared_model(model), b)
         assert used <= bound <= used + 512, (board, used, bound)
+
+
+# ---- compile --board checks the fit (docs/design.md "Firmware integration") -----------------
+
+def _board(tmp_path: Path, ram: str, flash: str) -> Path:
+    p = tmp_path / f"nrf-{ram}-{flash}.toml".replace(" ", "")
+    p.write_text((REPO / "boards" / "nrf52840-dk.toml").read_text()
+                 .replace('"1 MiB"', f'"{flash}"').replace('"256 KiB"', f'"{ram}"'))
+    return p
+
+
+def _compile(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "edgecc", "compile", *map(str, args)],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
+
+
+def test_compile_refuses_a_model_the_board_cannot_hold(tmp_path):
+    """At a931260 this compiled with exit 0 (only budget said OVER): vww's untiled arena
+    (42,432 B) on 32 KiB of RAM, its weights (68,856 B) on 64 KiB of flash. Now: exit 1,
+    budget's OVER lines from the arena and the weights alone, nothing written."""
+    model, out = shared_model("vww_96_int8"), tmp_path / "out"
+    board = _board(tmp_path, "32 KiB", "64 KiB")
+    r = _compile(model, "--board", board, "-o", out, "--tiling", "off")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "OVER: RAM needs at least 42,432 B, limit 32,768 B: over by at least 9,664 bytes" \
+        in r.stdout and "OVER: flash needs at least 68,856 B, limit 65,536 B" in r.stdout
+    assert not out.exists() and r.stderr == ""
+    j = _compile(model, "--board", board, "-o", out, "--tiling", "off", "--json")
+    d = json.loads(j.stdout)
+    assert j.returncode == 1 and d["fits"] is False and d["files"] == []
+    assert {"RAM", "flash"} <= {o["what"] for o in d["budget"]["over"]}
+    r = _compile(model, "--board", board, "-o", out, "--tiling", "off", "--no-fit-check")
+    assert r.returncode == 0 and (out / "model.h").is_file()
+
+
+def test_compile_fit_check_measures_when_the_estimate_fits(tmp_path):
+    """Weights 68,856 B fit 72 KiB of flash, the linked model (code too) does not: the measured
+    verdict, as budget's; the same model fits the real board and says how well."""
+    model = shared_model("vww_96_int8")
+    r = _compile(model, "--board", _board(tmp_path, "256 KiB", "72 KiB"), "-o", tmp_path / "o")
+    assert r.returncode == 1, r.stdout + r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("OVER: flash"))
+    assert "at least" not in line and "limit 73,728 B" in line
+    b = _cli(str(model), "--board", str(_board(tmp_path, "256 KiB", "72 KiB")))
+    assert line in b.stdout.splitlines()  # budget's own line
+    ok = _compile(model, "--board", "nrf52840-dk", "-o", tmp_path / "ok", "--json")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["fits"] is True
+
+
+def test_budget_says_when_it_tiled_to_fit():
+    """32 KiB of RAM: budget (and compile) tile vww by themselves; at a931260 nothing said so."""
+    model = str(shared_model("vww_96_int8"))
+    r = _cli(model, "--board", "nrf52840-dk", "--ram-limit", "32KiB")
+    assert r.returncode == 0, r.stdout + r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("tiled to fit"))
+    assert "patches" in line and "instead of 42,432 B" in line and "--tiling off" in line
+    d = json.loads(_cli(model, "--board", "nrf52840-dk", "--ram-limit", "32KiB", "--json").stdout)
+    assert d["tiling"]["untiled_arena"] == 42432 and d["tiling"]["arena"] < 32768
+    assert _cli(model, "--board", "nrf52840-dk", "--json").stdout.count('"tiling": null') == 1

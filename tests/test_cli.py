@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -158,7 +159,11 @@ def _hostile_model(path: Path) -> None:
 
 
 def _code_only(text: str) -> str:
-    """The C without its comments (generated C has no string or char literals to confuse this)."""
+    """The C without its comments and string literals (its only ones, the NAME_INPUTi_NAME
+    macros, hold the tensor names as sanitized text: [A-Za-z0-9_.:/-], checked here too)."""
+    strings = re.findall(r'^\s*#\s*define\s+\w+\s+("[^\n]*)$', text, re.M)
+    assert all(re.fullmatch(r'"[A-Za-z0-9_.:/-]*"', s) for s in strings), strings
+    text = re.sub(r'^(\s*#\s*define\s+\w+\s+)"[A-Za-z0-9_.:/-]*"', r'\1""', text, flags=re.M)
     return re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", " ", text, flags=re.S))
 
 
@@ -253,3 +258,75 @@ def test_console_script(tmp_path):
     r = subprocess.run([str(exe), "compile", str(tmp_path / "nope.tflite"), "-o", "out"],
                        cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert_one_line_error(r)
+
+
+# ---- small things: --version, sizes, a closed pipe -------------------------------------------
+
+def test_version_exits_0(tmp_path):
+    from edgecc.version import __version__
+    r = edgecc("--version", cwd=tmp_path)
+    assert (r.returncode, r.stdout.strip(), r.stderr) == (0, f"edgecc {__version__}", "")
+
+
+@pytest.mark.parametrize("text, n", [("30KiB", 30 * 1024), ("30 KiB", 30 * 1024), ("1MiB", 1 << 20),
+                                     ("2M", 2 << 20), ("30720", 30720), ("0x8000", 0x8000)])
+def test_size_flags_read_kib_and_mib_as_board_files_do(text, n):
+    from edgecc.build.boards import parse_size
+    from edgecc.cli import build_parser
+    args = build_parser().parse_args(["budget", "m.tflite", "--board", "b", "--ram-limit", text,
+                                      "--flash-limit", text])
+    assert args.ram_limit == args.flash_limit == n == parse_size(text, "x")
+
+
+@pytest.mark.parametrize("text", ["30QiB", "-5", "0", "KiB"])
+def test_bad_sizes_are_one_line_exit_2(text, tmp_path):
+    line = assert_one_line_error(edgecc("budget", EXAMPLE, "--board", "nrf52840-dk",
+                                        "--ram-limit", text, cwd=tmp_path))
+    assert "--ram-limit" in line
+
+
+@pytest.mark.parametrize("args", [["ops", "--json"], ["compile", "MODEL", "-o", "OUT", "--json"],
+                                  ["plan", "MODEL", "--json"]])
+def test_closed_stdout_ends_quietly(args, tmp_path):
+    """`edgecc ... --json | head -c1`: the reader is gone before edgecc writes; no 'Broken pipe'
+    line, no traceback, exit 141 (128 + SIGPIPE, as git and coreutils report it)."""
+    args = [str(EXAMPLE) if a == "MODEL" else str(tmp_path / "out") if a == "OUT" else a
+            for a in args]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.Popen([sys.executable, "-m", "edgecc", *args], cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    p.stdout.close()  # as `head -c1` exits after its byte
+    err = p.stderr.read().decode()
+    assert (p.wait(timeout=300), err) == (141, "")
+    # and through a shell pipe, as a user types it
+    r = subprocess.run(["sh", "-c", " ".join([shlex.quote(sys.executable), "-m", "edgecc",
+                                              *map(shlex.quote, args), "| head -c1"])],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.stdout == "{" and r.stderr == "", r.stderr
+
+
+def test_one_lower_bound_everywhere(tmp_path):
+    """compile, verify, plan, report, the manifest and every --json give one "lower bound": the
+    live-bytes lower bound (model order, every tensor its own bytes), which `plan` defines; the
+    planned buffers' own peak, where shown, is the "planned peak" (at a931260 compile and verify
+    printed the planned peak as the lower bound)."""
+    from conftest import shared_model
+    model = shared_model("kws_ref_model")  # arena 10,112 B on host; the two figures differ
+    plan = json.loads(edgecc("plan", model, "--json", cwd=tmp_path).stdout)
+    lb, peak = plan["lower_bound_bytes"], plan["planned_peak_bytes"]
+    assert lb != peak
+    comp = edgecc("compile", model, "-o", tmp_path / "o", "--name", "kws", "--json", cwd=tmp_path)
+    ver = edgecc("verify", model, "--json", cwd=tmp_path)
+    for r in (comp, ver):
+        info = json.loads(r.stdout)
+        assert (info["lower_bound_bytes"], info["planned_peak_bytes"]) == (lb, peak), r.args
+        assert "model_lower_bound_bytes" not in info
+    man = json.loads((tmp_path / "o" / "kws.manifest.json").read_text())
+    assert (man["lower_bound_bytes"], man["planned_peak_bytes"]) == (lb, peak)
+    assert f"live-bytes lower bound {lb})" in (tmp_path / "o" / "kws.c").read_text()
+    out = edgecc("compile", model, "-o", tmp_path / "p", cwd=tmp_path).stdout
+    assert f"lower bound {lb} B" in out, out
+    assert f"lower bound {lb} B" in edgecc("plan", model, cwd=tmp_path).stdout
+    assert edgecc("report", model, "-o", tmp_path / "r.html", cwd=tmp_path).returncode == 0
+    html = (tmp_path / "r.html").read_text()
+    assert f"{lb:,} B" in html and f"{peak:,} B" in html

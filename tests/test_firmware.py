@@ -147,6 +147,21 @@ def test_example_firmware_ctest(tmp_path):
     assert r.returncode != 0
 
 
+def test_example_firmware_on_the_host(tmp_path):
+    """examples/firmware/main.c (kws_reset, float features through kws_input0_quantize, the top
+    score through kws_output0_dequantize) built for the host prints expected.txt's line."""
+    fw = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE, fw, ignore=shutil.ignore_patterns("model", "build"))
+    _edgecc(["compile", str(REPO / "examples" / "kws_int8.tflite"), "--target", "host", "--name",
+             "kws", "-o", "model"], fw)
+    main_c = (fw / "main.c").read_text()
+    assert "kws_reset(arena);" in main_c and "kws_input0_quantize(" in main_c
+    _sh(["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off", "-I",
+         "model", "main.c", *sorted(f"model/{p.name}" for p in (fw / "model").glob("*.c")),
+         "-o", "fw"], fw)
+    assert _sh([str(fw / "fw")], fw) == (FIRMWARE / "expected.txt").read_text()
+
+
 def test_example_firmware_input_reproduced(tmp_path):
     """make_input.py writes the committed input.h and expected.txt (TFLite Micro's output)."""
     import importlib.util

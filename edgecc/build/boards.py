@@ -216,8 +216,10 @@ def board_options(options: CompileOptions | None, board: Board | None,
     return options.but(ram_budget=arena_room(board, ram_limit))
 
 
-def _size(v, where: str) -> int:
-    """An int, or a string like "256 KiB", "1M", "0x40000"."""
+def parse_size(v, where: str) -> int:
+    """A byte count: an int, or a string like "30000", "30KiB", "256 KiB", "1M", "1 MiB",
+    "0x40000" (K and M are binary: 1024, 1048576). Board files and every size flag of the
+    command line read sizes here."""
     if isinstance(v, bool):
         raise EdgeccError(f"{where}: expected a size, got {v!r}")
     if isinstance(v, int):
@@ -279,11 +281,11 @@ def _regions(d: dict, machine: QemuMachine | None, where: str) -> tuple[Region, 
             raise EdgeccError(f"{w}: kind must be \"flash\" or \"ram\", not {kind!r}")
         if "origin" not in m or "size" not in m:
             raise EdgeccError(f"{w}: needs 'origin' and 'size'")
-        origin = _size(m["origin"], f"{w}.origin")
-        size = _size(m["size"], f"{w}.size")
+        origin = parse_size(m["origin"], f"{w}.origin")
+        size = parse_size(m["size"], f"{w}.size")
         if size == 0:
             raise EdgeccError(f"{w}: size must be positive")
-        qo = _size(m.get("qemu_origin", origin), f"{w}.qemu_origin")
+        qo = parse_size(m.get("qemu_origin", origin), f"{w}.qemu_origin")
         if machine and not any(s <= qo and qo + size <= s + n for s, n in machine.memory):
             raise EdgeccError(f"{w}: region {name} ({size} bytes at {qo:#x}) is not memory on "
                               f"QEMU {machine.name}; set qemu_origin")
@@ -388,8 +390,8 @@ def board_from_dict(d: dict, path: Path) -> Board:
     return Board(name=name, target=target, cflags=tuple(cflags),
                  qemu_machine=machine.name if machine else "", regions=regions,
                  code_region=code, data_region=data, arena_regions=arena,
-                 stack_size=_size(d.get("stack_size", 8192), f"{where}: stack_size"),
-                 heap_size=_size(d.get("heap_size", 4096), f"{where}: heap_size"),
+                 stack_size=parse_size(d.get("stack_size", 8192), f"{where}: stack_size"),
+                 heap_size=parse_size(d.get("heap_size", 4096), f"{where}: heap_size"),
                  description=str(d.get("description", "")), path=path,
                  weights_region=weights, device=_device(d, where))
 

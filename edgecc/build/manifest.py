@@ -1,8 +1,9 @@
 """The manifest of an output folder: OUT/name.manifest.json (`edgecc compile` writes it).
 
 Owns: what a firmware's CI can check without parsing C: the model's sha256, edgecc's version, the
-target and board, every option of the compile, the arena, the constant data, and per layer the
-op, kernel, MACs and scratch. Deterministic like the C (no times, no absolute paths, sorted keys):
+target and board, every option of the compile, the arena, the constant data, each input and output
+as NAME.h types it (name, dtype, shape, elements, bytes, scale and zero point as numbers, the
+quantize rounding), and per layer the op, kernel, MACs and scratch. Deterministic like the C (no times, no absolute paths, sorted keys):
 compiling twice gives byte-identical folders.
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from edgecc.codegen import write_files
 from edgecc.errors import EdgeccError
 from edgecc.metrics import node_macs
 from edgecc.names import c_ident
+from edgecc.numerics.io import quantizable, rounding_of
 from edgecc.version import __version__
 
 
@@ -52,6 +54,18 @@ def flash_of_objects(c, board) -> dict | None:
                 method="sections of the generated C's objects (arm-none-eabi-gcc -O2)")
 
 
+def io_entry(g, v: str, rounding: str) -> dict:
+    """One input or output as NAME.h types it (docs/design.md "Typed I/O"), with numbers: scale,
+    zero point and the quantize rounding are null for a tensor that is not quantized."""
+    t = g.type(v)
+    q = quantizable(t)
+    return dict(name=g.value(v).label, dtype=t.dtype.value[0], shape=[int(d) for d in t.shape],
+                elements=t.numel, bytes=t.nbytes,
+                scale=float(t.q.scale_f32()[0]) if q else None,
+                zero_point=int(t.q.zero_point[0]) if q else None,
+                rounding=rounding if q else None)
+
+
 def manifest(c, model: str | Path, target: str, board: str | None, options: dict,
              flash: dict | None = None) -> dict:
     """The manifest of Compiled `c` (edgecc.compiler) as a dict."""
@@ -66,12 +80,11 @@ def manifest(c, model: str | Path, target: str, board: str | None, options: dict
         edgecc_version=__version__, model=Path(model).name,
         model_sha256=hashlib.sha256(Path(model).read_bytes()).hexdigest(),
         name=c_ident(c.name).lower(), target=target, board=board, options=options,
-        arena_bytes=c.plan.arena, lower_bound_bytes=c.plan.lower_bound,
+        arena_bytes=c.plan.arena, lower_bound_bytes=c.plan.model_lower_bound,
+        planned_peak_bytes=c.plan.lower_bound,
         weights_bytes=c.weights_bytes, io_external=bool(c.plan.external), flash=flash,
-        inputs=[dict(name=g.value(v).label or v, type=str(g.type(v)), bytes=g.type(v).nbytes)
-                for v in g.inputs],
-        outputs=[dict(name=g.value(v).label or v, type=str(g.type(v)), bytes=g.type(v).nbytes)
-                 for v in g.outputs],
+        inputs=[io_entry(g, v, rounding_of(model)) for v in g.inputs],
+        outputs=[io_entry(g, v, rounding_of(model)) for v in g.outputs],
         macs=sum(x["macs"] for x in layers), layers=layers)
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from edgecc.budget import budget_model
 from edgecc.build.boards import load_board
-from edgecc.cli.common import add_tiling, add_weights_section, nonempty, options_from_args
+from edgecc.cli.common import (add_tiling, add_weights_section, nonempty, options_from_args,
+                               size)
 
 
 def add_parser(sub) -> None:
@@ -15,8 +16,10 @@ def add_parser(sub) -> None:
     p.add_argument("model")
     p.add_argument("--board", required=True, type=nonempty("--board"),
                    help="board name (boards/) or path to a board file")
-    p.add_argument("--ram-limit", type=int, metavar="BYTES", help="instead of the board's RAM")
-    p.add_argument("--flash-limit", type=int, metavar="BYTES", help="instead of the board's flash")
+    p.add_argument("--ram-limit", type=size("--ram-limit"), metavar="SIZE",
+                   help="instead of the board's RAM (bytes, or e.g. 30KiB, 1MiB)")
+    p.add_argument("--flash-limit", type=size("--flash-limit"), metavar="SIZE",
+                   help="instead of the board's flash (bytes, or e.g. 512KiB, 1MiB)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--keep", type=Path, help="keep the build folder here")
     add_tiling(p)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from edgecc.build.boards import load_board
+from edgecc.build.boards import load_board, parse_size
 from edgecc.diagnostics import EXIT_BAD_INPUT, report
 from edgecc.errors import EdgeccError
 from edgecc.names import model_name_problem
@@ -44,6 +44,21 @@ def seed(s: str) -> int:
     if not 0 <= v < 2**32:
         raise argparse.ArgumentTypeError(f"--seed must be in [0, 2^32), not {v}")
     return v
+
+
+def size(flag: str):
+    """A size flag's type: bytes, or KiB/MiB as board files write them ("30KiB", "1 MiB",
+    "0x8000"), read by the board files' own parser."""
+    def check(s: str) -> int:
+        try:
+            n = parse_size(s, flag)
+        except EdgeccError as e:
+            raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
+        if n <= 0:
+            raise argparse.ArgumentTypeError(f"{flag} must be positive (bytes, or e.g. 30KiB), "
+                                             f"not {s!r}")
+        return n
+    return check
 
 
 def model_name(s: str) -> str:

@@ -1,11 +1,14 @@
 """`edgecc compile MODEL --target T | --board B --name NAME -o OUT`: the C, the build files of
---emit and the manifest written to OUT; one line (or --json object) saying what was written."""
+--emit and the manifest written to OUT; one line (or --json object) saying what was written. With
+--board, a model that cannot fit the board is refused (exit 1, budget's OVER lines, nothing
+written) unless --no-fit-check (edgecc/budget.py fit_check)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 from edgecc.api import output_files
+from edgecc.budget import fit_check
 from edgecc.build.boards import board_options
 from edgecc.cli.common import (add_io, add_target, add_weights_section, model_name, nonempty,
                                options_from_args, resolve_target)
@@ -28,6 +31,9 @@ def add_parser(sub) -> None:
                         "bare-metal board the startup code and linker script of the device build, "
                         "real memory map, and of the qemu test build), a Make fragment (with the "
                         "same board files), a Zephyr module (repeatable)")
+    p.add_argument("--no-fit-check", action="store_true",
+                   help="with --board: write the C even when the model cannot fit the board "
+                        "(by default compile refuses it, exit 1, as budget would)")
     p.set_defaults(fn=run)
 
 
@@ -35,16 +41,33 @@ def run(args) -> int:
     target, board = resolve_target(args)
     c = compile_model(args.model, target, args.name,
                       board_options(options_from_args(args), board))
+    fit = fit_check(c, str(args.model), board) if board and not args.no_fit_check else None
+    if fit is not None and fit.over:
+        if args.json:
+            print(json.dumps(dict(model=str(args.model), target=target.name, name=args.name,
+                                  files=[], fits=False, budget=fit.as_json())))
+        else:
+            print("\n".join([f"{args.model} does not fit {board.name} ({fit.method}):",
+                             *fit.tiling_lines(), *fit.verdict(),
+                             "nothing written; --no-fit-check writes the C anyway"]))
+        return 1
     files = output_files(c, args.model, target, board, args.emit or [])
     paths = write_files(files, Path(args.output))
     info = dict(model=str(args.model), target=target.name, name=args.name,
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
-                lower_bound_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
+                lower_bound_bytes=c.plan.model_lower_bound,
+                planned_peak_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
                 compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"))
+    if fit is not None:
+        info.update(fits=True, budget=fit.as_json())
     if args.json:
         print(json.dumps(info))
     else:
         print(f"wrote {len(paths)} files to {args.output}: arena {c.plan.arena} B "
-              f"(lower bound {c.plan.lower_bound} B), weights {c.weights_bytes} B, "
+              f"(lower bound {c.plan.model_lower_bound} B), weights {c.weights_bytes} B, "
               f"{c.seconds:.2f} s")
+        if fit is not None:
+            print(*fit.tiling_lines(), f"fits {board.name} ({fit.method}): RAM "
+                  f"{fit.footprint.ram:,} of {fit.ram_limit:,} B, flash {fit.footprint.flash:,} "
+                  f"of {fit.flash_limit:,} B", sep="\n")
     return 0

@@ -20,12 +20,15 @@ the graph, and plans that. The parts:
 What `edgecc plan` and `edgecc report` show of a plan (table, JSON, SVG) is app code:
 edgecc/plan_view.py.
 
-Two lower bounds are reported. `model_lower_bound` is the issue's LB: the model's own order (as
-imported, before passes), every non-constant tensor its own bytes, no scratch; `graph_lower_bound`
-is the same measure on the graph after the passes. `lower_bound` is the peak of the buffers
-actually placed (chosen order, aliasing, in-place, scratch): no placement of them can be smaller,
-so arena == lower_bound means the placement is optimal; arena < model_lower_bound means passes,
-aliasing, in-place or reordering won bytes that no placement alone could.
+One "lower bound" is reported everywhere (compile, verify, plan, report, the manifest, every
+--json: `lower_bound_bytes`): `model_lower_bound`, the live-bytes lower bound, the peak of the
+bytes alive at once in the model's own order (as imported, before passes), every non-constant
+tensor its own bytes, no scratch: what arena / lower bound measures the planner against, below 1
+when passes, aliasing, in-place, streaming or reordering win bytes no placement alone could.
+`graph_lower_bound` is the same measure on the graph after the passes. The field `lower_bound`
+is shown as the "planned peak" (`planned_peak_bytes`): the peak of the buffers actually placed
+(chosen order, aliasing, in-place, scratch); no placement of them can be smaller, so arena ==
+planned peak means the placement is optimal.
 """
 from __future__ import annotations
 

@@ -140,9 +140,9 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
     c = compile_model(model, target, name, board_options(options, board))
     info["compile_seconds"] = round(c.seconds, 3)
     info["build_flags"] = verify_build_flags(target, cc, board)
-    # the live-bytes lower bound (model order, no aliasing, no scratch: `edgecc plan`'s "lower
-    # bound"); lower_bound_bytes is the planned buffers' own peak (scratch and overlaps included)
-    info["model_lower_bound_bytes"] = c.plan.model_lower_bound
+    # lower_bound_bytes is the live-bytes lower bound (one meaning everywhere, edgecc/plan);
+    # the planned buffers' own peak (scratch and overlaps included) is the planned peak
+    info["planned_peak_bytes"] = c.plan.lower_bound
     if c.stats.get("tiling"):
         info["tiling"] = c.stats["tiling"]
     ins = seeded_frames(c.graph, seed, frames)
@@ -198,5 +198,5 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
             if frames > 1 and first:
                 first = f"frame {first_frame}: {first}"
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
-                        c.plan.lower_bound, c.weights_bytes, first, oracle, extra=info,
+                        c.plan.model_lower_bound, c.weights_bytes, first, oracle, extra=info,
                         frames=per_frame, first_bad_frame=first_frame)

@@ -2,7 +2,8 @@
 
 Owns: reading samples (.npy with a leading sample axis, .npz with one array per model input, or a
 folder of .npy files, one sample each; float data for an integer input is quantized with the
-input's scale and zero point, rounding half away from zero as TFLite does), running all of them
+input's scale and zero point as the model's format does, as NAME.h's quantize helpers and
+edgecc.run do: edgecc/numerics/io.py), running all of them
 through one build of the generated C (one QEMU boot for all, unless their bytes do not fit the
 board's flash: then one build per chunk), comparing each sample with the reference, and the
 metrics: samples bit-exact, max |difference| per output and, for float outputs, RMSE and cosine
@@ -21,6 +22,7 @@ from edgecc.build.harness import parse_frames
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
 from edgecc.ir import Graph
+from edgecc.numerics.io import HALF_AWAY, quantizable, quantize, rounding_of
 from edgecc.options import CompileOptions
 from edgecc.progress import progress as bar
 from edgecc.verify import VerifyResult, _build_and_run, verify_build_flags
@@ -42,15 +44,12 @@ def _as_samples(a: np.ndarray, shape: tuple[int, ...], what: str) -> list[np.nda
                       f"[N, {', '.join(map(str, shape))}]")
 
 
-def _convert(x: np.ndarray, g: Graph, v: str, what: str) -> np.ndarray:
+def _convert(x: np.ndarray, g: Graph, v: str, what: str, rounding: str) -> np.ndarray:
     t = g.type(v)
     if x.dtype == t.dtype.np:
         return x
-    if x.dtype.kind == "f" and t.dtype.np.kind in "iu" and t.q is not None:
-        q = x.astype(np.float64) / t.q.scale[0]
-        q = np.sign(q) * np.floor(np.abs(q) + 0.5) + t.q.zero_point[0]
-        info = np.iinfo(t.dtype.np)
-        return np.clip(q, info.min, info.max).astype(t.dtype.np)
+    if x.dtype.kind == "f" and t.dtype.np.kind in "iu" and quantizable(t):
+        return quantize(x, t, rounding)
     if x.dtype.kind in "iu" and t.dtype.np.kind == x.dtype.kind:
         info = np.iinfo(t.dtype.np)
         if x.size and (x.min() < info.min or x.max() > info.max):
@@ -59,8 +58,9 @@ def _convert(x: np.ndarray, g: Graph, v: str, what: str) -> np.ndarray:
     raise EdgeccError(f"{what}: dtype {x.dtype} does not match the input's {t.dtype.np.name}")
 
 
-def load_samples(path: str | Path, g: Graph) -> list[list[np.ndarray]]:
-    """Samples as lists of input arrays, in the model's input order."""
+def load_samples(path: str | Path, g: Graph, rounding: str = HALF_AWAY) -> list[list[np.ndarray]]:
+    """Samples as lists of input arrays, in the model's input order (float data for a quantized
+    input quantized by `rounding`, the model format's rule)."""
     path = Path(path)
     ins = list(g.inputs)
     if not path.exists():
@@ -91,7 +91,8 @@ def load_samples(path: str | Path, g: Graph) -> list[list[np.ndarray]]:
     counts = {len(p) for p in per_input}
     if len(counts) != 1:
         raise EdgeccError(f"{path}: the inputs have different sample counts {sorted(counts)}")
-    return [[_convert(np.ascontiguousarray(per_input[k][s]), g, v, f"{path} sample {s}")
+    return [[_convert(np.ascontiguousarray(per_input[k][s]), g, v, f"{path} sample {s}",
+                      rounding)
              for k, v in enumerate(ins)] for s in range(counts.pop())]
 
 
@@ -144,7 +145,7 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     """verify on the samples of `inputs`: a VerifyResult whose extra holds the metrics."""
     t0 = time.perf_counter()
     c = compile_model(model, target, name, board_options(options, board))
-    samples = load_samples(inputs, c.graph)
+    samples = load_samples(inputs, c.graph, rounding_of(model))
     if not samples:
         raise EdgeccError(f"{inputs}: no samples")
     n_out = len(c.graph.outputs)
@@ -172,8 +173,9 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     m.update(builds=len(chunks), reference_seconds=round(t_ref, 3),
              seconds=round(time.perf_counter() - t0, 3), inputs=str(inputs),
              build_flags=verify_build_flags(target, cc, board))
+    m["planned_peak_bytes"] = c.plan.lower_bound
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
-                        c.plan.lower_bound, c.weights_bytes, None, oracle, extra=m)
+                        c.plan.model_lower_bound, c.weights_bytes, None, oracle, extra=m)
 
 
 def _default_board(target):

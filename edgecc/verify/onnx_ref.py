@@ -36,7 +36,7 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray], extra: list[str
         import onnxruntime as ort
     except ImportError:
         raise EdgeccError("the ONNX reference needs the 'onnxruntime' package "
-                          "(pip install onnxruntime)") from None
+                          "(pip install 'edgecc[verify]')") from None
     m = onnx.load(str(model))
     n_out = len(m.graph.output)
     have = {o.name for o in m.graph.output}

@@ -46,7 +46,9 @@ def seeded_inputs(g: Graph, seed: int | list[int]) -> list[np.ndarray]:
             arr = rng.integers(0, 2, size=t.shape).astype(bool)
         else:
             info = np.iinfo(t.dtype.np)
-            arr = rng.integers(info.min, info.max, size=t.shape, endpoint=True).astype(t.dtype.np)
+            wide = {"dtype": np.uint64} if t.dtype == DType.UINT64 else {}  # beyond int64
+            arr = rng.integers(info.min, info.max, size=t.shape, endpoint=True,
+                               **wide).astype(t.dtype.np)
         out.append(arr)
     return out
 
@@ -108,7 +110,7 @@ def run_tflm_frames(model: str | Path, frames: list[list[np.ndarray]], n_outputs
         from tflite_micro.python.tflite_micro import runtime
     except ImportError:
         raise EdgeccError("the reference needs the 'tflite-micro' package "
-                          "(pip install 'edgecc[test]')") from None
+                          "(pip install 'edgecc[verify]')") from None
     unsound = tflm_unsound(model)
     if unsound:
         raise TFLMCannotRun(f"TFLite Micro cannot run {Path(model).name}: {unsound}")
@@ -191,7 +193,7 @@ def run_litert_ref_frames(model: str | Path, frames: list[list[np.ndarray]],
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
     except ImportError:
         raise EdgeccError("the LiteRT reference needs the 'ai-edge-litert' package "
-                          "(pip install ai-edge-litert)") from None
+                          "(pip install 'edgecc[verify]')") from None
     try:
         with StderrToNull():  # LiteRT logs "INFO: Created TensorFlow Lite ..." on C stderr
             it = _ref_interpreter(model, Interpreter, OpResolverType.BUILTIN_REF)
@@ -233,5 +235,5 @@ def run_reference_frames(model: str | Path, frames: list[list[np.ndarray]],
     except TFLMCannotRun as e:
         if not litert_available():
             raise EdgeccError(f"{e}; the fallback oracle LiteRT BUILTIN_REF is missing "
-                              "(pip install ai-edge-litert)") from None
+                              "(pip install 'edgecc[verify]')") from None
     return run_litert_ref_frames(model, frames, n_outputs), LITERT_REF

@@ -17,7 +17,7 @@ import onnx
 from edgecc.errors import ModelFormatError, UnsupportedModel
 from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
-from edgecc.frontends.onnx import integer_ops, qop
+from edgecc.frontends.onnx import emit, integer_ops, qdq, qop
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
@@ -46,7 +46,9 @@ HANDLERS = {
     "MatMulInteger": integer_ops.matmul_integer,
     "DynamicQuantizeLinear": integer_ops.dynamic_quantize,
     "ConvTranspose": floats.conv_transpose, "Resize": floats.resize,
+    **qdq.HANDLERS,  # QDQ around data movement and elementwise tables
 }
+emit.EMIT.update(qdq.EMIT)  # the pending groups qdq.py opens (it imports nodes, which imports emit)
 _DOMAINS = ("", "ai.onnx", "com.microsoft")
 _DTYPES = {"float32": DType.FLOAT32, "uint8": DType.UINT8, "int8": DType.INT8,
            "int16": DType.INT16, "int32": DType.INT32, "int64": DType.INT64, "bool": DType.BOOL}
@@ -58,6 +60,21 @@ def _unsupported_nodes(g: onnx.GraphProto) -> list[str]:
             if n.domain not in _DOMAINS or n.op_type not in HANDLERS]
 
 
+def _input_quantization(b: Builder, inputs: list[str]) -> None:
+    """An integer graph input that only reshapes or transposes read, into values that carry a
+    DequantizeLinear's scale and zero point, takes them too: its real values are theirs
+    (NAME_INPUTi_SCALE, float data given to edgecc.run), as for an input a DequantizeLinear
+    reads directly."""
+    for v in inputs:
+        t = b.values[v].type
+        readers = [n for n in b.nodes if v in n.inputs]
+        qs = {b.values[n.outputs[0]].type.q for n in readers
+              if b.values[n.outputs[0]].type.dtype == t.dtype}
+        if (t.q is None and t.dtype.np.kind in "iu" and readers and len(qs) == 1
+                and None not in qs and all(n.op in ("RESHAPE", "TRANSPOSE") for n in readers)):
+            b.values[v] = replace(b.values[v], type=replace(t, q=qs.pop()))
+
+
 def _output(b: Builder, name: str, want: DType | None) -> str:
     r = b.rec(name)
     if r.kind in ("const", "qconst"):
@@ -67,6 +84,7 @@ def _output(b: Builder, name: str, want: DType | None) -> str:
         raise UnsupportedModel(f"{b.path}: graph output '{name}' is a float result of a "
                                "quantized op without a QuantizeLinear")
     p = b.plain(r, label=name)
+    b.values[p.value].label = name  # the graph output's own name (NAME_OUTPUTi_NAME, manifest)
     b.index, b.where = -1, f"output '{name}'"
     t = b.type(p.value)
     if r.kind == "dq":
@@ -138,6 +156,7 @@ def load_onnx(path: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS, threads: 
                 b.trace[r.value] = (name, r.perm)
     outputs = [_output(b, o.name, _DTYPES.get(ELEM_TYPES.get(m.dtypes.get(o.name, 0), "")))
                for o in m.graph.output]
+    _input_quantization(b, inputs)
     g = Graph(b.values, b.nodes, inputs, outputs, name=path.stem)
     g.onnx_tensors = b.trace  # IR value -> (ONNX tensor, perm): verify's layer trace
     _check_constraints(g, path)
