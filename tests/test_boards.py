@@ -145,6 +145,8 @@ BAD = {
                    "[device]: unknown field 'ram'"),
     "device clock": (NRF.replace("[qemu]", '[device]\npart = "X"\ncore = "M4"\n'
                                            'clock_hz = "fast"\n[qemu]'), "clock_hz must be"),
+    "device part": (NRF.replace("[qemu]", '[device]\npart = "X */ junk"\ncore = "M4"\n[qemu]'),
+                    "part 'X */ junk' must be"),
     "memory key": (NRF.replace('size = "1 MiB"', 'size = "1 MiB"\nspeed = 1'),
                    "unknown field 'speed'"),
     "device overlap": (NRF.replace('origin = 0x20000000', 'origin = 0x0\nqemu_origin = 0x20000000'),

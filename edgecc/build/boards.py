@@ -317,8 +317,11 @@ def _device(d: dict, where: str) -> Device | None:
     clock = t.get("clock_hz", 0)
     if isinstance(clock, bool) or not isinstance(clock, int) or clock < 0:
         raise EdgeccError(f"{w}: clock_hz must be a non-negative integer (Hz)")
-    return Device(part=_str(t, "part", w), core=_str(t, "core", w), fpu=_str(t, "fpu", w, "none"),
-                  clock_hz=clock)
+    vals = {k: _str(t, k, w, "none" if k == "fpu" else None) for k in ("part", "core", "fpu")}
+    for k, v in vals.items():  # they reach linker-script comments: plain words only
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}", v):
+            raise EdgeccError(f"{w}: {k} {v[:40]!r} must be letters, digits, '.', '_', '+', '-'")
+    return Device(**vals, clock_hz=clock)
 
 
 def board_from_dict(d: dict, path: Path) -> Board:
