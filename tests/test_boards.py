@@ -75,8 +75,8 @@ def test_secure_aliases_and_device_addresses():
 def test_device_and_qemu_builds_of_a_board():
     """A real part's default build is its device build; it runs on QEMU only where the machine
     emulates that part at the same addresses (netduinoplus2, with the arena in SRAM)."""
-    from edgecc.build.boards import BOARD_KEYS, DEVICE_KEYS
-    assert "device" in BOARD_KEYS and DEVICE_KEYS == ("part", "core", "fpu", "clock_hz")
+    from edgecc.build.board_schema import BOARD
+    assert list(BOARD["device"].keys) == ["part", "core", "fpu", "clock_hz"]
     n = load_board("netduinoplus2")
     assert (n.device.part, n.device.core, n.device.fpu, n.device.clock_hz) == \
         ("STM32F405RG", "Cortex-M4F", "fpv4-sp-d16", 168_000_000)
@@ -130,9 +130,9 @@ BAD = {
     "unknown target": (NRF.replace('"cortex-m4"', '"cortex-m99"'), "unknown target 'cortex-m99'"),
     "machine of another core": (NRF.replace("mps2-an386", "mps2-an500"), "emulates a cortex-m7"),
     "unknown machine": (NRF.replace("mps2-an386", "virt"), "unknown QEMU machine 'virt'"),
-    "unknown field": (NRF.replace('name = "my-board"', 'nmae = "x"'), "unknown field 'nmae'"),
+    "unknown field": (NRF.replace('name = "my-board"', 'nmae = "x"'), "unknown key 'nmae'"),
     "bad size": (NRF.replace('"1 MiB"', '"lots"'), "cannot read size 'lots'"),
-    "bad kind": (NRF.replace('kind = "flash"', 'kind = "rom"'), 'kind must be "flash" or "ram"'),
+    "bad kind": (NRF.replace('kind = "flash"', 'kind = "rom"'), 'must be one of flash, ram'),
     "not QEMU memory": (NRF.replace("0x20000000", "0x50000000"), "is not memory on QEMU"),
     "no memory": (NRF.split("[[memory]]")[0], "needs [[memory]] regions"),
     "no flash": (NRF.replace('kind = "flash"', 'kind = "ram"'), "at least one flash"),
@@ -140,15 +140,16 @@ BAD = {
     "arena in flash": (NRF + '[placement]\narena = "FLASH"\n', "must be a ram region"),
     "overlap": (NRF.replace("0x20000000", "0x0"), "overlap"),
     "cflags": (NRF.replace('target = "cortex-m4"', 'target = "cortex-m4"\ncflags = "-O2"'),
-               "'cflags' must be a list"),
+               "cflags: expected a list"),
     "device key": (NRF.replace("[qemu]", '[device]\npart = "X"\ncore = "M4"\nram = 1\n[qemu]'),
-                   "[device]: unknown field 'ram'"),
+                   "device: unknown key 'ram'"),
     "device clock": (NRF.replace("[qemu]", '[device]\npart = "X"\ncore = "M4"\n'
-                                           'clock_hz = "fast"\n[qemu]'), "clock_hz must be"),
+                                           'clock_hz = "fast"\n[qemu]'), "expected a frequency"),
     "device part": (NRF.replace("[qemu]", '[device]\npart = "X */ junk"\ncore = "M4"\n[qemu]'),
-                    "part 'X */ junk' must be"),
+                    "device.part: 'X */ junk' is not a board name"),
+    "device core": (NRF.replace("[qemu]", '[device]\npart = "X"\n[qemu]'), "device.core: required"),
     "memory key": (NRF.replace('size = "1 MiB"', 'size = "1 MiB"\nspeed = 1'),
-                   "unknown field 'speed'"),
+                   "unknown key 'speed'"),
     "device overlap": (NRF.replace('origin = 0x20000000', 'origin = 0x0\nqemu_origin = 0x20000000'),
                        "overlap on the device"),
 }

@@ -28,7 +28,9 @@ A board file (see boards/README.md):
 
 Python 3.11+ reads TOML with the standard tomllib; 3.10 uses the `tomli` package (the same
 parser, a dependency only there). Any problem with a board file is one EdgeccError line naming the
-file and the field.
+file and the field. Which keys exist, their kinds, ranges and character sets: one declarative
+table, board_schema.BOARD (checked first); the file is a regular file under a size cap, read
+through edgecc.fileio; what relates keys to each other (regions, placement, machine) is here.
 """
 from __future__ import annotations
 
@@ -38,7 +40,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from edgecc.build import board_schema as schema
+from edgecc.build.board_schema import MAX_BOARD_FILE_BYTES, check_board
 from edgecc.errors import EdgeccError
+from edgecc.fileio import read_regular
 from edgecc.options import CompileOptions
 from edgecc.resources import data_dir
 from edgecc.targets import TARGETS
@@ -65,13 +70,6 @@ class QemuMachine:
 MiB = 1 << 20
 KiB = 1 << 10
 
-# The keys a board file may hold, table by table (what the board-file schema declares).
-BOARD_KEYS = ("name", "description", "target", "cflags", "stack_size", "heap_size", "device",
-              "qemu", "memory", "placement")
-DEVICE_KEYS = ("part", "core", "fpu", "clock_hz")
-QEMU_KEYS = ("machine",)
-MEMORY_KEYS = ("name", "kind", "origin", "size", "qemu_origin")
-PLACEMENT_KEYS = ("code", "data", "arena", "weights")
 VARIANTS = ("device", "qemu")   # the firmware builds `--emit` writes (docs/firmware.md)
 
 MACHINES: dict[str, QemuMachine] = {m.name: m for m in (
@@ -246,21 +244,24 @@ def _str(d: dict, key: str, where: str, default: str | None = None) -> str:
 
 
 def _parse(path: Path) -> dict:
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise EdgeccError(f"board file {path}: {e.strerror}") from None
+    """The parsed board file: a regular file under MAX_BOARD_FILE_BYTES (checked before it is
+    read), its nesting bounded (a deeper file than the parser's recursion is refused)."""
+    raw = read_regular(path, "board file", MAX_BOARD_FILE_BYTES)
     if path.suffix.lower() == ".json":
         try:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise EdgeccError(f"board file {path}: not valid JSON: {e}") from None
+        except RecursionError:
+            raise EdgeccError(f"board file {path}: nested too deeply") from None
     if _toml is None:
         raise EdgeccError("reading board files on Python 3.10 needs the 'tomli' package")
     try:
         return _toml.loads(raw.decode("utf-8"))
     except (_toml.TOMLDecodeError, UnicodeDecodeError) as e:
         raise EdgeccError(f"board file {path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise EdgeccError(f"board file {path}: nested too deeply") from None
 
 
 def _regions(d: dict, machine: QemuMachine | None, where: str) -> tuple[Region, ...]:
@@ -270,7 +271,6 @@ def _regions(d: dict, machine: QemuMachine | None, where: str) -> tuple[Region, 
     out: list[Region] = []
     for i, m in enumerate(mem):
         w = f"{where}: memory[{i}]"
-        _keys(m, MEMORY_KEYS, w)
         name = _str(m, "name", w)
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             raise EdgeccError(f"{w}: region name {name!r} must be a C-style identifier")
@@ -300,36 +300,19 @@ def _regions(d: dict, machine: QemuMachine | None, where: str) -> tuple[Region, 
     return tuple(out)
 
 
-def _keys(d: dict, known: tuple[str, ...], where: str) -> None:
-    extra = sorted(set(d) - set(known))
-    if extra:
-        raise EdgeccError(f"{where}: unknown field '{extra[0]}' (known: {', '.join(sorted(known))})")
-
-
-def _device(d: dict, where: str) -> Device | None:
-    if "device" not in d:
+def _device(d: dict) -> Device | None:
+    """The [device] table, its keys already checked by board_schema (BOARD["device"])."""
+    t = d.get("device")
+    if t is None:
         return None
-    t = d["device"]
-    w = f"{where}: [device]"
-    if not isinstance(t, dict):
-        raise EdgeccError(f"{w} must be a table")
-    _keys(t, DEVICE_KEYS, w)
-    clock = t.get("clock_hz", 0)
-    if isinstance(clock, bool) or not isinstance(clock, int) or clock < 0:
-        raise EdgeccError(f"{w}: clock_hz must be a non-negative integer (Hz)")
-    vals = {k: _str(t, k, w, "none" if k == "fpu" else None) for k in ("part", "core", "fpu")}
-    for k, v in vals.items():  # they reach linker-script comments: plain words only
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}", v):
-            raise EdgeccError(f"{w}: {k} {v[:40]!r} must be letters, digits, '.', '_', '+', '-'")
-    return Device(**vals, clock_hz=clock)
+    return Device(part=t["part"], core=t["core"], fpu=t.get("fpu", "none"),
+                  clock_hz=t.get("clock_hz", 0))
 
 
 def board_from_dict(d: dict, path: Path) -> Board:
     where = f"board file {path}"
-    if not isinstance(d, dict):
-        raise EdgeccError(f"{where}: expected a table at the top level")
-    _keys(d, BOARD_KEYS, where)
-    name = _str(d, "name", where, path.stem)
+    check_board(d, path)  # every key declared, typed, in range, in its safe character set
+    name = schema.name(d.get("name", path.stem), f"{where}: name (default: the file name)")
     target = _str(d, "target", where)
     if target not in TARGETS:
         raise EdgeccError(f"{where}: unknown target {target!r} (known: {', '.join(TARGETS)})")
@@ -339,7 +322,6 @@ def board_from_dict(d: dict, path: Path) -> Board:
     q = d.get("qemu", {})
     if not isinstance(q, dict):
         raise EdgeccError(f"{where}: [qemu] must be a table")
-    _keys(q, QEMU_KEYS, f"{where}: [qemu]")
     mname = _str(q, "machine", f"{where}: [qemu]", TARGETS[target].qemu_machine or "user")
     machine = None
     if mname == "user":
@@ -361,7 +343,6 @@ def board_from_dict(d: dict, path: Path) -> Board:
     pl = d.get("placement", {})
     if not isinstance(pl, dict):
         raise EdgeccError(f"{where}: [placement] must be a table")
-    _keys(pl, PLACEMENT_KEYS, f"{where}: [placement]")
     code = data = weights = ""
     arena: tuple[str, ...] = ()
     if regions:
@@ -396,7 +377,7 @@ def board_from_dict(d: dict, path: Path) -> Board:
                  stack_size=parse_size(d.get("stack_size", 8192), f"{where}: stack_size"),
                  heap_size=parse_size(d.get("heap_size", 4096), f"{where}: heap_size"),
                  description=str(d.get("description", "")), path=path,
-                 weights_region=weights, device=_device(d, where))
+                 weights_region=weights, device=_device(d))
 
 
 def default_board(target: str) -> Board:
@@ -415,9 +396,7 @@ def load_board(name_or_path: str | Path) -> Board:
     """A board by name (boards/<name>.toml) or by path to a .toml/.json file."""
     s = str(name_or_path)
     p = Path(s)
-    if p.suffix.lower() in (".toml", ".json") or "/" in s or p.is_file():
-        if not p.is_file():
-            raise EdgeccError(f"board file {p}: no such file")
+    if p.suffix.lower() in (".toml", ".json") or "/" in s or p.exists():
         return board_from_dict(_parse(p), p)
     cand = data_dir("boards") / f"{s}.toml"
     if not cand.is_file():

@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from edgecc.build.board_schema import check_board_strings
 from edgecc.build.boards import Board, Region, unbounded_slot
 from edgecc.codegen import template_env
 from edgecc.errors import EdgeccError
@@ -150,6 +151,7 @@ def linker_script(board: Board, arena_bytes: int, unbounded: bool = False,
     every region a slot of 1 GiB (less past 4 regions) at its own address, for measuring a
     program that may not fit (edgecc budget); such an image is never run. `weights_section`:
     the model's constants' section, placed in the board's weights region."""
+    check_board_strings(board)  # the names reach the script's comments and region names
     arena = arena_placement(board, arena_bytes)
     regions = []
     slot = unbounded_slot(board)

@@ -14,6 +14,7 @@ build. The files are rendered from templates/firmware/ and are deterministic lik
 """
 from __future__ import annotations
 
+from edgecc.build.board_schema import check_board_strings
 from edgecc.build.boards import Board, default_board
 from edgecc.build.cross import linker_script
 from edgecc.codegen import template_env
@@ -43,6 +44,7 @@ def board_for(target_name: str, board: Board | None) -> Board | None:
 def board_files(board: Board, arena_bytes: int,
                 weights_section: str | None = None) -> dict[str, str]:
     """The startup code and linker script of both builds of a bare-metal board (OUT/board/)."""
+    check_board_strings(board)  # its name and flags reach CMake, make and a file name
     base = data_dir("templates") / "baremetal"
     return {
         "board/startup.c": (base / "startup_device.c").read_text(),
@@ -56,6 +58,7 @@ def board_files(board: Board, arena_bytes: int,
 
 
 def toolchain_file(board: Board, arena_bytes: int, weights_section: str | None = None) -> str:
+    check_board_strings(board)
     return template_env().get_template("firmware/toolchain.cmake.j2").render(
         board=board.name, core=board.target, cflags=" ".join(board.cflags),
         qemu_machine=board.qemu_machine, default_variant=board.default_variant,

@@ -25,7 +25,7 @@ from edgecc.numerics import FIXED_POINT
 from edgecc.ops import failed_constraints, get_op, is_supported
 from edgecc.passes.fold import folded_view
 from edgecc.validate import validate_graph
-from edgecc.validate.limits import check_alloc
+from edgecc.validate.limits import check_alloc, read_model_file
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
                7: DType.INT16, 9: DType.INT8, 12: DType.UINT64, 15: DType.UINT32,
@@ -139,10 +139,7 @@ def read_tflite(path: str | Path) -> Graph:
     """The file as IR, its wiring checked (`_check_structure`), no op code run yet: any error
     while decoding is the file's fault (ModelFormatError), never an internal one."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ModelFormatError(f"{path}: cannot read: {e.strerror}") from None
+    raw = read_model_file(path)  # a regular file under the limit, read without blocking
     if len(raw) < 8 or raw[4:8] != b"TFL3":
         raise ModelFormatError(f"{path}: not a TFLite flatbuffer (no 'TFL3' identifier)")
     try:
