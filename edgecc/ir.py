@@ -27,6 +27,7 @@ class DType(enum.Enum):
     INT64 = ("int64", "int64_t", 8)
     UINT64 = ("uint64", "uint64_t", 8)
     FLOAT32 = ("float32", "float", 4)
+    FLOAT64 = ("float64", "double", 8)
     BOOL = ("bool", "uint8_t", 1)
 
     @property

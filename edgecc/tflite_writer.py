@@ -25,7 +25,8 @@ import numpy as np
 import tflite
 
 _DTYPE_CODE = {"float32": 0, "float16": 1, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7,
-               "int8": 9, "float64": 10, "uint64": 12, "resource": 13, "uint32": 15, "uint16": 16}
+               "int8": 9, "float64": 10, "uint64": 12, "resource": 13, "uint32": 15, "uint16": 16,
+               "bfloat16": 18}
 _OPCODE = {v: k for k, v in tflite.BUILTIN_OPCODE2NAME.items()}
 _OPTION_OVERRIDES = {
     "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",

@@ -18,6 +18,10 @@
 #define EDGECC_FLOAT32 5
 #define EDGECC_INT64 6
 #define EDGECC_BOOL 7
+#define EDGECC_UINT16 8
+#define EDGECC_UINT32 9
+#define EDGECC_UINT64 10
+#define EDGECC_FLOAT64 11
 
 /* round(x / scale) + zero_point in [qmin, qmax] (an 8- or 16-bit type's range); half_even 0:
  * ties away from zero (TFLite), 1: ties to even (ONNX). */

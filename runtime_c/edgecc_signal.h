@@ -1,7 +1,7 @@
 /* edgecc_signal.h: C twins of TFLite Micro's signal library kernels that need more than a loop
  * (edgecc/ops/signal_*.py), C99, static inline, bit-identical with the numpy references.
  *
- * The fixed-point real FFT (SignalRfft, int16): KISS FFT with FIXED_POINT=16 as TFLite Micro
+ * The fixed-point real FFT and its inverse (SignalRfft, SignalIrfft, int16): KISS FFT with FIXED_POINT=16 as TFLite Micro
  * builds it, numpy twin edgecc/ops/_signal_fft.py. Complex values are interleaved int16 pairs
  * (re, im); twiddles, super twiddles and the radix plan (radices 4 and 2, KISS FFT's recursion
  * unrolled into an input permutation and a list of stages) are constants Python computed. A product rounds as (p + 2^14) >> 15; each stage first scales its inputs by
@@ -9,7 +9,8 @@
  * The filter bank's integer square root (SignalFilterBankSquareRoot) and logarithm
  * (SignalFilterBankLog): numpy twins in edgecc/ops/signal_filter_bank_square_root.py and
  * signal_filter_bank_log.py, whose docstrings state the arithmetic; PCAN's gain
- * (SignalPCAN, twin edgecc/ops/signal_pcan.py wide_dynamic).
+ * (SignalPCAN, twin edgecc/ops/signal_pcan.py wide_dynamic); the FFT input's shift
+ * (SignalFftAutoScale, twin edgecc/ops/signal_fft_auto_scale.py scale_bits).
  */
 #ifndef EDGECC_SIGNAL_H
 #define EDGECC_SIGNAL_H
@@ -47,7 +48,9 @@ static inline void ec_sig_bfly2(int16_t *f, int fstride, const int16_t *tw, int 
     }
 }
 
-static inline void ec_sig_bfly4(int16_t *f, int fstride, const int16_t *tw, int m) {
+/* inv: 1 for the inverse transform, which turns the odd outputs the other way */
+static inline void ec_sig_bfly4(int16_t *f, int fstride, const int16_t *tw, int m, int inv) {
+    const int32_t j = inv ? -1 : 1;
     int k;
     for (k = 0; k < m; ++k) {
         int16_t *a0 = f + 2 * k, *a1 = a0 + 2 * m, *a2 = a1 + 2 * m, *a3 = a2 + 2 * m;
@@ -71,10 +74,10 @@ static inline void ec_sig_bfly4(int16_t *f, int fstride, const int16_t *tw, int 
         a2[1] = (int16_t)(a0[1] - s3[1]);
         a0[0] = (int16_t)(a0[0] + s3[0]);
         a0[1] = (int16_t)(a0[1] + s3[1]);
-        a1[0] = (int16_t)(s5[0] + s4[1]);
-        a1[1] = (int16_t)(s5[1] - s4[0]);
-        a3[0] = (int16_t)(s5[0] - s4[1]);
-        a3[1] = (int16_t)(s5[1] + s4[0]);
+        a1[0] = (int16_t)(s5[0] + j * s4[1]);
+        a1[1] = (int16_t)(s5[1] - j * s4[0]);
+        a3[0] = (int16_t)(s5[0] - j * s4[1]);
+        a3[1] = (int16_t)(s5[1] + j * s4[0]);
     }
 }
 
@@ -82,7 +85,7 @@ static inline void ec_sig_bfly4(int16_t *f, int fstride, const int16_t *tw, int 
  * innermost first ({p, m, twiddle stride} each), run their radix-p butterflies on every
  * contiguous block of p m values, as kf_work does after its sub-transforms. */
 static inline void ec_sig_fft(int16_t *out, const int16_t *in, int n, const int16_t *perm,
-                              const int16_t *stages, int n_stages, const int16_t *tw) {
+                              const int16_t *stages, int n_stages, const int16_t *tw, int inv) {
     int i, s, b;
     for (i = 0; i < n; ++i) {
         out[2 * i] = in[2 * perm[i]];
@@ -92,9 +95,25 @@ static inline void ec_sig_fft(int16_t *out, const int16_t *in, int n, const int1
         const int p = stages[3 * s], m = stages[3 * s + 1], fstride = stages[3 * s + 2];
         for (b = 0; b < n; b += p * m) {
             if (p == 2) ec_sig_bfly2(out + 2 * b, fstride, tw, m);
-            else ec_sig_bfly4(out + 2 * b, fstride, tw, m);
+            else ec_sig_bfly4(out + 2 * b, fstride, tw, m, inv);
         }
     }
+}
+
+/* kiss_fftr / kiss_fftri's pairing of bins k and n - k: a = v[k] / 2, b = conj(v[n - k]) / 2,
+ * then s = a + b and d = a - b */
+static inline void ec_sig_pair(const int16_t *v, int k, int n, int16_t *s, int16_t *d) {
+    int16_t a[2], b[2];
+    a[0] = v[2 * k];
+    a[1] = v[2 * k + 1];
+    b[0] = v[2 * (n - k)];
+    b[1] = (int16_t)(-v[2 * (n - k) + 1]);
+    ec_sig_scale(a, 16383);
+    ec_sig_scale(b, 16383);
+    s[0] = (int16_t)(a[0] + b[0]);
+    s[1] = (int16_t)(a[1] + b[1]);
+    d[0] = (int16_t)(a[0] - b[0]);
+    d[1] = (int16_t)(a[1] - b[1]);
 }
 
 /* kiss_fftr: x (2 n samples, read as n complex) -> y (n + 1 complex); tmp: n complex */
@@ -103,7 +122,7 @@ static inline void ec_signal_rfft_s16(const int16_t *x, int16_t *tmp, int16_t *y
                                       const int16_t *tw, const int16_t *super_tw) {
     int16_t dc[2];
     int k;
-    ec_sig_fft(tmp, x, n, perm, stages, n_stages, tw);
+    ec_sig_fft(tmp, x, n, perm, stages, n_stages, tw, 0);
     dc[0] = tmp[0];
     dc[1] = tmp[1];
     ec_sig_scale(dc, 16383);
@@ -111,23 +130,35 @@ static inline void ec_signal_rfft_s16(const int16_t *x, int16_t *tmp, int16_t *y
     y[2 * n] = (int16_t)(dc[0] - dc[1]);
     y[1] = y[2 * n + 1] = 0;
     for (k = 1; k <= n / 2; ++k) {
-        int16_t pk[2], nk[2], f1[2], f2[2], t[2];
-        pk[0] = tmp[2 * k];
-        pk[1] = tmp[2 * k + 1];
-        nk[0] = tmp[2 * (n - k)];
-        nk[1] = (int16_t)(-tmp[2 * (n - k) + 1]);
-        ec_sig_scale(pk, 16383);
-        ec_sig_scale(nk, 16383);
-        f1[0] = (int16_t)(pk[0] + nk[0]);
-        f1[1] = (int16_t)(pk[1] + nk[1]);
-        f2[0] = (int16_t)(pk[0] - nk[0]);
-        f2[1] = (int16_t)(pk[1] - nk[1]);
+        int16_t f1[2], f2[2], t[2];
+        ec_sig_pair(tmp, k, n, f1, f2);
         ec_sig_mul(t, f2, super_tw + 2 * (k - 1));
         y[2 * k] = (int16_t)((f1[0] + t[0]) >> 1);
         y[2 * k + 1] = (int16_t)((f1[1] + t[1]) >> 1);
         y[2 * (n - k)] = (int16_t)((f1[0] - t[0]) >> 1);
         y[2 * (n - k) + 1] = (int16_t)((t[1] - f1[1]) >> 1);
     }
+}
+
+/* kiss_fftri: x (n + 1 complex) -> y (2 n samples, written as n complex); tmp: n complex. The
+ * twiddles are the inverse transform's. */
+static inline void ec_signal_irfft_s16(const int16_t *x, int16_t *tmp, int16_t *y, int n,
+                                       const int16_t *perm, const int16_t *stages, int n_stages,
+                                       const int16_t *tw, const int16_t *super_tw) {
+    int k;
+    tmp[0] = (int16_t)(x[0] + x[2 * n]);
+    tmp[1] = (int16_t)(x[0] - x[2 * n]);
+    ec_sig_scale(tmp, 16383);
+    for (k = 1; k <= n / 2; ++k) {
+        int16_t e[2], d[2], o[2];
+        ec_sig_pair(x, k, n, e, d);
+        ec_sig_mul(o, d, super_tw + 2 * (k - 1));
+        tmp[2 * k] = (int16_t)(e[0] + o[0]);
+        tmp[2 * k + 1] = (int16_t)(e[1] + o[1]);
+        tmp[2 * (n - k)] = (int16_t)(e[0] - o[0]);
+        tmp[2 * (n - k) + 1] = (int16_t)-(int16_t)(e[1] - o[1]);
+    }
+    ec_sig_fft(y, tmp, n, perm, stages, n_stages, tw, 1);
 }
 
 /* the bit-by-bit root of a value below 2^width from its top pair of bits, rounded up when the
@@ -189,6 +220,21 @@ static inline int16_t ec_signal_pcan_gain(uint32_t v, const int16_t *lut) {
     r = (r + (1 << 14)) >> 15;
     r += lut[0];
     return (int16_t)r;
+}
+
+/* The left shift that leaves x's largest magnitude one sign bit (0 when none fits) */
+static inline int32_t ec_signal_auto_scale_bits(const int16_t *x, int n) {
+    int16_t m = 0;
+    int i, bits = 0;
+    uint32_t u;
+    for (i = 0; i < n; ++i) {
+        if (x[i] > m) m = x[i];
+        else if (-x[i] > m) m = (int16_t)-x[i];
+    }
+    u = (uint32_t)(int32_t)m;
+    if (u == 0) bits = 32;
+    while (u) { u >>= 1; ++bits; }
+    return 16 - bits - 1 > 0 ? 16 - bits - 1 : 0;
 }
 
 #endif /* EDGECC_SIGNAL_H */

@@ -110,7 +110,8 @@ def _is_const_object(t) -> bool:
 _INTEGER = re.compile(r"_(ARENA_SIZE|INPUT_COUNT|OUTPUT_COUNT|IO_EXTERNAL|"
                       r"(INPUT|OUTPUT)\d+_(SIZE|RANK|ELEMENTS))$")
 DTYPES = {"EDGECC_INT8": 1, "EDGECC_UINT8": 1, "EDGECC_INT16": 2, "EDGECC_INT32": 4,
-          "EDGECC_FLOAT32": 4, "EDGECC_INT64": 8, "EDGECC_BOOL": 1}
+          "EDGECC_FLOAT32": 4, "EDGECC_INT64": 8, "EDGECC_BOOL": 1, "EDGECC_UINT16": 2,
+          "EDGECC_UINT32": 4, "EDGECC_UINT64": 8, "EDGECC_FLOAT64": 8}
 
 
 def _defines(h: Path, name: str) -> dict[str, str]:

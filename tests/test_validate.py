@@ -109,14 +109,14 @@ def test_unsupported_tensor_type_is_named_in_words(tmp_path, capsys):
     from edgecc.tflite_writer import ModelBuilder
     mb = ModelBuilder()
     x = mb.tensor("x", (4,), "int32")
-    y = mb.tensor("idx", (4,), "float64")
-    z = mb.tensor("z", (4,), "float16")
+    y = mb.tensor("idx", (4,), "float16")
+    z = mb.tensor("z", (4,), "bfloat16")
     mb.op("CAST", [x], [y])
     mb.op("CAST", [y], [z])
     model = tmp_path / "t.tflite"
     model.write_bytes(mb.finish([x], [z]))
     code, out, err = run_cli(["compile", model, "-o", tmp_path / "out"], capsys)
     assert code == 2 and len(err.splitlines()) == 1, err
-    assert "tensor 1 ('idx') has type FLOAT64, used by op 0 (CAST), which edgecc does not " \
-           "support (it supports FLOAT32, INT32, UINT8, INT64, BOOL, INT16, INT8, UINT64, " \
-           "UINT32, UINT16); 1 more" in err, err
+    assert "tensor 1 ('idx') has type FLOAT16, used by op 0 (CAST), which edgecc does not " \
+           "support (it supports FLOAT32, INT32, UINT8, INT64, BOOL, INT16, INT8, FLOAT64, " \
+           "UINT64, UINT32, UINT16); 1 more" in err, err

@@ -72,4 +72,4 @@ def test_missing_litert_is_one_line_error(tmp_path):
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("edgecc: error: "), r.stderr
-    assert "TFLite Micro cannot run" in lines[0] and "pip install ai-edge-litert" in lines[0]
+    assert "TFLite Micro cannot run" in lines[0] and "pip install 'edgecc[verify]'" in lines[0]

@@ -28,7 +28,7 @@ from edgecc.validate import validate_graph
 from edgecc.validate.limits import check_alloc, read_model_file
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
-               7: DType.INT16, 9: DType.INT8, 12: DType.UINT64, 15: DType.UINT32,
+               7: DType.INT16, 9: DType.INT8, 10: DType.FLOAT64, 12: DType.UINT64, 15: DType.UINT32,
                16: DType.UINT16}
 _OPTION_CLASS = {v: k for k, v in vars(tflite.BuiltinOptions).items() if isinstance(v, int)}
 _TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if isinstance(v, int)}
@@ -314,6 +314,16 @@ def _consts(model, raw: bytes, sg) -> dict[str, np.ndarray | None]:
     return out
 
 
+def _signature(g: Graph, n: Node) -> str:
+    """The node's types in words, for a refusal: "int32, int32 -> int32, tensor 12" (its own
+    inputs, not the state the importer added; the first output's TFLite index)."""
+    def words(vs) -> str:
+        return ", ".join(g.type(v).dtype.value[0] for v in vs if v is not None
+                         and not v.startswith("state_")) or "none"
+    first = n.outputs[0][1:] if n.outputs and n.outputs[0][1:].isdigit() else "?"
+    return f"{words(n.inputs)} -> {words(n.outputs)}, tensor {first}"
+
+
 def check_ops(g: Graph, path: Path) -> Graph:
     """Shapes settled from the ops (frontends/shapes.py), then each op's constraints on the
     validated graph and its declared shapes against inference. Runs after edgecc/validate, so an
@@ -331,7 +341,7 @@ def check_ops(g: Graph, path: Path) -> Graph:
     view = folded_view(g)
     for n in view.nodes:
         for msg in failed_constraints(view, n):
-            problems.append(f"{n.op} at op {n.index} ({n.outputs[0] if n.outputs else '?'}): {msg}")
+            problems.append(f"{n.op} at op {n.index} ({_signature(view, n)}): {msg}")
     if problems:
         raise UnsupportedModel(f"{path}: unsupported parameters: " + "; ".join(problems))
     try:  # declared shapes/types must match what each op computes (e.g. FC depth vs weights)

@@ -63,11 +63,12 @@ def _cexp(phase: float) -> tuple[int, int]:
     return (math.floor(0.5 + 32767 * math.cos(phase)), math.floor(0.5 + 32767 * math.sin(phase)))
 
 
-def twiddles(fft_length: int) -> tuple[np.ndarray, np.ndarray]:
-    """(the complex FFT's twiddles, the real FFT's), each interleaved (re, im) int16."""
-    n = fft_length // 2
-    tw = [_cexp(-2 * math.pi * i / n) for i in range(n)]
-    sup = [_cexp(-math.pi * ((i + 1) / n + 0.5)) for i in range(n // 2)]
+def twiddles(fft_length: int, inverse: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(the complex FFT's twiddles, the real FFT's), each interleaved (re, im) int16; the
+    inverse transform's phases are the forward ones negated."""
+    n, sign = fft_length // 2, -1 if inverse else 1
+    tw = [_cexp(sign * (-2 * math.pi * i / n)) for i in range(n)]
+    sup = [_cexp(sign * (-math.pi * ((i + 1) / n + 0.5))) for i in range(n // 2)]
     return np.array(tw, np.int16).ravel(), np.array(sup, np.int16).ravel()
 
 
@@ -83,12 +84,9 @@ def _mul(ar, ai, tr: int, ti: int):
     return _round(ar * tr - ai * ti), _round(ar * ti + ai * tr)
 
 
-def rfft16(x: np.ndarray, fft_length: int) -> np.ndarray:
-    """kiss_fftr on each row of x (int16 [rows, fft_length], zero padded): [rows, n + 2]
-    interleaved (re, im) int16, n = fft_length."""
-    rows, n = x.shape[0], fft_length // 2
-    tw, sup = (t.astype(np.int64).reshape(-1, 2) for t in twiddles(fft_length))
-    fr, fi = x[:, 0::2].T.astype(np.int64), x[:, 1::2].T.astype(np.int64)
+def _cfft(fr: np.ndarray, fi: np.ndarray, tw: np.ndarray, inverse: bool):
+    """kiss_fft on n complex values per column (fr, fi: int64 [n, rows]): (re, im) [n, rows]."""
+    n, rows = fr.shape
     re, im = np.zeros((n, rows), np.int64), np.zeros((n, rows), np.int64)
 
     def div(i: int, k: int) -> None:
@@ -117,8 +115,9 @@ def rfft16(x: np.ndarray, fft_length: int) -> np.ndarray:
             s4 = _w16(s0[0] - s2[0]), _w16(s0[1] - s2[1])
             re[a2], im[a2] = _w16(re[a0] - s3[0]), _w16(im[a0] - s3[1])
             re[a0], im[a0] = _w16(re[a0] + s3[0]), _w16(im[a0] + s3[1])
-            re[a1], im[a1] = _w16(s5[0] + s4[1]), _w16(s5[1] - s4[0])
-            re[a3], im[a3] = _w16(s5[0] - s4[1]), _w16(s5[1] + s4[0])
+            j = -1 if inverse else 1  # the inverse turns the other way
+            re[a1], im[a1] = _w16(s5[0] + j * s4[1]), _w16(s5[1] - j * s4[0])
+            re[a3], im[a3] = _w16(s5[0] - j * s4[1]), _w16(s5[1] + j * s4[0])
 
     def work(out: int, f: int, fstride: int, fac: list[int]) -> None:
         p, m = fac[0], fac[1]
@@ -130,6 +129,15 @@ def rfft16(x: np.ndarray, fft_length: int) -> np.ndarray:
         (butterfly2 if p == 2 else butterfly4)(out, fstride, m)
 
     work(0, 0, 1, factors(n))
+    return re, im
+
+
+def rfft16(x: np.ndarray, fft_length: int) -> np.ndarray:
+    """kiss_fftr on each row of x (int16 [rows, fft_length], zero padded): [rows, n + 2]
+    interleaved (re, im) int16, n = fft_length."""
+    rows, n = x.shape[0], fft_length // 2
+    tw, sup = (t.astype(np.int64).reshape(-1, 2) for t in twiddles(fft_length))
+    re, im = _cfft(x[:, 0::2].T.astype(np.int64), x[:, 1::2].T.astype(np.int64), tw, False)
     yr, yi = np.zeros((n + 1, rows), np.int64), np.zeros((n + 1, rows), np.int64)
     dr, di = _round(re[0] * HALF), _round(im[0] * HALF)
     yr[0], yr[n] = _w16(dr + di), _w16(dr - di)
@@ -142,4 +150,26 @@ def rfft16(x: np.ndarray, fft_length: int) -> np.ndarray:
         yr[n - k], yi[n - k] = _w16((f1r - tr) >> 1), _w16((ti - f1i) >> 1)
     y = np.zeros((rows, 2 * (n + 1)), np.int16)
     y[:, 0::2], y[:, 1::2] = yr.T, yi.T
+    return y
+
+
+def irfft16(x: np.ndarray, fft_length: int) -> np.ndarray:
+    """kiss_fftri on each row of x (int16 [rows, >= n + 1 complex, interleaved]): [rows,
+    fft_length] int16, n = fft_length / 2."""
+    rows, n = x.shape[0], fft_length // 2
+    tw, sup = (t.astype(np.int64).reshape(-1, 2) for t in twiddles(fft_length, inverse=True))
+    xr, xi = x[:, 0::2].T.astype(np.int64), x[:, 1::2].T.astype(np.int64)
+    tr_, ti_ = np.zeros((n, rows), np.int64), np.zeros((n, rows), np.int64)
+    tr_[0] = _round(_w16(xr[0] + xr[n]) * HALF)
+    ti_[0] = _round(_w16(xr[0] - xr[n]) * HALF)
+    for k in range(1, n // 2 + 1):
+        kr, ki = _round(xr[k] * HALF), _round(xi[k] * HALF)
+        cr, ci = _round(xr[n - k] * HALF), _round(_w16(-xi[n - k]) * HALF)
+        er, ei, dr, di = _w16(kr + cr), _w16(ki + ci), _w16(kr - cr), _w16(ki - ci)
+        orr, oi = _mul(dr, di, *sup[k - 1])
+        tr_[k], ti_[k] = _w16(er + orr), _w16(ei + oi)
+        tr_[n - k], ti_[n - k] = _w16(er - orr), _w16(-_w16(ei - oi))
+    re, im = _cfft(tr_, ti_, tw, True)
+    y = np.zeros((rows, fft_length), np.int16)
+    y[:, 0::2], y[:, 1::2] = re.T, im.T
     return y

@@ -1,12 +1,13 @@
 """CAST: element-wise C++ static_cast between int8, uint8, int16, uint16, int32, uint32, int64,
-float32 and bool.
+float32, float64 and bool.
 
 Quantization is ignored (CAST converts raw values). To bool: x != 0; from bool: 0 or 1. Float to
 integer truncates toward zero. Float to int8/int16/int32, which TFLite Micro runs (a plain
 static_cast), goes through int32 first, as the C++ conversion does on the host TFLite Micro runs
 on, so in-range values match everywhere (out-of-range floats are undefined in C++). Float to uint8,
-uint16, uint32 and int64, which only LiteRT runs, saturate as LiteRT's reference kernel does: below the range to
-the minimum, above it and NaN to the maximum.
+uint16, uint32 and int64, and float64 to any integer type, which only LiteRT runs, saturate as
+LiteRT's reference kernel does: below the range to the minimum, above it and NaN to the maximum.
+float64 to float32 rounds to nearest (C's conversion, numpy's), overflowing to infinity.
 """
 from __future__ import annotations
 
@@ -16,12 +17,17 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, in_type, out_type, register
 
 SATURATED = (DType.UINT8, DType.UINT16, DType.UINT32, DType.INT64)  # float32 -> these saturate
-TYPES = (DType.INT8, DType.UINT8, DType.INT16, DType.UINT16, DType.INT32, DType.UINT32,
-         DType.INT64, DType.FLOAT32, DType.BOOL)
+INTS = (DType.INT8, DType.UINT8, DType.INT16, DType.UINT16, DType.INT32, DType.UINT32, DType.INT64)
+TYPES = (*INTS, DType.FLOAT32, DType.FLOAT64, DType.BOOL)
+
+
+def saturates(src: DType, dst: DType) -> bool:
+    """float -> integer conversions that only LiteRT runs: they saturate (LiteRT's kernel)."""
+    return (src == DType.FLOAT32 and dst in SATURATED) or (src == DType.FLOAT64 and dst in INTS)
 
 
 def supported_types(g: Graph, n: Node) -> bool:
-    """input and output types must be int8, uint8, int16, uint16, int32, uint32, int64, float32 or bool"""
+    """input and output types must be int8, uint8, int16, uint16, int32, uint32, int64, float32, float64 or bool"""
     return in_type(g, n).dtype in TYPES and out_type(g, n).dtype in TYPES
 
 
@@ -33,9 +39,9 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     x, dst = ins[0], out_type(g, n).dtype
     if dst == DType.BOOL:
         return [x != 0]
-    if x.dtype == np.float32 and dst in SATURATED:
+    if saturates(in_type(g, n).dtype, dst):
         return [_saturated(x, dst)]
-    if x.dtype == np.float32 and dst != DType.FLOAT32:
+    if x.dtype == np.float32 and dst in INTS:
         t = np.trunc(x).astype(np.float64)
         wide = np.where((t >= -2.0 ** 31) & (t < 2.0 ** 31), t, -2.0 ** 31).astype(np.int64)
         return [wide.astype(dst.np)]  # int64 -> narrower wraps like the int32 -> intN conversion
@@ -54,7 +60,7 @@ def _saturated(x: np.ndarray, dst: DType) -> np.ndarray:
 def _saturating_expr(dst: DType) -> str:
     """The C of _saturated: NaN and values at or above 2^bits - 1 (as float) to the maximum."""
     info = np.iinfo(dst.np)
-    hi, lo = (f"{info.max}u", "0") if info.min == 0 else ("INT64_MAX", "INT64_MIN")
+    hi, lo = f"{dst.c[:-2].upper()}_MAX", (f"{dst.c[:-2].upper()}_MIN" if info.min else "0")
     return (f"(x[i] != x[i] || x[i] >= {float(info.max + 1)!r}f) ? ({dst.c}){hi} : "
             f"(x[i] <= {float(info.min)!r}f ? ({dst.c}){lo} : ({dst.c})x[i])")
 
@@ -63,9 +69,9 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     src, dst = in_type(g, n).dtype, out_type(g, n).dtype
     if dst == DType.BOOL:
         expr = "(uint8_t)(x[i] != 0)"
-    elif src == DType.FLOAT32 and dst in SATURATED:
+    elif saturates(src, dst):
         expr = _saturating_expr(dst)
-    elif src == DType.FLOAT32 and dst != DType.FLOAT32:
+    elif src == DType.FLOAT32 and dst in INTS:
         expr = f"({dst.c})(int32_t)x[i]"
     else:
         expr = f"({dst.c})x[i]"
@@ -74,8 +80,8 @@ def lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("CAST", infer, reference, lower, [supported_types],
-                    dtypes="int8, uint8, int16, uint16, int32, uint32, int64, float32, bool "
-                           "(any pair)",
+                    dtypes="int8, uint8, int16, uint16, int32, uint32, int64, float32, float64, "
+                           "bool (any pair)",
                     reference_oracle="TFLite Micro (the pairs it runs); LiteRT BUILTIN_REF "
                                      "(the others)",
                     inplace=((0, 0),)))  # same-size casts only (the planner checks sizes)

@@ -49,7 +49,8 @@ def _pairs(n: Node, ch: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
-    ch, sb, bits = opt(n, "num_channels"), opt(n, "smoothing_bits"), opt(n, "spectral_subtraction_bits")
+    ch, sb = opt(n, "num_channels"), opt(n, "smoothing_bits")
+    bits = opt(n, "spectral_subtraction_bits")
     x = ins[0].astype(np.uint64)
     m32 = np.uint64(0xFFFFFFFF)
     sm, om = _pairs(n, ch)

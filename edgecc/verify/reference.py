@@ -36,8 +36,8 @@ def seeded_inputs(g: Graph, seed: int | list[int]) -> list[np.ndarray]:
     out = []
     for v in g.inputs:
         t = g.type(v)
-        if t.dtype == DType.FLOAT32:
-            arr = rng.standard_normal(t.shape).astype(np.float32)
+        if t.dtype in (DType.FLOAT32, DType.FLOAT64):
+            arr = rng.standard_normal(t.shape).astype(t.dtype.np)
             # Every other element on a 1/64 grid: power-of-two quantization scales then meet
             # exact rounding ties (x / scale = k + 0.5), where rounding modes differ.
             flat = arr.reshape(-1)

@@ -28,22 +28,32 @@ def test_cast_vs_tflm(src, dst):
                                      ("int64", "int32"), ("int32", "int64"), ("float32", "int64"),
                                      ("int32", "uint32"), ("uint32", "int32"), ("float32", "uint32"),
                                      ("uint32", "float32"), ("int32", "uint16"), ("uint8", "uint16"),
-                                     ("float32", "uint16")])
+                                     ("float32", "uint16"), ("float64", "int32"), ("float64", "float32"),
+                                     ("int32", "float64"), ("float32", "float64"), ("float64", "uint8"),
+                                     ("int64", "float64"), ("float64", "bool"), ("float64", "int8")])
 def test_cast_vs_litert(src, dst):
     check_model_litert(cast_model(src, dst))
 
 
-@pytest.mark.parametrize("dst,gain", [("uint8", 1000.0), ("int64", 1e19), ("uint8", 1.0)])
-def test_cast_float_saturates_as_litert(dst, gain):
-    """float32 -> uint8 / int64 (only LiteRT runs them) saturate below and above the range, as
-    LiteRT's reference kernel does; x * gain puts most values outside it."""
+@pytest.mark.parametrize("wide,dst,gain", [(False, "uint8", 1000.0), (False, "int64", 1e19),
+                                           (False, "uint8", 1.0), (True, "int32", 1e10),
+                                           (True, "int16", 1e10), (True, "uint32", 1e10),
+                                           (True, "int64", 1e10)])
+def test_cast_float_saturates_as_litert(wide, dst, gain):
+    """float32 -> uint8 / int64 and float64 -> integers (only LiteRT runs them) saturate below
+    and above the range, as LiteRT's reference kernel does; x * gain (float32, then widened to
+    float64 when `wide`) puts most values outside it."""
     from opcheck import check_frames
     mb = ModelBuilder()
     x = mb.tensor("x", (4, 9), "float32")
-    k = mb.const("k", np.array([gain], np.float32))
     s = mb.tensor("s", (4, 9), "float32")
-    y = mb.tensor("y", (4, 9), dst, **({"scale": 1.0, "zero_point": 0} if dst == "uint8" else {}))
-    mb.op("MUL", [x, k], [s])
+    q = {"scale": 1.0, "zero_point": 0} if dst in ("uint8", "int16") else {}
+    y = mb.tensor("y", (4, 9), dst, **q)
+    mb.op("MUL", [x, mb.const("k", np.array([gain], np.float32))], [s])
+    if wide:
+        d = mb.tensor("d", (4, 9), "float64")
+        mb.op("CAST", [s], [d], version=2)
+        s = d
     mb.op("CAST", [s], [y], version=2)
     check_frames(mb.finish([x], [y]), "litert-builtin-ref")
 

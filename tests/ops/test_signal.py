@@ -113,9 +113,10 @@ def test_pcan(shift):
 
 
 def test_audio_front_end_pipeline():
-    """The audio front end as one model (framer -> window -> rfft -> energy -> filter bank ->
-    square root -> spectral subtraction -> PCAN -> log), so each op meets the value ranges the
-    one before produces; 5 frames carry the framer's and the noise estimate's state."""
+    """The audio front end as one model, as TFLite Micro's audio preprocessor chains it (framer ->
+    window -> FFT auto scale -> rfft -> energy -> filter bank -> square root by the auto scale's
+    shift -> spectral subtraction -> PCAN -> log), so each op meets the value ranges the one
+    before produces; 5 frames carry the framer's and the noise estimate's state."""
     rng = np.random.default_rng(5300)
     size, step, fft, ch = 400, 160, 512, 40
     mb = ModelBuilder()
@@ -125,20 +126,22 @@ def test_audio_front_end_pipeline():
           {"frame_size": size, "frame_step": step, "prefill": True})
     hann = (np.hanning(size) * 16384).astype(np.int16)
     win = mb.tensor("windowed", (1, size), "int16")
-    mb.op("CUSTOM:SignalWindow", [frames, mb.const("hann", hann)], [win], {"shift": 12})
-    spec = mb.tensor("spectrum", (1, fft + 2), "int16")
-    mb.op("CUSTOM:SignalRfft", [win], [spec], {"T": 7, "fft_length": fft})
-    flat = mb.tensor("flat", (fft + 2,), "int16")
-    mb.op("RESHAPE", [spec, mb.const("shape", np.array([fft + 2], np.int32))], [flat],
-          {"new_shape": [fft + 2]})
+    mb.op("CUSTOM:SignalWindow", [frames, mb.const("hann", hann)], [win], {"shift": 14})
+    win1 = mb.tensor("win1", (size,), "int16")
+    mb.op("RESHAPE", [win, mb.const("shape1", np.array([size], np.int32))], [win1],
+          {"new_shape": [size]})
+    scaled, shift = mb.tensor("scaled", (size,), "int16"), mb.tensor("shift", (), "int32")
+    mb.op("CUSTOM:SignalFftAutoScale", [win1], [scaled, shift])
+    spec = mb.tensor("spectrum", (fft + 2,), "int16")
+    mb.op("CUSTOM:SignalRfft", [scaled], [spec], {"T": 7, "fft_length": fft})
+    flat = spec
     energy = mb.tensor("energy", (fft // 2 + 1,), "uint32")
     mb.op("CUSTOM:SignalEnergy", [flat], [energy], {"end_index": fft // 2 + 1, "start_index": 0})
     tables = [mb.const(f"fb{i}", t) for i, t in enumerate(mel_tables(rng, fft // 2 + 1, ch))]
     fb = mb.tensor("fb", (ch,), "uint64")
     mb.op("CUSTOM:SignalFilterBank", [energy, *tables], [fb], {"num_channels": ch})
     root = mb.tensor("root", (ch,), "uint32")
-    mb.op("CUSTOM:SignalFilterBankSquareRoot", [fb, mb.const("bits", np.array(7, np.int32))],
-          [root])
+    mb.op("CUSTOM:SignalFilterBankSquareRoot", [fb, shift], [root])
     clean, noise = mb.tensor("clean", (ch,), "uint32"), mb.tensor("noise", (ch,), "uint32")
     mb.op("CUSTOM:SignalFilterBankSpectralSubtraction", [root], [clean, noise],
           {"alternate_one_minus_smoothing": 15729, "alternate_smoothing": 655,
@@ -199,3 +202,23 @@ def test_refused_in_one_line(op, ins, outs, options, words, tmp_path, capsys):
     code, _, err = run_cli(["compile", model, "-o", tmp_path / "out"], capsys)
     assert code == 2 and len(err.splitlines()) == 1, err
     assert f"CUSTOM:{op}" in err and "op 0" in err and words in err, err
+
+
+@pytest.mark.parametrize("n,quiet", [(64, 0), (40, 6), (32, 15)])
+def test_fft_auto_scale(n, quiet):
+    """Frames of every loudness (a window of ones shifting the input down by `quiet` bits first,
+    so the shift varies)."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", (n,), "int16")
+    q, y, s = mb.tensor("q", (n,), "int16"), mb.tensor("y", (n,), "int16"), mb.tensor("s", (), "int32")
+    mb.op("CUSTOM:SignalWindow", [x, mb.const("ones", np.ones(n, np.int16))], [q],
+          {"shift": quiet})
+    mb.op("CUSTOM:SignalFftAutoScale", [q], [y, s])
+    check_frames(mb.finish([x], [y, s]), TFLM)
+
+
+@pytest.mark.parametrize("shape,fft", [((2, 18), 16), ((66,), 64), ((1, 514), 512)])
+def test_irfft(shape, fft):
+    """KISS FFT's fixed-point inverse real FFT (kiss_fftri), radix-4 and radix-2 stages."""
+    check_frames(single("SignalIrfft", [("x", shape, "int16")],
+                        [("y", (*shape[:-1], fft), "int16")], {"T": 7, "fft_length": fft}), TFLM)
