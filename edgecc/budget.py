@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from edgecc.build.boards import Board, board_options
-from edgecc.build.cross import app_main_c, build_program, link
+from edgecc.build.cross import app_main_c, build_flags, build_program, link
 from edgecc.build.measure import Footprint, measure
 from edgecc.build.regions import region_use
 from edgecc.codegen import write_files
@@ -46,6 +46,7 @@ class BudgetReport:
     over: list[Over] = field(default_factory=list)
     tiling: dict | None = None  # compile's tiling record when the board's RAM made it tile
     method: str = "measured from the linked program"
+    build_flags: str = ""      # the compiler command the model's C was measured with
 
     def as_json(self) -> dict:
         fp = self.footprint
@@ -59,7 +60,7 @@ class BudgetReport:
                     program_ram_bytes=fp.program_ram, fits=not self.over,
                     over=[dict(what=o.what, needed=o.needed, limit=o.limit, by=o.by,
                                at_least=o.at_least) for o in self.over], regions=fp.regions,
-                    tiling=self.tiling, method=self.method)
+                    tiling=self.tiling, method=self.method, build_flags=self.build_flags)
 
     def table(self) -> str:
         fp = self.footprint
@@ -86,7 +87,9 @@ class BudgetReport:
                f"limits: flash {fl or '-'}, RAM {rl or '-'}"]
         regions = [f"region {r['name']} ({r['kind']}): {r['used']:,} of {r['size']:,} B used by "
                    f"the test program ({100.0 * r['used'] / r['size']:.1f}%)" for r in fp.regions]
-        return "\n".join([head, *body, *lim, *regions, *self.tiling_lines(), *self.verdict()])
+        built = [f"built with: {self.build_flags}"] if self.build_flags else []
+        return "\n".join([head, *body, *lim, *regions, *built, *self.tiling_lines(),
+                          *self.verdict()])
 
     def verdict(self) -> list[str]:
         """The over-budget lines (`OVER: ...`), or ["fits"]."""
@@ -175,4 +178,5 @@ def budget_compiled(c, model: str, board: Board, ram_limit: int | None = None,
             link(prog.objects, work / "board.elf", board, c.plan.arena,
                  weights_section=weights_section)
     return BudgetReport(str(model), board, fp, flash_limit or board.flash_bytes,
-                        ram_limit or board.ram_bytes, over, c.stats.get("tiling"))
+                        ram_limit or board.ram_bytes, over, c.stats.get("tiling"),
+                        build_flags=" ".join(build_flags(board, "gcc")))

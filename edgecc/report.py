@@ -265,7 +265,8 @@ def _budget(board: Board | None, figures: dict | None, why: str) -> str:
                                       cls="narrow budget"),
                       f"<p>{lim}Flash and RAM are read from the linker map of the model's own "
                       "objects in a minimal program linked for the board; the stack is "
-                      f"{_e(figures['stack_method'])}.</p>"])
+                      f"{_e(figures['stack_method'])}.</p>",
+                      f"<p>Built with <code>{_e(figures['build_flags'])}</code>.</p>"])
 
 
 _CSS = """

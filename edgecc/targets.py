@@ -30,6 +30,9 @@ class Target:
 # Every build of generated C: no fused multiply-add, so float kernels round each product and sum
 # as TFLite Micro's build does (docs/design.md, numerics). gcc in ISO C mode already does this.
 FP_FLAGS = ("-ffp-contract=off",)
+# The optimization level verify, budget and report build the generated C at, and the one the
+# generated build files apply when a firmware sets none.
+DEFAULT_OPT = "-O2"
 
 TARGETS: dict[str, Target] = {
     "host": Target("host", ("c",)),

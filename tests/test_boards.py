@@ -28,7 +28,8 @@ EXPECTED = {
     "nrf52840-dk": ("cortex-m4", "mps2-an386", 1 * MiB, 256 * KiB),
     "stm32f746-disco": ("cortex-m7", "mps2-an500", 1 * MiB, 320 * KiB),
     "stm32l4r5-nucleo": ("cortex-m4", "mps2-an386", 2 * MiB, 640 * KiB),
-    "stm32h743-nucleo": ("cortex-m7", "mps2-an500", 2 * MiB, 640 * KiB),
+    "stm32h743-nucleo": ("cortex-m7", "mps2-an500", 2 * MiB, 1056 * KiB),
+    "netduinoplus2": ("cortex-m4", "netduinoplus2", 1 * MiB, 192 * KiB),
 }
 
 NRF = """
@@ -69,6 +70,27 @@ def test_secure_aliases_and_device_addresses():
     assert h7.region("FLASH").origin == 0x08000000 and h7.region("FLASH").qemu_origin == 0
     assert h7.region("DTCM").size == 128 * KiB and h7.region("AXI_SRAM").size == 512 * KiB
     assert h7.region("AXI_SRAM").origin == 0x24000000
+
+
+def test_device_and_qemu_builds_of_a_board():
+    """A real part's default build is its device build; it runs on QEMU only where the machine
+    emulates that part at the same addresses (netduinoplus2, with the arena in SRAM)."""
+    from edgecc.build.board_schema import BOARD
+    assert list(BOARD["device"].keys) == ["part", "core", "fpu", "clock_hz"]
+    n = load_board("netduinoplus2")
+    assert (n.device.part, n.device.core, n.device.fpu, n.device.clock_hz) == \
+        ("STM32F405RG", "Cortex-M4F", "fpv4-sp-d16", 168_000_000)
+    assert n.region("CCM").origin == 0x10000000 and n.region("CCM").qemu_origin == 0x20020000
+    assert n.default_variant == "device" and n.device_runs_on_qemu(64 * KiB)
+    import dataclasses
+    ccm_first = dataclasses.replace(n, arena_regions=("CCM", "SRAM"))
+    assert not ccm_first.device_runs_on_qemu(32 * KiB)  # QEMU 7.2 has no CCM at 0x10000000
+    for name in ("stm32f746-disco", "nrf52840-dk"):  # mps2 machines emulate no STM32 or nRF
+        assert load_board(name).default_variant == "device"
+        assert not load_board(name).device_runs_on_qemu(1024)
+    assert load_board("mps2-an386").default_variant == "qemu"
+    assert "CCM (rwx) : ORIGIN = 0x10000000" in linker_script(n, 1024, device=True)
+    assert "CCM (rwx) : ORIGIN = 0x20020000" in linker_script(n, 1024)
 
 
 def test_default_board_per_target():
@@ -119,6 +141,17 @@ BAD = {
     "overlap": (NRF.replace("0x20000000", "0x0"), "overlap"),
     "cflags": (NRF.replace('target = "cortex-m4"', 'target = "cortex-m4"\ncflags = "-O2"'),
                "cflags: expected a list"),
+    "device key": (NRF.replace("[qemu]", '[device]\npart = "X"\ncore = "M4"\nram = 1\n[qemu]'),
+                   "device: unknown key 'ram'"),
+    "device clock": (NRF.replace("[qemu]", '[device]\npart = "X"\ncore = "M4"\n'
+                                           'clock_hz = "fast"\n[qemu]'), "expected a frequency"),
+    "device part": (NRF.replace("[qemu]", '[device]\npart = "X */ junk"\ncore = "M4"\n[qemu]'),
+                    "device.part: 'X */ junk' is not a board name"),
+    "device core": (NRF.replace("[qemu]", '[device]\npart = "X"\n[qemu]'), "device.core: required"),
+    "memory key": (NRF.replace('size = "1 MiB"', 'size = "1 MiB"\nspeed = 1'),
+                   "unknown key 'speed'"),
+    "device overlap": (NRF.replace('origin = 0x20000000', 'origin = 0x0\nqemu_origin = 0x20000000'),
+                       "overlap on the device"),
 }
 
 

@@ -63,7 +63,10 @@ def test_cmake_library_host_bit_exact(tmp_path):
     # the alias target names the same library
     text = (app / "model" / "CMakeLists.txt").read_text()
     assert "add_library(edgecc::kws ALIAS kws)" in text
-    assert "target_compile_options" not in text and "CMAKE_C_FLAGS" not in text
+    # flags only on the library itself (what the generated C needs, and -O2 when no level is
+    # set), never on the firmware's other targets
+    assert "target_compile_options(kws PRIVATE -ffp-contract=off)" in text
+    assert "set(CMAKE_C_FLAGS" not in text and "\nadd_compile_options(" not in text
 
 
 def test_make_fragment_host_bit_exact(tmp_path):

@@ -21,7 +21,7 @@ import pytest
 
 from edgecc.build.boards import load_board
 from edgecc.build.cross import linker_script
-from edgecc.build.firmware import board_files
+from edgecc.build.firmware import board_files, toolchain_file
 from edgecc.errors import EdgeccError
 from edgecc.fileio import check_relpath
 from fuzz.board_mutate import board_mutants
@@ -38,17 +38,18 @@ def _rendered_ok(board) -> list[str]:
     files = board_files(board, 4096)
     for rel in files:
         check_relpath(rel)
-    tool = files["toolchain-arm-none-eabi.cmake"]
+    tool = toolchain_file(board, 4096)
     for line in tool.splitlines():
         if line and not line.startswith("#") and not (line.startswith("set(")
                                                       and line.endswith(")")):
             bad.append(f"toolchain line {line!r}")
         if line.startswith("set(") and line.count('"') % 2:
             bad.append(f"toolchain quotes {line!r}")
-    ld = linker_script(board, 4096)
-    if "/DISCARD/" in ld or ld.count("/*") != ld.count("*/"):
-        bad.append("linker script comments")
-    for text in [tool, ld]:
+    lds = [linker_script(board, 4096)] + [t for rel, t in files.items() if rel.endswith(".ld")]
+    for ld in lds:  # the qemu and the device build's scripts
+        if "/DISCARD/" in ld or ld.count("/*") != ld.count("*/"):
+            bad.append("linker script comments")
+    for text in [tool, *lds]:
         if any(ord(c) < 32 and c not in "\n\t" for c in text):
             bad.append("control character in a build file")
     return bad

@@ -128,6 +128,13 @@ def idents(v, where: str) -> list[str]:
     return [ident(x, f"{where}[{i}]") for i, x in enumerate(items)]
 
 
+def hertz(v, where: str) -> int:
+    """A frequency in Hz: a plain integer below 2^32 (no units: "168 M" would read as MiB)."""
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < ADDRESS_LIMIT:
+        raise EdgeccError(f"{where}: expected a frequency in Hz (an integer below 2^32)")
+    return v
+
+
 def choice(*options: str) -> Callable:
     def check(v, where: str) -> str:
         if v not in options:
@@ -161,6 +168,13 @@ BOARD: dict = {
     "cflags": Key(flags),
     "stack_size": Key(size),
     "heap_size": Key(size),
+    # the real part (absent for a QEMU reference board); its strings reach linker-script comments
+    "device": Table({
+        "part": Key(name, required=True),
+        "core": Key(name, required=True),
+        "fpu": Key(name),
+        "clock_hz": Key(hertz),
+    }),
     "qemu": Table({
         "machine": Key(word),
     }),
@@ -218,6 +232,9 @@ def check_board_strings(board) -> None:
     flags(list(board.cflags), f"board {board.name}: cflags")
     for r in board.regions:
         ident(r.name, f"board {board.name}: region name")
+    if board.device is not None:
+        for k in ("part", "core", "fpu"):
+            name(getattr(board.device, k), f"board {board.name}: device.{k}")
 
 
 def check_board(d, path) -> None:

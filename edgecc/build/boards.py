@@ -5,7 +5,9 @@ reads that file), checking it, and answering the questions the build and the bud
 target and compiler flags, which memory regions (device sizes, and where each region sits on the
 QEMU machine that emulates the board's core), which region holds code, data and the arena, and
 how many bytes the arena may have (`arena_room`; `board_options` puts it into a CompileOptions as
-the RAM budget the compiler plans against).
+the RAM budget the compiler plans against), and which build variant a firmware gets: `device`
+(the real part's addresses, no semihosting) or `qemu` (QEMU's addresses, semihosting), and whether
+the device build itself boots on the board's QEMU machine (`device_runs_on_qemu`).
 
 A board file (see boards/README.md):
 
@@ -14,6 +16,8 @@ A board file (see boards/README.md):
     cflags = ["-mcpu=cortex-m4", ...]    # optional, defaults to the target's core flags
     stack_size = 8192                    # optional: stack the test program reserves
     heap_size = 4096                     # optional: heap for newlib's stdio buffers
+    [device]                             # optional: the real part (absent: a QEMU reference board)
+    part = "nRF52840"; core = "Cortex-M4F"; fpu = "fpv4-sp-d16"; clock_hz = 64000000
     [qemu]
     machine = "mps2-an386"               # or "user" for qemu-aarch64 user mode
     [[memory]]                           # one per region, in address order
@@ -60,10 +64,14 @@ class QemuMachine:
     target: str
     boot: int                                  # vector table address the core boots from
     memory: tuple[tuple[int, int], ...]        # (start, size) of RAM-backed ranges it may load
+    part: str = ""     # the chip it emulates, peripherals and map (MPS2/MPS3 FPGA images: none)
 
 
 MiB = 1 << 20
 KiB = 1 << 10
+
+VARIANTS = ("device", "qemu")   # the firmware builds `--emit` writes (docs/firmware.md)
+
 MACHINES: dict[str, QemuMachine] = {m.name: m for m in (
     QemuMachine("mps2-an386", "cortex-m4", 0x0,
                 ((0x00000000, 4 * MiB), (0x20000000, 4 * MiB), (0x21000000, 16 * MiB))),
@@ -75,6 +83,10 @@ MACHINES: dict[str, QemuMachine] = {m.name: m for m in (
     QemuMachine("mps3-an547", "cortex-m55", 0x10000000,
                 ((0x10000000, 512 * KiB), (0x11000000, 2 * MiB), (0x30000000, 512 * KiB),
                  (0x31000000, 4 * MiB))),
+    # STM32F405 with its vendor map: flash at 0x08000000 (aliased at 0x0, where the core boots),
+    # SRAM at 0x20000000 (QEMU 7.2 gives 192 KiB), no CCM; USART1 at 0x40011000 is -serial 0.
+    QemuMachine("netduinoplus2", "cortex-m4", 0x08000000,
+                ((0x08000000, 1 * MiB), (0x20000000, 192 * KiB)), part="STM32F405"),
 )}
 USER_MODE = {"aarch64": "qemu-aarch64"}
 
@@ -93,6 +105,16 @@ class Region:
 
 
 @dataclass(frozen=True)
+class Device:
+    """The real part a board describes ([device]): descriptive facts a firmware engineer checks
+    the board file against; the compiler flags stay in `cflags`."""
+    part: str
+    core: str          # e.g. "Cortex-M4F"
+    fpu: str           # e.g. "fpv4-sp-d16", or "none"
+    clock_hz: int
+
+
+@dataclass(frozen=True)
 class Board:
     name: str
     target: str
@@ -107,6 +129,27 @@ class Board:
     description: str = ""
     path: Path | None = field(default=None, compare=False)
     weights_region: str = ""               # flash region of `--weights-section` (default: code)
+    device: Device | None = None           # the real part; None for a QEMU reference board
+
+    @property
+    def default_variant(self) -> str:
+        """`device` for a real part, `qemu` for a QEMU reference board (it has no other map)."""
+        return "device" if self.device else "qemu"
+
+    def device_runs_on_qemu(self, arena_bytes: int, weights_section: str | None = None) -> bool:
+        """Whether the device build (device addresses, no semihosting) boots on the QEMU machine:
+        the machine emulates the board's part (its UART prints) and every region the build puts
+        something in sits at the same address there."""
+        machine = MACHINES.get(self.qemu_machine)
+        if not self.bare_metal or self.device is None or machine is None or not machine.part \
+                or not self.device.part.startswith(machine.part):
+            return False
+        arena = self.arena_region(arena_bytes) or max(
+            (self.region(n) for n in self.arena_regions), key=lambda r: r.size)
+        used = {self.code_region, self.data_region, arena.name}
+        if weights_section:
+            used.add(self.weights_region or self.code_region)
+        return all(self.region(n).origin == self.region(n).qemu_origin for n in used)
 
     @property
     def bare_metal(self) -> bool:
@@ -137,6 +180,15 @@ class Board:
             if arena_bytes <= room:
                 return r
         return None
+
+
+def unbounded_slot(board: Board) -> int:
+    """Bytes each region gets in budget's measuring link, one slot per region from address 0:
+    1 GiB for up to 4 regions, else 4 GiB split by the next power of two."""
+    n = 4
+    while n < len(board.regions):
+        n *= 2
+    return (1 << 32) // n
 
 
 def arena_room(board: Board, ram_limit: int | None = None) -> int | None:
@@ -218,10 +270,21 @@ def _regions(d: dict, machine: QemuMachine | None, where: str) -> tuple[Region, 
         out.append(Region(name, kind, origin, size, qo))
     for a in out:
         for b in out:
-            if a is not b and a.qemu_origin < b.qemu_origin + b.size and \
-                    b.qemu_origin < a.qemu_origin + a.size:
-                raise EdgeccError(f"{where}: regions {a.name} and {b.name} overlap")
+            for at in ("qemu_origin", "origin"):
+                lo_a, lo_b = getattr(a, at), getattr(b, at)
+                if a is not b and lo_a < lo_b + b.size and lo_b < lo_a + a.size:
+                    on = "under QEMU" if at == "qemu_origin" else "on the device"
+                    raise EdgeccError(f"{where}: regions {a.name} and {b.name} overlap {on}")
     return tuple(out)
+
+
+def _device(d: dict) -> Device | None:
+    """The [device] table, its keys already checked by board_schema (BOARD["device"])."""
+    t = d.get("device")
+    if t is None:
+        return None
+    return Device(part=t["part"], core=t["core"], fpu=t.get("fpu", "none"),
+                  clock_hz=t.get("clock_hz", 0))
 
 
 def board_from_dict(d: dict, path: Path) -> Board:
@@ -292,7 +355,7 @@ def board_from_dict(d: dict, path: Path) -> Board:
                  stack_size=parse_size(d.get("stack_size", 8192), f"{where}: stack_size"),
                  heap_size=parse_size(d.get("heap_size", 4096), f"{where}: heap_size"),
                  description=str(d.get("description", "")), path=path,
-                 weights_region=weights)
+                 weights_region=weights, device=_device(d))
 
 
 def default_board(target: str) -> Board:

@@ -3,8 +3,10 @@
 Owns: the cross compile and link commands (arm-none-eabi-gcc, or clang with the newlib sysroot
 and gcc as the linker; aarch64-linux-gnu-gcc -static), the linker script generated from the
 board's memory regions (templates/baremetal/link.ld.j2: an oversize program fails the link as on
-the device, with one line naming the region and the overshoot), where the arena goes, and the
-startup code a bare-metal program links (templates/baremetal/startup.c). Running is qemu.py's.
+the device, with one line naming the region and the overshoot; at QEMU's addresses, or the
+device's for a firmware's device build), where the arena goes, the startup code a bare-metal test
+program links (templates/baremetal/startup.c: semihosting), and the compiler command the generated
+C is built with (`build_flags`, which verify and budget report). Running is qemu.py's.
 """
 from __future__ import annotations
 
@@ -14,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edgecc.build.board_schema import check_board_strings
-from edgecc.build.boards import Board, Region
+from edgecc.build.boards import Board, Region, unbounded_slot
 from edgecc.codegen import template_env
 from edgecc.errors import EdgeccError
 from edgecc.resources import data_dir
-from edgecc.targets import FP_FLAGS
+from edgecc.targets import DEFAULT_OPT, FP_FLAGS
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
           "-ffp-contract=off"]  # ONNX numerics: float products rounded one by one (no FMA)
@@ -42,6 +44,19 @@ def compile_command(board: Board, cc: str | None) -> list[str]:
     if cc not in ("gcc", "clang"):
         raise EdgeccError(f"unknown compiler {cc!r} (gcc or clang)")
     return [*_driver(board, cc), *FP_FLAGS]
+
+
+SECTION_FLAGS = ["-ffunction-sections", "-fdata-sections"]
+
+
+def build_flags(board: Board, cc: str | None = None) -> list[str]:
+    """The compiler and flags the generated C is built with for this board (besides -I and -c):
+    what verify and budget measure with, and say they did."""
+    out: list[str] = []
+    for f in [*compile_command(board, cc), DEFAULT_OPT, *SECTION_FLAGS, *STRICT]:
+        if f not in out:
+            out.append(f)
+    return out
 
 
 def _driver(board: Board, cc: str) -> list[str]:
@@ -76,7 +91,8 @@ def run_tool(cmd: list[str], what: str) -> None:
 
 
 def compile_sources(sources: list[Path], objdir: Path, board: Board, cc: str | None,
-                    flags: list[str], callgraph: bool = False, opt: str = "-O2") -> list[Path]:
+                    flags: list[str], callgraph: bool = False,
+                    opt: str = DEFAULT_OPT) -> list[Path]:
     """Compile each source to objdir/<stem>.o, two at a time (the machines have 2 cores)."""
     objdir.mkdir(parents=True, exist_ok=True)
     base = compile_command(board, cc)
@@ -86,7 +102,7 @@ def compile_sources(sources: list[Path], objdir: Path, board: Board, cc: str | N
     for src in sources:
         obj = objdir / (src.stem + ".o")
         obj.with_suffix(".ci").unlink(missing_ok=True)  # never read a stale call graph (--keep)
-        cmd = [*base, opt, "-ffunction-sections", "-fdata-sections", *flags,
+        cmd = [*base, opt, *SECTION_FLAGS, *flags,
                *(["-fcallgraph-info=su"] if callgraph else []), "-c", str(src), "-o", str(obj)]
         jobs.append((src, obj, cmd))
     objs: list[Path] = []
@@ -129,18 +145,23 @@ def arena_placement(board: Board, arena_bytes: int) -> Region:
 
 
 def linker_script(board: Board, arena_bytes: int, unbounded: bool = False,
-                  weights_section: str | None = None) -> str:
-    """The board's linker script. `unbounded` gives every region 1 GiB at its own address, for
-    measuring a program that may not fit (edgecc budget); such an image is never run.
-    `weights_section`: the model's constants' section, placed in the board's weights region."""
+                  weights_section: str | None = None, device: bool = False) -> str:
+    """The board's linker script: at the regions' addresses on the QEMU machine (the test build),
+    or with `device` at their addresses on the real part (the device build). `unbounded` gives
+    every region a slot of 1 GiB (less past 4 regions) at its own address, for measuring a
+    program that may not fit (edgecc budget); such an image is never run. `weights_section`:
+    the model's constants' section, placed in the board's weights region."""
     check_board_strings(board)  # the names reach the script's comments and region names
     arena = arena_placement(board, arena_bytes)
     regions = []
+    slot = unbounded_slot(board)
     for i, r in enumerate(board.regions):
-        origin, size = (i << 30, (1 << 30) - 4096) if unbounded else (r.qemu_origin, r.size)
+        origin, size = (i * slot, slot - 4096) if unbounded else \
+            (r.origin if device else r.qemu_origin, r.size)
         regions.append(dict(name=r.name, attrs=r.attrs, origin_hex=f"0x{origin:08x}", size=size))
-    where = "separate 1 GiB ranges (measurement only)" if unbounded else \
-        f"QEMU {board.qemu_machine}"
+    part = f" ({board.device.part})" if board.device else ""
+    where = f"separate {slot >> 20} MiB ranges (measurement only)" if unbounded else \
+        f"the device{part}" if device else f"QEMU {board.qemu_machine}"
     return template_env().get_template("baremetal/link.ld.j2").render(
         board=board.name, core=board.target, where=where, regions=regions,
         code=board.code_region, data=board.data_region, arena=arena.name,

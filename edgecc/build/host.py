@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from edgecc.errors import EdgeccError
-from edgecc.targets import FP_FLAGS, Target
+from edgecc.targets import DEFAULT_OPT, FP_FLAGS, Target
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", *FP_FLAGS]
 
@@ -41,8 +41,14 @@ def check_host_can_run(target: Target) -> None:
                           f"/proc/cpuinfo): build it here with `edgecc compile`, run it elsewhere")
 
 
+def host_build_flags(target: Target, cc: str | None) -> list[str]:
+    """The compiler and flags build_host uses for the generated C (besides -I): what verify on
+    the host measures with, and says it did."""
+    return [cc or "gcc", *STRICT, DEFAULT_OPT, *target.cflags]
+
+
 def build_host(src_dir: Path, harness: Path, exe: Path, target: Target, cc: str | None,
-               defines: list[str] = (), opt: str = "-O2") -> Path:
+               defines: list[str] = (), opt: str = DEFAULT_OPT) -> Path:
     """Build the generated C and a harness to run here (so the CPU must be able to run it)."""
     check_host_can_run(target)
     cc = host_compiler(cc)

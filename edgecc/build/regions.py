@@ -4,7 +4,7 @@ Owns: reading the ELF's loadable segments (pyelftools) and charging them to the 
 a segment's run-time bytes (memsz, .bss and the arena included) to the region holding its
 address, and its load image (filesz) also to the region holding its load address when that is
 another region (the .data image in flash). Addresses are the ones the program was linked at: the
-board's QEMU addresses, or, for budget's unbounded measuring link, region i at i GiB.
+board's QEMU addresses, or, for budget's unbounded measuring link, region i at slot i (boards.unbounded_slot).
 """
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from edgecc.build.boards import Board
+from edgecc.build.boards import Board, unbounded_slot
 
 
 def _spans(board: Board, unbounded: bool) -> list[tuple[int, int, str]]:
     if unbounded:  # edgecc.build.cross.linker_script(unbounded=True)
-        return [(i << 30, 1 << 30, r.name) for i, r in enumerate(board.regions)]
+        slot = unbounded_slot(board)
+        return [(i * slot, slot, r.name) for i, r in enumerate(board.regions)]
     return [(r.qemu_origin, r.size, r.name) for r in board.regions]
 
 

@@ -29,9 +29,10 @@ def add_parser(sub) -> None:
     add_weights_section(p)
     add_cache(p)
     p.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
-                   help="also write build files: a CMake library (+ toolchain file, startup code "
-                        "and linker script for a bare-metal board), a Make fragment, a Zephyr "
-                        "module (repeatable)")
+                   help="also write build files: a CMake library (+ toolchain file; for a "
+                        "bare-metal board the startup code and linker script of the device build, "
+                        "real memory map, and of the qemu test build), a Make fragment (with the "
+                        "same board files), a Zephyr module (repeatable)")
     p.add_argument("--no-fit-check", action="store_true",
                    help="with --board: write the C even when the model cannot fit the board "
                         "(by default compile refuses it, exit 1, as budget would)")

@@ -66,6 +66,7 @@ def run(args) -> int:
             print(f"first layer that differs: {r.first_bad_layer}")
         elif "first_mismatch_note" in r.extra:
             print(r.extra["first_mismatch_note"])
+        print(f"built with: {r.extra['build_flags']}")
         _print_qemu_info(r.extra)
     return 0 if r.passed else 1
 
@@ -142,6 +143,7 @@ def _verify_inputs(args, target, board) -> int:
         print(line)
     if x["mismatched_samples"]:
         print(f"  samples that differ: {', '.join(map(str, x['mismatched_samples']))}")
+    print(f"built with: {x['build_flags']}")
     return 0 if r.bit_exact else 1
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from edgecc.build.boards import board_options
+from edgecc.build.boards import board_options, default_board
+from edgecc.build.cross import build_flags
 from edgecc.build.harness import TRACE_DEFINE, harness_frames_c, parse_frames
-from edgecc.build.host import build_host, run_host
+from edgecc.build.host import build_host, host_build_flags, run_host
 from edgecc.build.qemu import run_on_qemu
 from edgecc.codegen import write_files
 from edgecc.compile_cache import compile_cached
@@ -83,6 +84,13 @@ def _build_and_run(c: Compiled, work: Path, inputs, target: Target, cc: str | No
         return run_host(exe)
     # cross build + QEMU run (+ counts into info)
     return run_on_qemu(c, src, h, work, board, target.name, cc, trace, info, profile)
+
+
+def verify_build_flags(target: Target, cc: str | None, board=None) -> str:
+    """The compiler command verify builds the generated C with (reported in text and JSON)."""
+    if target.runner == "host":
+        return " ".join(host_build_flags(target, cc))
+    return " ".join(build_flags(board or default_board(target.name), cc))
 
 
 def first_mismatch(c: Compiled, traces: dict[int, bytes], ref: dict[int, np.ndarray]) -> str | None:
@@ -173,6 +181,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         compile_model(model, target, name, opts)
     check_frame_bytes(c.graph, frames)  # before any frame is generated
     info["compile_seconds"] = round(c.seconds, 3)
+    info["build_flags"] = verify_build_flags(target, cc, board)
     # lower_bound_bytes is the live-bytes lower bound (one meaning everywhere, edgecc/plan);
     # the planned buffers' own peak (scratch and overlaps included) is the planned peak
     info["planned_peak_bytes"] = c.plan.lower_bound

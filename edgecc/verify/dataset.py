@@ -26,7 +26,7 @@ from edgecc.ir import Graph
 from edgecc.numerics.io import HALF_AWAY, quantizable, quantize, rounding_of
 from edgecc.options import CompileOptions
 from edgecc.progress import progress as bar
-from edgecc.verify import VerifyResult, _build_and_run
+from edgecc.verify import VerifyResult, _build_and_run, verify_build_flags
 from edgecc.verify.reference import run_reference
 
 MAX_SAMPLES_BYTES = 1 << 31  # an --inputs file (uncompressed), checked from its headers first
@@ -225,7 +225,8 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
               for gs, rs in zip(got, ref) for g, r in zip(gs, rs))
     total = sum(np.asarray(r).nbytes for rs in ref for r in rs)
     m.update(builds=len(chunks), reference_seconds=round(t_ref, 3),
-             seconds=round(time.perf_counter() - t0, 3), inputs=str(inputs))
+             seconds=round(time.perf_counter() - t0, 3), inputs=str(inputs),
+             build_flags=verify_build_flags(target, cc, board))
     m["planned_peak_bytes"] = c.plan.lower_bound
     return VerifyResult(str(model), target.name, bad == 0, bad, total, c.plan.arena,
                         c.plan.model_lower_bound, c.weights_bytes, None, oracle, extra=m)

@@ -1,10 +1,12 @@
-/* edgecc bare-metal startup for Cortex-M under QEMU (and, unchanged, on the board itself).
+/* edgecc bare-metal startup for Cortex-M under QEMU: the test build (semihosting). A firmware's
+ * device build links startup_device.c instead.
  *
  * Vector table, Reset_Handler and one fault handler. Reset_Handler enables the FPU (and Helium MVE,
  * which shares the CP10/CP11 enable) through CPACR, copies .data from flash, zeroes .bss and the
- * arena section, opens the semihosting stdio handles (newlib rdimon), runs the C++-style
- * constructors and calls exit(main()). The linker script (generated from the board's memory regions
- * by edgecc/build/qemu.py) provides every __symbol used here.
+ * arena section (startup_init.h, shared with the device startup), opens the semihosting stdio
+ * handles (newlib rdimon), runs the C++-style constructors and calls exit(main()). The linker
+ * script (generated from the board's memory regions by edgecc/build/cross.py) provides every
+ * __symbol used here.
  *
  * Any fault (HardFault, MemManage, BusFault, UsageFault, SecureFault) prints one line
  *   "F fault exc=<n> cfsr=0x.. hfsr=0x.. bfar=0x.. mmfar=0x.. pc=0x.. lr=0x.."
@@ -14,12 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define EDGECC_FAULT_EXIT 250
+#include "startup_init.h"
 
-extern uint32_t __StackTop[], __StackLimit[];
-extern uint32_t __data_load[], __data_start[], __data_end[];
-extern uint32_t __bss_start__[], __bss_end__[];
-extern uint32_t __arena_start[], __arena_end[];
+#define EDGECC_FAULT_EXIT 250
 
 extern int main(void);
 extern void initialise_monitor_handles(void);
@@ -51,8 +50,6 @@ const vector_t edgecc_vectors[16] = {
     Default_Handler, /* SysTick */
 };
 
-#define REG32(a) (*(volatile uint32_t *)(a))
-#define SCB_CPACR 0xE000ED88u
 #define SCB_SHCSR 0xE000ED24u
 #define SCB_CFSR  0xE000ED28u
 #define SCB_HFSR  0xE000ED2Cu
@@ -60,21 +57,9 @@ const vector_t edgecc_vectors[16] = {
 #define SCB_BFAR  0xE000ED38u
 
 void Reset_Handler(void) {
-    uint32_t *s, *d;
-#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
-    /* CP10 + CP11 full access: the FPU and, on Armv8.1-M, the MVE register file. */
-    REG32(SCB_CPACR) |= 0xFu << 20;
-    __asm volatile("dsb\n\tisb" ::: "memory");
-#endif
-#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
-    /* v8-M checks the stack limit in hardware: a stack overflow becomes a UsageFault (STKOF). */
-    __asm volatile("msr msplim, %0" :: "r"(__StackLimit));
-#endif
+    edgecc_startup_init();
     /* MemManage, BusFault, UsageFault as their own exceptions: CFSR names the cause either way. */
     REG32(SCB_SHCSR) |= 7u << 16;
-    for (s = __data_load, d = __data_start; d < __data_end;) *d++ = *s++;
-    for (d = __bss_start__; d < __bss_end__;) *d++ = 0;
-    for (d = __arena_start; d < __arena_end;) *d++ = 0;
     initialise_monitor_handles();
     __libc_init_array();
     exit(main());
@@ -84,12 +69,6 @@ void Default_Handler(void) {
     for (;;) {
     }
 }
-
-/* -nostartfiles drops crti/crtn; newlib's __libc_init_array still calls _init. */
-void _init(void);
-void _fini(void);
-void _init(void) {}
-void _fini(void) {}
 
 /* Pick the stacked frame (MSP or PSP from EXC_RETURN bit 2), drop the v8-M stack limit so the
  * report itself cannot fault again, then report in C. */
