@@ -70,8 +70,12 @@ void Reset_Handler(void) {
     /* v8-M checks the stack limit in hardware: a stack overflow becomes a UsageFault (STKOF). */
     __asm volatile("msr msplim, %0" :: "r"(__StackLimit));
 #endif
-    /* MemManage, BusFault, UsageFault as their own exceptions: CFSR names the cause either way. */
+#if !defined(__ARM_ARCH_6M__)
+    /* MemManage, BusFault, UsageFault as their own exceptions: CFSR names the cause either way.
+     * (Armv6-M has only HardFault; its code runs here on a Cortex-M3 under QEMU, where CFSR still
+     * names the cause.) */
     REG32(SCB_SHCSR) |= 7u << 16;
+#endif
     for (s = __data_load, d = __data_start; d < __data_end;) *d++ = *s++;
     for (d = __bss_start__; d < __bss_end__;) *d++ = 0;
     for (d = __arena_start; d < __arena_end;) *d++ = 0;
@@ -94,6 +98,24 @@ void _fini(void) {}
 /* Pick the stacked frame (MSP or PSP from EXC_RETURN bit 2), drop the v8-M stack limit so the
  * report itself cannot fault again, then report in C. */
 void Fault_Handler(void) {
+#if defined(__ARM_ARCH_6M__)
+    /* Armv6-M: no IT blocks, TST takes low registers, B reaches only +-2 KiB. */
+    __asm volatile(
+        "movs r0, #4\n\t"
+        "mov r1, lr\n\t"
+        "tst r1, r0\n\t"
+        "bne 1f\n\t"
+        "mrs r0, msp\n\t"
+        "b 2f\n"
+        "1:\n\t"
+        "mrs r0, psp\n"
+        "2:\n\t"
+        "ldr r2, =__StackTop\n\t"
+        "mov sp, r2\n\t"
+        "ldr r2, =edgecc_fault_report\n\t"
+        "bx r2\n\t"
+        ".ltorg\n\t");
+#else
     __asm volatile(
         "tst lr, #4\n\t"
         "ite eq\n\t"
@@ -108,6 +130,7 @@ void Fault_Handler(void) {
         "mov sp, r2\n\t"
         "b edgecc_fault_report\n\t"
         ".ltorg\n\t");
+#endif
 }
 
 static uint32_t semihost(uint32_t op, const void *arg) {
