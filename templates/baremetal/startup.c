@@ -53,6 +53,7 @@ const vector_t edgecc_vectors[16] = {
 
 #define REG32(a) (*(volatile uint32_t *)(a))
 #define SCB_CPACR 0xE000ED88u
+#define SCB_CCR   0xE000ED14u
 #define SCB_SHCSR 0xE000ED24u
 #define SCB_CFSR  0xE000ED28u
 #define SCB_HFSR  0xE000ED2Cu
@@ -70,7 +71,12 @@ void Reset_Handler(void) {
     /* v8-M checks the stack limit in hardware: a stack overflow becomes a UsageFault (STKOF). */
     __asm volatile("msr msplim, %0" :: "r"(__StackLimit));
 #endif
-#if !defined(__ARM_ARCH_6M__)
+#if defined(__ARM_ARCH_6M__)
+    /* Armv6-M faults on every unaligned access (its CCR.UNALIGN_TRP reads as one); the Cortex-M3
+     * that QEMU runs Armv6-M builds on does so only with the bit set: set it, so a misaligned
+     * word or halfword load of the generated C faults here as it would on the part. */
+    REG32(SCB_CCR) |= 1u << 3;
+#else
     /* MemManage, BusFault, UsageFault as their own exceptions: CFSR names the cause either way.
      * (Armv6-M has only HardFault; its code runs here on a Cortex-M3 under QEMU, where CFSR still
      * names the cause.) */
