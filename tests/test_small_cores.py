@@ -70,3 +70,29 @@ def test_unaligned_word_load_faults_only_on_armv6m(tmp_path, board, faults):
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
 def test_every_model_exact_over_frames(path, target):
     _check(path, target)
+
+
+def test_mul64_from_halves_is_exact(tmp_path):
+    """ec_mul64's Armv6-M path (16-bit halves), built on the host: equal to the int64 product for
+    the edge values and 2^21 pseudo-random pairs."""
+    import subprocess
+    from pathlib import Path
+    rt = Path(__file__).resolve().parent.parent / "runtime_c"
+    src = tmp_path / "m.c"
+    src.write_text(
+        '#include <stdio.h>\n#include "edgecc_rt.h"\n'
+        "static const int32_t E[] = {0, 1, -1, 2, -2, 0x7FFF, 0x8000, 0xFFFF, 0x10000, -0x8000,\n"
+        "    -0x8001, -0x10000, 0x7FFFFFFF, -0x7FFFFFFF, INT32_MIN, 0x40000000, 0x12345678};\n"
+        "int main(void) {\n    uint32_t s = 12345u; long bad = 0; unsigned i, j;\n"
+        "    for (i = 0; i < sizeof E / 4; ++i) for (j = 0; j < sizeof E / 4; ++j)\n"
+        "        bad += ec_mul64(E[i], E[j]) != (int64_t)E[i] * E[j];\n"
+        "    for (i = 0; i < (1u << 21); ++i) {\n"
+        "        int32_t a, b;\n        s = s * 1664525u + 1013904223u; a = (int32_t)s;\n"
+        "        s = s * 1664525u + 1013904223u; b = (int32_t)(s ^ (s >> 7));\n"
+        "        bad += ec_mul64(a, b) != (int64_t)a * b;\n"
+        "    }\n"
+        '    printf("%ld\\n", bad);\n    return 0;\n}\n')
+    exe = tmp_path / "m"
+    subprocess.run(["gcc", "-O2", "-std=c99", "-Wall", "-Werror", "-DEDGECC_MUL_HALVES",
+                    f"-I{rt}", str(src), "-o", str(exe)], check=True)
+    assert subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout == "0\n"
