@@ -45,6 +45,16 @@ def test_small_model_exact_with_counts(target):
     assert r.extra["board"] == default_board(target).name and r.extra["instructions"] > 0
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_budget_on_reference_board(target):
+    """budget builds and measures on both boards; Armv6-M's code is larger (no SMULL, Thumb-1)."""
+    from edgecc.budget import budget_model
+    rep = budget_model(shared_model("kws_ref_model"), default_board(target))
+    fp = rep.footprint
+    assert rep.as_json()["fits"] and 0 < fp.code < 40000 and 0 < fp.stack < 1024
+    assert fp.ram == fp.arena + fp.stack
+
+
 @pytest.mark.parametrize("board,faults", [("mps2-an385-m0plus", True), ("mps2-an385", False)])
 def test_unaligned_word_load_faults_only_on_armv6m(tmp_path, board, faults):
     gen = tmp_path / "gen"
