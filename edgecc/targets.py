@@ -45,6 +45,15 @@ TARGETS: dict[str, Target] = {
                           "-mavx512vnni"), features=frozenset({"avx2", "avx512"}),
                          host_cpu=frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512vl",
                                              "avx512_vnni"})),
+    # No DSP and no FPU (soft float): the portable kernels. Armv7-M has SMULL for the
+    # requantization's 64-bit product; Armv6-M has none (gcc calls libgcc's __aeabi_lmul) and
+    # faults on unaligned word loads. Both run on QEMU mps2-an385 (a Cortex-M3: Armv6-M code runs
+    # unchanged there).
+    "cortex-m3": Target("cortex-m3", ("c",), ("-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"),
+                        "arm-none-eabi-gcc", "qemu-system", "mps2-an385"),
+    "cortex-m0plus": Target("cortex-m0plus", ("c",),
+                            ("-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"),
+                            "arm-none-eabi-gcc", "qemu-system", "mps2-an385"),
     "cortex-m4": Target("cortex-m4", ("dsp", "c"),
                         ("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
                         "arm-none-eabi-gcc", "qemu-system", "mps2-an386", frozenset({"dsp"})),

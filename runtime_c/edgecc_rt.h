@@ -8,12 +8,32 @@
 #define EDGECC_RT_H
 #include <stdint.h>
 
+/* (int64_t)a * b. Armv6-M (Cortex-M0/M0+) has no 32x32->64 multiply: gcc calls libgcc's
+ * 64x64 __aeabi_lmul there. From 16-bit halves instead: four 32-bit MULS and 32-bit partial
+ * sums (each fits: a signed half times an unsigned one is within +-2^31), exact for every a, b.
+ * EDGECC_MUL_HALVES selects it elsewhere (tests/test_small_cores.py runs it on the host). */
+static inline int64_t ec_mul64(int32_t a, int32_t b) {
+#if defined(__ARM_ARCH_6M__) || defined(EDGECC_MUL_HALVES)
+    /* Hacker's Delight mulhs: every partial sum fits in 32 bits */
+    const int32_t a1 = a >> 16, b1 = b >> 16;
+    const int32_t a0 = (int32_t)((uint32_t)a & 0xFFFFu), b0 = (int32_t)((uint32_t)b & 0xFFFFu);
+    const uint32_t w0 = (uint32_t)a0 * (uint32_t)b0;
+    const int32_t t = a1 * b0 + (int32_t)(w0 >> 16);
+    const int32_t w1 = a0 * b1 + (t & 0xFFFF);
+    const int32_t hi = a1 * b1 + (t >> 16) + (w1 >> 16);
+    const uint32_t lo = ((uint32_t)w1 << 16) | (w0 & 0xFFFFu);
+    return (int64_t)(((uint64_t)(uint32_t)hi << 32) | lo);
+#else
+    return (int64_t)a * b;
+#endif
+}
+
 /* (a*b*2)>>32 with rounding to nearest (ties away from zero), saturating the one overflow case. */
 static inline int32_t ec_srdhm(int32_t a, int32_t b) {
     int64_t ab;
     int32_t nudge;
     if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-    ab = (int64_t)a * (int64_t)b;
+    ab = ec_mul64(a, b);
     nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
     return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
 }
@@ -46,7 +66,7 @@ static inline int32_t ec_mbqm(int32_t x, int32_t m, int shift) {
 static inline int32_t ec_mbqm_pos(int32_t x, int32_t m, int shift) {
     const int left = shift > 0 ? shift : 0;
     const int right = shift > 0 ? 0 : -shift;
-    const int64_t ab = (int64_t)ec_shl32(x, left) * m;
+    const int64_t ab = ec_mul64(ec_shl32(x, left), m);
     return ec_rdbpot((int32_t)((ab + ((int64_t)1 << 30)) >> 31), right);
 }
 
@@ -63,7 +83,7 @@ static inline int32_t ec_mbqm64(int64_t x, int32_t m, int shift) {
 /* ec_mbqm64 for an int32 x with constants edgecc prepared at compile time (quant.py
  * mbqm64_prepare): one 32x32->64 multiply-add, the high word, a 32-bit shift. */
 static inline int32_t ec_mbqm64_pre(int32_t x, int32_t m_pre, int64_t r_pre, int k) {
-    return (int32_t)(((int64_t)x * m_pre + r_pre) >> 32) >> k;
+    return (int32_t)((ec_mul64(x, m_pre) + r_pre) >> 32) >> k;
 }
 
 static inline int32_t ec_clamp(int32_t x, int32_t lo, int32_t hi) {

@@ -20,6 +20,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 # name -> (target, QEMU machine, flash bytes, RAM bytes)
 EXPECTED = {
+    "mps2-an385": ("cortex-m3", "mps2-an385", 4 * MiB, 4 * MiB),
+    "mps2-an385-m0plus": ("cortex-m0plus", "mps2-an385", 4 * MiB, 4 * MiB),
     "mps2-an386": ("cortex-m4", "mps2-an386", 4 * MiB, 4 * MiB),
     "mps2-an500": ("cortex-m7", "mps2-an500", 4 * MiB, 4 * MiB),
     "mps2-an505": ("cortex-m33", "mps2-an505", 4 * MiB, 4 * MiB),
@@ -58,7 +60,7 @@ def test_shipped_boards_are_the_expected_ones():
             (name, target, machine, flash, ram), name
         assert b.target in TARGETS
         if machine:
-            assert MACHINES[machine].target == target
+            assert target in (MACHINES[machine].target, *MACHINES[machine].also_runs)
             assert b.region(b.code_region).qemu_origin == MACHINES[machine].boot
 
 
@@ -97,6 +99,8 @@ def test_default_board_per_target():
     assert default_board("cortex-m4").name == "mps2-an386"
     assert default_board("cortex-m55").name == "mps3-an547"
     assert default_board("aarch64").name == "aarch64-linux"
+    assert default_board("cortex-m3").name == "mps2-an385"
+    assert default_board("cortex-m0plus").name == "mps2-an385-m0plus"
     with pytest.raises(EdgeccError):
         default_board("host")
 
@@ -129,6 +133,8 @@ BAD = {
     "not toml": ("target = [", "not valid TOML"),
     "unknown target": (NRF.replace('"cortex-m4"', '"cortex-m99"'), "unknown target 'cortex-m99'"),
     "machine of another core": (NRF.replace("mps2-an386", "mps2-an500"), "emulates a cortex-m7"),
+    "Cortex-M4 on the Cortex-M3 machine": (NRF.replace("mps2-an386", "mps2-an385"),
+                                           "emulates a cortex-m3"),
     "unknown machine": (NRF.replace("mps2-an386", "virt"), "unknown QEMU machine 'virt'"),
     "unknown field": (NRF.replace('name = "my-board"', 'nmae = "x"'), "unknown key 'nmae'"),
     "bad size": (NRF.replace('"1 MiB"', '"lots"'), "cannot read size 'lots'"),

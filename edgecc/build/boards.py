@@ -65,6 +65,7 @@ class QemuMachine:
     boot: int                                  # vector table address the core boots from
     memory: tuple[tuple[int, int], ...]        # (start, size) of RAM-backed ranges it may load
     part: str = ""     # the chip it emulates, peripherals and map (MPS2/MPS3 FPGA images: none)
+    also_runs: tuple[str, ...] = ()            # other targets whose code runs on its core
 
 
 MiB = 1 << 20
@@ -73,6 +74,10 @@ KiB = 1 << 10
 VARIANTS = ("device", "qemu")   # the firmware builds `--emit` writes (docs/firmware.md)
 
 MACHINES: dict[str, QemuMachine] = {m.name: m for m in (
+    # AN385: a Cortex-M3 (no FPU) with AN386's memory map; Armv6-M code runs on it unchanged.
+    QemuMachine("mps2-an385", "cortex-m3", 0x0,
+                ((0x00000000, 4 * MiB), (0x20000000, 4 * MiB), (0x21000000, 16 * MiB)),
+                also_runs=("cortex-m0plus",)),
     QemuMachine("mps2-an386", "cortex-m4", 0x0,
                 ((0x00000000, 4 * MiB), (0x20000000, 4 * MiB), (0x21000000, 16 * MiB))),
     QemuMachine("mps2-an500", "cortex-m7", 0x0,
@@ -88,6 +93,8 @@ MACHINES: dict[str, QemuMachine] = {m.name: m for m in (
     QemuMachine("netduinoplus2", "cortex-m4", 0x08000000,
                 ((0x08000000, 1 * MiB), (0x20000000, 192 * KiB)), part="STM32F405"),
 )}
+# Reference boards not named after their QEMU machine (a machine running another core's code).
+REFERENCE_BOARDS = {"cortex-m0plus": "mps2-an385-m0plus"}
 USER_MODE = {"aarch64": "qemu-aarch64"}
 
 
@@ -310,7 +317,7 @@ def board_from_dict(d: dict, path: Path) -> Board:
         if machine is None:
             raise EdgeccError(f"{where}: unknown QEMU machine {mname!r} "
                               f"(known: {', '.join(MACHINES)}, user)")
-        if machine.target != target:
+        if target != machine.target and target not in machine.also_runs:
             raise EdgeccError(f"{where}: QEMU {mname} emulates a {machine.target}, "
                               f"the board's target is {target}")
     regions = _regions(d, machine, where)
@@ -363,7 +370,7 @@ def default_board(target: str) -> Board:
     t = TARGETS.get(target)
     if t is None or t.runner == "host":
         raise EdgeccError(f"target {target} runs on the host, not on a board")
-    return load_board(t.qemu_machine or "aarch64-linux")
+    return load_board(REFERENCE_BOARDS.get(target) or t.qemu_machine or "aarch64-linux")
 
 
 def board_names() -> list[str]:

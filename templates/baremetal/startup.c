@@ -50,6 +50,7 @@ const vector_t edgecc_vectors[16] = {
     Default_Handler, /* SysTick */
 };
 
+#define SCB_CCR   0xE000ED14u
 #define SCB_SHCSR 0xE000ED24u
 #define SCB_CFSR  0xE000ED28u
 #define SCB_HFSR  0xE000ED2Cu
@@ -58,8 +59,17 @@ const vector_t edgecc_vectors[16] = {
 
 void Reset_Handler(void) {
     edgecc_startup_init();
-    /* MemManage, BusFault, UsageFault as their own exceptions: CFSR names the cause either way. */
+#if defined(__ARM_ARCH_6M__)
+    /* Armv6-M faults on every unaligned access (its CCR.UNALIGN_TRP reads as one); the Cortex-M3
+     * that QEMU runs Armv6-M builds on does so only with the bit set: set it, so a misaligned
+     * word or halfword load of the generated C faults here as it would on the part. */
+    REG32(SCB_CCR) |= 1u << 3;
+#else
+    /* MemManage, BusFault, UsageFault as their own exceptions: CFSR names the cause either way.
+     * (Armv6-M has only HardFault; its code runs here on a Cortex-M3 under QEMU, where CFSR still
+     * names the cause.) */
     REG32(SCB_SHCSR) |= 7u << 16;
+#endif
     initialise_monitor_handles();
     __libc_init_array();
     exit(main());
@@ -73,6 +83,24 @@ void Default_Handler(void) {
 /* Pick the stacked frame (MSP or PSP from EXC_RETURN bit 2), drop the v8-M stack limit so the
  * report itself cannot fault again, then report in C. */
 void Fault_Handler(void) {
+#if defined(__ARM_ARCH_6M__)
+    /* Armv6-M: no IT blocks, TST takes low registers, B reaches only +-2 KiB. */
+    __asm volatile(
+        "movs r0, #4\n\t"
+        "mov r1, lr\n\t"
+        "tst r1, r0\n\t"
+        "bne 1f\n\t"
+        "mrs r0, msp\n\t"
+        "b 2f\n"
+        "1:\n\t"
+        "mrs r0, psp\n"
+        "2:\n\t"
+        "ldr r2, =__StackTop\n\t"
+        "mov sp, r2\n\t"
+        "ldr r2, =edgecc_fault_report\n\t"
+        "bx r2\n\t"
+        ".ltorg\n\t");
+#else
     __asm volatile(
         "tst lr, #4\n\t"
         "ite eq\n\t"
@@ -87,6 +115,7 @@ void Fault_Handler(void) {
         "mov sp, r2\n\t"
         "b edgecc_fault_report\n\t"
         ".ltorg\n\t");
+#endif
 }
 
 static uint32_t semihost(uint32_t op, const void *arg) {
