@@ -7,13 +7,14 @@ over N consecutive frames for the QEMU targets; from host builds, qemu-x86_64 co
 timing harness for host / x86-avx2), and writing results.md / results.json (and, with --readme,
 the summary blocks of README.md and docs/benchmarks.md), and, on the Cortex-M targets, the per-layer profile of benchmarks/profile.py.
 A cell that fails (unsupported model, build error) becomes a footnoted error row;
-the run goes on. --merge keeps the rows of an earlier run's JSON that this run did not measure.
+the run goes on. Every row is stamped with the run's date and commit: results.md is one run of
+one commit (benchmarks/table.py refuses anything else; there is no merging of runs).
 
 Usage: python3 -m benchmarks.run [--targets T ...] [--sets tflite converter onnx] [--models M ...]
                                  [--frames N] [-o benchmarks/results.md] [--json PATH]
-                                 [--merge PATH] [--readme README.md] [--no-latency]
+                                 [--readme README.md] [--no-latency]
                                  [--profile anchors|all|none]
-       python3 -m benchmarks.run --render saved.json [--merge older.json] [-o ...] [--readme ...]
+       python3 -m benchmarks.run --render saved.json [-o ...] [--readme ...]
 """
 from __future__ import annotations
 
@@ -150,7 +151,7 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
     from edgecc.verify.reference import seeded_inputs
 
     from benchmarks.metrics import host_flash
-    from benchmarks.x86 import PLAIN_CFLAGS, build_timer, count_instructions, time_c
+    from benchmarks.x86 import PLAIN_CFLAGS, build_timer, count_instructions, time_c_tail
     r = verify_model(model, target, frames=frames, options=options)
     c = compile_model(model, target, "model", options)
     out = _verified(r, c.seconds)
@@ -169,12 +170,12 @@ def bench_host(model: Path, target, latency: bool, latency_cflags: list[str],
         if latency:
             exe = build_timer(gen, work, c.name, len(c.graph.inputs),
                               [*latency_cflags, *target.cflags])
-            out["latency_us"] = time_c(exe, budget_s)
+            out["latency_us"], out["latency_p99_us"] = time_c_tail(exe, budget_s)
             # -O2 and the target's own flags only (x86-avx2: -mavx2 -mfma, kernels chosen at run
             # time; x86-avx512: AVX-512 F/BW/VL/VNNI, its 512-bit paths at compile time)
             exe = build_timer(gen, work / "plain", c.name, len(c.graph.inputs),
                               [*PLAIN_CFLAGS, *target.cflags])
-            out["latency_plain_us"] = time_c(exe, budget_s)
+            out["latency_plain_us"], out["latency_plain_p99_us"] = time_c_tail(exe, budget_s)
     return out
 
 
@@ -186,7 +187,7 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
 
     from benchmarks.metrics import count_macs, tflm_arena
     from benchmarks.profile import wants_profile
-    from benchmarks.x86 import LATENCY_CFLAGS, time_litert
+    from benchmarks.x86 import LATENCY_CFLAGS, time_litert, time_litert_tail
     targets = [get_target(t) for t in target_names]
     anchors = load_anchors(SHARED / "bench" / "anchors.md")
     results: dict[str, list[dict]] = {t.name: [] for t in targets}
@@ -208,7 +209,7 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
             base["macs"] = count_macs(load_model(model, options))
         except EdgeccError as e:
             base["error"] = str(e)
-        litert_us = None
+        litert = None
         litert_done = False
         for t in targets:
             row = dict(base)
@@ -221,8 +222,8 @@ def run(models: list[Path], target_names: list[str], latency: bool = True,
                                               frames, options))
                         if latency and not litert_done and not is_onnx(model):
                             # measured right after the generated C: same machine state
-                            litert_us, litert_done = time_litert(model, budget_s), True
-                        row["litert_us"] = litert_us
+                            litert, litert_done = time_litert_tail(model, budget_s), True
+                        row["litert_us"], row["litert_p99_us"] = litert or (None, None)
                     else:
                         row.update(bench_qemu(model, t, frames,
                                               wants_profile(profile, name, t.name), options))
@@ -273,9 +274,6 @@ def main(argv: list[str] | None = None) -> int:
                         "of another numerics are named MODEL@NUMERICS (onnx_set.row_suffix)")
     p.add_argument("--onnx-float", choices=list(LEGACY_ONNX_FLOAT),
                    help="the old spelling of --onnx-numerics")
-    p.add_argument("--merge", type=Path, metavar="JSON",
-                   help="keep the rows of this earlier --json run that this run (or --render's "
-                        "file) does not have")
     p.add_argument("--render", type=Path, metavar="JSON",
                    help="measure nothing: rewrite -o (and --readme) from a saved --json file")
     args = p.parse_args(argv)
@@ -286,10 +284,11 @@ def main(argv: list[str] | None = None) -> int:
     from edgecc.progress import say
     if args.render:
         saved = json.loads(args.render.read_text())
-        results = saved["results"]
-        if args.merge:
-            results = _merged(args.merge, results)
-        _write(args, saved["meta"], results)
+        try:
+            _write(args, saved["meta"], saved["results"])
+        except ValueError as e:
+            print(f"benchmarks: error: {e}", file=sys.stderr)
+            return 2
         return 0
     try:
         models = model_paths(args.models, [SETS[s] for s in args.sets])
@@ -302,41 +301,29 @@ def main(argv: list[str] | None = None) -> int:
                              options=options)
         for rows in results.values():
             for r in rows:
-                r["measured"] = meta["date"]
-        if args.merge:
-            results = _merged(args.merge, results)
+                r.update(measured=meta["date"], commit=meta["commit"])
     except EdgeccError as e:
         print(f"benchmarks: error: {e}", file=sys.stderr)
         return 2
     meta.update(extra)
-    _write(args, meta, results)
+    try:
+        _write(args, meta, results)
+    except ValueError as e:
+        print(f"benchmarks: error: {e}", file=sys.stderr)
+        return 2
     return 0
 
 
-def merge_results(old: dict[str, list[dict]], new: dict[str, list[dict]]
-                  ) -> dict[str, list[dict]]:
-    """Rows of `new` replace those of `old` for the same target and model; the rest of `old`
-    stays. Targets in the order of `old` then new ones; rows sorted by model name."""
-    out = {t: {r["model"]: r for r in rows} for t, rows in old.items()}
-    for t, rows in new.items():
-        out.setdefault(t, {}).update({r["model"]: r for r in rows})  # old order, new appended
-    return {t: list(rows.values()) for t, rows in out.items()}
-
-
-def _merged(path: Path, results: dict[str, list[dict]]) -> dict[str, list[dict]]:
-    """`results` over the rows of the saved run at `path`, whose rows keep their own date."""
-    old = json.loads(path.read_text())
-    for rows in old["results"].values():
-        for r in rows:
-            r.setdefault("measured", old["meta"]["date"])
-    return merge_results(old["results"], results)
-
-
 def _write(args, meta: dict, results: dict[str, list[dict]]) -> None:
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(render_results(meta, results))
+    """The JSON first (a long run's figures are kept even when rendering refuses them), then
+    results.md: the repository's own (and the summaries of --readme) only from a clean commit."""
     if args.json:
         args.json.write_text(json.dumps(dict(meta=meta, results=results), indent=1))
+    own = {(REPO / "benchmarks" / "results.md").resolve(), (REPO / "README.md").resolve()}
+    clean = args.output.resolve() in own or bool(args.readme and args.readme.resolve() in own)
+    text = render_results(meta, results, clean)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text)
     if args.readme:  # README's short summary, and docs/benchmarks.md's table beside it
         docs = args.readme.resolve().parent / "docs" / "benchmarks.md"
         update_readme(args.readme, readme_block(meta, results, _link(docs, args.readme)))

@@ -4,8 +4,9 @@ Owns: (1) the instruction count per inference of a host build, taken like the Ar
 (edgecc/build/qemu.py): the verify harness built static with EDGECC_RUNS=1 and =2, both run under
 qemu-x86_64 (-cpu max, which implements AVX2) with edgecc's counting TCG plugin, difference of the
 two totals; (2) a timing harness for the generated C: one thread, the model run `warmup` times,
-then `runs` times each timed alone with CLOCK_MONOTONIC, the median printed; (3) LiteRT's
-`invoke()` timed the same way from Python (ai-edge-litert, num_threads=1, default delegate, which
+then `runs` times each timed alone with CLOCK_MONOTONIC, the median (p50) and the 99th
+percentile (p99, the tail) of those same runs printed; (3) LiteRT's `invoke()` timed the same way
+(p50 and p99 of one set of runs) from Python (ai-edge-litert, num_threads=1, default delegate, which
 is XNNPACK). The generated C is timed twice: `-O3 -march=native` and `-O2` with the target's flags
 only (PLAIN_CFLAGS; x86-avx2's run-time dispatch). Inputs of the timed runs are byte i = (i*7+3) mod 256, as in the anchors.
 """
@@ -61,7 +62,7 @@ def pattern_bytes(n: int) -> bytes:
     return bytes((i * 7 + 3) % 256 for i in range(n))
 
 
-TIMING_C = r"""/* edgecc benchmark timing harness: median latency of {low}_run, one thread. */
+TIMING_C = r"""/* edgecc benchmark timing harness: p50 and p99 latency of {low}_run, one thread. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
 #include <stdio.h>
@@ -104,7 +105,8 @@ int main(int argc, char **argv) {{
         t[i] = now_ns() - t0;
     }}
     qsort(t, (size_t)runs, sizeof t[0], cmp);
-    printf("median_ns %lld min_ns %lld runs %d\n", (long long)t[runs / 2], (long long)t[0], runs);
+    printf("median_ns %lld min_ns %lld runs %d p99_ns %lld\n", (long long)t[runs / 2],
+           (long long)t[0], runs, (long long)t[(runs * 99) / 100]);
     free(t);
     return 0;
 }}
@@ -128,17 +130,25 @@ def _runs_for(first_ns: float, budget_s: float, lo: int = 200, hi: int = 20000) 
     return int(min(hi, max(lo, budget_s * 1e9 / max(first_ns, 1.0))))
 
 
-def time_c(exe: Path, budget_s: float = 0.5) -> float:
-    """Median latency (microseconds) of the generated C: a short probe sizes the real run so it
-    takes about `budget_s` seconds (200 to 20000 timed runs after 20 warm-ups)."""
-    def run(warm: int, runs: int) -> float:
+def time_c_tail(exe: Path, budget_s: float = 0.5) -> tuple[float, float]:
+    """(p50, p99) latency in microseconds of the generated C, over one set of timed runs: a
+    short probe sizes the real run so it takes about `budget_s` seconds (200 to 20000 timed runs
+    after 20 warm-ups)."""
+    def run(warm: int, runs: int) -> tuple[float, float]:
         r = subprocess.run([str(exe), str(warm), str(runs)], capture_output=True, text=True,
                            timeout=600)
         if r.returncode != 0:
             raise EdgeccError(f"{exe.name} exited with {r.returncode}")
-        return float(r.stdout.split()[1])
-    probe = run(5, 20)
-    return run(20, _runs_for(probe, budget_s)) / 1e3
+        f = r.stdout.split()
+        return float(f[1]), float(f[7])
+    probe = run(5, 20)[0]
+    p50, p99 = run(20, _runs_for(probe, budget_s))
+    return p50 / 1e3, p99 / 1e3
+
+
+def time_c(exe: Path, budget_s: float = 0.5) -> float:
+    """Median latency (microseconds) of the generated C (time_c_tail's p50)."""
+    return time_c_tail(exe, budget_s)[0]
 
 
 def litert_interpreter(model: Path):
@@ -162,7 +172,14 @@ def litert_interpreter(model: Path):
 
 
 def time_litert(model: Path, budget_s: float = 0.5) -> float | None:
-    """Median `invoke()` latency (microseconds) of LiteRT, measured in a child process (LiteRT
+    """Median `invoke()` latency (microseconds) of LiteRT (time_litert_tail's p50)."""
+    tail = time_litert_tail(model, budget_s)
+    return None if tail is None else tail[0]
+
+
+def time_litert_tail(model: Path, budget_s: float = 0.5) -> tuple[float, float] | None:
+    """(p50, p99) `invoke()` latency (microseconds) of LiteRT over one set of timed runs,
+    measured in a child process (LiteRT
     corrupts its heap on some models, e.g. keyword_scrambled_8bit's SVDF: that must not take the
     benchmark down); None when LiteRT refuses or crashes on the model."""
     try:
@@ -175,10 +192,11 @@ def time_litert(model: Path, budget_s: float = 0.5) -> float | None:
         if "No module named 'ai_edge_litert'" in r.stderr:
             raise EdgeccError("LiteRT latency needs 'ai-edge-litert' (pip install ai-edge-litert)")
         return None
-    return float(r.stdout.split()[-1])
+    p50, p99 = r.stdout.split()[-2:]
+    return float(p50), float(p99)
 
 
-def _time_litert_here(model: Path, budget_s: float) -> float | None:
+def _time_litert_here(model: Path, budget_s: float) -> tuple[float, float] | None:
     it = litert_interpreter(model)
     if it is None:
         return None
@@ -198,8 +216,10 @@ def _time_litert_here(model: Path, budget_s: float) -> float | None:
         t0 = time.perf_counter_ns()
         it.invoke()
         ts.append(time.perf_counter_ns() - t0)
-    return statistics.median(ts) / 1e3
+    ts.sort()
+    return statistics.median(ts) / 1e3, ts[len(ts) * 99 // 100] / 1e3
 
 
-if __name__ == "__main__":  # the child process of time_litert: MODEL BUDGET_S -> median us
-    print(_time_litert_here(Path(sys.argv[1]), float(sys.argv[2])))
+if __name__ == "__main__":  # the child process of time_litert: MODEL BUDGET_S -> p50 p99 (us)
+    tail = _time_litert_here(Path(sys.argv[1]), float(sys.argv[2]))
+    print("None" if tail is None else f"{tail[0]} {tail[1]}")

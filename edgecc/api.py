@@ -20,6 +20,7 @@ from edgecc.build.runner import build_runner, run_frames
 from edgecc.codegen import write_files
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.names import model_name_problem
 from edgecc.numerics.io import quantizable, quantize, rounding_of
 from edgecc.options import CompileOptions
 from edgecc.targets import get_target
@@ -43,6 +44,9 @@ def compile(model: str | Path, target: str | None = None, board: str | None = No
     `fields` such as io="external" or onnx_numerics="x86" change single fields of it); with
     `output`, write the folder (the C, the build files of `emit`, the manifest). Returns the
     edgecc.compiler.Compiled record (.files: the C, .plan.arena, .lowered, ...)."""
+    problem = model_name_problem(name)
+    if problem:
+        raise EdgeccError(f"name {name!r} {problem}")
     t, b = _resolve(target, board)
     opts = board_options((options or CompileOptions()).but(**fields), b)
     data = Path(model).read_bytes() if Path(model).is_file() else b""

@@ -9,7 +9,6 @@ which alone can already be over; then measured as here).
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from edgecc.build.regions import region_use
 from edgecc.codegen import write_files
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import work_folder
 from edgecc.options import CompileOptions
 from edgecc.names import c_ident
 from edgecc.targets import get_target
@@ -169,8 +169,7 @@ def budget_compiled(c, model: str, board: Board, ram_limit: int | None = None,
     program linked around it."""
     weights_section = c.options.weights_section
     ident = c_ident(c.name)
-    with tempfile.TemporaryDirectory(prefix="edgecc-budget-") as tmp:
-        work = Path(keep) if keep else Path(tmp)
+    with work_folder(keep, "edgecc-budget-") as work:
         gen = work / "gen"
         write_files(c.files, gen)
         app = work / "app_main.c"

@@ -11,10 +11,8 @@ model and options give byte-identical files.
 """
 from __future__ import annotations
 
-import os
 import posixpath
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import jinja2
 import numpy as np
 from jinja2 import meta
 
+from edgecc.fileio import write_folder
 from edgecc.ir import Graph
 from edgecc.lower import Lowered
 from edgecc.names import c_comment, c_ident, c_string_text
@@ -285,22 +284,6 @@ def render(g: Graph, lowered: list[Lowered], plan: Plan, name: str,
 
 
 def write_files(files: dict[str, str], out: Path) -> list[Path]:
-    """Write each file as a new file renamed over its name: a symlink (or any other entry) already
-    at that name in `out` is replaced, never written through."""
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fname, text in sorted(files.items()):
-        p = out / fname  # runtime headers keep their runtime_c/ sub-folder ("dsp/conv_2d.h")
-        parent = p.parent  # subfolders: zephyr/module.yml, dsp/conv_2d.h
-        if parent != out:
-            if parent.is_symlink():
-                parent.unlink()
-            parent.mkdir(parents=True, exist_ok=True)
-        tmp = parent / f".{p.name}.edgecc-tmp"
-        if tmp.is_symlink() or tmp.exists():
-            tmp.unlink()
-        with open(tmp, "x") as f:  # "x": fails rather than follow a link created meanwhile
-            f.write(text)
-        os.replace(tmp, p)
-        paths.append(p)
-    return paths
+    """Write the output folder through the output layer (edgecc/fileio.py): staged, committed
+    old-or-new, never through a link, every path inside `out`."""
+    return write_folder(files, out, "-o")

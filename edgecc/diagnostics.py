@@ -13,6 +13,7 @@ import traceback
 
 from edgecc.errors import InternalError
 from edgecc.ir import Node
+from edgecc.names import visible_text
 
 MAX_LINE = 600  # characters of one error line, prefix included (a 10 kB tensor name stays short)
 EXIT_BAD_INPUT = 2
@@ -20,10 +21,11 @@ EXIT_INTERNAL = 3
 
 
 def clean_line(message: str, limit: int = MAX_LINE) -> str:
-    """`message` as one printable line: control characters (ESC, BEL, DEL, C1, newlines) become
-    spaces, runs of whitespace one space, and a line longer than `limit` ends in '...'."""
-    text = "".join(" " if (ord(ch) < 32 or 127 <= ord(ch) < 160) else ch for ch in message)
-    text = " ".join(text.split())
+    """`message` as one printable line: ANSI escape sequences removed, control characters (ESC,
+    BEL, DEL, C1, newlines) spaces, bidirectional overrides and other format characters removed
+    (edgecc.names.visible_text), runs of whitespace one space, and a line longer than `limit`
+    ends in '...'."""
+    text = " ".join(visible_text(message).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

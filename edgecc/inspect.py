@@ -32,6 +32,7 @@ from pathlib import Path
 
 from edgecc.compiler import Compiled, compile_model, load_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import write_folder
 from edgecc.ir import Graph, Node
 from edgecc.ops import get_op
 from edgecc.passes import PassResult, optimize
@@ -108,14 +109,11 @@ def _counts_table(before: dict[str, int], after: dict[str, int]) -> list[str]:
 
 
 def _dump(stages: list[tuple[str, Graph]], out: Path) -> list[Path]:
+    # a dump is for reading: full detail
+    files = {f"{i:02d}_{name}.txt": format_graph(g, name, verbose=True)
+             for i, (name, g) in enumerate(stages)}
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for i, (name, g) in enumerate(stages):
-            p = out / f"{i:02d}_{name}.txt"
-            p.write_text(format_graph(g, name, verbose=True))  # a dump is for reading: full detail
-            paths.append(p)
-        return paths
+        return write_folder(files, out, "--dump-ir")
     except OSError as e:
         raise EdgeccError(f"--dump-ir {out}: {e.strerror or e}") from None
 

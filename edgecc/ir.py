@@ -21,8 +21,11 @@ class DType(enum.Enum):
     INT8 = ("int8", "int8_t", 1)
     UINT8 = ("uint8", "uint8_t", 1)
     INT16 = ("int16", "int16_t", 2)
+    UINT16 = ("uint16", "uint16_t", 2)
+    UINT32 = ("uint32", "uint32_t", 4)
     INT32 = ("int32", "int32_t", 4)
     INT64 = ("int64", "int64_t", 8)
+    UINT64 = ("uint64", "uint64_t", 8)
     FLOAT32 = ("float32", "float", 4)
     BOOL = ("bool", "uint8_t", 1)
 

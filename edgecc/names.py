@@ -8,6 +8,8 @@ no model string can close a comment, start a directive, or inject code; string-l
 from __future__ import annotations
 
 import re
+import unicodedata
+from html import escape
 
 _C_KEYWORDS = {"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
                "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
@@ -27,6 +29,31 @@ def c_ident(s: str, fallback: str = "model") -> str:
     return out[:48]
 
 
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?")
+
+
+def visible_text(s: str) -> str:
+    """`s` with nothing that can paint a terminal or reorder text: ANSI escape sequences removed
+    whole, control characters (C0, DEL, C1) and line or paragraph separators as spaces, format
+    characters (the bidirectional overrides U+202A-U+202E and isolates U+2066-U+2069, zero-width
+    characters) and lone surrogates removed."""
+    s = _ANSI.sub("", s)
+    out = []
+    for ch in s:
+        cat = unicodedata.category(ch)
+        if cat == "Cc" or cat in ("Zl", "Zp"):
+            out.append(" ")
+        elif cat not in ("Cf", "Cs", "Co", "Cn"):
+            out.append(ch)
+    return "".join(out)
+
+
+def xml_text(s: object) -> str:
+    """`s` as text of an HTML or SVG (XML 1.0) document: visible_text, then escaped (quotes too,
+    so it may sit in an attribute)."""
+    return escape(visible_text(str(s)), quote=True)
+
+
 def c_comment(s: str, limit: int = 80) -> str:
     out = "".join(ch if 32 <= ord(ch) < 127 and ch not in "*/\\" else "_" for ch in s)
     return out[:limit]
@@ -38,11 +65,34 @@ def c_string_text(s: str, limit: int = 96) -> str:
     return out[:limit]
 
 
-# File names NAME.h must not take in OUT (built with -I OUT): the runtime headers (edgecc_*, also
-# any future runtime_c/<isa>/ layout) and the C/compiler headers the generated code includes.
-_SYSTEM_HEADERS = {"stdint", "stddef", "string", "stdio", "stdlib", "stdbool", "limits", "math",
-                   "float", "inttypes", "assert", "arm_acle", "arm_mve", "arm_neon",
-                   "immintrin", "cmsis_compiler"}
+# File names NAME.h must not take in OUT (built with -I OUT, which the emitted CMake target makes
+# PUBLIC): a header of that name there shadows the system's for every file of the build, and the
+# C library's own headers include flat names (glibc's <stdint.h> includes <features.h>, GCC's
+# <emmintrin.h> includes <xmmintrin.h>). edgecc refuses such a --name instead of prefixing the
+# file names, because `OUT/NAME.h` is the generated API's contract (docs/design.md). Refused: the
+# C standard headers (C89-C23), the flat headers C libraries include (glibc, musl, newlib,
+# picolibc), the compilers' own (GCC, clang), and by pattern the intrinsics headers (*intrin:
+# xmmintrin, immintrin, ...; arm_*: arm_neon, arm_mve, arm_acle, CMSIS's arm_math; riscv_*:
+# riscv_vector), CMSIS (cmsis_*, core_*), and edgecc's runtime headers (edgecc*).
+# tests/test_names.py checks the list against the include closure of every installed toolchain.
+_SYSTEM_HEADERS = frozenset("""
+    assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp signal
+    stdalign stdarg stdatomic stdbit stdbool stdckdint stddef stdint stdio stdlib stdnoreturn
+    string tgmath threads time uchar wchar wctype
+    features alloca endian unistd malloc memory strings sched pthread syslimits stdfix varargs
+    unwind omp openacc cpuid builtins vadefs msa altivec gcov quadmath quadmath_weak mm_malloc
+    mm3dnow newlib ieeefp picolibc reent tar wordexp cet backtrace acc_prof
+    wasm_simd128 hexagon_types hexagon_protos hvx_hexagon_protos opencl_c ptrauth
+    fcntl errno dirent stdint_gcc
+""".split())
+_SYSTEM_PATTERN = re.compile(r"edgecc.*|.*intrin.*|arm_.*|arm(64)?intr|riscv_.*|cmsis_.*|"
+                             r"core_.*")
+
+
+def shadows_header(ident: str) -> bool:
+    """True when `ident.h` would shadow a C library, compiler or CMSIS header."""
+    base = ident.lower()
+    return base in _SYSTEM_HEADERS or bool(_SYSTEM_PATTERN.fullmatch(base))
 
 
 def model_name_problem(name: str) -> str | None:
@@ -55,6 +105,7 @@ def model_name_problem(name: str) -> str | None:
         return f"becomes '{ident}', which collides with edgecc's runtime headers (edgecc_*.h)"
     if base in _C_KEYWORDS:
         return f"is a C keyword ('{base}')"
-    if base in _SYSTEM_HEADERS:
-        return f"would make '{base}.h', which shadows the C header <{base}.h>"
+    if shadows_header(ident):
+        return (f"would make '{ident.lower()}.h', which shadows the system header "
+                f"<{ident.lower()}.h> (a C library, compiler intrinsics or CMSIS header)")
     return None

@@ -3,14 +3,15 @@
 Owns: turning a (graph, plan) pair into a report dict, a short human table, and a self-contained
 SVG (time = node steps on the x axis, arena address on the y axis, one rectangle per buffer, the
 lower bounds as lines) that `edgecc report` can embed as is. Model strings (tensor labels) reach
-the SVG only through XML escaping. App code (docs/design.md "Layers"): the planner (plan/) shows
-nothing; the verb itself is edgecc/cli/plan.py.
+the SVG only through edgecc.names.xml_text (escaped, control characters removed). App code
+(docs/design.md "Layers"): the planner (plan/) shows nothing; the verb itself is
+edgecc/cli/plan.py.
 """
 from __future__ import annotations
 
-from html import escape
 
 from edgecc.ir import Graph
+from edgecc.names import xml_text
 from edgecc.plan import Plan
 
 
@@ -106,7 +107,7 @@ def plan_svg(g: Graph, plan: Plan, title: str = "", width: int = 900, height: in
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-           f'<text x="{left}" y="18" font-size="13">{escape(title)} arena {plan.arena} B, '
+           f'<text x="{left}" y="18" font-size="13">{xml_text(title)} arena {plan.arena} B, '
            f'lower bound {plan.model_lower_bound} B, planned peak {plan.lower_bound} B</text>',
            f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>']
     for r in rep["buffers"]:
@@ -117,7 +118,7 @@ def plan_svg(g: Graph, plan: Plan, title: str = "", width: int = 900, height: in
         out.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{max(x1 - x0 - 1, 1):.1f}" '
                    f'height="{max(y1 - y0, 0.5):.1f}" fill="{_COLORS[r["kind"]]}" '
                    f'fill-opacity="0.8" stroke="#222" stroke-width="0.5"><title>'
-                   f'{escape(tip)}: {r["size"]} B at {r["offset"]}, steps {r["first"]}-{r["last"]}'
+                   f'{xml_text(tip)}: {r["size"]} B at {r["offset"]}, steps {r["first"]}-{r["last"]}'
                    f'</title></rect>')
     for val, colour, label in ((plan.arena, "#c00", "arena"),
                                (plan.model_lower_bound, "#06c", "lower bound")):

@@ -7,7 +7,7 @@ compiler is installed) and rendering it as ONE HTML file: inline CSS, the SVG in
 no external assets, so it can be mailed or attached to a CI run as is.
 
 Every model string (tensor labels, file name, rewrite messages that quote them) goes through
-html.escape. The page is deterministic: no times, no absolute paths, only the model's file name,
+edgecc.names.xml_text (escaped, control and bidirectional-override characters removed). The page is deterministic: no times, no absolute paths, only the model's file name,
 so two runs on the same model and edgecc version give the same bytes.
 
 MACs per layer follow the benchmark definition (../shared/bench/anchors.md): output elements x
@@ -17,16 +17,17 @@ layers show no figure.
 from __future__ import annotations
 
 import shutil
-from html import escape
 from pathlib import Path
 
 from edgecc.build.boards import Board
 from edgecc.budget import budget_model
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import write_file
 from edgecc.inspect import executes, kernel_rows, op_counts
 from edgecc.ir import TensorType
 from edgecc.metrics import node_macs
+from edgecc.names import xml_text
 from edgecc.plan_view import plan_report, plan_svg
 from edgecc.targets import Target, get_target
 from edgecc.version import __version__
@@ -37,7 +38,7 @@ LABEL_CHARS = 40  # long TFLite labels (';'-joined op names) are cut in cells, f
 # ------------------------------------------------------------------------------ small helpers
 
 def _e(s: object) -> str:
-    return escape(str(s), quote=True)
+    return xml_text(s)
 
 
 def _n(x: int | None) -> str:
@@ -332,8 +333,4 @@ def write_report(model: str | Path, target: Target, board: Board | None, out: Pa
     c = compile_model(model, target, "model", options)
     budget = budget_figures(model, board, options) if board is not None else (None, "")
     html = render_report(model, c, target, board, budget)
-    try:
-        out.write_text(html, encoding="utf-8")
-    except OSError as e:
-        raise EdgeccError(f"{out}: cannot write the report: {e.strerror or e}") from None
-    return out
+    return write_file(out, html, "-o")

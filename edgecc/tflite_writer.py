@@ -3,7 +3,9 @@
 Owns: building single-op and small multi-op .tflite models with chosen shapes, quantization and
 builtin options, for the tests and for examples/. Options are given as a dict of snake_case field
 names (as the frontend reads them back), e.g. {"padding": 1, "stride_w": 2}; list values become
-vectors (ReshapeOptions.new_shape).
+vectors (ReshapeOptions.new_shape). A custom op is named "CUSTOM:<custom code>" (e.g.
+"CUSTOM:SignalWindow"); its options dict is written as the flexbuffer map TFLite Micro's custom
+kernels read (keys sorted, values in key order).
 
     mb = ModelBuilder()
     x = mb.tensor("x", (1, 8, 8, 3), "int8", scale=0.05, zero_point=-3)
@@ -18,11 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import flatbuffers
+import flatbuffers.flexbuffers as flexbuffers
 import numpy as np
 import tflite
 
-_DTYPE_CODE = {"float32": 0, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7, "int8": 9,
-               "resource": 13}
+_DTYPE_CODE = {"float32": 0, "float16": 1, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7,
+               "int8": 9, "float64": 10, "uint64": 12, "resource": 13, "uint32": 15, "uint16": 16}
 _OPCODE = {v: k for k, v in tflite.BUILTIN_OPCODE2NAME.items()}
 _OPTION_OVERRIDES = {
     "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
@@ -116,6 +119,8 @@ class ModelBuilder:
 
     # ---- serialization ----------------------------------------------------------------------
     def _options(self, b: flatbuffers.Builder, op: _Op) -> tuple[int, int]:
+        if op.name.startswith("CUSTOM:"):
+            return 0, 0
         cls = op.options_class or options_class_name(op.name)
         if cls is None:
             if op.options:
@@ -187,6 +192,8 @@ class ModelBuilder:
             ins = self._int_vector(b, op.inputs, b.PrependInt32)
             outs = self._int_vector(b, op.outputs, b.PrependInt32)
             otype, opts = self._options(b, op)
+            custom = (b.CreateByteVector(bytes(flexbuffers.Dumps(op.options)))
+                      if op.name.startswith("CUSTOM:") and op.options else None)
             tflite.OperatorStart(b)
             tflite.OperatorAddOpcodeIndex(b, codes.index((op.name, op.version)))
             tflite.OperatorAddInputs(b, ins)
@@ -194,6 +201,8 @@ class ModelBuilder:
             if otype:
                 tflite.OperatorAddBuiltinOptionsType(b, otype)
                 tflite.OperatorAddBuiltinOptions(b, opts)
+            if custom is not None:
+                tflite.OperatorAddCustomOptions(b, custom)
             op_offs.append(tflite.OperatorEnd(b))
         tensors_v, ops_v = self._vec(b, t_offs), self._vec(b, op_offs)
         in_v = self._int_vector(b, inputs, b.PrependInt32)
@@ -223,8 +232,12 @@ class ModelBuilder:
                 codes.append((op.name, op.version))
         code_offs = []
         for name, version in codes:
-            code = _OPCODE[name]
+            custom = name.startswith("CUSTOM:")
+            code = 32 if custom else _OPCODE[name]  # BuiltinOperator.CUSTOM
+            custom_code = b.CreateString(name[len("CUSTOM:"):]) if custom else None
             tflite.OperatorCodeStart(b)
+            if custom_code is not None:
+                tflite.OperatorCodeAddCustomCode(b, custom_code)
             tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
             tflite.OperatorCodeAddBuiltinCode(b, code)
             tflite.OperatorCodeAddVersion(b, version)

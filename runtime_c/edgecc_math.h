@@ -12,6 +12,7 @@
  *          odd series to s^13, + e ln2 (split into a high part exact in float and a low part).
  *   sqrt:  the integer square root of the 48-bit scaled mantissa, rounded to nearest.
  *   fmod:  exact (below).
+ * And TFLite's integer FLOOR_DIV / FLOOR_MOD (ec_floor_div_s32, ec_floor_mod_s32/_s64).
  * Build with -ffp-contract=off so that no multiply-add is fused (as TFLite Micro's build).
  * Also TFLite's fixed-point 1/sqrt (GetInvSqrtQuantizedMultiplierExp), C twin of
  * inv_sqrt_multiplier_exp in edgecc/ops/rsqrt.py, for the int8 L2_NORMALIZATION.
@@ -183,6 +184,30 @@ static inline float ec_fmodf(float x, float y) {
 static inline float ec_floor_modf(float x, float y) {
     const float t = ec_fmodf(x, y);
     return (t != 0.0f && ((y < 0.0f) != (t < 0.0f))) ? t + y : t;
+}
+
+/* TFLite's integer FloorDiv and FloorMod (LiteRT's reference kernels): the floored quotient, and
+ * the truncated remainder moved into the divisor's sign. A zero divisor (LiteRT: "Division by
+ * zero") gives 0; x / -1 negates with wrap-around (INT32_MIN stays INT32_MIN, as LiteRT's
+ * double-to-int conversion gives on its hosts) and x % -1 is 0, without C's overflow. */
+static inline int32_t ec_floor_div_s32(int32_t x, int32_t y) {
+    if (y == 0) return 0;
+    if (y == -1) return (int32_t)(0u - (uint32_t)x);
+    return x / y - (int32_t)((x % y != 0) && ((x < 0) != (y < 0)));
+}
+
+static inline int32_t ec_floor_mod_s32(int32_t x, int32_t y) {
+    int32_t t;
+    if (y == 0 || y == -1) return 0;
+    t = x % y;
+    return (t != 0 && ((y < 0) != (t < 0))) ? t + y : t;
+}
+
+static inline int64_t ec_floor_mod_s64(int64_t x, int64_t y) {
+    int64_t t;
+    if (y == 0 || y == -1) return 0;
+    t = x % y;
+    return (t != 0 && ((y < 0) != (t < 0))) ? t + y : t;
 }
 
 /* GetInvSqrtQuantizedMultiplierExp(x, reverse_shift -1): 1/sqrt(x) = *mult * 2^*shift / 2^31,

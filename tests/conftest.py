@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("EDGECC_DEBUG", "1")  # ir.verify after every pass in tests
+# the CLI's compile cache off in tests: a test that patches the compiler in process must see its
+# patch, not an entry of an earlier compile (tests/test_compile_cache.py turns it on itself)
+os.environ.setdefault("EDGECC_NO_CACHE", "1")
 
 # The edgecc_run fixture of the project's pytest plugin, also when the installed package predates
 # its entry point (an installed plugin's fixture is then overridden by this same function).

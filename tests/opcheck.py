@@ -82,3 +82,27 @@ def check_model_litert(data: bytes, seeds=(0, 1), compilers=("gcc", "clang"),
                 assert done
                 for i, r in enumerate(ref):
                     assert count_mismatches(outs[i], r) == 0, (cc, seed, i)
+
+
+# ---- several frames on several targets, the oracle verify picks --------------------------------
+
+def check_frames(data: bytes, oracle: str, targets=("host", "cortex-m4"), frames: int = 3,
+                 seed: int = 0) -> None:
+    """The numpy reference and the generated C on each target equal `oracle` ("tflite-micro" or
+    "litert-builtin-ref", the one verify picks) on `frames` consecutive seeded frames, state (if
+    any) carried from one frame to the next."""
+    from edgecc.verify.reference import run_reference_frames, seeded_frames
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.tflite"
+        path.write_bytes(data)
+        g = load_tflite(path)
+        ins = seeded_frames(g, seed, frames)
+        refs, used = run_reference_frames(path, ins, len(g.outputs))
+        assert used == oracle, used
+        state: dict = {}
+        for k, (x, ref) in enumerate(zip(ins, refs)):
+            assert_outputs_equal(run_graph(g, x, state), g.outputs, ref, f"{oracle} frame {k}")
+        for t in targets:
+            r = verify_model(path, get_target(t), seed=seed, frames=frames)
+            assert r.oracle == oracle, r.oracle
+            assert r.bit_exact, (t, r.mismatched_bytes, r.first_bad_layer, r.first_bad_frame)

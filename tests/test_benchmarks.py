@@ -69,7 +69,8 @@ def test_mac_counts_match_the_anchors():
 
 
 def _row(model: str, **kw) -> dict:
-    r = dict(model=model, macs=100, instructions=300, arena_bytes=120, lower_bound_bytes=100,
+    r = dict(model=model, measured="d", commit="abc1234", macs=100, instructions=300,
+             arena_bytes=120, lower_bound_bytes=100,
              tflm_arena_bytes=240, flash_bytes=1000, bit_exact=True, frames=5, frames_exact=5,
              compile_s=1.25, anchor=dict(instructions=600, arena_bytes=200, flash_bytes=2000))
     r.update(kw)
@@ -78,16 +79,17 @@ def _row(model: str, **kw) -> dict:
 
 def test_tables_put_speed_and_ram_side_by_side():
     from benchmarks.table import render_results
-    meta = dict(command="c", date="d", cpu="cpu", cores=2, os="os", commit="x", gcc="g",
+    meta = dict(command="c", date="d", cpu="cpu", cores=2, os="os", commit="abc1234", gcc="g",
                 arm_gcc="a", aarch64_gcc="b", qemu="q", litert="l", tflm="t", latency_cflags=[])
     bad = _row("m3", bit_exact=False, frames_exact=3)
     md = render_results(meta, {"cortex-m4": [_row("m1"), _row("m2", error="boom"), bad],
-                               "host": [_row("m1", anchor=None, latency_us=2.0, litert_us=4.0)]})
+                               "host": [_row("m1", anchor=None, latency_us=2.0, litert_us=4.0,
+                                             latency_p99_us=3.0, litert_p99_us=12.0)]})
     assert ("| m1 | 100 | 300 | 3.00 | 600 | 0.50 | 120 | 100 | 1.20 | 240 | 0.50 | 1,000 | "
             "200 | 2,000 | 5/5 | 1.2 |") in md
     assert "| m3 | 100 | 300 |" in md and "**3/5** |" in md
     assert "| m1 | 100 | 300 | 3.00 | - | - | 120 | 100 | 1.20 | 240 | 0.50 | 1,000 | 2.00 | 4.00 |" \
-        " 0.50 | - | - | 5/5 | 1.2 |" in md
+        " 0.50 | 3.00 | 12.0 | 0.25 | - | - | 5/5 | 1.2 |" in md  # p50, then p99 of the same runs
     assert "1. m2: boom" in md
     for table in md.split("\n## ")[1:]:  # every row of a table, error rows too, has its columns
         rows = [ln for ln in table.splitlines() if ln.startswith("|")]
@@ -123,19 +125,26 @@ def test_profile_flags_layers_far_from_the_floor():
     assert not wants_profile("none", "kws_ref_model", "cortex-m4")
 
 
-def test_merge_keeps_rows_not_measured_again():
-    from benchmarks.run import merge_results
-    old = {"cortex-m4": [_row("a"), _row("b")], "host": [_row("a")]}
-    new = {"cortex-m4": [_row("b", instructions=1), _row("c")]}
-    out = merge_results(old, new)
-    assert [r["model"] for r in out["cortex-m4"]] == ["a", "b", "c"]
-    assert out["cortex-m4"][1]["instructions"] == 1 and out["host"] == old["host"]
-    from benchmarks.table import _kept
-    dated = {"cortex-m4": [_row("a", measured="old"), _row("b", measured="new")],
-             "host": [_row("a", measured="old")]}
-    line, = [ln for ln in _kept(dict(date="new"), dated) if ln]
-    assert line.startswith("Rows kept from the run of old") and line.endswith(
-        ": a on cortex-m4, host.")
+def test_results_are_one_run_of_one_commit():
+    """The generator refuses rows of another run or commit (there is no merging of runs), and
+    the repository's own results.md a run with uncommitted changes."""
+    from benchmarks.table import one_run, render_results
+    meta = dict(command="c", date="d", cpu="cpu", cores=2, os="os", commit="abc1234", gcc="g",
+                arm_gcc="a", aarch64_gcc="b", qemu="q", litert="l", tflm="t", latency_cflags=[])
+    mine = dict(measured="d", commit="abc1234")
+    one_run(meta, {"cortex-m4": [_row("a", **mine)], "host": [_row("a", **mine)]}, clean=True)
+    for other in (dict(mine, measured="older"), dict(mine, commit="1234abc"),
+                  dict(measured=None, commit=None)):
+        with pytest.raises(ValueError, match="1 rows are not of the run of d at abc1234.*: b on "
+                                             "host"):
+            render_results(meta, {"cortex-m4": [_row("a", **mine)], "host": [_row("b", **other)]})
+    dirty = dict(meta, commit="abc1234 (with uncommitted changes)")
+    rows = {"cortex-m4": [_row("a", measured="d", commit=dirty["commit"])]}
+    assert "edgecc commit: abc1234 (with uncommitted changes)" in render_results(dirty, rows)
+    with pytest.raises(ValueError, match="without uncommitted changes"):
+        render_results(dirty, rows, clean=True)
+    saved = json.loads((REPO / "benchmarks" / "results.json").read_text())
+    one_run(saved["meta"], saved["results"], clean=True)  # the repository's own: one clean run
 
 
 def test_readme_block_is_replaced_and_nothing_else(tmp_path):
@@ -213,6 +222,7 @@ def test_suite_on_host_with_latency(tmp_path):
     assert "error" not in row, row
     assert row["bit_exact"] and row["instructions"] > 0 and row["flash_bytes"] > 0
     assert row["latency_us"] > 0 and row["litert_us"] > 0
+    assert row["latency_p99_us"] >= row["latency_us"] and row["litert_p99_us"] >= row["litert_us"]
 
 
 def test_suite_x86_avx512_row(tmp_path):
@@ -299,7 +309,7 @@ def test_onnx_set_on_ad01_cortex_m4(tmp_path):
 def test_onnx_rows_render_beside_tflite_rows():
     """A target with TFLite and ONNX rows gets both tables; an ONNX error row keeps its columns."""
     from benchmarks.table import render_results
-    meta = dict(command="c", date="d", cpu="cpu", cores=2, os="os", commit="x", gcc="g",
+    meta = dict(command="c", date="d", cpu="cpu", cores=2, os="os", commit="abc1234", gcc="g",
                 arm_gcc="a", aarch64_gcc="b", qemu="q", litert="l", tflm="t", latency_cflags=[],
                 onnx_vs_tflite=[dict(onnx="tfl_m_qdq", tflite="m", target="cortex-m4",
                                      onnx_arena=100, tflite_arena=100, onnx_instructions=102,

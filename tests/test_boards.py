@@ -108,9 +108,9 @@ BAD = {
     "unknown target": (NRF.replace('"cortex-m4"', '"cortex-m99"'), "unknown target 'cortex-m99'"),
     "machine of another core": (NRF.replace("mps2-an386", "mps2-an500"), "emulates a cortex-m7"),
     "unknown machine": (NRF.replace("mps2-an386", "virt"), "unknown QEMU machine 'virt'"),
-    "unknown field": (NRF.replace('name = "my-board"', 'nmae = "x"'), "unknown field 'nmae'"),
+    "unknown field": (NRF.replace('name = "my-board"', 'nmae = "x"'), "unknown key 'nmae'"),
     "bad size": (NRF.replace('"1 MiB"', '"lots"'), "cannot read size 'lots'"),
-    "bad kind": (NRF.replace('kind = "flash"', 'kind = "rom"'), 'kind must be "flash" or "ram"'),
+    "bad kind": (NRF.replace('kind = "flash"', 'kind = "rom"'), 'must be one of flash, ram'),
     "not QEMU memory": (NRF.replace("0x20000000", "0x50000000"), "is not memory on QEMU"),
     "no memory": (NRF.split("[[memory]]")[0], "needs [[memory]] regions"),
     "no flash": (NRF.replace('kind = "flash"', 'kind = "ram"'), "at least one flash"),
@@ -118,7 +118,7 @@ BAD = {
     "arena in flash": (NRF + '[placement]\narena = "FLASH"\n', "must be a ram region"),
     "overlap": (NRF.replace("0x20000000", "0x0"), "overlap"),
     "cflags": (NRF.replace('target = "cortex-m4"', 'target = "cortex-m4"\ncflags = "-O2"'),
-               "'cflags' must be a list"),
+               "cflags: expected a list"),
 }
 
 

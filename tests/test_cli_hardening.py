@@ -57,7 +57,7 @@ def test_model_over_the_size_limit_is_refused_before_reading(tmp_path, capsys, m
     (["compile", EXAMPLE, "-o", "OUT", "--name", "EdgeCC-fixedpoint"], "runtime headers"),
     (["compile", EXAMPLE, "-o", "OUT", "--name", "edgecc_cortex_m_conv_2d"], "runtime headers"),
     (["compile", EXAMPLE, "-o", "OUT", "--name", "while"], "C keyword"),
-    (["compile", EXAMPLE, "-o", "OUT", "--name", "stdint"], "shadows the C header"),
+    (["compile", EXAMPLE, "-o", "OUT", "--name", "stdint"], "shadows the system header"),
     (["compile", EXAMPLE, "-o", "OUT", "--name", "  "], "is empty"),
 ])
 def test_bad_arguments_are_one_line(argv, words, tmp_path, capsys):

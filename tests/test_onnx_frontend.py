@@ -94,13 +94,13 @@ def test_nchw_input_gets_one_transpose(tmp_path):
 
 def test_unsupported_nodes_listed_at_once(tmp_path):
     m = qdq_conv_model(np.random.default_rng(0))
-    m.graph.node.append(helper.make_node("Erf", ["y"], ["e1"], name="erf_a"))
-    m.graph.node.append(helper.make_node("Erf", ["e1"], ["e2"]))
-    m.graph.output[0].name = "e2"  # (keeps y's shape: Erf keeps shapes)
+    m.graph.node.append(helper.make_node("Sin", ["y"], ["e1"], name="sin_a"))
+    m.graph.node.append(helper.make_node("Sin", ["e1"], ["e2"]))
+    m.graph.output[0].name = "e2"  # (keeps y's shape: Sin keeps shapes)
     with pytest.raises(UnsupportedModel) as e:
         load_onnx(_save(m, tmp_path))
     msg = str(e.value)
-    assert "Erf 'erf_a' at node 8" in msg and "Erf at node 9" in msg
+    assert "Sin 'sin_a' at node 8" in msg and "Sin at node 9" in msg
 
 
 def _bad_models(tmp_path: Path) -> dict[str, Path]:

@@ -34,6 +34,7 @@ REFUSED = [
     ("squeeze", "opt_squeeze_dims_[5]", "squeeze_dims"),
     ("squeeze", "opt_squeeze_dims_[-9]", "squeeze_dims"),
     ("softmax", "wrong_options", "options table must be the op's own type"),
+    ("softmax", "wrong_options", "the table is SubOptions, expected SoftmaxOptions"),
     ("fc", "two_subgraphs", "one subgraph"),
     ("relu", "dim_2147483647", "2^31 bytes"),
     ("fc", "huge_both", "2^31 bytes"),
@@ -100,3 +101,22 @@ def test_expand_dims_axis_out_of_range_is_refused(axis, tmp_path, capsys):
     model.write_bytes(mb.finish([x], [y]))
     code, out, err = run_cli(["compile", model, "-o", tmp_path / "out"], capsys)
     assert code == 2 and f"EXPAND_DIMS at op 0: the axis must be a constant inside" in err, err
+
+
+def test_unsupported_tensor_type_is_named_in_words(tmp_path, capsys):
+    """A tensor of a type edgecc lacks: its index, name, type name and the op using it, not a
+    TensorType number (a user trial saw `tensor 24 has unsupported type 15`)."""
+    from edgecc.tflite_writer import ModelBuilder
+    mb = ModelBuilder()
+    x = mb.tensor("x", (4,), "int32")
+    y = mb.tensor("idx", (4,), "float64")
+    z = mb.tensor("z", (4,), "float16")
+    mb.op("CAST", [x], [y])
+    mb.op("CAST", [y], [z])
+    model = tmp_path / "t.tflite"
+    model.write_bytes(mb.finish([x], [z]))
+    code, out, err = run_cli(["compile", model, "-o", tmp_path / "out"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert "tensor 1 ('idx') has type FLOAT64, used by op 0 (CAST), which edgecc does not " \
+           "support (it supports FLOAT32, INT32, UINT8, INT64, BOOL, INT16, INT8, UINT64, " \
+           "UINT32, UINT16); 1 more" in err, err

@@ -24,7 +24,9 @@ A board file (see boards/README.md):
 
 Python 3.11+ reads TOML with the standard tomllib; 3.10 uses the `tomli` package (the same
 parser, a dependency only there). Any problem with a board file is one EdgeccError line naming the
-file and the field.
+file and the field. Which keys exist, their kinds, ranges and character sets: one declarative
+table, board_schema.BOARD (checked first); the file is a regular file under a size cap, read
+through edgecc.fileio; what relates keys to each other (regions, placement, machine) is here.
 """
 from __future__ import annotations
 
@@ -34,7 +36,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from edgecc.build import board_schema as schema
+from edgecc.build.board_schema import MAX_BOARD_FILE_BYTES, check_board
 from edgecc.errors import EdgeccError
+from edgecc.fileio import read_regular
 from edgecc.options import CompileOptions
 from edgecc.resources import data_dir
 from edgecc.targets import TARGETS
@@ -187,21 +192,24 @@ def _str(d: dict, key: str, where: str, default: str | None = None) -> str:
 
 
 def _parse(path: Path) -> dict:
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise EdgeccError(f"board file {path}: {e.strerror}") from None
+    """The parsed board file: a regular file under MAX_BOARD_FILE_BYTES (checked before it is
+    read), its nesting bounded (a deeper file than the parser's recursion is refused)."""
+    raw = read_regular(path, "board file", MAX_BOARD_FILE_BYTES)
     if path.suffix.lower() == ".json":
         try:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise EdgeccError(f"board file {path}: not valid JSON: {e}") from None
+        except RecursionError:
+            raise EdgeccError(f"board file {path}: nested too deeply") from None
     if _toml is None:
         raise EdgeccError("reading board files on Python 3.10 needs the 'tomli' package")
     try:
         return _toml.loads(raw.decode("utf-8"))
     except (_toml.TOMLDecodeError, UnicodeDecodeError) as e:
         raise EdgeccError(f"board file {path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise EdgeccError(f"board file {path}: nested too deeply") from None
 
 
 def _regions(d: dict, machine: QemuMachine | None, where: str) -> tuple[Region, ...]:
@@ -240,14 +248,8 @@ def _regions(d: dict, machine: QemuMachine | None, where: str) -> tuple[Region, 
 
 def board_from_dict(d: dict, path: Path) -> Board:
     where = f"board file {path}"
-    if not isinstance(d, dict):
-        raise EdgeccError(f"{where}: expected a table at the top level")
-    known = {"name", "description", "target", "cflags", "stack_size", "heap_size", "qemu",
-             "memory", "placement"}
-    extra = sorted(set(d) - known)
-    if extra:
-        raise EdgeccError(f"{where}: unknown field '{extra[0]}' (known: {', '.join(sorted(known))})")
-    name = _str(d, "name", where, path.stem)
+    check_board(d, path)  # every key declared, typed, in range, in its safe character set
+    name = schema.name(d.get("name", path.stem), f"{where}: name (default: the file name)")
     target = _str(d, "target", where)
     if target not in TARGETS:
         raise EdgeccError(f"{where}: unknown target {target!r} (known: {', '.join(TARGETS)})")
@@ -331,9 +333,7 @@ def load_board(name_or_path: str | Path) -> Board:
     """A board by name (boards/<name>.toml) or by path to a .toml/.json file."""
     s = str(name_or_path)
     p = Path(s)
-    if p.suffix.lower() in (".toml", ".json") or "/" in s or p.is_file():
-        if not p.is_file():
-            raise EdgeccError(f"board file {p}: no such file")
+    if p.suffix.lower() in (".toml", ".json") or "/" in s or p.exists():
         return board_from_dict(_parse(p), p)
     cand = data_dir("boards") / f"{s}.toml"
     if not cand.is_file():

@@ -13,6 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from edgecc.build.board_schema import check_board_strings
 from edgecc.build.boards import Board, Region
 from edgecc.codegen import template_env
 from edgecc.errors import EdgeccError
@@ -132,6 +133,7 @@ def linker_script(board: Board, arena_bytes: int, unbounded: bool = False,
     """The board's linker script. `unbounded` gives every region 1 GiB at its own address, for
     measuring a program that may not fit (edgecc budget); such an image is never run.
     `weights_section`: the model's constants' section, placed in the board's weights region."""
+    check_board_strings(board)  # the names reach the script's comments and region names
     arena = arena_placement(board, arena_bytes)
     regions = []
     for i, r in enumerate(board.regions):

@@ -11,6 +11,7 @@ from templates/firmware/ and are deterministic like the C.
 """
 from __future__ import annotations
 
+from edgecc.build.board_schema import check_board_strings
 from edgecc.build.boards import Board, default_board
 from edgecc.build.cross import linker_script
 from edgecc.codegen import template_env
@@ -35,6 +36,7 @@ def board_for(target_name: str, board: Board | None) -> Board | None:
 def board_files(board: Board, arena_bytes: int,
                 weights_section: str | None = None) -> dict[str, str]:
     """Toolchain file, startup code and linker script of a bare-metal board."""
+    check_board_strings(board)  # its name and flags reach CMake and a file name
     tool = template_env().get_template("firmware/toolchain.cmake.j2").render(
         board=board.name, core=board.target, cflags=" ".join(board.cflags),
         qemu_machine=board.qemu_machine)

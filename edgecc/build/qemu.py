@@ -19,6 +19,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -61,10 +62,20 @@ class RunResult:
 
 # ------------------------------------------------------------------------------------ running
 
+def platform_cache_home() -> Path:
+    """The platform's folder for per-user caches: $XDG_CACHE_HOME or ~/.cache (Linux and other
+    Unix), ~/Library/Caches (macOS), %LOCALAPPDATA% (Windows)."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"])
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    return Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"))
+
+
 def cache_dir() -> Path:
-    base = os.environ.get("EDGECC_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "edgecc")
-    p = Path(base)
+    """edgecc's cache root: $EDGECC_CACHE, else edgecc/ in the platform's cache folder. Holds the
+    counting plugin, the runner programs (runner.py) and the compile cache (compile_cache.py)."""
+    p = Path(os.environ.get("EDGECC_CACHE") or platform_cache_home() / "edgecc")
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError:  # read-only home (some CI runners): a per-user folder in the temp dir

@@ -9,7 +9,9 @@ line) is common.py; what each verb prints is its own module.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 import warnings
 
@@ -33,6 +35,24 @@ def build_parser() -> argparse.ArgumentParser:
     for verb in VERBS:
         verb.add_parser(sub)
     return p
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (a CI job cancelled) unwinds like SIGINT, so the output layer removes its staging
+    folder and leaves the old output (edgecc/fileio.py); only where SIGTERM was not handled."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    try:
+        old = signal.signal(signal.SIGTERM, handler) \
+            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else None
+    except ValueError:  # not the main thread
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
 
 
 def _stdout_closed() -> int:
@@ -62,7 +82,7 @@ def _main(argv: list[str] | None) -> int:
     common.JSON_ERRORS = "--json" in argv  # argument errors as JSON too
     args = build_parser().parse_args(argv)
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        with warnings.catch_warnings(), np.errstate(all="ignore"), _terminate_as_interrupt():
             warnings.simplefilter("ignore")  # stderr carries the one result line, nothing else
             return args.fn(args)
     except BrokenPipeError:

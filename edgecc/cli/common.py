@@ -117,6 +117,20 @@ def options_from_args(args) -> CompileOptions:
         ort_threads=int(threads) if threads.isdigit() and int(threads) > 0 else None).check()
 
 
+def add_cache(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-cache", action="store_true",
+                   help="compile the model again instead of reusing the compile cache's result "
+                        "for the same model, options, target and edgecc (default: the cache, "
+                        "under $EDGECC_CACHE or the platform's cache folder; $EDGECC_NO_CACHE=1 "
+                        "makes --no-cache the default)")
+
+
+def use_cache(args) -> bool:
+    """The compile cache is used unless --no-cache or $EDGECC_NO_CACHE (set, not empty or 0)."""
+    return not (getattr(args, "no_cache", False)
+                or os.environ.get("EDGECC_NO_CACHE", "") not in ("", "0"))
+
+
 def add_weights_section(p: argparse.ArgumentParser) -> None:
     p.add_argument("--weights-section", metavar="NAME",
                    help="put every constant array of the model in this linker section (external "

@@ -10,10 +10,10 @@ from pathlib import Path
 from edgecc.api import output_files
 from edgecc.budget import fit_check
 from edgecc.build.boards import board_options
-from edgecc.cli.common import (add_io, add_target, add_weights_section, model_name, nonempty,
-                               options_from_args, resolve_target)
+from edgecc.cli.common import (add_cache, add_io, add_target, add_weights_section, model_name,
+                               nonempty, options_from_args, resolve_target, use_cache)
 from edgecc.codegen import write_files
-from edgecc.compiler import compile_model
+from edgecc.compile_cache import compile_cached
 
 
 def add_parser(sub) -> None:
@@ -26,6 +26,7 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true")
     add_io(p)
     add_weights_section(p)
+    add_cache(p)
     p.add_argument("--emit", action="append", choices=["cmake", "make", "zephyr"],
                    help="also write build files: a CMake library (+ toolchain file, startup code "
                         "and linker script for a bare-metal board), a Make fragment, a Zephyr "
@@ -38,8 +39,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     target, board = resolve_target(args)
-    c = compile_model(args.model, target, args.name,
-                      board_options(options_from_args(args), board))
+    c = compile_cached(args.model, target, args.name,
+                       board_options(options_from_args(args), board), use_cache(args))
     fit = fit_check(c, str(args.model), board) if board and not args.no_fit_check else None
     if fit is not None and fit.over:
         if args.json:
@@ -56,7 +57,8 @@ def run(args) -> int:
                 files=[str(p) for p in paths], arena_bytes=c.plan.arena,
                 lower_bound_bytes=c.plan.model_lower_bound,
                 planned_peak_bytes=c.plan.lower_bound, weights_bytes=c.weights_bytes,
-                compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"))
+                compile_seconds=round(c.seconds, 3), tiling=c.stats.get("tiling"),
+                compile_cache=c.stats.get("compile_cache"))
     if fit is not None:
         info.update(fits=True, budget=fit.as_json())
     if args.json:

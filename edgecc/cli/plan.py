@@ -8,7 +8,7 @@ from pathlib import Path
 from edgecc.build.boards import board_options
 from edgecc.cli.common import add_target, options_from_args, resolve_target
 from edgecc.compiler import compile_model
-from edgecc.errors import EdgeccError
+from edgecc.fileio import write_file
 from edgecc.plan_view import format_table, plan_report, plan_svg
 
 
@@ -29,10 +29,7 @@ def run(args) -> int:
     rep["target"] = target.name
     rep["tiling"] = c.stats.get("tiling")
     if args.svg:
-        try:
-            Path(args.svg).write_text(plan_svg(c.graph, c.plan, Path(args.model).name))
-        except OSError as e:
-            raise EdgeccError(f"{args.svg}: cannot write: {e.strerror}") from None
+        write_file(args.svg, plan_svg(c.graph, c.plan, Path(args.model).name), "--svg")
         rep["svg"] = str(args.svg)
     print(json.dumps(rep) if args.json else format_table(rep))
     return 0

@@ -7,8 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from edgecc.cli.common import (add_io, add_target, add_weights_section, options_from_args,
-                               resolve_target, seed)
+from edgecc.cli.common import (add_cache, add_io, add_target, add_weights_section,
+                               options_from_args, resolve_target, seed, use_cache)
+from edgecc.diagnostics import clean_line
 from edgecc.errors import EdgeccError
 from edgecc.progress import progress, say
 from edgecc.verify import verify_model
@@ -34,6 +35,7 @@ def add_parser(sub) -> None:
                         "carried), each compared with the reference that keeps its state too")
     add_io(p)
     add_weights_section(p)
+    add_cache(p)
     p.add_argument("--inputs", type=Path, metavar="FILE",
                    help="the samples to compare on (instead of seeded random ones): a .npy "
                         "([N, *input shape]), a .npz (one array per input) or a folder of .npy")
@@ -50,7 +52,7 @@ def run(args) -> int:
         raise EdgeccError("--profile counts the layers of one run: use it without --frames")
     r = verify_model(args.model, target, cc=args.cc, seed=args.seed, keep=args.keep,
                      board=board, profile=args.profile, frames=args.frames,
-                     options=options_from_args(args))
+                     options=options_from_args(args), cache=use_cache(args))
     if args.json:
         print(json.dumps(r.as_json()))
     else:
@@ -96,9 +98,9 @@ def _verify_many(args, target, board) -> int:
                       json_mode=args.json):
         try:
             r = verify_model(m, target, cc=args.cc, seed=args.seed, board=board,
-                             options=options_from_args(args))
+                             options=options_from_args(args), cache=use_cache(args))
         except EdgeccError as e:
-            rows.append(dict(model=str(m), error=" ".join(str(e).split())))
+            rows.append(dict(model=str(m), error=clean_line(str(e))))
             worst = 2
             if not args.json:
                 say(f"{Path(m).name}: error: {rows[-1]['error']}", file=sys.stdout)

@@ -13,6 +13,7 @@ import struct
 from pathlib import Path
 
 import flatbuffers
+import flatbuffers.flexbuffers as flexbuffers
 import numpy as np
 import tflite
 
@@ -21,14 +22,35 @@ from edgecc.frontends.shapes import settle_shapes
 from edgecc.frontends.tflite_resources import RESOURCE, resolve_resources
 from edgecc.ir import DType, Graph, IRError, Node, QParams, TensorType, Value, verify
 from edgecc.numerics import FIXED_POINT
-from edgecc.ops import failed_constraints, is_supported
+from edgecc.ops import failed_constraints, get_op, is_supported
 from edgecc.passes.fold import folded_view
 from edgecc.validate import validate_graph
-from edgecc.validate.limits import check_alloc
+from edgecc.validate.limits import check_alloc, read_model_file
 
 _TFL_DTYPES = {0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
-               7: DType.INT16, 9: DType.INT8}
+               7: DType.INT16, 9: DType.INT8, 12: DType.UINT64, 15: DType.UINT32,
+               16: DType.UINT16}
 _OPTION_CLASS = {v: k for k, v in vars(tflite.BuiltinOptions).items() if isinstance(v, int)}
+_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if isinstance(v, int)}
+
+
+def type_name(code: int) -> str:
+    """A TFLite TensorType's schema name (UINT32, FLOAT16, ...), or `type <n>` for a number the
+    schema does not define."""
+    return _TYPE_NAMES.get(code, f"type {code}")
+
+
+def _unsupported_types(path: Path, bad: list[tuple[int, str, int]], nodes: list[Node]) -> str:
+    """One line naming the first tensor of a type edgecc lacks (its index, name, type in words and
+    the op that uses it) and how many more there are."""
+    i, label, code = bad[0]
+    users = [f"op {n.index} ({n.op})" for n in nodes if f"t{i}" in (*n.inputs, *n.outputs)]
+    named = f" ('{label}')" if label else ""
+    used = f", used by {users[0]}" if users else ""
+    more = f"; {len(bad) - 1} more tensors of types it lacks" if len(bad) > 1 else ""
+    known = ", ".join(_TYPE_NAMES[c] for c in sorted(_TFL_DTYPES))
+    return (f"{path}: tensor {i}{named} has type {type_name(code)}{used}, which edgecc does not "
+            f"support (it supports {known}){more}")
 
 
 def _snake(name: str) -> str:
@@ -117,10 +139,7 @@ def read_tflite(path: str | Path) -> Graph:
     """The file as IR, its wiring checked (`_check_structure`), no op code run yet: any error
     while decoding is the file's fault (ModelFormatError), never an internal one."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ModelFormatError(f"{path}: cannot read: {e.strerror}") from None
+    raw = read_model_file(path)  # a regular file under the limit, read without blocking
     if len(raw) < 8 or raw[4:8] != b"TFL3":
         raise ModelFormatError(f"{path}: not a TFLite flatbuffer (no 'TFL3' identifier)")
     try:
@@ -165,13 +184,15 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
     source: dict = {"format": "tflite", "subgraphs": model.SubgraphsLength(), "dims": {},
                     "op_inputs": {}, "op_options": {}}
     values: dict[str, Value] = {}
+    bad_types: list[tuple[int, str, int]] = []
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
         ttype = t.Type()
         if ttype == RESOURCE:  # a variable's handle: tflite_resources replaces its uses
             continue
         if ttype not in _TFL_DTYPES:
-            raise UnsupportedModel(f"{path}: tensor {i} has unsupported type {ttype}")
+            bad_types.append((i, (t.Name() or b"").decode("utf-8", "replace"), ttype))
+            continue
         dtype = _TFL_DTYPES[ttype]
         shape = tuple(int(s) for s in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         source["dims"][f"t{i}"] = shape
@@ -192,6 +213,9 @@ def _build(raw: bytes, path: Path) -> tuple[Graph, list[str]]:
                                 variable=bool(t.IsVariable()))
 
     nodes = _read_ops(model, sg, source)
+    if bad_types:
+        raise UnsupportedModel(_unsupported_types(path, bad_types, nodes))
+    nodes = _add_op_state(values, nodes, path)
     init_graphs = {}
     if any(n.op == "CALL_ONCE" for n in nodes):  # the subgraphs it may call, to run at import
         for k in range(1, model.SubgraphsLength()):
@@ -240,12 +264,42 @@ def _read_ops(model, sg, source: dict | None) -> list[Node]:
         if source is not None:
             source["op_inputs"][i] = raw_ins
             source["op_options"][i] = op.BuiltinOptionsType()
-        attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else {}
+        attrs = _options_dict(op, op.BuiltinOptionsType()) if builtin != 32 else _custom(op)
         attrs["version"] = code.Version()
         # every TFLite op follows TFLite's fixed-point arithmetic (edgecc/numerics)
         nodes.append(Node(name, ins, outs, attrs, name=f"{i}_{name.lower()}", index=i,
                           numerics=FIXED_POINT))
     return nodes
+
+
+def _custom(op) -> dict:
+    """A custom op's options: the flexbuffer map TFLite Micro's custom kernels read, as a dict
+    (empty when the op has none or they are not a map)."""
+    if op.CustomOptionsLength() == 0:
+        return {}
+    opts = flexbuffers.Loads(op.CustomOptionsAsNumpy().tobytes())
+    return dict(opts) if isinstance(opts, dict) else {}
+
+
+def _add_op_state(values: dict[str, Value], nodes: list[Node], path: Path) -> list[Node]:
+    """Each op that keeps hidden state between runs (OpDef.state: TFLite Micro's signal ops)
+    gets it as a variable input after its own, named state_<op index>, zeros after a reset; the
+    op's `updates` write it back each run (edgecc/plan/state.py)."""
+    out = []
+    for n in nodes:
+        spec = get_op(n.op).state if is_supported(n.op) else None
+        found = spec(n.attrs, [values[v].type for v in n.inputs if v in values]) if spec else None
+        if found is not None:
+            shape, np_dtype = found
+            dtype = next(d for d in DType if d.np == np.dtype(np_dtype))
+            check_alloc(f"{path}: op {n.index} ({n.op}) state", shape, dtype.size)
+            v = f"state_{n.index}"
+            values[v] = Value(v, TensorType(tuple(shape), dtype), np.zeros(shape, dtype.np),
+                              label=f"{n.op} state", variable=True)
+            n = Node(n.op, [*n.inputs, v], n.outputs, n.attrs, name=n.name, index=n.index,
+                     numerics=n.numerics)
+        out.append(n)
+    return out
 
 
 def _consts(model, raw: bytes, sg) -> dict[str, np.ndarray | None]:

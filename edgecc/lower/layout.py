@@ -23,12 +23,26 @@ from edgecc.ops._conv_common import fits_int32  # noqa: F401  (the layouts' int3
 from edgecc.numerics.fixed_point import wrap32
 
 
+_RECORDS: dict[tuple[str, str], type] = {}
+
+
 def record(c_struct: str, fields: str) -> type:
-    """A namedtuple class for C struct `c_struct` with these space-separated fields."""
+    """A namedtuple class for C struct `c_struct` with these space-separated fields (one class
+    per struct and fields; its values pickle through `record`, since the class is no module
+    attribute of its own name: the compile cache stores lowered kernels)."""
+    key = (c_struct, " ".join(fields.split()))
+    if key in _RECORDS:
+        return _RECORDS[key]
     name = "".join(p.capitalize() for p in c_struct.removeprefix("ec_").split("_"))
-    cls = namedtuple(name, " ".join(fields.split()))
+    cls = namedtuple(name, key[1])
     cls.c_struct = c_struct
+    cls.__reduce__ = lambda self: (_rebuild, (key, tuple(self)))
+    _RECORDS[key] = cls
     return cls
+
+
+def _rebuild(key: tuple[str, str], values: tuple) -> tuple:
+    return record(*key)(*values)
 
 
 def int32_array(a) -> np.ndarray:

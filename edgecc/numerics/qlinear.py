@@ -40,12 +40,22 @@ def dequant_fn_quant_table(g: Graph, n: Node, fn=None) -> np.ndarray:
     computes it in float32 (QLinearLookupBase / an unfused DQ -> op -> Q): (x - zp) * scale,
     fn, / y_scale, round half to even, + y_zp, saturate. fn None: a plain requantization."""
     x, y = g.type(n.inputs[0]), g.type(n.outputs[0])
+    f64 = None if fn is None else (lambda v: fn(v.astype(np.float64)))
+    return table_of(x.q.scale[0], x.q.zero_point[0], y.q.scale[0], y.q.zero_point[0], f64)
+
+
+def table_of(x_scale: float, x_zp: int, y_scale: float, y_zp: int, fn=None) -> np.ndarray:
+    """The int8 -> int8 table (index x + 128) of QuantizeLinear(fn(DequantizeLinear(x))) in
+    float32 as onnxruntime computes it: (x - zp) * scale, fn (given and returning float32
+    arrays), / y_scale, round half to even, + y_zp, saturate."""
     q = np.arange(-128, 128, dtype=np.int64)
-    v = (q - int(x.q.zero_point[0])).astype(np.float32) * np.float32(x.q.scale[0])
+    v = (q - int(x_zp)).astype(np.float32) * np.float32(x_scale)
     if fn is not None:
-        v = np.asarray(fn(v.astype(np.float64))).astype(np.float32)
-    r = np.clip((v / np.float32(y.q.scale[0])).astype(np.float32), -32768.0, 32767.0)
-    return np.clip(np.rint(r).astype(np.int64) + int(y.q.zero_point[0]), -128, 127).astype(np.int8)
+        v = np.asarray(fn(v)).astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = np.clip((v / np.float32(y_scale)).astype(np.float32), -32768.0, 32767.0)
+    r = np.where(np.isnan(r), 0, r)
+    return np.clip(np.rint(r).astype(np.int64) + int(y_zp), -128, 127).astype(np.int8)
 
 
 def sigmoid(v: np.ndarray) -> np.ndarray:

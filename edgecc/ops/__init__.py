@@ -79,6 +79,11 @@ class OpDef:
     # updates them in place: `reference` returns the outputs followed by their new values, in
     # this order; the kernel writes them into the state region of the arena.
     updates: tuple[int, ...] = ()
+    # ops that keep hidden state from one run to the next (TFLite Micro's signal ops keep it in
+    # their persistent buffers): (attrs, input types) -> the state's (shape, numpy dtype), or None
+    # for none. The importer adds it, zeros after a reset, as a variable input after the op's own
+    # (`updates` names it).
+    state: Callable[[dict, list[TensorType]], tuple[tuple[int, ...], np.dtype] | None] | None = None
 
 
 REGISTRY: dict[str, OpDef] = {}

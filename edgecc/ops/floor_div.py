@@ -1,14 +1,14 @@
-"""FLOOR_DIV: y = floor(a / b) with numpy broadcasting (rank <= 5), float32 (TFLite Micro's kernel).
+"""FLOOR_DIV: y = floor(a / b) with numpy broadcasting (rank <= 5).
 
-One float32 division, then std::floor (exact); division by zero gives IEEE inf/NaN where TFLite
-Micro reports an error at run time. The float path is edgecc/ops/_float_act.py (FLOOR_DIV).
+float32: TFLite Micro's kernel, one float32 division, then std::floor (exact); division by zero
+gives IEEE inf/NaN where TFLite Micro reports an error at run time (edgecc/ops/_float_act.py).
+int8, int16, int32: LiteRT's reference kernel (TFLite Micro has none), edgecc/ops/_int_floor.py.
 """
 from __future__ import annotations
 
 from edgecc.ops import register
 from edgecc.ops import _float_act
-from edgecc.ops._float import float_op
-from edgecc.ops.div import infer
+from edgecc.ops._float import twin
+from edgecc.ops._int_floor import FLOOR_DIV, int_floor_op
 
-OP = register(float_op("FLOOR_DIV", infer, _float_act.FLOOR_DIV,
-                       inplace=((0, 0), (0, 1))))  # y[i] is written after a[i], b[i] are read
+OP = register(twin(int_floor_op("FLOOR_DIV", **FLOOR_DIV), _float_act.FLOOR_DIV))

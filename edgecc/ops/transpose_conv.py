@@ -1,4 +1,5 @@
-"""TRANSPOSE_CONV, int8 activations and weights (per-channel or per-tensor), optional int32 bias.
+"""TRANSPOSE_CONV, int8 activations and weights (per-channel or per-tensor), optional int32 bias;
+16x8 (int16 activations, int8 weights, optional int64 bias); float32.
 
 Inputs (output_shape, weights [oc, kh, kw, ic], input NHWC, bias). TFLite Micro scatters every
 input pixel into an int32 scratch image: out[oy * 0 + iy * sh - pad_t + fy, ix * sw - pad_l + fx, oc]
@@ -8,6 +9,9 @@ run on the OUTPUT size (total = (ComputeOutSize(out) - 1) * stride + k - out, ha
 VALID as well. edgecc gathers instead of scattering (integer sums do not depend on the order):
 each output pixel sums the taps whose source row/column is an integer inside the input, so no
 scratch image is needed.
+16x8 (TFLite Micro's int16 kernel): zero points 0, the sums in an int64 scratch image, + the int64
+bias, then MultiplyByQuantizedMultiplier's int64 overload (edgecc/numerics mbqm64, ec_mbqm64),
+clamped to the fused activation's range, int16. edgecc's gather accumulates in int64 as well.
 float32 (input, weights, bias and output float32, from an ONNX ConvTranspose that onnxruntime
 computes in float): the same gather, acc = bias, then += x * w over filter row, filter column,
 input channel; y = the fused activation of acc. Within float tolerance of onnxruntime's (which
@@ -21,8 +25,9 @@ from edgecc.ir import DType, Graph, Node, TensorType
 from edgecc.ops import Kernel, OpDef, conv_out_size, in_type, out_type, register
 from edgecc.ops import _arith as ew
 from edgecc.ops._conv_common import act_range
+from edgecc.ops._conv16 import MAX_SHIFT
 from edgecc.ops._float import F32, FloatPath, act_params, activate, twin
-from edgecc.numerics.fixed_point import mbqm, quantize_multiplier
+from edgecc.numerics.fixed_point import mbqm, mbqm64, quantize_multiplier
 
 
 def _geometry(g: Graph, n: Node) -> dict:
@@ -38,9 +43,27 @@ def _geometry(g: Graph, n: Node) -> dict:
     return dict(kh=kh, kw=kw, sh=sh, sw=sw, pad_t=lead(h, kh, sh), pad_l=lead(w, kw, sw))
 
 
-def int8_types(g: Graph, n: Node) -> bool:
-    """input, weights and output must be int8"""
-    return all(t.dtype == DType.INT8 for t in (in_type(g, n, 2), in_type(g, n, 1), out_type(g, n)))
+def _is16(g: Graph, n: Node) -> bool:
+    return in_type(g, n, 2).dtype == DType.INT16
+
+
+def int_types(g: Graph, n: Node) -> bool:
+    """input and output must both be int8 or both int16 (16x8), the weights int8"""
+    x, y = in_type(g, n, 2).dtype, out_type(g, n).dtype
+    return x == y and x in (DType.INT8, DType.INT16) and in_type(g, n, 1).dtype == DType.INT8
+
+
+def int16_zero_points(g: Graph, n: Node) -> bool:
+    """int16 input and output must have zero point 0 (TFLite's 16x8 quantization)"""
+    return not _is16(g, n) or all(
+        t.q is not None and all(int(z) == 0 for z in t.q.zero_point)
+        for t in (in_type(g, n, 2), out_type(g, n)))
+
+
+def int16_shift_in_range(g: Graph, n: Node) -> bool:
+    """with int16 activations, input scale x filter scale / output scale must stay below 2**14
+    (TFLite's 64-bit requantization shifts right by 15 - shift)"""
+    return not _is16(g, n) or bool(np.all(multipliers(g, n)[1] <= MAX_SHIFT))
 
 
 def constant_weights(g: Graph, n: Node) -> bool:
@@ -53,12 +76,13 @@ def constant_weights(g: Graph, n: Node) -> bool:
             and v.type.shape[3] == in_type(g, n, 2).shape[3])
 
 
-def bias_int32_const(g: Graph, n: Node) -> bool:
-    """bias, when present, must be a constant int32 tensor with one value per output channel"""
+def bias_int_const(g: Graph, n: Node) -> bool:
+    """bias, when present, must be a constant tensor with one value per output channel, int32 with int8 activations, int64 with int16"""
     if len(n.inputs) < 4 or n.inputs[3] is None:
         return True
     b = g.value(n.inputs[3])
-    return b.is_const and b.type.dtype == DType.INT32 and b.type.numel == in_type(g, n, 1).shape[0]
+    want = DType.INT64 if _is16(g, n) else DType.INT32
+    return b.is_const and b.type.dtype == want and b.type.numel == in_type(g, n, 1).shape[0]
 
 
 def nhwc_shapes(g: Graph, n: Node) -> bool:
@@ -109,7 +133,7 @@ def infer(g: Graph, n: Node) -> list[TensorType | None]:
 
 def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
     geo = _geometry(g, n)
-    x = ins[2].astype(np.int64) - ew.zp(in_type(g, n, 2))
+    x = ins[2].astype(np.int64) - (0 if _is16(g, n) else ew.zp(in_type(g, n, 2)))
     wts = g.value(n.inputs[1]).data.astype(np.int64)
     nb, h, w, oc = out_type(g, n).shape
     _, ih, iw, _ = x.shape
@@ -127,6 +151,8 @@ def reference(g: Graph, n: Node, ins: list) -> list[np.ndarray]:
                         acc[:, oy, ox, :] += contrib[:, iy, ix, :]
     m, s = multipliers(g, n)
     lo, hi = act_range(g, n)
+    if _is16(g, n):
+        return [np.clip(mbqm64(acc + _bias(g, n), m, s), lo, hi).astype(np.int16)]
     out = mbqm(acc + _bias(g, n), m, s) + ew.zp(out_type(g, n))
     return [np.clip(out, lo, hi).astype(np.int8)]
 
@@ -137,6 +163,13 @@ def lower(g: Graph, n: Node, target) -> Kernel:
     _, ih, iw, ic = in_type(g, n, 2).shape
     m, s = multipliers(g, n)
     lo, hi = act_range(g, n)
+    if _is16(g, n):
+        return Kernel("transpose_conv_s16.c.j2",
+                      params=dict(geo, batches=nb, out_h=h, out_w=w, out_c=oc, in_h=ih, in_w=iw,
+                                  in_c=ic, act_min=lo, act_max=hi, in_batch=ih * iw * ic),
+                      consts=dict(w=g.value(n.inputs[1]).data.astype(np.int8), bias=_bias(g, n),
+                                  mult=m.astype(np.int32), shift=s.astype(np.int32)),
+                      variant="s16")
     return Kernel("transpose_conv.c.j2",
                   params=dict(geo, batches=nb, out_h=h, out_w=w, out_c=oc, in_h=ih, in_w=iw,
                               in_c=ic, in_off=-ew.zp(in_type(g, n, 2)),
@@ -198,8 +231,9 @@ def _float_lower(g: Graph, n: Node, target) -> Kernel:
 
 
 OP = register(OpDef("TRANSPOSE_CONV", infer, reference, lower,
-                    [int8_types, per_tensor_activations, constant_weights, bias_int32_const,
-                     nhwc_shapes, supported_activation],
-                    dtypes="int8 x int8 -> int8 (int32 bias, per-channel or per-tensor weights)"))
+                    [int_types, per_tensor_activations, constant_weights, bias_int_const,
+                     nhwc_shapes, supported_activation, int16_zero_points, int16_shift_in_range],
+                    dtypes="int8 x int8 -> int8 (int32 bias), int16 x int8 -> int16 (int64 "
+                           "bias); per-channel or per-tensor weights"))
 twin(OP, FloatPath(_float_reference, _float_lower, [_float_ok], "float32 -> float32"),
      keep=(supported_activation,))

@@ -6,11 +6,10 @@ a model over that cannot fit a microcontroller anyway. A model file is at most M
 """
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 from edgecc.errors import ModelFormatError, UnsupportedModel
+from edgecc.fileio import check_regular, read_regular
 
 MAX_TENSOR_BYTES = 2**31 - 1     # one tensor (activation or constant)
 MAX_ARENA_BYTES = 2**31 - 1      # every activation together, and the planned arena
@@ -36,15 +35,10 @@ def check_alloc(what: str, shape, itemsize: int) -> None:
 def check_model_file(path: str | Path) -> None:
     """Refuse, before opening it, a MODEL that is missing, not a regular file (a FIFO would block
     the read forever, /dev/zero never ends) or larger than MAX_MODEL_BYTES."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise ModelFormatError(f"{path}: no such file") from None
-    except OSError as e:
-        raise ModelFormatError(f"{path}: cannot read: {e.strerror}") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise ModelFormatError(f"{path}: is {kind} (MODEL must be a model file)")
-    if st.st_size > MAX_MODEL_BYTES:
-        raise ModelFormatError(f"{path}: {st.st_size:,} bytes, over edgecc's limit of "
-                               f"{MAX_MODEL_BYTES:,} bytes for a model file")
+    check_regular(path, "MODEL", MAX_MODEL_BYTES, error=ModelFormatError)
+
+
+def read_model_file(path: str | Path) -> bytes:
+    """The bytes of MODEL, checked as check_model_file checks it on the descriptor it reads (a
+    file swapped for a FIFO after the check cannot block the read)."""
+    return read_regular(path, "MODEL", MAX_MODEL_BYTES, error=ModelFormatError)

@@ -12,6 +12,7 @@ from edgecc.validate.limits import MAX_TENSOR_BYTES
 from edgecc.validate.registry import op_check
 
 _OPTION_TYPES = {k: v for k, v in vars(tflite.BuiltinOptions).items() if isinstance(v, int)}
+_OPTION_NAMES = {v: k for k, v in _OPTION_TYPES.items()}
 
 
 @op_check()
@@ -22,7 +23,7 @@ def options_type(g: Graph, n: Node) -> object:
         return True
     want = options_class_name(n.attrs.get("source_op", n.op))  # the file's op, if rewritten
     return (want is not None and _OPTION_TYPES.get(want) == got) or (
-        f"table type {got}, expected {want or 'none'}")
+        f"the table is {_OPTION_NAMES.get(got, f'type {got}')}, expected {want or 'none'}")
 
 
 @op_check("SPLIT")

@@ -5,12 +5,11 @@ trace build that names the first layer whose output differs from TFLite Micro's 
 `frames` > 1 the harness runs N consecutive seeded frames on one arena after one name_reset (one
 build, one run), the reference keeps its state over the same frames, every frame is compared, and
 the first frame that differs is traced; `profile` (per-layer instructions, edgecc.build.qemu)
-counts the first frame's layers. The oracle
+counts the first frame's layers; `cache` takes the compiled model from edgecc.compile_cache. The oracle
 is TFLite Micro, or LiteRT BUILTIN_REF when TFLM cannot run the model (edgecc.verify.reference).
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,8 +20,10 @@ from edgecc.build.harness import TRACE_DEFINE, harness_frames_c, parse_frames
 from edgecc.build.host import build_host, run_host
 from edgecc.build.qemu import run_on_qemu
 from edgecc.codegen import write_files
+from edgecc.compile_cache import compile_cached
 from edgecc.compiler import Compiled, compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import work_folder
 from edgecc.options import CompileOptions
 from edgecc.targets import Target
 from edgecc.verify.onnx_float import output_steps, within_one_step
@@ -123,13 +124,17 @@ def _compare(got: dict[int, bytes], ref: list[np.ndarray], onnx_info: dict | Non
 def verify_model(model: str | Path, target: Target, cc: str | None = None, seed: int = 0,
                  name: str = "model", keep: Path | None = None, board=None,
                  profile: bool = False, frames: int = 1,
-                 options: CompileOptions | None = None) -> VerifyResult:
+                 options: CompileOptions | None = None, cache: bool = False) -> VerifyResult:
+    """Verify `model` on `target`; `cache`: take the compiled model from the compile cache
+    (edgecc.compile_cache) when it holds these inputs, as the CLI does unless --no-cache."""
     if profile and target.runner == "host":
         raise EdgeccError("--profile counts instructions under QEMU: give an Arm --target or --board")
     if frames < 1:
         raise EdgeccError(f"--frames must be at least 1 (got {frames})")
     info: dict = {}
-    c = compile_model(model, target, name, board_options(options, board))
+    opts = board_options(options, board)
+    c = compile_cached(model, target, name, opts) if cache else \
+        compile_model(model, target, name, opts)
     info["compile_seconds"] = round(c.seconds, 3)
     # lower_bound_bytes is the live-bytes lower bound (one meaning everywhere, edgecc/plan);
     # the planned buffers' own peak (scratch and overlaps included) is the planned peak
@@ -148,9 +153,7 @@ def verify_model(model: str | Path, target: Target, cc: str | None = None, seed:
         info["onnxruntime_session_config"] = session_config(numerics)  # fused: int8 fusion
     else:
         ref_outs, oracle = run_reference_frames(model, ins, n_out)
-    with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
-        work = Path(keep) if keep else Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
+    with work_folder(keep, "edgecc-verify-") as work:
         text = _build_and_run(c, work, None, target, cc, trace=False, board=board, info=info,
                               profile=profile, frames=ins)
         got, done = parse_frames(text)

@@ -11,8 +11,8 @@ similarity.
 """
 from __future__ import annotations
 
-import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +21,7 @@ from edgecc.build.boards import board_options, default_board
 from edgecc.build.harness import parse_frames
 from edgecc.compiler import compile_model
 from edgecc.errors import EdgeccError
+from edgecc.fileio import check_regular, work_folder
 from edgecc.ir import Graph
 from edgecc.numerics.io import HALF_AWAY, quantizable, quantize, rounding_of
 from edgecc.options import CompileOptions
@@ -28,6 +29,7 @@ from edgecc.progress import progress as bar
 from edgecc.verify import VerifyResult, _build_and_run
 from edgecc.verify.reference import run_reference
 
+MAX_SAMPLES_BYTES = 1 << 31  # an --inputs file (uncompressed), checked from its headers first
 CHUNK_BYTES = 8 << 20  # embedded sample bytes per build at most (host; boards: half their flash)
 
 
@@ -71,6 +73,7 @@ def load_samples(path: str | Path, g: Graph, rounding: str = HALF_AWAY) -> list[
             raise EdgeccError(f"{path}: no .npy files in the folder")
         per_input = [[x for f in files for x in _as_samples(_load(f), g.type(ins[0]).shape, str(f))]]
     elif path.suffix == ".npz":
+        _check_npz(path)
         with np.load(path, allow_pickle=False) as z:
             keys = list(z.keys())
             per_input = []
@@ -96,7 +99,58 @@ def load_samples(path: str | Path, g: Graph, rounding: str = HALF_AWAY) -> list[
              for k, v in enumerate(ins)] for s in range(counts.pop())]
 
 
+def _claimed_bytes(fp, what: str) -> int:
+    """Bytes of the array whose .npy header `fp` is at (read from the header alone)."""
+    try:
+        version = np.lib.format.read_magic(fp)
+        read = {(1, 0): np.lib.format.read_array_header_1_0,
+                (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read is None:
+            raise ValueError(f"unsupported .npy version {version}")
+        shape, _, dtype = read(fp)
+    except (ValueError, OSError, EOFError) as e:
+        raise EdgeccError(f"{what}: not a numpy array file ({e})") from None
+    if dtype.hasobject:
+        raise EdgeccError(f"{what}: holds Python objects, not numbers")
+    n = dtype.itemsize
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def _check_npy(f: Path) -> None:
+    """A regular .npy file whose header claims no more bytes than the file has (a header claiming
+    2^40 elements is refused before numpy allocates them)."""
+    size = check_regular(f, "--inputs", MAX_SAMPLES_BYTES)
+    with open(f, "rb") as fp:
+        claimed = _claimed_bytes(fp, str(f))
+        if claimed > size - fp.tell():
+            raise EdgeccError(f"{f}: the header claims {claimed:,} bytes of data, the file has "
+                              f"{max(size - fp.tell(), 0):,}")
+
+
+def _check_npz(path: Path) -> None:
+    """A regular .npz whose members, uncompressed, stay under MAX_SAMPLES_BYTES together and
+    whose headers claim no more than each member holds (no zip bomb, no 2^40-element claim)."""
+    check_regular(path, "--inputs", MAX_SAMPLES_BYTES)
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            if sum(i.file_size for i in infos) > MAX_SAMPLES_BYTES:
+                raise EdgeccError(f"{path}: over {MAX_SAMPLES_BYTES:,} bytes uncompressed")
+            for i in infos:
+                with z.open(i) as fp:
+                    claimed = _claimed_bytes(fp, f"{path}[{i.filename}]")
+                    if claimed > i.file_size:
+                        raise EdgeccError(f"{path}[{i.filename}]: the header claims "
+                                          f"{claimed:,} bytes of data, the member has "
+                                          f"{i.file_size:,}")
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        raise EdgeccError(f"{path}: not a .npz file ({e})") from None
+
+
 def _load(f: Path) -> np.ndarray:
+    _check_npy(f)
     try:
         return np.load(f, allow_pickle=False)
     except ValueError as e:
@@ -156,9 +210,9 @@ def verify_inputs(model: str | Path, target, inputs: str | Path, cc: str | None 
     t_ref = time.perf_counter() - t0
     got: list[list[bytes]] = []
     chunks = _chunks(samples, board if board is not None else _default_board(target))
-    with tempfile.TemporaryDirectory(prefix="edgecc-verify-") as tmp:
+    with work_folder(keep, "edgecc-verify-") as top:
         for k, chunk in enumerate(chunks):
-            work = (Path(keep) if keep else Path(tmp)) / f"chunk{k}"
+            work = top / f"chunk{k}"
             work.mkdir(parents=True, exist_ok=True)
             text = _build_and_run(c, work, None, target, cc, trace=False, board=board,
                                   frames=chunk, reset_each=True)

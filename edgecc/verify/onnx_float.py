@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from edgecc.options import DEFAULT_ONNX_NUMERICS
-from edgecc.verify.onnx_ref import session_config
+from edgecc.verify.onnx_ref import quiet_session_options, session_config
 
 # nodes whose result is exact: they move bytes or are onnxruntime's integer kernels
 EXACT = {"QuantizeLinear", "DequantizeLinear", "Transpose", "Reshape", "Squeeze", "Unsqueeze",
@@ -33,8 +33,7 @@ def float_nodes(model: str | Path, numerics: str = DEFAULT_ONNX_NUMERICS
     import onnx  # ~2 s to import: loaded only when an ONNX model is verified
     import onnxruntime as ort  # optional: the ONNX oracle, not a dependency of compiling
     with tempfile.TemporaryDirectory(prefix="edgecc-ort-") as tmp:
-        o = ort.SessionOptions()
-        o.log_severity_level = 3
+        o = quiet_session_options(ort)
         for k, v in session_config(numerics).items():
             o.add_session_config_entry(k, v)
         o.optimized_model_filepath = str(Path(tmp) / "opt.onnx")

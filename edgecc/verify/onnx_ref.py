@@ -43,8 +43,7 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray], extra: list[str
     for name in extra:
         if name not in have:
             m.graph.output.append(onnx.ValueInfoProto(name=name))
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
+    opts = quiet_session_options(ort)
     for k, v in session_config(numerics).items():
         opts.add_session_config_entry(k, v)
     try:
@@ -57,6 +56,16 @@ def run_onnxruntime(model: str | Path, inputs: list[np.ndarray], extra: list[str
         raise EdgeccError(f"onnxruntime cannot run {Path(model).name}: {msg}") from None
     names = [o.name for o in sess.get_outputs()]
     return [np.asarray(r) for r in res[:n_out]], dict(zip(names[n_out:], map(np.asarray, res[n_out:])))
+
+
+def quiet_session_options(ort):
+    """SessionOptions that log nothing: onnxruntime prints its (coloured, multi-line) log lines
+    on stderr before raising, and stderr carries edgecc's one line. Fatal only, for the session
+    and for the default logger that session creation logs to."""
+    ort.set_default_logger_severity(4)
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 4
+    return opts
 
 
 def oracle_label(oracle: str, opts: dict[str, str] | None = None) -> str:

@@ -46,7 +46,9 @@ def seeded_inputs(g: Graph, seed: int | list[int]) -> list[np.ndarray]:
             arr = rng.integers(0, 2, size=t.shape).astype(bool)
         else:
             info = np.iinfo(t.dtype.np)
-            arr = rng.integers(info.min, info.max, size=t.shape, endpoint=True).astype(t.dtype.np)
+            wide = {"dtype": np.uint64} if t.dtype == DType.UINT64 else {}  # beyond int64
+            arr = rng.integers(info.min, info.max, size=t.shape, endpoint=True,
+                               **wide).astype(t.dtype.np)
         out.append(arr)
     return out
 

@@ -17,7 +17,7 @@ import onnx
 from edgecc.errors import ModelFormatError, UnsupportedModel
 from edgecc.frontends.onnx import floats
 from edgecc.frontends.onnx import nodes as nd
-from edgecc.frontends.onnx import integer_ops, qop
+from edgecc.frontends.onnx import emit, integer_ops, qdq, qop
 from edgecc.frontends.onnx.builder import Builder, Rec
 from edgecc.frontends.onnx.ortfuse import float_groups, fused_groups
 from edgecc.frontends.onnx.read import ELEM_TYPES, read_model, where
@@ -46,7 +46,9 @@ HANDLERS = {
     "MatMulInteger": integer_ops.matmul_integer,
     "DynamicQuantizeLinear": integer_ops.dynamic_quantize,
     "ConvTranspose": floats.conv_transpose, "Resize": floats.resize,
+    **qdq.HANDLERS,  # QDQ around data movement and elementwise tables
 }
+emit.EMIT.update(qdq.EMIT)  # the pending groups qdq.py opens (it imports nodes, which imports emit)
 _DOMAINS = ("", "ai.onnx", "com.microsoft")
 _DTYPES = {"float32": DType.FLOAT32, "uint8": DType.UINT8, "int8": DType.INT8,
            "int16": DType.INT16, "int32": DType.INT32, "int64": DType.INT64, "bool": DType.BOOL}

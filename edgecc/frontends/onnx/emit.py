@@ -180,6 +180,9 @@ def conv(b: Builder, info: dict, yq: QParams | None) -> Rec:
 def fully_connected(b: Builder, info: dict, yq: QParams | None) -> Rec:
     """A float32 Gemm / MatMul, or an integer one (yq None there: MatMulInteger's int32)."""
     w, wq, dt = _typed(b, info, yq)
+    if not _is_float(info) and yq is not None and w.ndim == 2 and integer.wide(wq, yq) and \
+            (info.get("bias") is not None or info.get("clips") or len(wq.scale) > 1):
+        return _fc_as_conv(b, info, w, wq, yq)
     if not _is_float(info) and (integer.wide(wq, yq) or w.ndim > 2):  # frontends/onnx/integer.py
         return integer.matmul_node(b, info, w, wq, yq)
     x = b.plain(info["x"])
@@ -200,6 +203,28 @@ def fully_connected(b: Builder, info: dict, yq: QParams | None) -> Rec:
              **_rq_attrs(b, info, yq, ortf))
     y = b.add_inferred("FULLY_CONNECTED", [x.value, wv, bias], dt, yq, a)
     return Rec("act", y, perm=tuple(range(len(b.type(y).shape))))
+
+
+def _fc_as_conv(b: Builder, info: dict, w: np.ndarray, wq: QParams, yq: QParams) -> Rec:
+    """A Gemm / MatMul whose weights have zero points (uint8 weights) with a bias, a fused
+    Relu/Clip or per-column scales: the 1x1 CONV_INTEGER over its rows (QGemm's arithmetic:
+    the same exact accumulator, bias and float32 epilogue as QLinearConv)."""
+    x = b.plain(info["x"])
+    shape = b.type(x.value).shape
+    if not info.get("trans_b"):
+        w = w.T
+    units, depth = w.shape
+    if shape[-1] != depth:
+        raise b.unsupported(f"MatMul/Gemm depth {shape[-1]} does not match the weights' {depth}")
+    xv = b.reshape(x.value, (1, 1, int(np.prod(shape[:-1])), depth))
+    q = _wq(wq, 0)
+    bias = _bias(b, info, b.type(xv).q, q, units)
+    a = dict(stride_h=1, stride_w=1, dilation_h_factor=1, dilation_w_factor=1, padding=1,
+             explicit_padding=(0, 0, 0, 0), fused_activation_function=0,
+             **_rq_attrs(b, info, yq))
+    y = integer.conv_node(b, xv, w[:, :, None, None], q, bias, a, yq)
+    y = b.reshape(y, (*shape[:-1], units))
+    return Rec("act", y, perm=tuple(range(len(shape))))
 
 
 def _broadcast_const(b: Builder, r: Rec, like: Rec) -> str:
@@ -333,7 +358,13 @@ EMIT = {"conv": conv, "fc": fully_connected, "binary": binary, "pool": pool, "so
 
 
 def finish(b: Builder, pend: Rec, yq: QParams) -> Rec:
-    return EMIT[pend.op](b, pend.info, yq)
+    """The group emitted with output quantization yq, then the reshapes that followed its op
+    (info "post": (handler, node, attrs), each applied to the record so far)."""
+    r = EMIT[pend.op](b, pend.info, yq)
+    for fn, n, a in pend.info.get("post", []):
+        b.recs[n.input[0]] = r
+        r = fn(b, n, a)[0]
+    return r
 
 
 __all__ = ["finish", "inverse"]

@@ -85,7 +85,7 @@ def as_float(b: Builder, r: Rec) -> Rec:
                perm=r.perm)
 
 
-def _dequantized(b: Builder, name: str, what: str) -> np.ndarray | None:
+def dequantized(b: Builder, name: str, what: str) -> np.ndarray | None:
     """A float32 constant, or DequantizeLinear of a constant evaluated in float32."""
     if not name:
         return None
@@ -94,6 +94,11 @@ def _dequantized(b: Builder, name: str, what: str) -> np.ndarray | None:
         return np.asarray(r.data)
     if r.kind != "qconst":
         raise b.unsupported(f"the {what} must be constant")
+    return dequantized_rec(r)
+
+
+def dequantized_rec(r: Rec) -> np.ndarray:
+    """A DequantizeLinear'd constant ("qconst") evaluated in float32."""
     d = np.asarray(r.data)
     shape = [1] * d.ndim
     if len(r.q.scale) > 1:
@@ -107,8 +112,8 @@ def conv_transpose(b: Builder, n, a) -> list[Rec]:
     """ConvTranspose in float32 (onnxruntime has no integer kernel for it): TRANSPOSE_CONV with
     TFLite's SAME or VALID padding where that is the node's padding."""
     x = b.with_perm(as_float(b, b.rec(n.input[0])), NHWC)
-    w = _dequantized(b, n.input[1], "weights")  # [C_in, C_out, kh, kw]
-    bias = _dequantized(b, n.input[2] if len(n.input) > 2 else "", "bias")
+    w = dequantized(b, n.input[1], "weights")  # [C_in, C_out, kh, kw]
+    bias = dequantized(b, n.input[2] if len(n.input) > 2 else "", "bias")
     if w.ndim != 4 or int(a.get("group", 1)) != 1 or any(int(v) != 1 for v in
                                                         a.get("dilations", [1, 1])):
         raise b.unsupported("ConvTranspose: only 2-D, group 1, dilation 1")

@@ -133,6 +133,10 @@ def out_q(b: Builder, s: str, zp: str, axis: int | None = None) -> QParams:
 def quantize(b: Builder, n, a) -> list[Rec]:
     zp = n.input[2] if len(n.input) > 2 else ""
     r = b.rec(n.input[0])
+    if r.kind == "qconst" and r.data.dtype == np.int8:  # requantized at compile time
+        r = Rec("const", data=floats.dequantized_rec(r))
+    if r.kind == "const" and np.asarray(r.data).dtype == np.float32:
+        return [_quantize_const(b, r.data, n.input[1], zp, int(a.get("axis", 1)))]
     axis = None  # per channel: only a float activation's QuantizeLinear (ONNX numerics)
     if r.kind == "act" and b.type(r.value).dtype == DType.FLOAT32:
         axis = _ir_axis(b, r, int(a.get("axis", 1)), _scale(b, n.input[1], "the scale"))
@@ -153,6 +157,23 @@ def quantize(b: Builder, n, a) -> list[Rec]:
     raise b.unsupported(f"QuantizeLinear of a {r.kind} value")
 
 
+def _quantize_const(b: Builder, data: np.ndarray, s: str, zp: str, axis: int) -> Rec:
+    """QuantizeLinear of a float32 constant (float weights a vendor tool keeps behind
+    QuantizeLinear -> DequantizeLinear), folded as onnxruntime computes it: x / scale in
+    float32, round half to even, + zero point, saturate; per channel along `axis`."""
+    scale = np.asarray(_scale(b, s, "the scale"), np.float32)
+    z = np.asarray(_const(b, zp) if zp else np.zeros(1, np.uint8))
+    if z.dtype not in (np.int8, np.uint8):
+        raise b.unsupported(f"QuantizeLinear to {z.dtype} is not supported")
+    shape = [1] * data.ndim
+    if scale.size > 1:
+        shape[axis % data.ndim] = scale.size
+    v = (np.asarray(data, np.float32) / scale.reshape(shape)).astype(np.float32)
+    info = np.iinfo(z.dtype)
+    q = np.rint(v).astype(np.int64) + z.astype(np.int64).reshape(shape if z.size > 1 else [])
+    return Rec("const", data=np.clip(q, info.min, info.max).astype(z.dtype))
+
+
 def _ins(b: Builder, n) -> list[Rec]:
     return [b.rec(x) for x in n.input if x]
 
@@ -170,6 +191,9 @@ def _weighted(b: Builder, n, info: dict, bias_at: int | None) -> dict:
     """info with the weights (input 1) and the optional bias (input `bias_at`), each required to
     be a DequantizeLinear of a constant."""
     ins = [b.rec(x) if x else None for x in n.input]
+    if bias_at is not None and bias_at < len(ins) and ins[bias_at] is not None and \
+            ins[bias_at].kind == "const" and ins[1] is not None and ins[1].kind == "qconst":
+        ins[bias_at] = _float_bias(b, info["x"], ins[1], ins[bias_at].data)
     for i, what in ((1, "weights"), (bias_at, "bias")):
         if i is None or i >= len(ins) or ins[i] is None:
             continue
@@ -179,6 +203,21 @@ def _weighted(b: Builder, n, info: dict, bias_at: int | None) -> dict:
     if "w" not in info:
         raise b.unsupported(f"{n.op_type} has no weights")
     return info
+
+
+def _float_bias(b: Builder, x: Rec, w: Rec, data: np.ndarray) -> Rec:
+    """A float32 bias of a quantized Conv / Gemm (quantize_static's QuantizeBias=False) as
+    onnxruntime quantizes it before fusing the group: int32 in the scale x_scale * w_scale[c]
+    (float32), round half to even."""
+    if np.asarray(data).dtype != np.float32:
+        raise b.unsupported("the bias must be float32 or a DequantizeLinear of a constant")
+    scale = np.float32(b.type(x.value).q.scale[0]) * np.asarray(w.q.scale, np.float32)
+    d = np.asarray(data, np.float32).ravel()
+    scale = np.broadcast_to(scale, d.shape).astype(np.float32)
+    q = np.rint((d / scale).astype(np.float32)).astype(np.int64)
+    if q.min(initial=0) < -(1 << 31) or q.max(initial=0) >= (1 << 31):
+        raise b.unsupported("the float bias does not fit int32 in the accumulator's scale")
+    return Rec("qconst", data=q.astype(np.int32), q=b.qparams_of(scale, None, 0))
 
 
 def conv(b: Builder, n, a) -> list[Rec]:

@@ -68,8 +68,12 @@ def fused_groups(g: onnx.GraphProto, consts: dict, dtypes: dict,
             continue
         dq = producer.get(n.input[0])
         users = consumers.get(n.output[0], [])
+        # a DequantizeLinear other nodes read too does not stop the fusion where int8 is
+        # allowed: onnxruntime first gives each node unit its own copy (EnsureUniqueDQForNodeUnit;
+        # measured: a Gemm's output read by a graph output and a Softmax, QLinearSoftmax)
+        shared = len(consumers.get(dq.output[0], [])) != 1 if dq is not None else True
         if dq is None or dq.op_type != "DequantizeLinear" or len(users) != 1 or \
-                users[0].op_type != "QuantizeLinear" or len(consumers.get(dq.output[0], [])) != 1:
+                users[0].op_type != "QuantizeLinear" or (shared and not int8_allowed):
             continue
         args = (producer, consumers, outputs, consts, dtypes, not int8_allowed)
         a, b = _elem(dq.input[0], *args), _elem(users[0].output[0], *args)

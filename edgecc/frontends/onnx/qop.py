@@ -154,6 +154,9 @@ def tile(b: Builder, n, a) -> list[Rec]:
 
 def reshape_like(b: Builder, n, a) -> list[Rec]:
     r = b.rec(n.input[0])
+    if r.kind == "pend":  # DQ -> op -> Flatten -> Q: reshaped once the group is emitted
+        return [replace(r, info=dict(r.info, post=[*r.info.get("post", []),
+                                                   (reshape_like, n, a)]))]
     if r.kind == "const":  # shapes computed from constants: numpy does it
         return [Rec("const", data=r.data.reshape(_new_shape(b, n, a, r.data.shape)))]
     if r.kind not in ("act", "dq"):

@@ -24,6 +24,8 @@ OPSET_QDQ_MAX = 25  # accepted for graphs of plain QuantizeLinear / DequantizeLi
 _LATE_QDQ_ATTRS = ("block_size", "output_dtype", "precision")
 # ONNX TensorProto element types edgecc reads (the rest are reported as unsupported)
 ELEM_TYPES = {1: "float32", 2: "uint8", 3: "int8", 5: "int16", 6: "int32", 7: "int64", 9: "bool"}
+# opset 21's 4-bit initializers (weights and their zero points), read as 8-bit ones
+INT4_TYPES = {21: np.uint8, 22: np.int8}
 
 
 @dataclass
@@ -143,11 +145,13 @@ def read_model(path: str | Path) -> OnnxModel:
     g = m.graph
     out = OnnxModel(path, g, opset)
     for t in g.initializer:
-        if t.data_type not in ELEM_TYPES:
+        if t.data_type not in ELEM_TYPES and t.data_type not in INT4_TYPES:
             raise UnsupportedModel(f"{path}: initializer '{t.name}' has element type "
                                    f"{type_name(t.data_type)}")
         try:
             out.consts[t.name] = numpy_helper.to_array(t).copy()
+            if t.data_type in INT4_TYPES:  # unpacked: the same values in 8 bits, exactly
+                out.consts[t.name] = out.consts[t.name].astype(INT4_TYPES[t.data_type])
         except Exception as e:  # data that does not fit the declared shape or type
             raise ModelFormatError(f"{path}: initializer '{t.name}' is malformed "
                                    f"({' '.join(str(e).split())[:120]})") from None
