@@ -97,6 +97,14 @@ class BudgetReport:
                 f"limit {o.limit:,} B: over by {'at least ' if o.at_least else ''}{o.by:,} bytes"
                 for o in self.over] or ["fits"]
 
+    def fits_line(self) -> str:
+        """One line for a model that fits: what it needs of the board's RAM and flash."""
+        def of(n: int, limit: int | None) -> str:
+            return f"{n:,} of {limit:,} B" if limit else f"{n:,} B"
+        fp = self.footprint
+        return (f"fits {self.board.name} ({self.method}): RAM {of(fp.ram, self.ram_limit)}, "
+                f"flash {of(fp.flash, self.flash_limit)}")
+
     def tiling_lines(self) -> list[str]:
         """Says so when the model was tiled to fit the board's RAM (it costs MACs)."""
         t = self.tiling
@@ -147,6 +155,9 @@ def fit_check(c, model: str, board: Board) -> BudgetReport:
     estimate = BudgetReport(model, board, fp, board.flash_bytes, board.ram_bytes, over,
                             c.stats.get("tiling"), "the arena and the weights alone")
     if over:
+        return estimate
+    if board.flash_bytes is None and board.ram_bytes is None:  # a Linux board states no limits
+        estimate.method = "the board states no RAM or flash size"
         return estimate
     try:
         return budget_compiled(c, model, board)

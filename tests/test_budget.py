@@ -223,3 +223,8 @@ def test_budget_says_when_it_tiled_to_fit():
     d = json.loads(_cli(model, "--board", "nrf52840-dk", "--ram-limit", "32KiB", "--json").stdout)
     assert d["tiling"]["untiled_arena"] == 42432 and d["tiling"]["arena"] < 32768
     assert _cli(model, "--board", "nrf52840-dk", "--json").stdout.count('"tiling": null') == 1
+
+
+def test_compile_on_a_board_without_sizes_has_nothing_to_check(tmp_path):
+    r = _compile(shared_model("hello_world_int8"), "--board", "aarch64-linux", "-o", tmp_path / "o")
+    assert r.returncode == 0 and "the board states no RAM or flash size" in r.stdout, r.stderr

@@ -6,6 +6,7 @@ and onnxruntime; the C helpers against the numpy rule on ties, saturation, infin
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -111,6 +112,10 @@ def test_header_macros_are_the_models_values(model, tmp_path):
         assert (e["scale"], e["zero_point"]) == (g["scale"] and float(np.float32(g["scale"])),
                                                  g["zero_point"]), (key, e)
         assert e["rounding"] == (rounding if w["scale"] is not None else None), (key, e)
+        if w["scale"] is not None and w["dtype"] != "EDGECC_INT32":  # the helper's rule too
+            h = (tmp_path / "out" / "m.h").read_text()
+            call = re.search(rf"m_{key.lower()}_quantize\(float x\) {{\n.*?, (\d)\);", h, re.S)
+            assert call and call.group(1) == ("1" if model.suffix == ".onnx" else "0"), key
         assert g["name"] == w["name"], (key, g["name"], w["name"])
         assert g["dtype"] == w["dtype"], key
         assert g["dims"] == [int(d) for d in w["dims"]] and g["rank"] == len(w["dims"]), (key, g)

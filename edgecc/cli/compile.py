@@ -71,9 +71,7 @@ def run(args) -> int:
               f"(lower bound {c.plan.model_lower_bound} B), weights {c.weights_bytes} B, "
               f"{c.seconds:.2f} s; {info['precision_summary']}")
         if fit is not None:
-            print(*fit.tiling_lines(), f"fits {board.name} ({fit.method}): RAM "
-                  f"{fit.footprint.ram:,} of {fit.ram_limit:,} B, flash {fit.footprint.flash:,} "
-                  f"of {fit.flash_limit:,} B", sep="\n")
+            print(*fit.tiling_lines(), fit.fits_line(), sep="\n")
     return 0
 
 
