@@ -32,6 +32,7 @@ EXPECTED = {
     "stm32l4r5-nucleo": ("cortex-m4", "mps2-an386", 2 * MiB, 640 * KiB),
     "stm32h743-nucleo": ("cortex-m7", "mps2-an500", 2 * MiB, 1056 * KiB),
     "netduinoplus2": ("cortex-m4", "netduinoplus2", 1 * MiB, 192 * KiB),
+    "stm32vldiscovery": ("cortex-m3", "stm32vldiscovery", 128 * KiB, 8 * KiB),
 }
 
 NRF = """

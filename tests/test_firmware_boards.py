@@ -242,6 +242,34 @@ def test_make_fragment_device_build_boots_on_netduinoplus2(tmp_path):
     assert r.returncode == 0 and _outputs(r.stdout) == expected and "X 0" in r.stdout
 
 
+def _model_for(board) -> str:
+    """kws (24 KiB arena) where the board has room for it, else hello_world (32 B arena): the
+    small parts (stm32vldiscovery's 8 KiB of SRAM) run the small model rather than skip."""
+    return "kws_ref_model" if board.ram_bytes >= 64 * 1024 else "hello_world_int8"
+
+
+@pytest.mark.qemu
+def test_stm32vldiscovery_device_build_boots_on_the_real_map(tmp_path):
+    """stm32vldiscovery (STM32F100RB, 8 KiB SRAM): the device build of hello_world (flash
+    0x08000000, SRAM 0x20000000, no semihosting) boots on qemu-system-arm -M stm32vldiscovery,
+    prints through USART1 (0x40013800), and CTest checks its outputs are TFLite Micro's."""
+    build, expected = _firmware(tmp_path, shared_model("hello_world_int8"), "stm32vldiscovery",
+                                None)
+    assert "EDGECC_VARIANT:STRING=device" in (build / "CMakeCache.txt").read_text()
+    elf = build / "firmware.elf"
+    hdr = subprocess.run(["arm-none-eabi-readelf", "-lW", str(elf)], capture_output=True,
+                         text=True).stdout
+    assert "0x08000000" in hdr and "rdimon" not in (build / "CMakeFiles").joinpath(
+        "firmware.dir", "link.txt").read_text()
+    r = subprocess.run(["qemu-system-arm", "-M", "stm32vldiscovery", "-nographic", "-monitor",
+                        "none", "-serial", "stdio", "-no-reboot", "-kernel", str(elf)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert _outputs(r.stdout) == expected and "D done" in r.stdout and "X 0" in r.stdout
+    text = _ctest(build)
+    assert "100% tests passed" in text and _outputs(text).replace("1: ", "") == expected
+
+
 @pytest.mark.qemu
 @pytest.mark.parametrize("board", BARE_METAL)
 def test_cmake_firmware_boots_on_every_board(tmp_path, board):
@@ -249,8 +277,9 @@ def test_cmake_firmware_boots_on_every_board(tmp_path, board):
     its core (the device build where QEMU emulates the part with its real map, else the qemu
     build), its outputs bit-exact with TFLite Micro (CTest's pass expression)."""
     b = load_board(board)
+    model = _model_for(b)
     variant = "device" if b.device_runs_on_qemu(1 << 14) else "qemu"
-    build, expected = _firmware(tmp_path, shared_model("kws_ref_model"), board, variant)
+    build, expected = _firmware(tmp_path, shared_model(model), board, variant)
     text = _ctest(build)
     assert "100% tests passed" in text
     assert _outputs(text).replace("1: ", "") == expected

@@ -92,6 +92,11 @@ MACHINES: dict[str, QemuMachine] = {m.name: m for m in (
     # SRAM at 0x20000000 (QEMU 7.2 gives 192 KiB), no CCM; USART1 at 0x40011000 is -serial 0.
     QemuMachine("netduinoplus2", "cortex-m4", 0x08000000,
                 ((0x08000000, 1 * MiB), (0x20000000, 192 * KiB)), part="STM32F405"),
+    # STM32F100 (value line) with its vendor map: flash 128 KiB at 0x08000000 (aliased at 0x0),
+    # SRAM 8 KiB at 0x20000000; USART1 at 0x40013800 is -serial 0.
+    QemuMachine("stm32vldiscovery", "cortex-m3", 0x08000000,
+                ((0x08000000, 128 * KiB), (0x20000000, 8 * KiB)), part="STM32F100",
+                also_runs=("cortex-m0plus",)),
 )}
 # Reference boards not named after their QEMU machine (a machine running another core's code).
 REFERENCE_BOARDS = {"cortex-m0plus": "mps2-an385-m0plus"}
