@@ -33,6 +33,7 @@ EXPECTED = {
     "stm32h743-nucleo": ("cortex-m7", "mps2-an500", 2 * MiB, 1056 * KiB),
     "netduinoplus2": ("cortex-m4", "netduinoplus2", 1 * MiB, 192 * KiB),
     "stm32vldiscovery": ("cortex-m3", "stm32vldiscovery", 128 * KiB, 8 * KiB),
+    "microbit": ("cortex-m0plus", "microbit", 256 * KiB, 16 * KiB),
 }
 
 NRF = """
@@ -92,6 +93,12 @@ def test_device_and_qemu_builds_of_a_board():
         assert load_board(name).default_variant == "device"
         assert not load_board(name).device_runs_on_qemu(1024)
     assert load_board("mps2-an386").default_variant == "qemu"
+    # the small parts whose QEMU machine is the part itself: the device build boots there
+    for name, part, flash in (("stm32vldiscovery", "STM32F100RB", 0x08000000),
+                              ("microbit", "nRF51822", 0x0)):
+        b = load_board(name)
+        assert b.device.part == part and b.region("FLASH").origin == flash
+        assert b.default_variant == "device" and b.device_runs_on_qemu(1024)
     assert "CCM (rwx) : ORIGIN = 0x10000000" in linker_script(n, 1024, device=True)
     assert "CCM (rwx) : ORIGIN = 0x20020000" in linker_script(n, 1024)
 

@@ -244,24 +244,28 @@ def test_make_fragment_device_build_boots_on_netduinoplus2(tmp_path):
 
 def _model_for(board) -> str:
     """kws (24 KiB arena) where the board has room for it, else hello_world (32 B arena): the
-    small parts (stm32vldiscovery's 8 KiB of SRAM) run the small model rather than skip."""
+    small parts (stm32vldiscovery's 8 KiB of SRAM, microbit's 16 KiB) run the small model rather
+    than skip."""
     return "kws_ref_model" if board.ram_bytes >= 64 * 1024 else "hello_world_int8"
 
 
 @pytest.mark.qemu
-def test_stm32vldiscovery_device_build_boots_on_the_real_map(tmp_path):
-    """stm32vldiscovery (STM32F100RB, 8 KiB SRAM): the device build of hello_world (flash
-    0x08000000, SRAM 0x20000000, no semihosting) boots on qemu-system-arm -M stm32vldiscovery,
-    prints through USART1 (0x40013800), and CTest checks its outputs are TFLite Micro's."""
-    build, expected = _firmware(tmp_path, shared_model("hello_world_int8"), "stm32vldiscovery",
-                                None)
+@pytest.mark.parametrize("board,flash", [("stm32vldiscovery", 0x08000000), ("microbit", 0x0)])
+def test_small_part_device_build_boots_on_the_real_map(tmp_path, board, flash):
+    """stm32vldiscovery (STM32F100RB, Cortex-M3, 8 KiB SRAM) and microbit (nRF51822, Cortex-M0,
+    16 KiB RAM): the device build of hello_world (the part's flash and RAM addresses, no
+    semihosting) boots on the QEMU machine of that name, prints through the part's UART
+    (STM32F100 USART1 at 0x40013800, nRF51 UART at 0x40002000), and CTest checks its outputs
+    are TFLite Micro's."""
+    build, expected = _firmware(tmp_path, shared_model("hello_world_int8"), board, None)
     assert "EDGECC_VARIANT:STRING=device" in (build / "CMakeCache.txt").read_text()
     elf = build / "firmware.elf"
     hdr = subprocess.run(["arm-none-eabi-readelf", "-lW", str(elf)], capture_output=True,
                          text=True).stdout
-    assert "0x08000000" in hdr and "rdimon" not in (build / "CMakeFiles").joinpath(
-        "firmware.dir", "link.txt").read_text()
-    r = subprocess.run(["qemu-system-arm", "-M", "stm32vldiscovery", "-nographic", "-monitor",
+    load = [ln.split() for ln in hdr.splitlines() if ln.strip().startswith("LOAD")]
+    assert load and min(int(f[3], 16) for f in load) == flash, hdr   # lowest physical address
+    assert "rdimon" not in (build / "CMakeFiles").joinpath("firmware.dir", "link.txt").read_text()
+    r = subprocess.run(["qemu-system-arm", "-M", board, "-nographic", "-monitor",
                         "none", "-serial", "stdio", "-no-reboot", "-kernel", str(elf)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

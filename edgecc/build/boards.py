@@ -97,6 +97,11 @@ MACHINES: dict[str, QemuMachine] = {m.name: m for m in (
     QemuMachine("stm32vldiscovery", "cortex-m3", 0x08000000,
                 ((0x08000000, 128 * KiB), (0x20000000, 8 * KiB)), part="STM32F100",
                 also_runs=("cortex-m0plus",)),
+    # nRF51822 (BBC micro:bit) with its vendor map: a Cortex-M0 (Armv6-M: the cortex-m0plus
+    # target's code), flash 256 KiB at 0x0 where the core boots, RAM 16 KiB at 0x20000000;
+    # the nRF51 UART at 0x40002000 is -serial 0.
+    QemuMachine("microbit", "cortex-m0plus", 0x0,
+                ((0x00000000, 256 * KiB), (0x20000000, 16 * KiB)), part="nRF51"),
 )}
 # Reference boards not named after their QEMU machine (a machine running another core's code).
 REFERENCE_BOARDS = {"cortex-m0plus": "mps2-an385-m0plus"}
