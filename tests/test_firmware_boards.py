@@ -223,7 +223,8 @@ def test_make_fragment_device_build_boots_on_netduinoplus2(tmp_path):
     model = shared_model("kws_ref_model")
     fw = tmp_path / "fw"
     fw.mkdir()
-    shutil.copy(FIXTURE / "uart_stm32f4.c", fw)
+    for f in ("uart_stm32f4.c", "uart_console.h"):
+        shutil.copy(FIXTURE / f, fw)
     _compile(model, fw / "model", "--board", "netduinoplus2", "--emit", "make")
     x, expected = _expected(model)
     (fw / "main.c").write_text(harness_c("model", x, len(expected.splitlines())))

@@ -4,10 +4,8 @@
  * micro:bit, TX is P0.24 (the interface chip's serial port); QEMU's microbit sends the UART to
  * -serial 0. When main returns, the status is printed and the core asks for a system reset
  * (AIRCR SYSRESETREQ), which ends QEMU when it runs with -no-reboot. */
-#include <stdint.h>
-#include <stdio.h>
+#include "uart_console.h"
 
-#define REG32(a) (*(volatile uint32_t *)(a))
 #define UART0 0x40002000u
 #define UART_STARTTX (UART0 + 0x008u)
 #define UART_TXDRDY (UART0 + 0x11Cu)
@@ -15,11 +13,6 @@
 #define UART_PSELTXD (UART0 + 0x50Cu)
 #define UART_TXD (UART0 + 0x51Cu)
 #define UART_BAUDRATE (UART0 + 0x524u)
-#define SCB_AIRCR 0xE000ED0Cu
-
-int _write(int fd, const char *p, int n);
-int _isatty(int fd);
-void edgecc_main_returned(int status);
 
 static void uart_init(void) {
     static int done;
@@ -31,28 +24,9 @@ static void uart_init(void) {
     REG32(UART_STARTTX) = 1u;
 }
 
-int _write(int fd, const char *p, int n) {
-    int i;
-    (void)fd;
-    uart_init();
-    for (i = 0; i < n; ++i) {
-        REG32(UART_TXDRDY) = 0u;
-        REG32(UART_TXD) = (uint8_t)p[i];
-        while (!REG32(UART_TXDRDY)) {
-        }
-    }
-    return n;
-}
-
-int _isatty(int fd) {
-    (void)fd;
-    return 1;
-}
-
-void edgecc_main_returned(int status) {
-    printf("X %d\n", status);
-    fflush(stdout);
-    REG32(SCB_AIRCR) = 0x05FA0004u;
-    for (;;) {
+static void uart_putc(uint8_t c) {
+    REG32(UART_TXDRDY) = 0u;
+    REG32(UART_TXD) = c;
+    while (!REG32(UART_TXDRDY)) {
     }
 }

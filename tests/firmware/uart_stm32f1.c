@@ -4,10 +4,8 @@
  * USART1 TX is PA9 (alternate push-pull); QEMU's stm32vldiscovery sends USART1 to -serial 0.
  * When main returns, the status is printed and the core asks for a system reset (AIRCR
  * SYSRESETREQ), which ends QEMU when it runs with -no-reboot. */
-#include <stdint.h>
-#include <stdio.h>
+#include "uart_console.h"
 
-#define REG32(a) (*(volatile uint32_t *)(a))
 #define RCC_APB2ENR 0x40021018u
 #define GPIOA_CRH 0x40010804u
 #define USART1 0x40013800u
@@ -15,11 +13,6 @@
 #define USART_DR (USART1 + 0x04u)
 #define USART_BRR (USART1 + 0x08u)
 #define USART_CR1 (USART1 + 0x0Cu)
-#define SCB_AIRCR 0xE000ED0Cu
-
-int _write(int fd, const char *p, int n);
-int _isatty(int fd);
-void edgecc_main_returned(int status);
 
 static void uart_init(void) {
     static int done;
@@ -31,27 +24,8 @@ static void uart_init(void) {
     REG32(USART_CR1) = (1u << 13) | (1u << 3);                         /* UE + TE */
 }
 
-int _write(int fd, const char *p, int n) {
-    int i;
-    (void)fd;
-    uart_init();
-    for (i = 0; i < n; ++i) {
-        while (!(REG32(USART_SR) & (1u << 7))) {
-        }
-        REG32(USART_DR) = (uint8_t)p[i];
+static void uart_putc(uint8_t c) {
+    while (!(REG32(USART_SR) & (1u << 7))) {
     }
-    return n;
-}
-
-int _isatty(int fd) {
-    (void)fd;
-    return 1;
-}
-
-void edgecc_main_returned(int status) {
-    printf("X %d\n", status);
-    fflush(stdout);
-    REG32(SCB_AIRCR) = 0x05FA0004u;
-    for (;;) {
-    }
+    REG32(USART_DR) = c;
 }
